@@ -1,0 +1,22 @@
+import type { Reply } from '../core/reply.js';
+import type { CanonicalRequest } from '../core/request.js';
+import type { StreamEvent } from '../core/stream-events.js';
+
+export interface BackendCall {
+  request: CanonicalRequest;
+  /** The model name to send upstream (the route's, else the client's). */
+  upstreamModel: string;
+  signal: AbortSignal;
+}
+
+/**
+ * A back door: encodes the canonical request for one kind of upstream, calls it, and decodes the
+ * answer. Failures before any output are thrown as RouterErrors so the route can fall back.
+ */
+export interface Backend {
+  /** The backend's configured name (`offline` for the built-in one). */
+  readonly name: string;
+  readonly offline?: boolean;
+  complete(call: BackendCall): Promise<Reply>;
+  stream(call: BackendCall): AsyncIterable<StreamEvent>;
+}

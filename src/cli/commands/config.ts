@@ -1,0 +1,68 @@
+import type { Settings } from '../../config/settings.js';
+import { ConfigStore } from '../../config/store.js';
+import { usageError } from '../cli-error.js';
+import { printLine } from '../output.js';
+import { parsePort, parsePositiveInteger } from '../parse-options.js';
+
+interface SettingKey {
+  describe: string;
+  get(settings: Settings): string | number;
+  set(settings: Settings, value: string): void;
+}
+
+/** The settings `config get/set` reach; keys, backends and routes have their own commands. */
+export const SETTING_KEYS: Record<string, SettingKey> = {
+  'server.host': {
+    describe: 'address serve binds to',
+    get: (s) => s.server.host,
+    set: (s, v) => void (s.server.host = v),
+  },
+  'server.port': {
+    describe: 'port serve listens on',
+    get: (s) => s.server.port,
+    set: (s, v) => void (s.server.port = parsePort(v)),
+  },
+  'server.bodyLimitBytes': {
+    describe: 'largest request body accepted (413 past it)',
+    get: (s) => s.server.bodyLimitBytes,
+    set: (s, v) => void (s.server.bodyLimitBytes = parsePositiveInteger(v, 'server.bodyLimitBytes')),
+  },
+  'usage.store': {
+    describe: "where usage is recorded: 'file'",
+    get: (s) => s.usage.store,
+    set: (s, v) => {
+      if (v !== 'file') throw usageError(`usage.store: expected 'file', got '${v}'`);
+      s.usage.store = v;
+    },
+  },
+  'defaults.organisation': {
+    describe: 'organisation given to new keys',
+    get: (s) => s.defaults.organisation,
+    set: (s, v) => void (s.defaults.organisation = v),
+  },
+  'defaults.tier': { describe: 'tier given to new keys', get: (s) => s.defaults.tier, set: (s, v) => void (s.defaults.tier = v) },
+  'defaults.capTokens': {
+    describe: '30-day token cap given to new keys',
+    get: (s) => s.defaults.capTokens,
+    set: (s, v) => void (s.defaults.capTokens = parsePositiveInteger(v, 'defaults.capTokens')),
+  },
+};
+
+function settingKey(name: string): SettingKey {
+  const key = SETTING_KEYS[name];
+  if (!key) throw usageError(`unknown config key '${name}'; known keys: ${Object.keys(SETTING_KEYS).join(', ')}`);
+  return key;
+}
+
+export const runConfigPath = (): void => printLine(new ConfigStore().path);
+
+export const runConfigGet = (name: string): void => printLine(String(settingKey(name).get(new ConfigStore().read())));
+
+export function runConfigSet(name: string, value: string): void {
+  const key = settingKey(name);
+  const config = new ConfigStore();
+  // Validate before writing, so a bad value changes nothing.
+  key.set(structuredClone(config.read()), value);
+  config.update((settings) => key.set(settings, value));
+  printLine(`${name} = ${String(key.get(config.read()))}`);
+}

@@ -1,0 +1,54 @@
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ConfigStore } from '../../config/store.js';
+import { generateKey } from '../../identity/keys.js';
+import { CliError, EXIT_USAGE } from '../cli-error.js';
+import { chalk, printJson, printLine } from '../output.js';
+import { defaultSlug, parsePositiveInteger, parseSlug } from '../parse-options.js';
+import { keyRecord } from './keys.js';
+
+export interface InitOptions {
+  developer?: string;
+  org?: string;
+  tier?: string;
+  cap?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/**
+ * Issues the local developer's own key and stores it (plus the sealing secret) so the CLI and a
+ * zero-config `serve` can use it. Returns the new key.
+ */
+export function initialise(config: ConfigStore, options: InitOptions): { key: string; developer: string } {
+  const developer = parseSlug(options.developer ?? defaultSlug(os.userInfo().username));
+  const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
+  const current = config.read();
+  if (current.localKey && !options.force) {
+    throw new CliError(`already initialised (config: ${config.path}); use --force to issue a new local key`, EXIT_USAGE);
+  }
+  const key = generateKey(developer);
+  config.update((settings) => {
+    settings.localKey = key;
+    settings.secret ??= randomBytes(32).toString('base64url');
+    settings.keys[developer] = keyRecord(key, developer, {
+      organisation: options.org ?? settings.defaults.organisation,
+      tier: options.tier ?? settings.defaults.tier,
+      capTokens: cap ?? settings.defaults.capTokens,
+    });
+  });
+  return { key, developer };
+}
+
+export function runInit(options: InitOptions): void {
+  const config = new ConfigStore();
+  const { key, developer } = initialise(config, options);
+  const record = config.read().keys[developer]!;
+  if (options.json) {
+    printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key, config_path: config.path });
+    return;
+  }
+  printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`  key: ${key}`);
+  printLine(`  stored in ${config.path} (mode 0600); run ${chalk.cyan('svc-router serve')} and ${chalk.cyan('svc-router env')} next`);
+}

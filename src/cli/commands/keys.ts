@@ -1,0 +1,75 @@
+import type { KeyRecord } from '../../config/settings.js';
+import { ConfigStore } from '../../config/store.js';
+import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
+import { usageError } from '../cli-error.js';
+import { chalk, printJson, printLine, printTable } from '../output.js';
+import { parsePositiveInteger, parseSlug } from '../parse-options.js';
+
+export function keyRecord(key: string, developer: string, identity: Pick<KeyRecord, 'organisation' | 'tier' | 'capTokens'>): KeyRecord {
+  return { developer, ...identity, hash: hashKey(key), hint: keyHint(key), createdAt: new Date().toISOString() };
+}
+
+export interface IssueOptions {
+  developer: string;
+  org?: string;
+  tier?: string;
+  cap?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/** Issues a key for a developer; only its hash is stored, so it is printed exactly once. */
+export function runKeysIssue(options: IssueOptions): void {
+  const developer = parseSlug(options.developer);
+  const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
+  const config = new ConfigStore();
+  if (config.read().keys[developer] && !options.force) {
+    throw usageError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
+  }
+  const key = generateKey(developer);
+  const settings = config.update((draft) => {
+    draft.keys[developer] = keyRecord(key, developer, {
+      organisation: options.org ?? draft.defaults.organisation,
+      tier: options.tier ?? draft.defaults.tier,
+      capTokens: cap ?? draft.defaults.capTokens,
+    });
+  });
+  const record = settings.keys[developer]!;
+  if (options.json) {
+    printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key });
+    return;
+  }
+  printLine(`${chalk.green('✓')} Issued a key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`  key: ${key}`);
+  printLine(chalk.dim('  Shown once: only its hash is stored.'));
+}
+
+export function runKeysList(options: { json?: boolean }): void {
+  const settings = new ConfigStore().read();
+  const rows = Object.values(settings.keys).map((record) => ({
+    developer: record.developer,
+    organisation: record.organisation,
+    tier: record.tier,
+    cap_tokens: record.capTokens,
+    key_hint: record.hint,
+    created_at: record.createdAt,
+    local: settings.localKey !== undefined && hashKey(settings.localKey) === record.hash,
+  }));
+  if (options.json) return printJson(rows);
+  if (rows.length === 0) return printLine('No keys issued yet. Run svc-router init, or svc-router keys issue --developer SLUG.');
+  printTable(
+    rows.map((row) => [row.developer + (row.local ? ' (local)' : ''), row.organisation, row.tier, String(row.cap_tokens), row.key_hint, row.created_at]),
+    ['DEVELOPER', 'ORGANISATION', 'TIER', 'CAP', 'KEY', 'CREATED'],
+  );
+}
+
+export function runKeysRevoke(slug: string): void {
+  const developer = parseSlug(slug);
+  const config = new ConfigStore();
+  if (!config.read().keys[developer]) throw usageError(`no key is issued for developer '${developer}'`);
+  config.update((settings) => {
+    if (settings.localKey && hashKey(settings.localKey) === settings.keys[developer]?.hash) delete settings.localKey;
+    delete settings.keys[developer];
+  });
+  printLine(`${chalk.green('✓')} Revoked the key of ${chalk.bold(developer)}; a running server refuses it from its next request.`);
+}

@@ -1,0 +1,46 @@
+import { CliError, EXIT_FAILED } from '../cli-error.js';
+import { chalk, printJson, printLine } from '../output.js';
+import { errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
+
+export interface QuickCheckOptions extends ConnectionOptions {
+  json?: boolean;
+}
+
+/** Fails with the server's own message when a quick check gets an error status. */
+export function ensureOk(response: ClientResponse): unknown {
+  if (response.status >= 400) throw new CliError(`${response.status}: ${errorMessage(response.json, response.status)}`, EXIT_FAILED);
+  return response.json;
+}
+
+export async function runWhoami(options: QuickCheckOptions): Promise<void> {
+  const client = await openClient(options);
+  try {
+    const body = ensureOk(await client.call('GET', '/whoami')) as WhoamiBody;
+    if (options.json) return printJson(body);
+    const { usage } = body;
+    const share = usage.cap_tokens > 0 ? ` (${((usage.tokens_used / usage.cap_tokens) * 100).toFixed(1)}%)` : '';
+    printLine(`${chalk.bold(body.developer)} · ${body.organisation} · tier ${body.tier}`);
+    printLine(`usage: ${usage.tokens_used} of ${usage.cap_tokens} tokens${share} in ${usage.requests} requests since ${usage.window_start.slice(0, 10)}`);
+    printLine(`remaining: ${chalk.green(String(usage.remaining_tokens))} tokens`);
+  } finally {
+    await client.close();
+  }
+}
+
+interface WhoamiBody {
+  developer: string;
+  organisation: string;
+  tier: string;
+  usage: { tokens_used: number; cap_tokens: number; remaining_tokens: number; requests: number; window_start: string };
+}
+
+export async function runModels(options: QuickCheckOptions): Promise<void> {
+  const client = await openClient(options);
+  try {
+    const body = ensureOk(await client.call('GET', '/v1/models')) as { data: Array<{ id: string }> };
+    if (options.json) return printJson(body);
+    for (const model of body.data) printLine(model.id);
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,87 @@
+import type { AddressInfo } from 'node:net';
+import { loadScript } from '../../backends/offline/script.js';
+import { ConfigStore } from '../../config/store.js';
+import { createApp } from '../../handlers/app.js';
+import { createHttpServer } from '../../server/http-server.js';
+import { SKUS } from '../../routing/skus.js';
+import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
+import { chalk, printLine, warn } from '../output.js';
+import { parsePort } from '../parse-options.js';
+import { envLines, hostForUrl } from './env.js';
+import { initialise } from './init.js';
+
+export interface ServeOptions {
+  host?: string;
+  port?: string;
+  offlineScript?: string;
+}
+
+/** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
+const SHUTDOWN_GRACE_MS = 10_000;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export async function runServe(options: ServeOptions): Promise<void> {
+  const config = new ConfigStore();
+  let settings = config.read();
+  const host = options.host ?? settings.server.host;
+  const port = options.port === undefined ? settings.server.port : parsePort(options.port);
+  let offlineScript;
+  try {
+    offlineScript = options.offlineScript ? loadScript(options.offlineScript) : undefined;
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  if (!settings.localKey) {
+    // Zero configuration: the first serve issues the local developer's key, as init would.
+    const { developer } = initialise(config, {});
+    printLine(`${chalk.green('✓')} First run: issued a local key for ${chalk.bold(developer)} (stored in ${config.path})`);
+    settings = config.read();
+  }
+
+  const app = createApp({ config, offlineScript });
+  const server = createHttpServer(app);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    await app.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is already in use; pick another with --port`, EXIT_FAILED);
+    throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
+  }
+
+  const address = server.address() as AddressInfo;
+  const origin = `http://${hostForUrl(host)}:${address.port}`;
+  printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
+  if (!LOOPBACK.has(host)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    printLine(chalk.dim(`${signal}: finishing in-flight requests (up to ${SHUTDOWN_GRACE_MS / 1000} s)…`));
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(async () => {
+      clearTimeout(force);
+      await app.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {
+  printLine(`svc-router listening on ${chalk.bold(origin)}`);
+  printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
+  printLine(`  Anthropic base URL (messages):     ${origin}`);
+  const backend = routeCount === 0 ? `built-in offline backend${scripted ? ' (scripted)' : ''}; add backends and routes to reach real models` : `${routeCount} route(s) configured`;
+  printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
+  printLine();
+  printLine(chalk.dim('# point clients here:'));
+  for (const line of envLines(origin, key)) printLine(line);
+}

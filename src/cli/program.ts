@@ -1,0 +1,138 @@
+import { Command, Option } from 'commander';
+import { SKUS } from '../routing/skus.js';
+
+/**
+ * The whole command tree. Actions import their modules only when they run, so `--version` and
+ * `--help` load nothing but commander.
+ */
+export function buildProgram(version: string): Command {
+  const program = new Command('svc-router')
+    .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses and Anthropic Messages on one port.')
+    .version(version, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('serve')
+    .description('run the router (zero configuration: the built-in offline backend serves every SKU)')
+    .option('--host <host>', 'address to bind (default: config server.host, 127.0.0.1)')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (default: config server.port, 8787)')
+    .option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)')
+    .action(async (options) => (await import('./commands/serve.js')).runServe(options));
+
+  program
+    .command('init')
+    .description("issue the local developer's own key and store it for the CLI")
+    .option('--developer <slug>', 'developer slug (default: your login name)')
+    .option('--org <name>', 'organisation')
+    .option('--tier <name>', 'tier')
+    .option('--cap <tokens>', '30-day token cap')
+    .option('--force', 'replace an existing local key')
+    .option('--json', 'print a JSON object')
+    .action(async (options) => (await import('./commands/init.js')).runInit(options));
+
+  const keys = program.command('keys').description('issue, list and revoke keys for developers');
+  keys
+    .command('issue')
+    .description('issue a key for a developer (printed once; only its hash is stored)')
+    .requiredOption('--developer <slug>', 'developer slug, e.g. alice')
+    .option('--org <name>', 'organisation')
+    .option('--tier <name>', 'tier')
+    .option('--cap <tokens>', '30-day token cap')
+    .option('--force', "replace the developer's existing key")
+    .option('--json', 'print a JSON object')
+    .action(async (options) => (await import('./commands/keys.js')).runKeysIssue(options));
+  keys
+    .command('list')
+    .description('list issued keys (never prints a key)')
+    .option('--json', 'print JSON')
+    .action(async (options) => (await import('./commands/keys.js')).runKeysList(options));
+  keys
+    .command('revoke <slug>')
+    .description("revoke a developer's key")
+    .action(async (slug) => (await import('./commands/keys.js')).runKeysRevoke(slug));
+
+  const backends = program.command('backends').description('configure upstream backends');
+  backends
+    .command('add <name>')
+    .description('add or replace a backend')
+    .addOption(new Option('--type <type>', 'wire format the upstream speaks').choices(['openai-chat', 'openai-responses', 'anthropic']).makeOptionMandatory())
+    .requiredOption('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1')
+    .option('--api-key <key>', 'upstream API key (stored in the 0600 config file)')
+    .option('--api-key-env <var>', 'environment variable holding the upstream API key')
+    .option('--header <name=value...>', 'extra header sent upstream (repeatable)')
+    .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
+  backends
+    .command('list')
+    .description('list backends (never prints keys)')
+    .option('--json', 'print JSON')
+    .action(async (options) => (await import('./commands/backends.js')).runBackendsList(options));
+  backends
+    .command('remove <name>')
+    .description('remove a backend no route uses')
+    .action(async (name) => (await import('./commands/backends.js')).runBackendsRemove(name));
+
+  const routes = program.command('routes').description('map models to backends');
+  routes
+    .command('set <model> <targets...>')
+    .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
+    .action(async (model, targets) => (await import('./commands/routes.js')).runRoutesSet(model, targets));
+  routes
+    .command('list')
+    .description('list routes, including the offline defaults')
+    .option('--json', 'print JSON')
+    .action(async (options) => (await import('./commands/routes.js')).runRoutesList(options));
+  routes
+    .command('unset <model>')
+    .description('remove a route')
+    .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));
+
+  const config = program.command('config').description('read and change settings');
+  config
+    .command('path')
+    .description('print the config file path')
+    .action(async () => (await import('./commands/config.js')).runConfigPath());
+  config
+    .command('get <key>')
+    .description('print a setting')
+    .action(async (key) => (await import('./commands/config.js')).runConfigGet(key));
+  config
+    .command('set <key> <value>')
+    .description('change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)')
+    .action(async (key, value) => (await import('./commands/config.js')).runConfigSet(key, value));
+
+  const connection = (command: Command) =>
+    command
+      .option('--base-url <url>', 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)')
+      .option('--key <key>', 'key to send (env SVC_ROUTER_KEY; default: the stored local key)')
+      .option('--json', 'print the raw response body');
+
+  connection(program.command('whoami').description('show who the key belongs to and its usage against the 30-day cap')).action(async (options) =>
+    (await import('./commands/quick-checks.js')).runWhoami(options),
+  );
+  connection(program.command('models').description('list the models the router serves')).action(async (options) =>
+    (await import('./commands/quick-checks.js')).runModels(options),
+  );
+  connection(
+    program
+      .command('chat [prompt...]')
+      .description('send one chat message (prompt from the arguments, or standard input)')
+      .option('-m, --model <model>', 'model to ask', 'svc.intelligent-basic')
+      .option('-s, --system <text>', 'system prompt')
+      .option('--max-tokens <n>', 'output cap')
+      .option('--stream', 'print tokens as they arrive'),
+  ).action(async (prompt, options) => (await import('./commands/chat.js')).runChat(prompt, options));
+
+  program
+    .command('env')
+    .description('print export lines for OPENAI_* and ANTHROPIC_* client variables')
+    .option('--base-url <url>', "the router's address (default: from config)")
+    .option('--key <key>', 'key to put in the lines (default: the stored local key)')
+    .action(async (options) => (await import('./commands/env.js')).runEnv(options));
+
+  program
+    .command('completion <shell>')
+    .description('print a completion script for bash, zsh or fish')
+    .action(async (shell) => (await import('./commands/completion.js')).runCompletion(shell));
+
+  return program;
+}

@@ -1,0 +1,98 @@
+import { ConfigStore } from '../config/store.js';
+import type { ApiResponse } from '../handlers/api.js';
+import { CliError, EXIT_USAGE } from './cli-error.js';
+import { warn } from './output.js';
+
+export interface ConnectionOptions {
+  baseUrl?: string;
+  key?: string;
+}
+
+/** What a quick check gets back: a JSON body, or the frames of an event stream. */
+export interface ClientResponse {
+  status: number;
+  json?: unknown;
+  frames?: AsyncIterable<string>;
+}
+
+export interface RouterClient {
+  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ClientResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * The CLI's way to reach a router: the same handlers in-process with the stored key, or any
+ * svc-router over HTTP when a base URL is given (flag or SVC_ROUTER_BASE_URL).
+ */
+export async function openClient(options: ConnectionOptions): Promise<RouterClient> {
+  const baseUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
+  const config = new ConfigStore();
+  const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
+  if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE);
+  if (/\s$/u.test(key) || /^\s/u.test(key)) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  return baseUrl ? httpClient(baseUrl, headers) : inProcessClient(config, headers);
+}
+
+async function inProcessClient(config: ConfigStore, headers: Record<string, string>): Promise<RouterClient> {
+  const [{ createApp }, { dispatch }] = await Promise.all([import('../handlers/app.js'), import('../server/dispatch.js')]);
+  const app = createApp({ config });
+  const aborter = new AbortController();
+  return {
+    async call(method, path, body) {
+      const response: ApiResponse = await dispatch(app, { method, path, headers, readBody: async () => body, signal: aborter.signal });
+      if ('sse' in response) return { status: response.status, frames: response.sse };
+      return { status: response.status, json: 'json' in response ? response.json : undefined };
+    },
+    close: async () => {
+      aborter.abort();
+      await app.close();
+    },
+  };
+}
+
+async function httpClient(baseUrl: string, headers: Record<string, string>): Promise<RouterClient> {
+  const { request } = await import('undici');
+  // Accept the base URL with or without /v1: the CLI's paths are absolute.
+  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return {
+    async call(method, path, body) {
+      let response;
+      try {
+        response = await request(`${origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      } catch (error) {
+        throw new CliError(`cannot reach ${origin}: ${(error as Error).message}`, 1);
+      }
+      const type = String(response.headers['content-type'] ?? '');
+      if (type.startsWith('text/event-stream')) return { status: response.statusCode, frames: splitFrames(response.body) };
+      const text = await response.body.text();
+      try {
+        return { status: response.statusCode, json: JSON.parse(text) };
+      } catch {
+        return { status: response.statusCode, json: { error: { message: text.slice(0, 200) || `HTTP ${response.statusCode}` } } };
+      }
+    },
+    close: async () => {},
+  };
+}
+
+/** Server-sent events arrive in arbitrary pieces; yield them one whole frame at a time. */
+async function* splitFrames(body: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffered.indexOf('\n\n')) !== -1) {
+      yield buffered.slice(0, end + 2);
+      buffered = buffered.slice(end + 2);
+    }
+  }
+  if (buffered.trim()) yield buffered;
+}
+
+/** The message of an error body in either error shape. */
+export function errorMessage(json: unknown, status: number): string {
+  const error = (json as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof error?.message === 'string' ? error.message : `request failed with HTTP ${status}`;
+}

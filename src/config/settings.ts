@@ -1,0 +1,63 @@
+/** The shape of the stored configuration (config.json under the svc-router home). */
+
+export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic'] as const;
+export type BackendType = (typeof BACKEND_TYPES)[number];
+
+export interface BackendSettings {
+  type: BackendType;
+  baseUrl: string;
+  /** Stored in the 0600 config file; never printed, logged or returned. */
+  apiKey?: string;
+  /** Name of an environment variable that holds the key, read when the backend is called. */
+  apiKeyEnv?: string;
+  headers?: Record<string, string>;
+}
+
+/** An issued key: only its hash is kept, with the identity it stands for. */
+export interface KeyRecord {
+  developer: string;
+  organisation: string;
+  tier: string;
+  capTokens: number;
+  /** SHA-256 of the key, hex. */
+  hash: string;
+  /** The key's first characters, so a listing can tell keys apart without revealing them. */
+  hint: string;
+  createdAt: string;
+}
+
+export interface Settings {
+  /** The local developer's own key, so the CLI can call the router (file mode 0600). */
+  localKey?: string;
+  /** Secret for sealing payloads that clients replay (created by init). */
+  secret?: string;
+  keys: Record<string, KeyRecord>;
+  backends: Record<string, BackendSettings>;
+  /** Model name or pattern → ordered targets `BACKEND[:UPSTREAM_MODEL]` (fallback order). */
+  routes: Record<string, string[]>;
+  server: { host: string; port: number; bodyLimitBytes: number };
+  usage: { store: string };
+  defaults: { organisation: string; tier: string; capTokens: number };
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  keys: {},
+  backends: {},
+  routes: {},
+  server: { host: '127.0.0.1', port: 8787, bodyLimitBytes: 20 * 1024 * 1024 },
+  usage: { store: 'file' },
+  defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
+};
+
+/** Fills what a stored file leaves out, so readers never see a partial shape. */
+export function withDefaults(stored: Partial<Settings>): Settings {
+  return {
+    ...stored,
+    keys: stored.keys ?? {},
+    backends: stored.backends ?? {},
+    routes: stored.routes ?? {},
+    server: { ...DEFAULT_SETTINGS.server, ...stored.server },
+    usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },
+    defaults: { ...DEFAULT_SETTINGS.defaults, ...stored.defaults },
+  };
+}

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Conf from 'conf';
+import { withDefaults, type Settings } from './settings.js';
+
+/** Where svc-router keeps its config and ledger: `SVC_ROUTER_HOME`, else the platform's config dir. */
+function confOptions(): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
+  const home = process.env.SVC_ROUTER_HOME;
+  return {
+    projectName: 'svc-router',
+    projectSuffix: '',
+    configName: 'config',
+    configFileMode: 0o600,
+    ...(home ? { cwd: path.resolve(home) } : {}),
+  };
+}
+
+/**
+ * The stored settings. Reads are served from a snapshot that is refreshed whenever the file on
+ * disk changes, so a running server sees what the CLI writes without a restart.
+ */
+export class ConfigStore {
+  private readonly conf = new Conf<Partial<Settings>>(confOptions());
+  private snapshot: Settings | undefined;
+  private stamp = '';
+
+  get path(): string {
+    return this.conf.path;
+  }
+
+  get dir(): string {
+    return path.dirname(this.conf.path);
+  }
+
+  read(): Settings {
+    const stamp = fileStamp(this.conf.path);
+    if (!this.snapshot || stamp !== this.stamp) {
+      this.snapshot = withDefaults(this.conf.store);
+      this.stamp = stamp;
+    }
+    return this.snapshot;
+  }
+
+  /** Applies a change to a fresh copy of the file and writes it back atomically. */
+  update(change: (settings: Settings) => void): Settings {
+    const settings = structuredClone(withDefaults(this.conf.store));
+    change(settings);
+    this.conf.store = settings;
+    return this.read();
+  }
+}
+
+function fileStamp(file: string): string {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}

@@ -1,0 +1,171 @@
+import { invalidRequest } from '../../core/errors.js';
+import type { CanonicalRequest, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import type { Decoded } from '../client-format.js';
+import {
+  asArray,
+  asObject,
+  optionalBoolean,
+  optionalInteger,
+  optionalMetadata,
+  optionalNumber,
+  optionalString,
+  optionalStringList,
+  requiredString,
+  wrongType,
+  type Json,
+} from '../shared/read-fields.js';
+import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+
+export interface ChatOptions {
+  includeUsage: boolean;
+}
+
+/** Decodes an OpenAI Chat Completions request body. */
+export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
+  const json = asObject(body, 'body');
+  const model = requiredString(json, 'model');
+  const rawMessages = json.messages;
+  if (rawMessages === undefined || rawMessages === null) throw invalidRequest('messages: this field is required.', 'messages', 'missing_required_parameter');
+  const list = asArray(rawMessages, 'messages');
+  if (list.length === 0) throw invalidRequest('messages: must contain at least one message.', 'messages');
+  const n = optionalInteger(json, 'n');
+  if (n !== undefined && n !== 1) throw invalidRequest('n: only 1 choice per request is supported.', 'n');
+
+  const system: TextPart[] = [];
+  const messages: Message[] = [];
+  list.forEach((raw, index) => {
+    const message = decodeMessage(raw, `messages[${index}]`);
+    // Leading system/developer messages are the system prompt; later ones stay where they are.
+    if (message.role === 'system' && messages.length === 0) system.push(...(message.content as TextPart[]));
+    else messages.push(message);
+  });
+
+  const request: CanonicalRequest = { model, system, messages, tools: decodeTools(json) };
+  const toolChoice = decodeToolChoice(json.tool_choice);
+  if (toolChoice) request.toolChoice = toolChoice;
+  const parallel = optionalBoolean(json, 'parallel_tool_calls');
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const maxTokens = optionalInteger(json, 'max_completion_tokens') ?? optionalInteger(json, 'max_tokens');
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const temperature = optionalNumber(json, 'temperature', 'temperature', { min: 0, max: 2 });
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(json, 'top_p', 'top_p', { min: 0, max: 1 });
+  if (topP !== undefined) request.topP = topP;
+  const stop = optionalStringList(json, 'stop');
+  if (stop) request.stop = stop;
+  const effort = parseReasoningEffort(optionalString(json, 'reasoning_effort'), 'reasoning_effort');
+  if (effort) request.reasoningEffort = effort;
+  const metadata = optionalMetadata(json, 'metadata');
+  if (metadata) request.metadata = metadata;
+
+  const stream = optionalBoolean(json, 'stream') ?? false;
+  const streamOptions = json.stream_options === undefined || json.stream_options === null ? {} : asObject(json.stream_options, 'stream_options');
+  const includeUsage = optionalBoolean(streamOptions, 'include_usage', 'stream_options.include_usage') ?? false;
+  return { request, stream, options: { includeUsage } };
+}
+
+function decodeMessage(raw: unknown, path: string): Message {
+  const message = asObject(raw, path);
+  const role = requiredString(message, 'role', `${path}.role`);
+  switch (role) {
+    case 'system':
+    case 'developer':
+      return { role: 'system', content: decodeContent(message.content, `${path}.content`, false) as TextPart[] };
+    case 'user':
+      return { role: 'user', content: decodeContent(message.content, `${path}.content`, true) };
+    case 'assistant':
+      return decodeAssistant(message, path);
+    case 'tool': {
+      const callId = requiredString(message, 'tool_call_id', `${path}.tool_call_id`);
+      const content = decodeContent(message.content, `${path}.content`, true) as Array<TextPart | ImagePart>;
+      return { role: 'tool', content: [{ type: 'tool-result', callId, content }] };
+    }
+    case 'function': {
+      const name = requiredString(message, 'name', `${path}.name`);
+      const content = decodeContent(message.content, `${path}.content`, false) as TextPart[];
+      return { role: 'tool', content: [{ type: 'tool-result', callId: name, content }] };
+    }
+    default:
+      throw invalidRequest(`${path}.role: expected one of system, developer, user, assistant, tool.`, `${path}.role`);
+  }
+}
+
+function decodeAssistant(message: Json, path: string): Message {
+  const content: Part[] = [];
+  const reasoning = optionalString(message, 'reasoning_content', `${path}.reasoning_content`);
+  if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+  if (message.content !== undefined && message.content !== null) {
+    content.push(...decodeContent(message.content, `${path}.content`, false));
+  }
+  const calls = message.tool_calls;
+  if (calls !== undefined && calls !== null) {
+    asArray(calls, `${path}.tool_calls`).forEach((raw, index) => {
+      const where = `${path}.tool_calls[${index}]`;
+      const call = asObject(raw, where);
+      const fn = asObject(call.function, `${where}.function`);
+      content.push({
+        type: 'tool-call',
+        id: requiredString(call, 'id', `${where}.id`),
+        name: requiredString(fn, 'name', `${where}.function.name`),
+        arguments: optionalString(fn, 'arguments', `${where}.function.arguments`) ?? '{}',
+      });
+    });
+  }
+  return { role: 'assistant', content };
+}
+
+/** Content is a string or a list of parts; only user and tool messages may carry images. */
+function decodeContent(raw: unknown, path: string, allowImages: boolean): Part[] {
+  if (raw === undefined || raw === null) throw invalidRequest(`${path}: this field is required.`, path, 'missing_required_parameter');
+  if (typeof raw === 'string') return [{ type: 'text', text: raw }];
+  if (!Array.isArray(raw)) throw wrongType(path, 'a string or an array of content parts');
+  return raw.map((item, index): Part => {
+    const where = `${path}[${index}]`;
+    const part = asObject(item, where);
+    const type = requiredString(part, 'type', `${where}.type`);
+    if (type === 'text') return { type: 'text', text: requiredString(part, 'text', `${where}.text`) };
+    if (type === 'refusal') return { type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) };
+    if (type === 'image_url' && allowImages) {
+      const image = part.image_url;
+      const url = typeof image === 'string' ? image : requiredString(asObject(image, `${where}.image_url`), 'url', `${where}.image_url.url`);
+      return { type: 'image', url };
+    }
+    throw invalidRequest(`${where}.type: content part type '${type}' is not supported here.`, `${where}.type`);
+  });
+}
+
+function decodeTools(json: Json): ToolSpec[] {
+  const tools: ToolSpec[] = [];
+  if (json.tools !== undefined && json.tools !== null) {
+    asArray(json.tools, 'tools').forEach((raw, index) => {
+      const tool = asObject(raw, `tools[${index}]`);
+      if (tool.type !== 'function') return; // other tool types have no Chat Completions meaning to route
+      tools.push(decodeFunction(tool.function, `tools[${index}].function`));
+    });
+  }
+  if (json.functions !== undefined && json.functions !== null) {
+    asArray(json.functions, 'functions').forEach((raw, index) => tools.push(decodeFunction(raw, `functions[${index}]`)));
+  }
+  return tools;
+}
+
+function decodeFunction(raw: unknown, path: string): ToolSpec {
+  const fn = asObject(raw, path);
+  const spec: ToolSpec = {
+    name: requiredString(fn, 'name', `${path}.name`),
+    parameters: fn.parameters === undefined ? { type: 'object', properties: {} } : asObject(fn.parameters, `${path}.parameters`),
+  };
+  const description = optionalString(fn, 'description', `${path}.description`);
+  if (description !== undefined) spec.description = description;
+  return spec;
+}
+
+function decodeToolChoice(raw: unknown): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw === 'auto' || raw === 'none' || raw === 'required') return raw;
+  if (typeof raw === 'object' && !Array.isArray(raw)) {
+    const fn = (raw as Json).function;
+    if (fn && typeof fn === 'object' && typeof (fn as Json).name === 'string') return { name: (fn as Json).name as string };
+  }
+  throw invalidRequest("tool_choice: expected 'auto', 'none', 'required' or {type: 'function', function: {name}}.", 'tool_choice');
+}

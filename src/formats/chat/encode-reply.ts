@@ -1,0 +1,40 @@
+import type { Reply } from '../../core/reply.js';
+import type { EncodeContext } from '../client-format.js';
+import { newId } from '../shared/ids.js';
+import type { ChatOptions } from './decode-request.js';
+import { chatUsage } from './encode-usage.js';
+import { chatFinishReason } from './map-finish-reason.js';
+
+/** A Chat Completions body (`chat.completion`) plus svc_meta. */
+export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions>) {
+  let text: string | null = null;
+  let reasoning: string | undefined;
+  const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  for (const part of reply.content) {
+    if (part.type === 'text') text = (text ?? '') + part.text;
+    else if (part.type === 'reasoning') reasoning = (reasoning ?? '') + part.text;
+    else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+  }
+  return {
+    id: newId('chatcmpl-'),
+    object: 'chat.completion',
+    created: context.created,
+    model: context.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text,
+          refusal: null,
+          ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
+          ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: chatFinishReason(reply.finishReason),
+      },
+    ],
+    usage: chatUsage(reply.usage),
+    svc_meta: context.finish(reply.usage),
+  };
+}

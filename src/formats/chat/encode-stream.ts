@@ -1,0 +1,63 @@
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { EncodeContext } from '../client-format.js';
+import { openaiErrorBody } from '../openai-error.js';
+import { newId } from '../shared/ids.js';
+import { sse } from '../shared/sse.js';
+import type { ChatOptions } from './decode-request.js';
+import { chatUsage } from './encode-usage.js';
+import { chatFinishReason } from './map-finish-reason.js';
+
+/**
+ * Chat Completions chunks from canonical events: a role chunk first, content / reasoning /
+ * `tool_calls[i]` deltas, a finish chunk, the usage chunk when asked for, then `[DONE]`.
+ * svc_meta rides on the last chunk before `[DONE]`.
+ */
+export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
+  // Every chunk shares its head; build it once rather than re-serialising per token.
+  const head = `{"id":${JSON.stringify(newId('chatcmpl-'))},"object":"chat.completion.chunk","created":${context.created},"model":${JSON.stringify(context.model)}`;
+  const chunk = (delta: unknown, finish: string | null = null, extra = '') =>
+    `data: ${head},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${extra}}\n\n`;
+  const toolIndex = new Map<string, number>();
+  let started = false;
+
+  for await (const event of events) {
+    if (!started && event.type !== 'error') {
+      started = true;
+      yield chunk({ role: 'assistant', content: '' });
+    }
+    switch (event.type) {
+      case 'text-delta':
+        if (event.text) yield chunk({ content: event.text });
+        break;
+      case 'reasoning-delta':
+        if (event.text) yield chunk({ reasoning_content: event.text });
+        break;
+      case 'tool-call-start': {
+        const index = toolIndex.size;
+        toolIndex.set(event.id, index);
+        yield chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+        break;
+      }
+      case 'tool-call-delta':
+        if (event.argumentsDelta) yield chunk({ tool_calls: [{ index: toolIndex.get(event.id) ?? 0, function: { arguments: event.argumentsDelta } }] });
+        break;
+      case 'finish': {
+        const meta = `,"svc_meta":${JSON.stringify(context.finish(event.usage))}`;
+        const reason = chatFinishReason(event.reason);
+        if (context.options.includeUsage) {
+          yield chunk({}, reason);
+          yield `data: ${head},"choices":[],"usage":${JSON.stringify(chatUsage(event.usage))}${meta}}\n\n`;
+        } else {
+          yield chunk({}, reason, meta);
+        }
+        yield 'data: [DONE]\n\n';
+        return;
+      }
+      case 'error':
+        yield sse(openaiErrorBody(event.error));
+        return;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { RouterError } from '../core/errors.js';
+import type { Reply, Usage } from '../core/reply.js';
+import type { CanonicalRequest } from '../core/request.js';
+import type { StreamEvent } from '../core/stream-events.js';
+import type { Endpoint } from '../routing/resolve-route.js';
+
+/** What a client request decodes to: the canonical request plus what only its own format needs. */
+export interface Decoded<Options = unknown> {
+  request: CanonicalRequest;
+  stream: boolean;
+  options: Options;
+}
+
+/** The router's own report on a request, attached to chat and responses bodies as `svc_meta`. */
+export interface SvcMeta {
+  request_id: string;
+  sku: string;
+  backend: string;
+  upstream_model: string;
+  offline?: true;
+  attempts: number;
+  latency_ms: number;
+  usage: { input_tokens: number; output_tokens: number; total_tokens: number };
+  remaining_tokens: number;
+}
+
+export interface EncodeContext<Options = unknown> {
+  requestId: string;
+  /** The model the client asked for, echoed back as the reply's model. */
+  model: string;
+  /** Unix seconds. */
+  created: number;
+  options: Options;
+  request: CanonicalRequest;
+  /** Records the request's usage (once) and returns svc_meta for the final body or chunk. */
+  finish(usage: Usage): SvcMeta;
+}
+
+/** A front door: one client wire format, decoded to and encoded from the canonical form. */
+export interface ClientFormat<Options = unknown> {
+  readonly endpoint: Endpoint;
+  decode(body: unknown): Decoded<Options>;
+  encodeReply(reply: Reply, context: EncodeContext<Options>): unknown;
+  encodeStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<Options>): AsyncIterable<string>;
+  /** The body of an error, also used as the data of an in-stream error event. */
+  errorBody(error: RouterError, requestId: string): unknown;
+}

@@ -1,0 +1,195 @@
+import { invalidRequest } from '../../core/errors.js';
+import type { CanonicalRequest, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import type { Decoded } from '../client-format.js';
+import {
+  asArray,
+  asObject,
+  optionalBoolean,
+  optionalInteger,
+  optionalNumber,
+  optionalString,
+  optionalStringList,
+  requiredString,
+  wrongType,
+  type Json,
+} from '../shared/read-fields.js';
+import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+
+export type MessagesOptions = Record<string, never>;
+
+/** Decodes an Anthropic Messages request body, including what Claude Code really sends. */
+export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
+  const json = asObject(body, 'body');
+  const model = requiredString(json, 'model');
+  const maxTokens = optionalInteger(json, 'max_tokens');
+  if (maxTokens === undefined) throw invalidRequest('max_tokens: this field is required.', 'max_tokens', 'missing_required_parameter');
+  if (json.messages === undefined || json.messages === null) throw invalidRequest('messages: this field is required.', 'messages', 'missing_required_parameter');
+  const list = asArray(json.messages, 'messages');
+
+  const messages: Message[] = [];
+  list.forEach((raw, index) => messages.push(...decodeMessage(raw, `messages.${index}`)));
+
+  const request: CanonicalRequest = {
+    model,
+    system: decodeSystem(json.system),
+    messages,
+    tools: decodeTools(json.tools),
+    maxOutputTokens: maxTokens,
+  };
+  const toolChoice = decodeToolChoice(json.tool_choice, request);
+  if (toolChoice) request.toolChoice = toolChoice;
+  const temperature = optionalNumber(json, 'temperature', 'temperature', { min: 0, max: 1 });
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(json, 'top_p', 'top_p', { min: 0, max: 1 });
+  if (topP !== undefined) request.topP = topP;
+  const stop = optionalStringList(json, 'stop_sequences');
+  if (stop) request.stop = stop;
+  decodeThinking(json, request);
+  const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
+  const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
+  if (userId) request.metadata = { user_id: userId };
+
+  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {} };
+}
+
+function decodeSystem(raw: unknown): TextPart[] {
+  if (raw === undefined || raw === null) return [];
+  if (typeof raw === 'string') return raw ? [{ type: 'text', text: raw }] : [];
+  return asArray(raw, 'system').map((item, index) => {
+    const block = asObject(item, `system.${index}`);
+    return { type: 'text', text: requiredString(block, 'text', `system.${index}.text`) };
+  });
+}
+
+/** One Anthropic message may become two canonical ones: its tool results, then the rest. */
+function decodeMessage(raw: unknown, path: string): Message[] {
+  const message = asObject(raw, path);
+  const role = requiredString(message, 'role', `${path}.role`);
+  if (role !== 'user' && role !== 'assistant' && role !== 'system') {
+    throw invalidRequest(`${path}.role: expected 'user' or 'assistant'.`, `${path}.role`);
+  }
+  const blocks = decodeBlocks(message.content, `${path}.content`);
+  const results = blocks.filter((part) => part.type === 'tool-result');
+  const rest = blocks.filter((part) => part.type !== 'tool-result');
+  const decoded: Message[] = [];
+  if (results.length) decoded.push({ role: 'tool', content: results });
+  if (rest.length || !results.length) decoded.push({ role, content: rest });
+  return decoded;
+}
+
+function decodeBlocks(raw: unknown, path: string): Part[] {
+  if (raw === undefined || raw === null) throw invalidRequest(`${path}: this field is required.`, path, 'missing_required_parameter');
+  if (typeof raw === 'string') return [{ type: 'text', text: raw }];
+  if (!Array.isArray(raw)) throw wrongType(path, 'a string or an array of content blocks');
+  const parts: Part[] = [];
+  raw.forEach((item, index) => {
+    const part = decodeBlock(item, `${path}.${index}`);
+    if (part) parts.push(part);
+  });
+  return parts;
+}
+
+function decodeBlock(raw: unknown, path: string): Part | undefined {
+  const block = asObject(raw, path);
+  const type = requiredString(block, 'type', `${path}.type`);
+  switch (type) {
+    case 'text':
+      return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
+    case 'image':
+      return decodeImage(block, path);
+    case 'tool_use':
+      return {
+        type: 'tool-call',
+        id: requiredString(block, 'id', `${path}.id`),
+        name: requiredString(block, 'name', `${path}.name`),
+        arguments: JSON.stringify(block.input ?? {}),
+      };
+    case 'tool_result': {
+      const content = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`);
+      return {
+        type: 'tool-result',
+        callId: requiredString(block, 'tool_use_id', `${path}.tool_use_id`),
+        content: content.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image'),
+        ...(block.is_error === true ? { isError: true } : {}),
+      };
+    }
+    case 'thinking': {
+      const signature = optionalString(block, 'signature', `${path}.signature`);
+      return { type: 'reasoning', text: optionalString(block, 'thinking', `${path}.thinking`) ?? '', ...(signature ? { signature } : {}) };
+    }
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redactedData: requiredString(block, 'data', `${path}.data`) };
+    default:
+      // Server-tool results, documents and future block types carry nothing a backend here can use.
+      return undefined;
+  }
+}
+
+function decodeImage(block: Json, path: string): ImagePart {
+  const source = asObject(block.source, `${path}.source`);
+  const kind = requiredString(source, 'type', `${path}.source.type`);
+  if (kind === 'url') return { type: 'image', url: requiredString(source, 'url', `${path}.source.url`) };
+  if (kind === 'base64') {
+    const mediaType = requiredString(source, 'media_type', `${path}.source.media_type`);
+    const data = requiredString(source, 'data', `${path}.source.data`);
+    return { type: 'image', url: `data:${mediaType};base64,${data}`, mediaType };
+  }
+  throw invalidRequest(`${path}.source.type: expected 'base64' or 'url'.`, `${path}.source.type`);
+}
+
+function decodeTools(raw: unknown): ToolSpec[] {
+  if (raw === undefined || raw === null) return [];
+  const tools: ToolSpec[] = [];
+  asArray(raw, 'tools').forEach((item, index) => {
+    const tool = asObject(item, `tools.${index}`);
+    // Server tools (web search, code execution, …) have a versioned type and no input_schema.
+    if (tool.type !== undefined && tool.type !== 'custom') return;
+    const spec: ToolSpec = {
+      name: requiredString(tool, 'name', `tools.${index}.name`),
+      parameters: asObject(tool.input_schema, `tools.${index}.input_schema`),
+    };
+    const description = optionalString(tool, 'description', `tools.${index}.description`);
+    if (description !== undefined) spec.description = description;
+    tools.push(spec);
+  });
+  return tools;
+}
+
+function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const choice = asObject(raw, 'tool_choice');
+  if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
+  switch (choice.type) {
+    case 'auto':
+      return 'auto';
+    case 'any':
+      return 'required';
+    case 'none':
+      return 'none';
+    case 'tool':
+      return { name: requiredString(choice, 'name', 'tool_choice.name') };
+    default:
+      throw invalidRequest("tool_choice.type: expected 'auto', 'any', 'tool' or 'none'.", 'tool_choice.type');
+  }
+}
+
+/** `thinking` (enabled with a budget, or adaptive) and `output_config.effort` become the canonical controls. */
+function decodeThinking(json: Json, request: CanonicalRequest): void {
+  const outputConfig = json.output_config === undefined || json.output_config === null ? undefined : asObject(json.output_config, 'output_config');
+  const effort = outputConfig && parseReasoningEffort(optionalString(outputConfig, 'effort', 'output_config.effort'), 'output_config.effort');
+  if (json.thinking === undefined || json.thinking === null) {
+    if (effort) request.reasoningEffort = effort;
+    return;
+  }
+  const thinking = asObject(json.thinking, 'thinking');
+  const type = requiredString(thinking, 'type', 'thinking.type');
+  if (type === 'enabled') {
+    const budget = optionalInteger(thinking, 'budget_tokens', 'thinking.budget_tokens');
+    if (budget !== undefined) request.reasoningBudget = budget;
+    request.reasoningEffort = effort ?? 'medium';
+  } else if (type === 'adaptive') {
+    request.reasoningEffort = effort ?? 'medium';
+  } else if (type !== 'disabled') {
+    throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
+  }
+}

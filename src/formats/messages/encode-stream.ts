@@ -1,0 +1,118 @@
+import type { Usage } from '../../core/reply.js';
+import type { StreamEvent } from '../../core/stream-events.js';
+import { anthropicErrorBody } from '../anthropic-error.js';
+import type { EncodeContext } from '../client-format.js';
+import { newId } from '../shared/ids.js';
+import { sse } from '../shared/sse.js';
+import type { MessagesOptions } from './decode-request.js';
+import { anthropicUsage } from './encode-usage.js';
+import { anthropicStopReason } from './map-stop-reason.js';
+
+/**
+ * The Anthropic streaming grammar from canonical events: message_start, ping, then for each block
+ * content_block_start / _delta / _stop with rising indices, message_delta with stop_reason and
+ * usage, message_stop. Every event carries its `event:` line; every block is closed.
+ */
+export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
+  let nextIndex = 0;
+  let open: { index: number; kind: 'text' | 'thinking' | 'tool' } | undefined;
+  let started = false;
+  let thinkingPending = false;
+
+  const startMessage = (usage: Usage | undefined) =>
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: newId('msg_'),
+          type: 'message',
+          role: 'assistant',
+          model: context.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: anthropicUsage(usage ?? { inputTokens: 0, outputTokens: 0 }),
+        },
+      },
+      'message_start',
+    ) + sse({ type: 'ping' }, 'ping');
+  const startBlock = (kind: 'text' | 'thinking' | 'tool', block: unknown) => {
+    open = { index: nextIndex++, kind };
+    return sse({ type: 'content_block_start', index: open.index, content_block: block }, 'content_block_start');
+  };
+  const delta = (payload: unknown) => sse({ type: 'content_block_delta', index: open?.index ?? 0, delta: payload }, 'content_block_delta');
+  const closeBlock = () => {
+    if (!open) return '';
+    const frame = sse({ type: 'content_block_stop', index: open.index }, 'content_block_stop');
+    open = undefined;
+    return frame;
+  };
+
+  for await (const event of events) {
+    if (!started && event.type !== 'error') {
+      started = true;
+      yield startMessage(event.type === 'start' ? event.usage : undefined);
+    }
+    switch (event.type) {
+      case 'text-start':
+        yield closeBlock() + startBlock('text', { type: 'text', text: '' });
+        break;
+      case 'text-delta':
+        if (event.text) yield delta({ type: 'text_delta', text: event.text });
+        break;
+      case 'reasoning-start':
+        // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
+        yield closeBlock();
+        thinkingPending = true;
+        break;
+      case 'reasoning-delta':
+        if (thinkingPending) {
+          thinkingPending = false;
+          yield startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+        }
+        if (event.text) yield delta({ type: 'thinking_delta', thinking: event.text });
+        break;
+      case 'reasoning-end':
+        if (thinkingPending) {
+          thinkingPending = false;
+          yield event.redactedData
+            ? startBlock('thinking', { type: 'redacted_thinking', data: event.redactedData }) + closeBlock()
+            : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' }) +
+                (event.signature ? delta({ type: 'signature_delta', signature: event.signature }) : '') +
+                closeBlock();
+          break;
+        }
+        if (event.signature) yield delta({ type: 'signature_delta', signature: event.signature });
+        yield closeBlock();
+        break;
+      case 'tool-call-start':
+        yield closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
+        break;
+      case 'tool-call-delta':
+        if (event.argumentsDelta) yield delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
+        break;
+      case 'text-end':
+      case 'tool-call-end':
+        yield closeBlock();
+        break;
+      case 'finish':
+        context.finish(event.usage);
+        yield closeBlock() +
+          sse(
+            {
+              type: 'message_delta',
+              delta: { stop_reason: anthropicStopReason(event.reason), stop_sequence: null },
+              usage: anthropicUsage(event.usage),
+            },
+            'message_delta',
+          ) +
+          sse({ type: 'message_stop' }, 'message_stop');
+        return;
+      case 'error':
+        yield closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
+        return;
+      default:
+        break;
+    }
+  }
+}

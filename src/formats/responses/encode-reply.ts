@@ -1,0 +1,22 @@
+import type { Reply } from '../../core/reply.js';
+import type { EncodeContext } from '../client-format.js';
+import { newId } from '../shared/ids.js';
+import type { ResponsesOptions } from './decode-request.js';
+import { functionCallItem, messageItem, reasoningItem } from './output-items.js';
+import { responseObject } from './response-object.js';
+
+/** A `response` body with its output items, plus svc_meta. */
+export function encodeResponsesReply(reply: Reply, context: EncodeContext<ResponsesOptions>) {
+  const output = reply.content.map((part) => {
+    switch (part.type) {
+      case 'text':
+        return messageItem(part.text);
+      case 'reasoning':
+        return reasoningItem(part.text);
+      case 'tool-call':
+        return functionCallItem(part.id, part.name, part.arguments);
+    }
+  });
+  const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
+  return responseObject(newId('resp_'), context, status, output, reply.usage, context.finish(reply.usage));
+}

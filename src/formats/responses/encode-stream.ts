@@ -1,0 +1,120 @@
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { EncodeContext } from '../client-format.js';
+import { newId } from '../shared/ids.js';
+import { sse } from '../shared/sse.js';
+import type { ResponsesOptions } from './decode-request.js';
+import { functionCallItem, messageItem, reasoningItem } from './output-items.js';
+import { responseObject } from './response-object.js';
+
+/**
+ * The Responses streaming grammar from canonical events: response.created and .in_progress, then
+ * per output item `output_item.added`, its part and delta events, `output_item.done`, and one
+ * terminal response.completed / .incomplete / .failed carrying the full output and usage. Every
+ * event has a rising sequence_number; parallel calls keep their own output_index.
+ */
+export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<ResponsesOptions>): AsyncGenerator<string> {
+  const responseId = newId('resp_');
+  const output: unknown[] = [];
+  let sequence = 0;
+  const emit = (type: string, payload: Record<string, unknown>) => sse({ type, sequence_number: sequence++, ...payload }, type);
+
+  let text: { id: string; index: number; text: string } | undefined;
+  let reasoning: { id: string; index: number; text: string } | undefined;
+  const calls = new Map<string, { id: string; index: number; name: string; args: string }>();
+
+  yield emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
+    emit('response.in_progress', { response: responseObject(responseId, context, 'in_progress', []) });
+
+  for await (const event of events) {
+    switch (event.type) {
+      case 'text-start': {
+        text = { id: newId('msg_'), index: output.length, text: '' };
+        output.push(undefined);
+        const part = { type: 'output_text', text: '', annotations: [] };
+        yield emit('response.output_item.added', { output_index: text.index, item: { ...messageItem('', text.id, 'in_progress'), content: [] } }) +
+          emit('response.content_part.added', { item_id: text.id, output_index: text.index, content_index: 0, part });
+        break;
+      }
+      case 'text-delta':
+        if (!text || !event.text) break;
+        text.text += event.text;
+        yield emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: event.text, logprobs: [] });
+        break;
+      case 'text-end': {
+        if (!text) break;
+        const item = messageItem(text.text, text.id);
+        output[text.index] = item;
+        yield emit('response.output_text.done', { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }) +
+          emit('response.content_part.done', { item_id: text.id, output_index: text.index, content_index: 0, part: item.content[0] }) +
+          emit('response.output_item.done', { output_index: text.index, item });
+        text = undefined;
+        break;
+      }
+      case 'reasoning-start':
+        reasoning = { id: newId('rs_'), index: output.length, text: '' };
+        output.push(undefined);
+        yield emit('response.output_item.added', { output_index: reasoning.index, item: reasoningItem('', reasoning.id) }) +
+          emit('response.reasoning_summary_part.added', {
+            item_id: reasoning.id,
+            output_index: reasoning.index,
+            summary_index: 0,
+            part: { type: 'summary_text', text: '' },
+          });
+        break;
+      case 'reasoning-delta':
+        if (!reasoning || !event.text) break;
+        reasoning.text += event.text;
+        yield emit('response.reasoning_summary_text.delta', { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0, delta: event.text });
+        break;
+      case 'reasoning-end': {
+        if (!reasoning) break;
+        const item = reasoningItem(reasoning.text, reasoning.id);
+        output[reasoning.index] = item;
+        const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
+        yield emit('response.reasoning_summary_text.done', { ...where, text: reasoning.text }) +
+          emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: reasoning.text } }) +
+          emit('response.output_item.done', { output_index: reasoning.index, item });
+        reasoning = undefined;
+        break;
+      }
+      case 'tool-call-start': {
+        const call = { id: newId('fc_'), index: output.length, name: event.name, args: '' };
+        calls.set(event.id, call);
+        output.push(undefined);
+        yield emit('response.output_item.added', { output_index: call.index, item: functionCallItem(event.id, event.name, '', call.id, 'in_progress') });
+        break;
+      }
+      case 'tool-call-delta': {
+        const call = calls.get(event.id);
+        if (!call || !event.argumentsDelta) break;
+        call.args += event.argumentsDelta;
+        yield emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: event.argumentsDelta });
+        break;
+      }
+      case 'tool-call-end': {
+        const call = calls.get(event.id);
+        if (!call) break;
+        const item = functionCallItem(event.id, call.name, call.args, call.id);
+        output[call.index] = item;
+        yield emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, name: call.name, arguments: call.args }) +
+          emit('response.output_item.done', { output_index: call.index, item });
+        break;
+      }
+      case 'finish': {
+        const meta = context.finish(event.usage);
+        const status = event.reason === 'length' ? 'incomplete' : 'completed';
+        const done = output.filter((item) => item !== undefined);
+        yield emit(`response.${status}`, { response: responseObject(responseId, context, status, done, event.usage, meta) });
+        return;
+      }
+      case 'error': {
+        const done = output.filter((item) => item !== undefined);
+        const error = { code: event.error.code ?? 'server_error', message: event.error.message };
+        yield emit('response.failed', { response: responseObject(responseId, context, 'failed', done, undefined, undefined, error) });
+        return;
+      }
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import type { Backend } from '../backends/backend.js';
+import { RouterError } from '../core/errors.js';
+import type { Reply } from '../core/reply.js';
+import type { CanonicalRequest } from '../core/request.js';
+import type { StreamEvent } from '../core/stream-events.js';
+import type { Target } from '../routing/target.js';
+import type { RequestContext } from './context.js';
+
+export interface Attempted {
+  backend: Backend;
+  upstreamModel: string;
+  attempts: number;
+}
+
+/** Failures another target may not share: the upstream is down, overloaded or out of capacity. */
+export const isRetryable = (error: unknown): boolean =>
+  error instanceof RouterError && (error.status === 429 || error.status >= 500);
+
+/**
+ * Tries the route's targets in order until one answers; a target that fails before producing
+ * anything is replaced by the next. For streams, "answers" means its first event arrived, so a
+ * fallback never shows the client two beginnings.
+ */
+export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => backend.complete({ request, upstreamModel, signal: context.request.signal }));
+}
+
+export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: AsyncIterable<StreamEvent> }> {
+  return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
+    const iterator = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    if (!first.done && first.value.type === 'error') throw first.value.error;
+    return prepend(first, iterator);
+  });
+}
+
+async function tryInOrder<T>(
+  context: RequestContext,
+  targets: Target[],
+  clientModel: string,
+  call: (backend: Backend, upstreamModel: string) => Promise<T>,
+): Promise<Attempted & { reply: T }> {
+  let lastError: unknown;
+  for (const [index, target] of targets.entries()) {
+    const backend = context.app.backends.get(target.backend, context.settings);
+    const upstreamModel = target.upstreamModel ?? clientModel;
+    try {
+      return { backend, upstreamModel, attempts: index + 1, reply: await call(backend, upstreamModel) };
+    } catch (error) {
+      lastError = error;
+      if (!isRetryable(error) || context.request.signal.aborted) break;
+    }
+  }
+  throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
+}
+
+async function* prepend(first: IteratorResult<StreamEvent>, rest: AsyncIterator<StreamEvent>): AsyncGenerator<StreamEvent> {
+  try {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    // The client stopped reading (it went away, or the encoder finished early): release the upstream.
+    await rest.return?.();
+  }
+}

@@ -1,0 +1,108 @@
+import { RouterError, toRouterError } from '../core/errors.js';
+import { tokensForChars } from '../core/estimate-tokens.js';
+import type { Usage } from '../core/reply.js';
+import type { StreamEvent } from '../core/stream-events.js';
+import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
+import { resolveRoute } from '../routing/resolve-route.js';
+import type { Target } from '../routing/target.js';
+import type { ApiResponse } from './api.js';
+import { completeOnChain, streamOnChain, type Attempted } from './call-chain.js';
+import type { RequestContext } from './context.js';
+
+/**
+ * The one pipeline behind chat, responses and messages: decode in the client's format, route,
+ * check the cap, call the chain, encode back, and record usage exactly once.
+ */
+export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
+  const { app, identity } = context;
+  const decoded = format.decode(await context.request.readBody());
+  const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
+  const used = app.ledger.summary(identity.developer).totalTokens;
+  if (used >= identity.capTokens) {
+    throw new RouterError(
+      429,
+      'rate_limit',
+      `Usage cap reached: ${used} of ${identity.capTokens} tokens used in the last 30 days. Ask for a higher cap or wait for older usage to leave the window.`,
+      undefined,
+      'usage_cap_exceeded',
+    );
+  }
+
+  let attempted: Attempted | undefined;
+  let recorded: SvcMeta | undefined;
+  const finish = (usage: Usage): SvcMeta => {
+    if (recorded) return recorded;
+    const total = usage.inputTokens + usage.outputTokens;
+    app.ledger.record({
+      ts: Date.now(),
+      developer: identity.developer,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      requests: 1,
+      requestId: context.requestId,
+      model: decoded.request.model,
+      backend: attempted?.backend.name,
+    });
+    recorded = {
+      request_id: context.requestId,
+      sku: decoded.request.model,
+      backend: attempted?.backend.name ?? '',
+      upstream_model: attempted?.upstreamModel ?? '',
+      ...(attempted?.backend.offline ? { offline: true as const } : {}),
+      attempts: attempted?.attempts ?? 0,
+      latency_ms: Math.round(performance.now() - context.startedAt),
+      usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
+      remaining_tokens: Math.max(0, identity.capTokens - used - total),
+    };
+    return recorded;
+  };
+  const encodeContext: EncodeContext<Options> = {
+    requestId: context.requestId,
+    model: decoded.request.model,
+    created: Math.floor(Date.now() / 1000),
+    options: decoded.options,
+    request: decoded.request,
+    finish,
+  };
+
+  if (!decoded.stream) {
+    const result = await completeOnChain(context, targets, decoded.request);
+    attempted = result;
+    return { status: 200, json: format.encodeReply(result.reply, encodeContext) };
+  }
+  const result = await streamOnChain(context, targets, decoded.request);
+  attempted = result;
+  const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
+  return {
+    status: 200,
+    sse: accountOnExit(format.encodeStream(observe(result.reply, seen), encodeContext), () => {
+      // A stream cut short (client gone, upstream failed) still bills what was seen.
+      if (!recorded && seen.usage) finish({ ...seen.usage, outputTokens: Math.max(seen.usage.outputTokens, tokensForChars(seen.outputChars)) });
+    }),
+  };
+}
+
+/**
+ * Notes the latest usage and how much output passed, for billing a stream that ends early, and
+ * turns a backend that throws mid-stream into an error event the client's encoder can render.
+ */
+async function* observe(events: AsyncIterable<StreamEvent>, seen: { usage: Usage | undefined; outputChars: number }): AsyncGenerator<StreamEvent> {
+  try {
+    for await (const event of events) {
+      if (event.type === 'start' && event.usage) seen.usage = event.usage;
+      else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
+      else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
+      yield event;
+    }
+  } catch (error) {
+    yield { type: 'error', error: toRouterError(error) };
+  }
+}
+
+async function* accountOnExit(frames: AsyncIterable<string>, onExit: () => void): AsyncGenerator<string> {
+  try {
+    yield* frames;
+  } finally {
+    onExit();
+  }
+}

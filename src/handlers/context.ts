@@ -1,0 +1,16 @@
+import type { Settings } from '../config/settings.js';
+import type { Identity } from '../identity/identity.js';
+import type { ApiRequest } from './api.js';
+import type { App } from './app.js';
+
+/** One authenticated request on its way through a handler. */
+export interface RequestContext {
+  app: App;
+  request: ApiRequest;
+  identity: Identity;
+  /** The settings in force for this whole request, read once when it arrived. */
+  settings: Settings;
+  requestId: string;
+  /** performance.now() when the request arrived. */
+  startedAt: number;
+}

@@ -1,0 +1,49 @@
+import { RouterError } from '../core/errors.js';
+import type { Settings } from '../config/settings.js';
+import type { Identity } from './identity.js';
+import { keyMatchesHash, slugOfKey } from './keys.js';
+
+const NO_MATCH_HASH = '0'.repeat(64);
+/** Any Unicode white space, including no-break and zero-width spaces pasted along with a key. */
+const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/gu;
+
+/** Checks a presented key exactly as given: never trimmed or normalised. */
+export function authenticate(settings: Settings, presented: string | undefined): Identity {
+  if (presented === undefined || presented === '') {
+    throw unauthorized('Missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").');
+  }
+  const identity = lookup(settings, presented);
+  if (identity) return identity;
+  const stripped = presented.replace(WHITESPACE, '');
+  if (stripped !== presented && lookup(settings, stripped)) {
+    throw unauthorized('Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.');
+  }
+  throw unauthorized('Invalid API key. Check the key you were issued (svc-router whoami shows who a key belongs to).');
+}
+
+function lookup(settings: Settings, key: string): Identity | undefined {
+  const slug = slugOfKey(key);
+  const record = slug === undefined ? undefined : settings.keys[slug];
+  // Hash and compare even when no record matches, so timing does not reveal which slugs exist.
+  const matches = keyMatchesHash(key, record?.hash ?? NO_MATCH_HASH);
+  if (!record || !matches) return undefined;
+  return {
+    developer: record.developer,
+    organisation: record.organisation,
+    tier: record.tier,
+    capTokens: record.capTokens,
+  };
+}
+
+const unauthorized = (message: string): RouterError =>
+  new RouterError(401, 'authentication', message, undefined, 'invalid_api_key');
+
+/** The key a request presents: `x-api-key`, else the token of `Authorization: Bearer`. */
+export function presentedKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  const apiKey = headers['x-api-key'];
+  if (apiKey !== undefined) return apiKey;
+  const authorization = headers.authorization;
+  if (authorization === undefined) return undefined;
+  // Keep everything after the scheme's single space: a doubled space is part of what was sent.
+  return /^bearer /i.test(authorization) ? authorization.slice(7) : authorization;
+}

@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+import { RouterError, toRouterError } from '../core/errors.js';
+import { anthropicErrorBody } from '../formats/anthropic-error.js';
+import { openaiErrorBody } from '../formats/openai-error.js';
+import { newId } from '../formats/shared/ids.js';
+import { authenticate, presentedKey } from '../identity/authenticate.js';
+import type { ApiRequest, ApiResponse } from '../handlers/api.js';
+import type { App } from '../handlers/app.js';
+import { ENDPOINTS, type ErrorShape } from './endpoints.js';
+
+/** `anthropic-version` (or the spec's `vendor-version`) must be a date; any date is accepted. */
+const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Routes one request to its handler: path, method, key, version header, then the handler; every
+ * failure is rendered in the error shape of the format the client speaks.
+ */
+export async function dispatch(app: App, request: ApiRequest): Promise<ApiResponse> {
+  const startedAt = performance.now();
+  const requestId = newId('req_');
+  const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+
+  if (path === '/' || path === '/health') return publicEndpoint(request, path, requestId);
+  const endpoint = ENDPOINTS[path];
+  const shape: ErrorShape = endpoint?.errorShape ?? (path.includes('messages') ? 'anthropic' : 'openai');
+  try {
+    if (!endpoint) throw notFound(request.method, path);
+    if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {
+      throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
+    }
+    const settings = app.config.read();
+    const identity = authenticate(settings, presentedKey(request.headers));
+    if (endpoint.needsVersion) checkVersion(request.headers);
+    const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt });
+    return withRequestId(response, requestId);
+  } catch (error) {
+    const routerError = toRouterError(error);
+    const body = shape === 'anthropic' ? anthropicErrorBody(routerError, requestId) : openaiErrorBody(routerError);
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
+    return { status: routerError.status, headers, json: body };
+  }
+}
+
+function publicEndpoint(request: ApiRequest, path: string, requestId: string): ApiResponse {
+  const headers = { 'x-request-id': requestId };
+  if (request.method === 'HEAD') return { status: 200, headers, empty: true };
+  if (request.method !== 'GET') {
+    return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, json: openaiErrorBody(new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`)) };
+  }
+  return path === '/health'
+    ? { status: 200, headers, json: { status: 'ok' } }
+    : { status: 200, headers, json: { name: 'svc-router', endpoints: ['/whoami', ...Object.keys(ENDPOINTS).filter((p) => p !== '/whoami'), '/health'] } };
+}
+
+/** A 404 that tells the usual cause: a base URL without `/v1` (or with it twice). */
+function notFound(method: string, path: string): RouterError {
+  let hint = '';
+  if (ENDPOINTS[`/v1${path}`]) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
+  else if (path.startsWith('/v1/v1/') && ENDPOINTS[path.slice(3)]) hint = ' The base URL has /v1 twice; remove one.';
+  else hint = ' Model endpoints live under /v1: include /v1 in the base URL for chat-format and responses-format clients.';
+  return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');
+}
+
+function checkVersion(headers: ApiRequest['headers']): void {
+  const version = headers['anthropic-version'] ?? headers['vendor-version'];
+  if (version === undefined || version === '') {
+    throw new RouterError(400, 'invalid_request', 'anthropic-version: header is required (for example "anthropic-version: 2023-06-01").', 'anthropic-version');
+  }
+  if (!VERSION_PATTERN.test(version)) {
+    throw new RouterError(400, 'invalid_request', `anthropic-version: expected a date such as 2023-06-01, got "${version.slice(0, 40)}".`, 'anthropic-version');
+  }
+}
+
+const withRequestId = (response: ApiResponse, requestId: string): ApiResponse => ({
+  ...response,
+  headers: { 'x-request-id': requestId, ...response.headers },
+});
