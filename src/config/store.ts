@@ -4,8 +4,8 @@ import Conf from 'conf';
 import { withDefaults, type Settings } from './settings.js';
 
 /** Where svc-router keeps its config and ledger: `SVC_ROUTER_HOME`, else the platform's config dir. */
-function confOptions(): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
-  const home = process.env.SVC_ROUTER_HOME;
+function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
+  const home = dir ?? process.env.SVC_ROUTER_HOME;
   return {
     projectName: 'svc-router',
     projectSuffix: '',
@@ -20,9 +20,14 @@ function confOptions(): ConstructorParameters<typeof Conf<Partial<Settings>>>[0]
  * disk changes, so a running server sees what the CLI writes without a restart.
  */
 export class ConfigStore {
-  private readonly conf = new Conf<Partial<Settings>>(confOptions());
+  private readonly conf: Conf<Partial<Settings>>;
   private snapshot: Settings | undefined;
   private stamp = '';
+
+  /** `dir` overrides SVC_ROUTER_HOME (tests use their own). */
+  constructor(dir?: string) {
+    this.conf = new Conf<Partial<Settings>>(confOptions(dir));
+  }
 
   get path(): string {
     return this.conf.path;
