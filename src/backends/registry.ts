@@ -1,13 +1,26 @@
 import { RouterError } from '../core/errors.js';
-import type { Settings } from '../config/settings.js';
+import type { BackendSettings, BackendType, Settings } from '../config/settings.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { createAnthropicBackend } from './anthropic/anthropic-backend.js';
 import type { Backend } from './backend.js';
 import { createOfflineBackend } from './offline/offline-backend.js';
 import type { ScriptedTurn } from './offline/script.js';
+import { createOpenAIChatBackend } from './openai-chat/openai-chat-backend.js';
+import { createOpenAIResponsesBackend } from './openai-responses/openai-responses-backend.js';
 
-/** Finds the backend a target names, from the settings in force for this request. */
+const FACTORIES: Record<BackendType, (name: string, settings: BackendSettings) => Backend> = {
+  'openai-chat': createOpenAIChatBackend,
+  anthropic: createAnthropicBackend,
+  'openai-responses': createOpenAIResponsesBackend,
+};
+
+/**
+ * Finds the backend a target names, from the settings in force for this request. Instances are
+ * reused until their settings change, so a config edit takes effect on the next request.
+ */
 export class BackendRegistry {
   private readonly offline: Backend;
+  private readonly built = new Map<string, { settings: BackendSettings; backend: Backend }>();
 
   constructor(options: { offlineScript?: ScriptedTurn[] } = {}) {
     this.offline = createOfflineBackend(options.offlineScript);
@@ -16,9 +29,11 @@ export class BackendRegistry {
   get(name: string, settings: Settings): Backend {
     if (name === OFFLINE_BACKEND) return this.offline;
     const configured = settings.backends[name];
-    if (!configured) {
-      throw new RouterError(502, 'upstream', `The route names a backend '${name}' that is not configured.`);
-    }
-    throw new RouterError(501, 'upstream', `Backend type '${configured.type}' (backend '${name}') is not supported by this build yet.`);
+    if (!configured) throw new RouterError(502, 'upstream', `The route names a backend '${name}' that is not configured.`);
+    const cached = this.built.get(name);
+    if (cached && cached.settings === configured) return cached.backend;
+    const backend = FACTORIES[configured.type](name, configured);
+    this.built.set(name, { settings: configured, backend });
+    return backend;
   }
 }

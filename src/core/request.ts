@@ -76,4 +76,9 @@ export interface CanonicalRequest {
   /** Thinking budget in tokens when the client asked for one explicitly. */
   reasoningBudget?: number;
   metadata?: Record<string, string>;
+  /**
+   * The client's own body, for a backend that speaks the same wire format: it forwards this with
+   * the model renamed, so fields the canonical form does not model still reach the upstream.
+   */
+  passthrough?: { format: 'chat' | 'messages' | 'responses'; body: Record<string, unknown>; headers?: Record<string, string> };
 }

@@ -16,6 +16,8 @@ import type { RequestContext } from './context.js';
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { app, identity } = context;
   const decoded = format.decode(await context.request.readBody());
+  const beta = context.request.headers['anthropic-beta'];
+  if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
   const used = app.ledger.summary(identity.developer).totalTokens;
   if (used >= identity.capTokens) {

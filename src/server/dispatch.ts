@@ -67,9 +67,14 @@ function checkVersion(headers: ApiRequest['headers']): void {
   if (version === undefined || version === '') {
     throw new RouterError(400, 'invalid_request', 'anthropic-version: header is required (for example "anthropic-version: 2023-06-01").', 'anthropic-version');
   }
-  if (!VERSION_PATTERN.test(version)) {
+  if (!VERSION_PATTERN.test(version) || !isCalendarDate(version)) {
     throw new RouterError(400, 'invalid_request', `anthropic-version: expected a date such as 2023-06-01, got "${version.slice(0, 40)}".`, 'anthropic-version');
   }
+}
+
+function isCalendarDate(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
 const withRequestId = (response: ApiResponse, requestId: string): ApiResponse => ({

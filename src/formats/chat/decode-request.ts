@@ -58,6 +58,8 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   const metadata = optionalMetadata(json, 'metadata');
   if (metadata) request.metadata = metadata;
 
+  request.passthrough = { format: 'chat', body: json };
+
   const stream = optionalBoolean(json, 'stream') ?? false;
   const streamOptions = json.stream_options === undefined || json.stream_options === null ? {} : asObject(json.stream_options, 'stream_options');
   const includeUsage = optionalBoolean(streamOptions, 'include_usage', 'stream_options.include_usage') ?? false;

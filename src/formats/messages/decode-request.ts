@@ -49,6 +49,7 @@ export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
+  request.passthrough = { format: 'messages', body: json };
   return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {} };
 }
 

@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/reply.js';
+import { sequenceToolCalls } from '../../core/sequence-tool-calls.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { EncodeContext } from '../client-format.js';
@@ -48,7 +49,7 @@ export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, 
     return frame;
   };
 
-  for await (const event of events) {
+  for await (const event of sequenceToolCalls(events)) {
     if (!started && event.type !== 'error') {
       started = true;
       yield startMessage(event.type === 'start' ? event.usage : undefined);

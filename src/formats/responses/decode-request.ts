@@ -67,6 +67,7 @@ export function decodeResponsesRequest(body: unknown): Decoded<ResponsesOptions>
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   if (Object.keys(metadata).length) request.metadata = metadata;
 
+  request.passthrough = { format: 'responses', body: json };
   return {
     request,
     stream: optionalBoolean(json, 'stream') ?? false,

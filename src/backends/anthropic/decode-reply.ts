@@ -1,0 +1,31 @@
+import { RouterError } from '../../core/errors.js';
+import type { Reply, ReplyPart } from '../../core/reply.js';
+import { usageFromAnthropic } from './decode-usage.js';
+import { finishReasonFromAnthropic } from './map-stop-reason.js';
+
+interface MessageBody {
+  id?: string;
+  type?: string;
+  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string; data?: string; id?: string; name?: string; input?: unknown }>;
+  stop_reason?: string | null;
+  usage?: unknown;
+}
+
+/** An Anthropic `message` body in canonical form. */
+export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
+  const body = raw as MessageBody;
+  if (!body || !Array.isArray(body.content)) throw new RouterError(502, 'upstream', `Backend '${backend}' answered without message content.`);
+  const content: ReplyPart[] = [];
+  for (const block of body.content) {
+    if (block.type === 'text') content.push({ type: 'text', text: block.text ?? '' });
+    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking ?? '', ...(block.signature ? { signature: block.signature } : {}) });
+    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redactedData: block.data ?? '' });
+    else if (block.type === 'tool_use') content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
+  }
+  return {
+    ...(body.id ? { id: body.id } : {}),
+    content,
+    finishReason: finishReasonFromAnthropic(body.stop_reason),
+    usage: usageFromAnthropic(body.usage),
+  };
+}

@@ -1,0 +1,100 @@
+import { RouterError } from '../../core/errors.js';
+import type { FinishReason, Usage } from '../../core/reply.js';
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { SseFrame } from '../http/sse-decoder.js';
+import { usageFromAnthropic } from './decode-usage.js';
+import { finishReasonFromAnthropic } from './map-stop-reason.js';
+
+type BlockKind = 'text' | 'thinking' | 'tool' | 'ignored';
+
+interface AnthropicEvent {
+  type: string;
+  index?: number;
+  message?: { id?: string; usage?: unknown };
+  content_block?: { type: string; id?: string; name?: string; data?: string };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
+  usage?: unknown;
+  error?: { type?: string; message?: string };
+}
+
+/**
+ * The Anthropic event grammar to canonical events: blocks are tracked by index, a thinking
+ * block's signature arrives as its last delta, and usage is completed by message_delta. A stream
+ * that ends before message_stop was cut off, and says so.
+ */
+export async function* decodeAnthropicStream(backend: string, frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string }>();
+  let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  let finish: FinishReason = 'stop';
+
+  for await (const frame of frames) {
+    let event: AnthropicEvent;
+    try {
+      event = JSON.parse(frame.data) as AnthropicEvent;
+    } catch {
+      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
+    }
+    switch (event.type) {
+      case 'message_start':
+        usage = usageFromAnthropic(event.message?.usage);
+        yield { type: 'start', ...(event.message?.id ? { id: event.message.id } : {}), usage };
+        break;
+      case 'content_block_start': {
+        const block = event.content_block;
+        const index = event.index ?? blocks.size;
+        if (block?.type === 'text') {
+          blocks.set(index, { kind: 'text' });
+          yield { type: 'text-start' };
+        } else if (block?.type === 'thinking') {
+          blocks.set(index, { kind: 'thinking' });
+          yield { type: 'reasoning-start' };
+        } else if (block?.type === 'redacted_thinking') {
+          blocks.set(index, { kind: 'ignored' });
+          yield { type: 'reasoning-start' };
+          yield { type: 'reasoning-end', redactedData: block.data ?? '' };
+        } else if (block?.type === 'tool_use') {
+          const id = block.id ?? `toolu_${index}`;
+          blocks.set(index, { kind: 'tool', id });
+          yield { type: 'tool-call-start', id, name: block.name ?? '' };
+        } else {
+          blocks.set(index, { kind: 'ignored' }); // server-tool blocks: nothing a client format here can carry
+        }
+        break;
+      }
+      case 'content_block_delta': {
+        const block = blocks.get(event.index ?? -1);
+        const delta = event.delta;
+        if (!block || !delta) break;
+        if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) yield { type: 'text-delta', text: delta.text };
+        else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) yield { type: 'reasoning-delta', text: delta.thinking };
+        else if (delta.type === 'signature_delta' && block.kind === 'thinking') block.signature = (block.signature ?? '') + (delta.signature ?? '');
+        else if (delta.type === 'input_json_delta' && block.kind === 'tool' && delta.partial_json) {
+          yield { type: 'tool-call-delta', id: block.id!, argumentsDelta: delta.partial_json };
+        }
+        break;
+      }
+      case 'content_block_stop': {
+        const block = blocks.get(event.index ?? -1);
+        if (block?.kind === 'text') yield { type: 'text-end' };
+        else if (block?.kind === 'thinking') yield { type: 'reasoning-end', ...(block.signature ? { signature: block.signature } : {}) };
+        else if (block?.kind === 'tool') yield { type: 'tool-call-end', id: block.id! };
+        break;
+      }
+      case 'message_delta':
+        if (event.delta?.stop_reason) finish = finishReasonFromAnthropic(event.delta.stop_reason);
+        usage = usageFromAnthropic(event.usage, usage);
+        break;
+      case 'message_stop':
+        yield { type: 'finish', reason: finish, usage };
+        return;
+      case 'error': {
+        const kind = event.error?.type;
+        const message = `Backend '${backend}' failed mid-stream: ${String(event.error?.message ?? kind ?? 'unknown error').slice(0, 200)}`;
+        throw kind === 'overloaded_error' ? new RouterError(503, 'overloaded', message) : new RouterError(502, 'upstream', message);
+      }
+      default:
+        break; // ping and future event types
+    }
+  }
+  throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`);
+}

@@ -1,0 +1,67 @@
+import { RouterError } from '../../core/errors.js';
+
+export interface SseFrame {
+  event?: string;
+  data: string;
+}
+
+/** A line longer than this is not a well-formed upstream event; stop rather than buffer without end. */
+const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Decodes a server-sent event stream from bytes, as the WHATWG grammar defines it: frames end at
+ * a blank line, `data:` lines join with newlines, `:` lines are comments, CR/LF/CRLF all end lines,
+ * and multi-byte characters split across chunks are reassembled.
+ */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let event: string | undefined;
+  let data: string[] = [];
+  const flush = (): SseFrame | undefined => {
+    const frame = data.length ? { ...(event !== undefined ? { event } : {}), data: data.join('\n') } : undefined;
+    event = undefined;
+    data = [];
+    return frame;
+  };
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (;;) {
+      const end = nextLineEnd(buffer, start);
+      if (end === -1) break;
+      const line = buffer.slice(start, end);
+      start = end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1);
+      if (line === '') {
+        const frame = flush();
+        if (frame) yield frame;
+        continue;
+      }
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      let value = colon === -1 ? '' : line.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'data') data.push(value);
+      else if (field === 'event') event = value;
+    }
+    buffer = buffer.slice(start);
+    // A lone CR at the end may be the first half of CRLF: keep it for the next chunk.
+    if (buffer.length > MAX_LINE_CHARS) throw new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
+  }
+  buffer += decoder.decode();
+  if (buffer !== '') {
+    const colon = buffer.indexOf(':');
+    if (colon !== -1 && buffer.slice(0, colon) === 'data') data.push(buffer.slice(colon + 1).replace(/^ /, ''));
+  }
+  const frame = flush();
+  if (frame) yield frame;
+}
+
+function nextLineEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i;
+    if (c === 13) return i + 1 < text.length ? i : -1; // wait to see whether LF follows
+  }
+  return -1;
+}

@@ -1,0 +1,35 @@
+import { RouterError } from '../../core/errors.js';
+
+/**
+ * Maps an upstream's error status to what the client should see. Rate limits and server faults
+ * stay retryable (the route may fall back); a rejected request is the client's to fix and keeps
+ * the upstream's message; the backend's own credentials failing is the router's problem, not the
+ * client's, so it becomes a 502 that names the backend but never the key.
+ */
+export function upstreamError(backend: string, status: number, message: string | undefined, secrets: string[]): RouterError {
+  const detail = message ? `: ${redact(message, secrets)}` : '';
+  if (status === 401 || status === 403) {
+    return new RouterError(502, 'upstream', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`);
+  }
+  if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`);
+  if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`);
+  if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`);
+  if (status === 404) return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`);
+  if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`);
+  return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`);
+}
+
+/** Removes anything that looks like a credential from upstream text before a client sees it. */
+export function redact(text: string, secrets: string[]): string {
+  let clean = text.slice(0, 2000);
+  for (const secret of secrets) if (secret.length >= 6) clean = clean.split(secret).join('[redacted]');
+  return clean.replace(/\b(sk|svc|key|tok)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
+}
+
+/** The message inside an OpenAI- or Anthropic-shaped error body, if there is one. */
+export function errorMessageOf(body: unknown): string | undefined {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : undefined;
+}

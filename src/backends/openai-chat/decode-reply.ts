@@ -1,0 +1,48 @@
+import { RouterError } from '../../core/errors.js';
+import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
+import type { Reply, ReplyPart } from '../../core/reply.js';
+import type { CanonicalRequest } from '../../core/request.js';
+import { usageFromChat } from './decode-usage.js';
+import { finishReasonFromChat } from './map-finish-reason.js';
+
+interface ChatCompletionBody {
+  id?: string;
+  choices?: Array<{
+    message?: {
+      content?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+      tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }> | null;
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: unknown;
+}
+
+/** A `chat.completion` body in canonical form; a 200 that carries no choice is an upstream fault. */
+export function decodeChatReply(backend: string, raw: unknown, request: CanonicalRequest): Reply {
+  const body = raw as ChatCompletionBody;
+  const choice = body?.choices?.[0];
+  if (!choice?.message) {
+    throw new RouterError(502, 'upstream', `Backend '${backend}' answered without a choice${errorHint(raw)}.`);
+  }
+  const content: ReplyPart[] = [];
+  const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
+  if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+  if (choice.message.content) content.push({ type: 'text', text: choice.message.content });
+  for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+    content.push({ type: 'tool-call', id: call.id || `call_${index}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
+  }
+  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.text)).join('');
+  return {
+    ...(body.id ? { id: body.id } : {}),
+    content,
+    finishReason: finishReasonFromChat(choice.finish_reason),
+    usage: usageFromChat(body.usage) ?? { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) },
+  };
+}
+
+function errorHint(raw: unknown): string {
+  const error = (raw as { error?: { message?: unknown } } | null)?.error;
+  return typeof error?.message === 'string' ? ` (it reported an error: ${error.message.slice(0, 200)})` : '';
+}

@@ -1,0 +1,111 @@
+import { RouterError } from '../../core/errors.js';
+import { estimateRequestTokens, tokensForChars } from '../../core/estimate-tokens.js';
+import type { FinishReason, Usage } from '../../core/reply.js';
+import type { CanonicalRequest } from '../../core/request.js';
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { SseFrame } from '../http/sse-decoder.js';
+import { usageFromChat } from './decode-usage.js';
+import { finishReasonFromChat } from './map-finish-reason.js';
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+interface Chunk {
+  id?: string;
+  choices?: Array<{
+    delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] | null };
+    finish_reason?: string | null;
+  }>;
+  usage?: unknown;
+  error?: { message?: string };
+}
+
+/**
+ * Chat Completions chunks to canonical events. Tool calls are keyed by their `index`; their id and
+ * name come in the first delta and arguments in later ones. A stream that ends without a finish
+ * reason or `[DONE]` was cut off, and says so.
+ */
+export async function* decodeChatStream(backend: string, frames: AsyncIterable<SseFrame>, request: CanonicalRequest): AsyncGenerator<StreamEvent> {
+  let started = false;
+  let open: 'text' | 'reasoning' | undefined;
+  const calls = new Map<number, string>();
+  let finish: FinishReason | undefined;
+  let usage: Usage | undefined;
+  let outputChars = 0;
+  let done = false;
+
+  const close = function* (): Generator<StreamEvent> {
+    if (open === 'text') yield { type: 'text-end' };
+    if (open === 'reasoning') yield { type: 'reasoning-end' };
+    open = undefined;
+  };
+
+  for await (const frame of frames) {
+    if (frame.data === '[DONE]') {
+      done = true;
+      break;
+    }
+    let chunk: Chunk;
+    try {
+      chunk = JSON.parse(frame.data) as Chunk;
+    } catch {
+      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
+    }
+    if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(chunk.error.message ?? 'unknown error').slice(0, 200)}`);
+    if (!started) {
+      started = true;
+      yield { type: 'start', ...(chunk.id ? { id: chunk.id } : {}), usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } };
+    }
+    usage = usageFromChat(chunk.usage) ?? usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta ?? {};
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (reasoning) {
+      if (open !== 'reasoning') {
+        yield* close();
+        open = 'reasoning';
+        yield { type: 'reasoning-start' };
+      }
+      outputChars += reasoning.length;
+      yield { type: 'reasoning-delta', text: reasoning };
+    }
+    if (delta.content) {
+      if (open !== 'text') {
+        yield* close();
+        open = 'text';
+        yield { type: 'text-start' };
+      }
+      outputChars += delta.content.length;
+      yield { type: 'text-delta', text: delta.content };
+    }
+    for (const call of delta.tool_calls ?? []) {
+      const index = call.index ?? 0;
+      let id = calls.get(index);
+      if (id === undefined) {
+        yield* close();
+        id = call.id || `call_${index}_${Date.now().toString(36)}`;
+        calls.set(index, id);
+        yield { type: 'tool-call-start', id, name: call.function?.name ?? '' };
+      }
+      const args = call.function?.arguments;
+      if (args) {
+        outputChars += args.length;
+        yield { type: 'tool-call-delta', id, argumentsDelta: args };
+      }
+    }
+    if (choice.finish_reason) finish = finishReasonFromChat(choice.finish_reason);
+  }
+  if (!done && finish === undefined) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before it finished.`);
+  if (!started) yield { type: 'start', usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } };
+  yield* close();
+  for (const id of calls.values()) yield { type: 'tool-call-end', id };
+  yield {
+    type: 'finish',
+    reason: finish ?? (calls.size ? 'tool-calls' : 'stop'),
+    usage: usage ?? { inputTokens: estimateRequestTokens(request), outputTokens: tokensForChars(outputChars) },
+  };
+}

@@ -1,0 +1,80 @@
+import type { CanonicalRequest, ImagePart, Message, TextPart, ToolChoice } from '../../core/request.js';
+
+type ChatMessage = Record<string, unknown>;
+
+/**
+ * The Chat Completions body for a canonical request. Same-format requests forward the client's
+ * body with the model renamed; streaming always asks for usage, since the ledger needs it.
+ */
+export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> =
+    request.passthrough?.format === 'chat' ? { ...request.passthrough.body, model: upstreamModel } : buildBody(request, upstreamModel);
+  if (stream) {
+    body.stream = true;
+    body.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
+  } else {
+    delete body.stream;
+    delete body.stream_options;
+  }
+  return body;
+}
+
+function buildBody(request: CanonicalRequest, model: string): Record<string, unknown> {
+  const messages: ChatMessage[] = [];
+  const system = joinText(request.system);
+  if (system) messages.push({ role: 'system', content: system });
+  for (const message of request.messages) messages.push(...encodeMessage(message));
+  const body: Record<string, unknown> = { model, messages };
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: stripSchemaMeta(tool.parameters) },
+    }));
+    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.stop?.length) body.stop = request.stop;
+  if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  return body;
+}
+
+function encodeMessage(message: Message): ChatMessage[] {
+  switch (message.role) {
+    case 'system':
+      return [{ role: 'system', content: joinText(message.content.filter((part): part is TextPart => part.type === 'text')) }];
+    case 'user':
+      return [{ role: 'user', content: encodeUserContent(message.content.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image')) }];
+    case 'tool':
+      return message.content.flatMap((part) =>
+        part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.callId, content: joinText(part.content.filter((inner): inner is TextPart => inner.type === 'text')) }] : [],
+      );
+    case 'assistant': {
+      const text = joinText(message.content.filter((part): part is TextPart => part.type === 'text'));
+      const toolCalls = message.content.flatMap((part) =>
+        part.type === 'tool-call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }] : [],
+      );
+      return [{ role: 'assistant', content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
+    }
+  }
+}
+
+/** A lone text stays a plain string, which every OpenAI-compatible server accepts. */
+function encodeUserContent(parts: Array<TextPart | ImagePart>): unknown {
+  if (parts.every((part) => part.type === 'text')) return joinText(parts as TextPart[]);
+  return parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url } }));
+}
+
+const joinText = (parts: TextPart[]): string => parts.map((part) => part.text).join('\n\n');
+
+function encodeToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+/** `$schema` and similar meta keys (sent by some clients) are refused by several compatible servers. */
+export function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _schema, ...rest } = schema;
+  return rest;
+}

@@ -1,0 +1,85 @@
+import { RouterError } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { SseFrame } from '../http/sse-decoder.js';
+import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
+
+interface ResponsesEvent {
+  type: string;
+  item_id?: string;
+  item?: { id?: string; type?: string; call_id?: string; name?: string };
+  delta?: string;
+  response?: { id?: string; status?: string; usage?: unknown; error?: { message?: string } | null };
+  message?: string;
+}
+
+/**
+ * Responses stream events to canonical events: output items open and close blocks; text, reasoning
+ * summary and argument deltas fill them; the terminal response event carries usage.
+ */
+export async function* decodeResponsesStream(backend: string, frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+  const calls = new Map<string, string>(); // item id → call id
+  let textOpen = false;
+  let reasoningOpen = false;
+
+  for await (const frame of frames) {
+    let event: ResponsesEvent;
+    try {
+      event = JSON.parse(frame.data) as ResponsesEvent;
+    } catch {
+      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
+    }
+    switch (event.type) {
+      case 'response.created':
+        yield { type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) };
+        break;
+      case 'response.output_item.added':
+        if (event.item?.type === 'function_call') {
+          const callId = event.item.call_id ?? event.item.id ?? `call_${calls.size}`;
+          calls.set(event.item.id ?? callId, callId);
+          yield { type: 'tool-call-start', id: callId, name: event.item.name ?? '' };
+        } else if (event.item?.type === 'reasoning') {
+          reasoningOpen = true;
+          yield { type: 'reasoning-start' };
+        }
+        break;
+      case 'response.output_text.delta':
+        if (!textOpen) {
+          textOpen = true;
+          yield { type: 'text-start' };
+        }
+        if (event.delta) yield { type: 'text-delta', text: event.delta };
+        break;
+      case 'response.reasoning_summary_text.delta':
+        if (reasoningOpen && event.delta) yield { type: 'reasoning-delta', text: event.delta };
+        break;
+      case 'response.function_call_arguments.delta': {
+        const callId = calls.get(event.item_id ?? '');
+        if (callId && event.delta) yield { type: 'tool-call-delta', id: callId, argumentsDelta: event.delta };
+        break;
+      }
+      case 'response.output_item.done':
+        if (event.item?.type === 'message' && textOpen) {
+          textOpen = false;
+          yield { type: 'text-end' };
+        } else if (event.item?.type === 'reasoning' && reasoningOpen) {
+          reasoningOpen = false;
+          yield { type: 'reasoning-end' };
+        } else if (event.item?.type === 'function_call') {
+          const callId = calls.get(event.item.id ?? '') ?? event.item.call_id;
+          if (callId) yield { type: 'tool-call-end', id: callId };
+        }
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        if (textOpen) yield { type: 'text-end' };
+        yield { type: 'finish', reason: finishReasonFromResponse(event.response?.status, calls.size > 0), usage: usageFromResponses(event.response?.usage) };
+        return;
+      case 'response.failed':
+      case 'error':
+        throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(event.response?.error?.message ?? event.message ?? 'unknown error').slice(0, 200)}`);
+      default:
+        break;
+    }
+  }
+  throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`);
+}
