@@ -14,11 +14,23 @@ export function authenticate(settings: Settings, presented: string | undefined):
   }
   const identity = lookup(settings, presented);
   if (identity) return identity;
-  const stripped = presented.replace(WHITESPACE, '');
-  if (stripped !== presented && lookup(settings, stripped)) {
+  if (differsOnlyByWhitespace(settings, presented)) {
     throw unauthorized('Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.');
   }
   throw unauthorized('Invalid API key. Check the key you were issued (svc-router whoami shows who a key belongs to).');
+}
+
+/**
+ * Node reads header bytes as Latin-1, so a pasted no-break or zero-width space sent as UTF-8
+ * arrives as two or three odd characters: look at the value both ways.
+ */
+function differsOnlyByWhitespace(settings: Settings, presented: string): boolean {
+  const readings = new Set([presented, Buffer.from(presented, 'latin1').toString('utf8')]);
+  for (const reading of readings) {
+    const stripped = reading.replace(WHITESPACE, '');
+    if (stripped !== presented && lookup(settings, stripped)) return true;
+  }
+  return false;
 }
 
 function lookup(settings: Settings, key: string): Identity | undefined {

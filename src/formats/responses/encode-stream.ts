@@ -53,7 +53,7 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
       case 'reasoning-start':
         reasoning = { id: newId('rs_'), index: output.length, text: '' };
         output.push(undefined);
-        yield emit('response.output_item.added', { output_index: reasoning.index, item: reasoningItem('', reasoning.id) }) +
+        yield emit('response.output_item.added', { output_index: reasoning.index, item: reasoningItem('', reasoning.id, 'in_progress') }) +
           emit('response.reasoning_summary_part.added', {
             item_id: reasoning.id,
             output_index: reasoning.index,

@@ -18,8 +18,9 @@ export const functionCallItem = (callId: string, name: string, args: string, id 
   arguments: args,
 });
 
-export const reasoningItem = (text: string, id = newId('rs_')) => ({
+export const reasoningItem = (text: string, id = newId('rs_'), status = 'completed') => ({
   id,
   type: 'reasoning' as const,
+  status,
   summary: text ? [{ type: 'summary_text' as const, text }] : [],
 });
