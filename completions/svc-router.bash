@@ -1,0 +1,204 @@
+# bash completion for svc-router
+#
+# Load it in the current shell:
+#   source <(svc-router completion bash)
+# or install it for every new shell:
+#   svc-router completion bash > ~/.local/share/bash-completion/completions/svc-router
+#
+# Needs nothing but bash itself (the bash-completion package is optional).
+
+_svc_router_backends() {
+    command -v svc-router >/dev/null 2>&1 || return 0
+    svc-router backends list --json 2>/dev/null | sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p'
+}
+
+# Options that take a value, so the word after them is not a command or an argument.
+_svc_router_takes_value() {
+    case $1 in
+        --host | --port | --offline-script | --developer | --org | --tier | --cap | --type | --base-url | \
+            --api-key | --api-key-env | --header | --key | -m | --model | -s | --system | --max-tokens)
+            return 0 ;;
+    esac
+    return 1
+}
+
+_svc_router() {
+    local cur prev
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
+    local types='openai-chat openai-responses anthropic'
+    local shells='bash zsh fish'
+    local config_keys='server.host server.port server.bodyLimitBytes usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve init keys backends routes config whoami models chat env completion help'
+    local help='-h --help'
+    local connection='--base-url --key --json'
+
+    # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
+    # so `--type=op` arrives as "--type" "=" "op"; without it, as one word.
+    local opt= pfx=
+    if [[ $cur == = && $prev == -* ]]; then
+        opt=$prev
+        cur=
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[COMP_CWORD - 2]} == -* ]]; then
+        opt=${COMP_WORDS[COMP_CWORD - 2]}
+    elif [[ $cur == --*=* ]]; then
+        opt=${cur%%=*}
+        pfx=$opt=
+        cur=${cur#*=}
+    elif [[ $prev != = ]] && _svc_router_takes_value "$prev"; then
+        opt=$prev
+    fi
+
+    # Walk the words before the cursor: command, subcommand, then the positional arguments.
+    local cmd= sub= i word
+    local -a args=()
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        if [[ $word == : || ${COMP_WORDS[i - 1]} == : ]] && ((${#args[@]})); then
+            # BACKEND:MODEL is split at ':' like '=' is; glue it back together.
+            args[${#args[@]} - 1]+=$word
+            continue
+        fi
+        case $word in
+            -*)
+                if [[ $word != *=* ]] && _svc_router_takes_value "$word"; then
+                    if [[ ${COMP_WORDS[i + 1]} == = ]]; then
+                        ((i += 2))
+                    else
+                        ((i += 1))
+                    fi
+                fi
+                ;;
+            *)
+                if [[ -z $cmd ]]; then
+                    cmd=$word
+                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|config)$ ]]; then
+                    sub=$word
+                else
+                    args+=("$word")
+                fi
+                ;;
+        esac
+    done
+    local nargs=${#args[@]}
+
+    if [[ -n $opt ]]; then
+        case $opt in
+            --type)
+                COMPREPLY=($(compgen -W "$types" -- "$cur"))
+                ;;
+            --offline-script)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
+            -m | --model)
+                COMPREPLY=($(compgen -W "$skus" -- "$cur"))
+                ;;
+        esac
+        if [[ -n $pfx ]]; then
+            COMPREPLY=("${COMPREPLY[@]/#/$pfx}")
+        fi
+        return 0
+    fi
+
+    # The upstream model after BACKEND: is free text.
+    if [[ $cur == : || $prev == : ]]; then
+        return 0
+    fi
+
+    local options=$help
+    case $cmd in
+        '') options='-V --version -h --help' ;;
+        serve) options="--host --port --offline-script $help" ;;
+        init) options="--developer --org --tier --cap --force --json $help" ;;
+        keys)
+            case $sub in
+                issue) options="--developer --org --tier --cap --force --json $help" ;;
+                list) options="--json $help" ;;
+            esac
+            ;;
+        backends)
+            case $sub in
+                add) options="--type --base-url --api-key --api-key-env --header $help" ;;
+                list) options="--json $help" ;;
+            esac
+            ;;
+        routes)
+            case $sub in
+                list) options="--json $help" ;;
+            esac
+            ;;
+        whoami | models) options="$connection $help" ;;
+        chat) options="-m --model -s --system --max-tokens --stream $connection $help" ;;
+        env) options="--base-url --key $help" ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+        return 0
+    fi
+
+    local words=
+    case $cmd in
+        '') words=$commands ;;
+        help) ((nargs == 0)) && words=$commands ;;
+        keys)
+            case $sub in
+                '') words='issue list revoke help' ;;
+                help) ((nargs == 0)) && words='issue list revoke' ;;
+                issue | list) words=$options ;;
+            esac
+            ;;
+        backends)
+            case $sub in
+                '') words='add list remove help' ;;
+                help) ((nargs == 0)) && words='add list remove' ;;
+                add) ((nargs > 0)) && words=$options ;;
+                list) words=$options ;;
+                remove) ((nargs == 0)) && words=$(_svc_router_backends) ;;
+            esac
+            ;;
+        routes)
+            case $sub in
+                '') words='set list unset help' ;;
+                help) ((nargs == 0)) && words='set list unset' ;;
+                set | unset)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W "$skus claude-*" -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    fi
+                    [[ $sub == set ]] && words="$(_svc_router_backends) offline"
+                    ;;
+                list) words=$options ;;
+            esac
+            ;;
+        config)
+            case $sub in
+                '') words='path get set help' ;;
+                help) ((nargs == 0)) && words='path get set' ;;
+                get) ((nargs == 0)) && words=$config_keys ;;
+                set)
+                    if ((nargs == 0)); then
+                        words=$config_keys
+                    elif ((nargs == 1)) && [[ ${args[0]} == usage.store ]]; then
+                        words=file
+                    fi
+                    ;;
+            esac
+            ;;
+        completion) ((nargs == 0)) && words=$shells ;;
+        serve | init | whoami | models | env) words=$options ;;
+    esac
+
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    return 0
+}
+
+complete -F _svc_router svc-router

@@ -1,0 +1,259 @@
+#compdef svc-router
+# zsh completion for svc-router
+#
+# Load it in the current shell (after compinit):
+#   source <(svc-router completion zsh)
+# or install it as an autoloaded function, from a directory on $fpath:
+#   svc-router completion zsh > "${fpath[1]}/_svc-router"
+
+_svc_router_skus() {
+  local -a skus
+  skus=(
+    'svc.intelligent-pro:the most capable SKU'
+    'svc.intelligent-basic:the everyday SKU'
+    'svc.intelligent-lite:the fastest, cheapest SKU'
+  )
+  _describe -t skus 'SKU' skus
+}
+
+_svc_router_route_models() {
+  local expl ret=1
+  _svc_router_skus && ret=0
+  _wanted patterns expl 'pattern' compadd -- 'claude-*' && ret=0
+  return ret
+}
+
+_svc_router_backend_names() {
+  local -a names
+  if (( $+commands[svc-router] )); then
+    names=(${(f)"$(svc-router backends list --json 2>/dev/null | sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p')"})
+  fi
+  [[ $1 == --with-offline ]] && names+=(offline)
+  _wanted backends expl 'backend' compadd -a names
+}
+
+_svc_router_targets() {
+  if compset -P '*:'; then
+    _message -e models 'upstream model'
+  else
+    _svc_router_backend_names --with-offline
+  fi
+}
+
+_svc_router_config_keys() {
+  local -a keys
+  keys=(
+    'server.host:address serve binds to'
+    'server.port:port serve listens on'
+    'server.bodyLimitBytes:largest request body accepted (413 past it)'
+    'usage.store:where usage is recorded'
+    'defaults.organisation:organisation given to new keys'
+    'defaults.tier:tier given to new keys'
+    'defaults.capTokens:30-day token cap given to new keys'
+  )
+  _describe -t config-keys 'config key' keys
+}
+
+_svc_router_config_value() {
+  case $words[2] in
+    usage.store) _values 'value' file ;;
+    *) _message -e values 'value' ;;
+  esac
+}
+
+_svc_router_commands() {
+  local -a commands
+  commands=(
+    'serve:run the router'
+    "init:issue the local developer's own key and store it for the CLI"
+    'keys:issue, list and revoke keys for developers'
+    'backends:configure upstream backends'
+    'routes:map models to backends'
+    'config:read and change settings'
+    'whoami:show who the key belongs to and its usage against the 30-day cap'
+    'models:list the models the router serves'
+    'chat:send one chat message'
+    'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
+    'completion:print a completion script for bash, zsh or fish'
+    'help:display help for command'
+  )
+  _describe -t commands 'svc-router command' commands
+}
+
+_svc_router_group() {
+  local group=$1 ret=1
+  shift
+  local -a subcommands
+  subcommands=("$@")
+  local curcontext=$curcontext state state_descr line
+  typeset -A opt_args
+  _arguments -C \
+    '(- *)'{-h,--help}'[display help for command]' \
+    '1: :->subcommand' \
+    '*:: :->args' && ret=0
+  case $state in
+    subcommand)
+      _describe -t commands "svc-router $group command" subcommands && ret=0
+      ;;
+    args)
+      curcontext=${curcontext%:*:*}:svc-router-$group-$words[1]:
+      _svc_router_${group}_args && ret=0
+      ;;
+  esac
+  return ret
+}
+
+_svc_router_keys_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    issue)
+      _arguments \
+        '--developer=[developer slug]:slug' \
+        '--org=[organisation]:name' \
+        '--tier=[tier]:name' \
+        '--cap=[30-day token cap]:tokens' \
+        "--force[replace the developer's existing key]" \
+        '--json[print a JSON object]' \
+        $help
+      ;;
+    list) _arguments '--json[print JSON]' $help ;;
+    revoke) _arguments ':developer slug' $help ;;
+    help) _arguments ':command:(issue list revoke)' ;;
+    *) return 1 ;;
+  esac
+}
+
+_svc_router_backends_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    add)
+      _arguments \
+        ':backend name' \
+        '--type=[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic)' \
+        '--base-url=[upstream base URL]:url:_urls' \
+        '(--api-key-env)--api-key=[upstream API key]:key' \
+        '(--api-key)--api-key-env=[environment variable holding the upstream API key]:variable:_parameters -g "*export*"' \
+        '*--header=[extra header sent upstream]:name=value' \
+        $help
+      ;;
+    list) _arguments '--json[print JSON]' $help ;;
+    remove) _arguments ':backend:_svc_router_backend_names' $help ;;
+    help) _arguments ':command:(add list remove)' ;;
+    *) return 1 ;;
+  esac
+}
+
+_svc_router_routes_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    set) _arguments ':model:_svc_router_route_models' '*:target (BACKEND[\:UPSTREAM_MODEL]):_svc_router_targets' $help ;;
+    list) _arguments '--json[print JSON]' $help ;;
+    unset) _arguments ':model:_svc_router_route_models' $help ;;
+    help) _arguments ':command:(set list unset)' ;;
+    *) return 1 ;;
+  esac
+}
+
+_svc_router_config_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    path) _arguments $help ;;
+    get) _arguments ':key:_svc_router_config_keys' $help ;;
+    set) _arguments ':key:_svc_router_config_keys' ':value:_svc_router_config_value' $help ;;
+    help) _arguments ':command:(path get set)' ;;
+    *) return 1 ;;
+  esac
+}
+
+_svc_router() {
+  local curcontext=$curcontext state state_descr line ret=1
+  typeset -A opt_args
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  local -a connection
+  connection=(
+    '--base-url=[talk to a router over HTTP instead of in-process]:url:_urls'
+    '--key=[key to send]:key'
+    '--json[print the raw response body]'
+  )
+
+  _arguments -C \
+    '(- *)'{-V,--version}'[output the version number]' \
+    '(- *)'{-h,--help}'[display help for command]' \
+    '1: :_svc_router_commands' \
+    '*:: :->args' && ret=0
+
+  [[ $state == args ]] || return ret
+  curcontext=${curcontext%:*:*}:svc-router-$words[1]:
+  case $words[1] in
+    serve)
+      _arguments \
+        '--host=[address to bind]:host:_hosts' \
+        '--port=[port to listen on (0 picks a free one)]:port' \
+        '--offline-script=[JSON list of turns for the offline backend to replay]:file:_files' \
+        $help && ret=0
+      ;;
+    init)
+      _arguments \
+        '--developer=[developer slug]:slug' \
+        '--org=[organisation]:name' \
+        '--tier=[tier]:name' \
+        '--cap=[30-day token cap]:tokens' \
+        '--force[replace an existing local key]' \
+        '--json[print a JSON object]' \
+        $help && ret=0
+      ;;
+    keys)
+      _svc_router_group keys 'issue:issue a key for a developer' 'list:list issued keys' "revoke:revoke a developer's key" \
+        'help:display help for command' && ret=0
+      ;;
+    backends)
+      _svc_router_group backends 'add:add or replace a backend' 'list:list backends' 'remove:remove a backend no route uses' \
+        'help:display help for command' && ret=0
+      ;;
+    routes)
+      _svc_router_group routes 'set:route a model to backend targets, in fallback order' 'list:list routes' 'unset:remove a route' \
+        'help:display help for command' && ret=0
+      ;;
+    config)
+      _svc_router_group config 'path:print the config file path' 'get:print a setting' 'set:change a setting' \
+        'help:display help for command' && ret=0
+      ;;
+    whoami | models)
+      _arguments $connection $help && ret=0
+      ;;
+    chat)
+      _arguments \
+        '(-m --model)'{-m+,--model=}'[model to ask]:model:_svc_router_skus' \
+        '(-s --system)'{-s+,--system=}'[system prompt]:text' \
+        '--max-tokens=[output cap]:n' \
+        '--stream[print tokens as they arrive]' \
+        $connection \
+        '*:prompt' \
+        $help && ret=0
+      ;;
+    env)
+      _arguments \
+        "--base-url=[the router's address]:url:_urls" \
+        '--key=[key to put in the lines]:key' \
+        $help && ret=0
+      ;;
+    completion)
+      _arguments ':shell:(bash zsh fish)' $help && ret=0
+      ;;
+    help)
+      _arguments ':command:_svc_router_commands' && ret=0
+      ;;
+  esac
+  return ret
+}
+
+if [[ $funcstack[1] == _svc-router ]]; then
+  _svc_router "$@"
+else
+  (( $+functions[compdef] )) && compdef _svc_router svc-router
+fi
