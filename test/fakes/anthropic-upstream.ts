@@ -1,0 +1,195 @@
+import type { ServerResponse } from 'node:http';
+import type {
+  ContentBlock,
+  Message,
+  MessageCreateParams,
+  MessageDeltaUsage,
+  RawMessageStreamEvent,
+  StopReason,
+  Usage,
+} from '@anthropic-ai/sdk/resources/messages';
+import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
+import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+
+export interface AnthropicUpstreamOptions extends FakeServerOptions {
+  /** When set, `x-api-key` (or `Authorization: Bearer`) must equal it; otherwise any non-empty key passes. */
+  apiKey?: string;
+}
+
+/** `url` is the origin; the Anthropic SDK appends /v1/messages itself. */
+export type AnthropicUpstream = FakeUpstream;
+
+const STOP_REASONS: Record<ReturnType<typeof stopReason>, StopReason> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
+
+/** Serves POST /v1/messages in Anthropic's wire format, streaming or not. */
+export async function startAnthropicUpstream(script: Script<MessageCreateParams>, options: AnthropicUpstreamOptions = {}): Promise<AnthropicUpstream> {
+  const nextTurn = scriptCursor(script);
+
+  const { origin, requests, close } = await startFakeServer(async (request, res) => {
+    const pathname = new URL(request.path, 'http://fake').pathname;
+    if (request.method !== 'POST' || pathname !== '/v1/messages') return sendError(res, 404, 'not_found_error', 'Not Found');
+    if (!authorised(request, res, options.apiKey)) return;
+    if (!request.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    const body = request.body;
+    if (!isObject(body)) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the request body: invalid JSON');
+    for (const field of ['model', 'messages', 'max_tokens']) {
+      if (body[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
+    }
+    const params = body as MessageCreateParams;
+    const turn = await nextTurn(params);
+    const headers = { ...requestIdHeader(), ...turn.headers };
+    if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
+      return sendJson(res, turn.status, turn.errorBody ?? errorBody(turn.status), headers);
+    }
+    if (params.stream) return streamMessage(res, turn, params, headers);
+    sendJson(res, turn.status ?? 200, message(turn, params), headers);
+  });
+
+  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>) {
+    const sse = openEventStream(res, headers, options);
+    const send = (event: RawMessageStreamEvent) => sse.frame(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    // Anthropic sends the first ping right after the first content_block_start.
+    const ping = () => sse.frame('event: ping\ndata: {"type": "ping"}\n\n');
+    const full = message(turn, params);
+
+    await send({
+      type: 'message_start',
+      message: { ...full, content: [], stop_reason: null, stop_sequence: null, usage: { ...full.usage, output_tokens: 1 } },
+    });
+    if (full.content.length === 0) await ping();
+    let toolIndex = 0;
+    for (const [index, block] of full.content.entries()) {
+      const delta = (d: Extract<RawMessageStreamEvent, { type: 'content_block_delta' }>['delta']) => send({ type: 'content_block_delta', index, delta: d });
+      if (block.type === 'thinking') {
+        await send({ type: 'content_block_start', index, content_block: { ...block, thinking: '', signature: '' } });
+        if (index === 0) await ping();
+        for (const piece of splitText(block.thinking, turn.chunkSize)) await delta({ type: 'thinking_delta', thinking: piece });
+        await delta({ type: 'signature_delta', signature: block.signature });
+      } else if (block.type === 'text') {
+        await send({ type: 'content_block_start', index, content_block: { ...block, text: '' } });
+        if (index === 0) await ping();
+        for (const piece of splitText(block.text, turn.chunkSize)) await delta({ type: 'text_delta', text: piece });
+      } else if (block.type === 'tool_use') {
+        await send({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+        if (index === 0) await ping();
+        // The real API opens every tool input with an empty fragment.
+        await delta({ type: 'input_json_delta', partial_json: '' });
+        // Stream the scripted arguments verbatim, so a malformed JSON string reaches the client as is.
+        const call = turn.toolCalls![toolIndex++]!;
+        for (const piece of splitText(argumentsJson(call), turn.chunkSize)) await delta({ type: 'input_json_delta', partial_json: piece });
+      }
+      await send({ type: 'content_block_stop', index });
+    }
+    await send({
+      type: 'message_delta',
+      delta: { stop_reason: full.stop_reason, stop_sequence: null, container: null, stop_details: null },
+      usage: deltaUsage(full.usage),
+    });
+    await send({ type: 'message_stop' });
+    sse.end();
+  }
+
+  return { url: origin, requests, close };
+}
+
+/** Blocks in Anthropic's order: thinking, text, then one tool_use per call. */
+function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
+  const content: ContentBlock[] = [];
+  if (turn.reasoning) {
+    content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
+  }
+  if (turn.text !== undefined) content.push({ type: 'text', text: turn.text, citations: null });
+  for (const call of turn.toolCalls ?? []) {
+    content.push({ type: 'tool_use', id: call.id ?? randomId('toolu_01'), name: call.name, input: toolInput(call.arguments), caller: { type: 'direct' } });
+  }
+  return {
+    id: randomId('msg_01'),
+    type: 'message',
+    role: 'assistant',
+    model: params.model,
+    content,
+    stop_reason: STOP_REASONS[stopReason(turn)],
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+    usage: usage(turn, params),
+  };
+}
+
+function toolInput(args: object | string): unknown {
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}
+
+/** Anthropic counts cache reads apart from input_tokens; the scripted `input` includes them. */
+function usage(turn: ScriptedTurn, params: MessageCreateParams): Usage {
+  const { input, output, cached } = usageFor(turn, params.messages);
+  return {
+    input_tokens: Math.max(0, input - cached),
+    output_tokens: output,
+    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: 0,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    inference_geo: 'not_available',
+    output_tokens_details: null,
+    server_tool_use: null,
+    service_tier: 'standard',
+    speed: null,
+  };
+}
+
+function deltaUsage(full: Usage): MessageDeltaUsage {
+  return {
+    input_tokens: full.input_tokens,
+    output_tokens: full.output_tokens,
+    cache_read_input_tokens: full.cache_read_input_tokens,
+    cache_creation_input_tokens: full.cache_creation_input_tokens,
+    output_tokens_details: null,
+    server_tool_use: null,
+  };
+}
+
+function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
+  const header = request.headers['x-api-key'];
+  const bearer = request.headers.authorization?.replace(/^Bearer\s+/i, '');
+  const given = (Array.isArray(header) ? header[0] : header) || bearer;
+  if (!given) {
+    sendError(res, 401, 'authentication_error', 'x-api-key header is required');
+    return false;
+  }
+  if (apiKey !== undefined && given !== apiKey) {
+    sendError(res, 401, 'authentication_error', 'invalid x-api-key');
+    return false;
+  }
+  return true;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+function errorBody(status: number, type?: string, message?: string) {
+  const errorType = type ?? ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  const text = message ?? (errorType === 'overloaded_error' ? 'Overloaded' : `Request failed with status ${status}`);
+  return { type: 'error', error: { type: errorType, message: text }, request_id: randomId('req_011') };
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string): void {
+  sendJson(res, status, errorBody(status, type, message), requestIdHeader());
+}
+
+function requestIdHeader(): Record<string, string> {
+  return { 'request-id': randomId('req_011') };
+}

@@ -1,0 +1,179 @@
+import type { ServerResponse } from 'node:http';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionMessage,
+  ChatCompletionMessageFunctionToolCall,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import type { Model } from 'openai/resources/models';
+import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
+import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+
+export interface OpenAIChatUpstreamOptions extends FakeServerOptions {
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Ids served by GET /v1/models. */
+  models?: string[];
+}
+
+/** `url` is the base URL ending in /v1, as OpenAI clients expect. */
+export type OpenAIChatUpstream = FakeUpstream;
+
+// DeepSeek and vLLM put reasoning beside the content; the OpenAI SDK types do not know the field.
+type MessageWithReasoning = ChatCompletionMessage & { reasoning_content?: string };
+type DeltaWithReasoning = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string };
+
+/** Serves POST /v1/chat/completions and GET /v1/models in OpenAI's wire format. */
+export async function startOpenAIChatUpstream(
+  script: Script<ChatCompletionCreateParams>,
+  options: OpenAIChatUpstreamOptions = {},
+): Promise<OpenAIChatUpstream> {
+  const nextTurn = scriptCursor(script);
+  const models = options.models ?? ['gpt-4o-mini', 'gpt-4o'];
+
+  const { origin, requests, close } = await startFakeServer(async (request, res) => {
+    const pathname = new URL(request.path, 'http://fake').pathname;
+    if (!authorised(request, res, options.apiKey)) return;
+    if (request.method === 'GET' && pathname === '/v1/models') {
+      const data: Model[] = models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' }));
+      return sendJson(res, 200, { object: 'list', data }, requestIdHeader());
+    }
+    if (request.method === 'POST' && pathname === '/v1/chat/completions') return completions(request, res);
+    sendError(res, 404, `Invalid URL (${request.method} ${pathname})`, 'invalid_request_error', null);
+  });
+
+  async function completions(request: RecordedRequest, res: ServerResponse): Promise<void> {
+    const body = request.body;
+    if (!isObject(body)) {
+      return sendError(res, 400, 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error', null);
+    }
+    if (typeof body.model !== 'string') return sendError(res, 400, 'you must provide a model parameter', 'invalid_request_error', null);
+    if (!Array.isArray(body.messages)) {
+      return sendError(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
+    }
+    const params = body as ChatCompletionCreateParams;
+    const turn = await nextTurn(params);
+    const headers = { ...requestIdHeader(), ...turn.headers };
+    if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
+      return sendJson(res, turn.status, turn.errorBody ?? defaultError(turn.status), headers);
+    }
+    if (params.stream) return streamCompletion(res, turn, params, headers);
+    sendJson(res, turn.status ?? 200, completion(turn, params), headers);
+  }
+
+  async function streamCompletion(res: ServerResponse, turn: ScriptedTurn, params: ChatCompletionCreateParams, headers: Record<string, string>) {
+    const sse = openEventStream(res, headers, options);
+    const includeUsage = params.stream_options?.include_usage === true;
+    const base = {
+      id: randomId('chatcmpl-'),
+      object: 'chat.completion.chunk' as const,
+      created: Math.floor(Date.now() / 1000),
+      model: params.model,
+      service_tier: 'default' as const,
+      system_fingerprint: 'fp_fake',
+      // With include_usage every chunk carries usage: null until the final usage chunk.
+      ...(includeUsage ? { usage: null } : {}),
+    };
+    const send = (chunk: ChatCompletionChunk) => sse.frame(`data: ${JSON.stringify(chunk)}\n\n`);
+    const delta = (d: DeltaWithReasoning, finish: ChatCompletionChunk.Choice['finish_reason'] = null) =>
+      send({ ...base, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: finish }] });
+
+    await delta({ role: 'assistant', content: '', refusal: null });
+    for (const piece of splitText(turn.reasoning?.text ?? '', turn.chunkSize)) await delta({ reasoning_content: piece });
+    for (const piece of splitText(turn.text ?? '', turn.chunkSize)) await delta({ content: piece });
+    for (const [index, call] of (turn.toolCalls ?? []).entries()) {
+      const id = call.id ?? randomId('call_');
+      await delta({ tool_calls: [{ index, id, type: 'function', function: { name: call.name, arguments: '' } }] });
+      for (const piece of splitText(argumentsJson(call), turn.chunkSize)) {
+        await delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+      }
+    }
+    await delta({}, stopReason(turn));
+    if (includeUsage) await send({ ...base, choices: [], usage: usage(turn, params) });
+    await sse.frame('data: [DONE]\n\n');
+    sse.end();
+  }
+
+  return { url: `${origin}/v1`, requests, close };
+}
+
+function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams): ChatCompletion {
+  const toolCalls: ChatCompletionMessageFunctionToolCall[] = (turn.toolCalls ?? []).map((call) => ({
+    id: call.id ?? randomId('call_'),
+    type: 'function',
+    function: { name: call.name, arguments: argumentsJson(call) },
+  }));
+  const message: MessageWithReasoning = {
+    role: 'assistant',
+    content: turn.text ?? (toolCalls.length ? null : ''),
+    refusal: null,
+    annotations: [],
+    ...(turn.reasoning ? { reasoning_content: turn.reasoning.text } : {}),
+    ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+  };
+  return {
+    id: randomId('chatcmpl-'),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: params.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: stopReason(turn) }],
+    usage: usage(turn, params),
+    service_tier: 'default',
+    system_fingerprint: 'fp_fake',
+  };
+}
+
+function usage(turn: ScriptedTurn, params: ChatCompletionCreateParams): CompletionUsage {
+  const { input, output, cached } = usageFor(turn, params.messages);
+  const reasoning = turn.reasoning ? Math.min(output, Math.ceil(turn.reasoning.text.length / 4)) : 0;
+  return {
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
+  if (apiKey === undefined) return true;
+  const header = request.headers.authorization;
+  if (!header) {
+    sendError(
+      res,
+      401,
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      'invalid_request_error',
+      null,
+    );
+    return false;
+  }
+  const given = header.replace(/^Bearer\s+/i, '');
+  if (given === apiKey) return true;
+  // Like OpenAI, never echo the whole key back.
+  const masked = given.length > 8 ? `${given.slice(0, 3)}***${given.slice(-4)}` : '***';
+  sendError(res, 401, `Incorrect API key provided: ${masked}.`, 'invalid_request_error', 'invalid_api_key');
+  return false;
+}
+
+function defaultError(status: number): unknown {
+  if (status === 429) return errorBody('Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded');
+  if (status === 401) return errorBody('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+  if (status === 404) return errorBody('The model does not exist or you do not have access to it.', 'invalid_request_error', 'model_not_found');
+  if (status >= 500) return errorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null);
+  return errorBody(`Request failed with status ${status}.`, 'invalid_request_error', null);
+}
+
+function errorBody(message: string, type: string, code: string | null, param: string | null = null) {
+  return { error: { message, type, param, code } };
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
+  sendJson(res, status, errorBody(message, type, code, param), requestIdHeader());
+}
+
+function requestIdHeader(): Record<string, string> {
+  return { 'x-request-id': randomId('req_', 32) };
+}

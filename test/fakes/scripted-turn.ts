@@ -1,0 +1,100 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * What a fake upstream model answers on one request, independent of the wire format. Each fake
+ * renders it in its provider's exact shape, streaming or not.
+ */
+export interface ScriptedTurn {
+  /** Emitted before the text: `reasoning_content` on OpenAI Chat, a thinking block on Anthropic. */
+  reasoning?: { text: string; signature?: string };
+  text?: string;
+  /** `arguments` as a string is sent verbatim, so malformed JSON can be scripted. */
+  toolCalls?: ScriptedToolCall[];
+  /**
+   * `input` counts every prompt token including the `cached` ones (OpenAI's convention); the
+   * Anthropic fake reports `input - cached` as input_tokens and `cached` as cache reads.
+   * Defaults to a rough estimate from the request and the answer.
+   */
+  usage?: { input: number; output: number; cached?: number };
+  /** Defaults to 'tool_calls' when there are tool calls, 'stop' otherwise. */
+  stop?: 'stop' | 'length' | 'tool_calls';
+  /** A non-2xx status answers with an error instead (before any stream starts). */
+  status?: number;
+  /** Error body for `status`; a string is sent raw. Defaults to the provider's error shape. */
+  errorBody?: unknown;
+  /** Extra response headers, e.g. `retry-after` on a 429. */
+  headers?: Record<string, string>;
+  /** Characters (code points) per streamed delta; default 4. */
+  chunkSize?: number;
+}
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: object | string;
+}
+
+/**
+ * Turns consumed in order, one per request (the last repeats once the list runs out), or a
+ * function of the parsed request body and the 0-based request number.
+ */
+export type Script<Body = any> =
+  | readonly ScriptedTurn[]
+  | ((requestBody: Body, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
+
+/** Hands out the turn for each successive request of one fake. */
+export function scriptCursor<Body>(script: Script<Body>): (requestBody: Body) => Promise<ScriptedTurn> {
+  if (typeof script !== 'function' && script.length === 0) throw new Error('a fake upstream script needs at least one turn');
+  let index = 0;
+  return async (requestBody) => {
+    const current = index++;
+    if (typeof script === 'function') return script(requestBody, current);
+    return script[Math.min(current, script.length - 1)]!;
+  };
+}
+
+export const DEFAULT_CHUNK_SIZE = 4;
+
+/**
+ * Splits on code point boundaries, never inside a surrogate pair, so every piece is valid text on
+ * its own. Multi-code-point graphemes (👋🏽, flags, ZWJ sequences) can still land in different
+ * pieces, which is what clients must cope with.
+ */
+export function splitText(text: string, chunkSize = DEFAULT_CHUNK_SIZE): string[] {
+  const codePoints = Array.from(text);
+  const size = Math.max(1, Math.floor(chunkSize));
+  const pieces: string[] = [];
+  for (let i = 0; i < codePoints.length; i += size) pieces.push(codePoints.slice(i, i + size).join(''));
+  return pieces;
+}
+
+export function argumentsJson(call: ScriptedToolCall): string {
+  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+}
+
+export function stopReason(turn: ScriptedTurn): 'stop' | 'length' | 'tool_calls' {
+  return turn.stop ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop');
+}
+
+/** The scripted usage, or a deterministic estimate of about four characters per token. */
+export function usageFor(turn: ScriptedTurn, requestBody: unknown): { input: number; output: number; cached: number } {
+  if (turn.usage) return { input: turn.usage.input, output: turn.usage.output, cached: turn.usage.cached ?? 0 };
+  const produced =
+    (turn.reasoning?.text ?? '') + (turn.text ?? '') + (turn.toolCalls ?? []).map((call) => call.name + argumentsJson(call)).join('');
+  return {
+    input: Math.max(1, Math.ceil((JSON.stringify(requestBody) ?? '').length / 4)),
+    output: Math.max(1, Math.ceil(produced.length / 4)),
+    cached: 0,
+  };
+}
+
+/** A provider-style opaque id: prefix plus random alphanumerics. */
+export function randomId(prefix: string, length = 24): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return prefix + Array.from(randomBytes(length), (byte) => alphabet[byte % alphabet.length]).join('');
+}
+
+/** A stable stand-in for a thinking signature when the turn does not script one. */
+export function defaultSignature(reasoning: string): string {
+  return createHash('sha256').update(reasoning).digest('base64');
+}
