@@ -29,9 +29,13 @@ export async function openClient(options: ConnectionOptions): Promise<RouterClie
   const config = new ConfigStore();
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
   if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE);
-  if (/\s$/u.test(key) || /^\s/u.test(key)) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
+  const padded = /^\s|\s$/u.test(key);
+  if (padded) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  return baseUrl ? httpClient(baseUrl, headers) : inProcessClient(config, headers);
+  if (!baseUrl) return inProcessClient(config, headers);
+  // HTTP would quietly drop the whitespace on the way; refuse here as the router would.
+  if (padded) throw new CliError('401: Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.', 1);
+  return httpClient(baseUrl, headers);
 }
 
 async function inProcessClient(config: ConfigStore, headers: Record<string, string>): Promise<RouterClient> {

@@ -22,5 +22,8 @@ export function keyMatchesHash(key: string, hash: string): boolean {
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-/** What a listing may show of a key: enough to tell keys apart, never enough to use one. */
-export const keyHint = (key: string): string => `${key.slice(0, key.lastIndexOf('_') + 5)}…`;
+/** What a listing may show of a key: its slug part and four characters, never enough to use it. */
+export function keyHint(key: string): string {
+  const slug = slugOfKey(key) ?? '';
+  return `${key.slice(0, `svc_${slug}_`.length + 4)}…`;
+}
