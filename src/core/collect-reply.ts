@@ -32,6 +32,7 @@ export async function collectReply(events: AsyncIterable<StreamEvent>): Promise<
         if (open?.type === 'reasoning') {
           if (event.signature) open.signature = event.signature;
           if (event.redactedData) open.redactedData = event.redactedData;
+          if (event.origin) open.origin = event.origin;
         }
         open = undefined;
         break;

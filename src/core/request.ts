@@ -35,8 +35,10 @@ export interface ReasoningPart {
   text: string;
   /** Upstream proof that the reasoning is genuine (Anthropic thinking signature). */
   signature?: string;
-  /** Reasoning the upstream returned only in encrypted form (Anthropic redacted_thinking). */
+  /** Reasoning the upstream returned only in encrypted form (Anthropic redacted_thinking, OpenAI encrypted_content). */
   redactedData?: string;
+  /** Which kind of upstream made the signature or encrypted data; only that kind can verify it. */
+  origin?: 'anthropic' | 'openai';
 }
 
 export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
@@ -76,6 +78,8 @@ export interface CanonicalRequest {
   /** Thinking budget in tokens when the client asked for one explicitly. */
   reasoningBudget?: number;
   metadata?: Record<string, string>;
+  /** Structured output: the reply must be JSON matching this schema. */
+  outputSchema?: { name: string; schema: Record<string, unknown>; strict?: boolean };
   /**
    * The client's own body, for a backend that speaks the same wire format: it forwards this with
    * the model renamed, so fields the canonical form does not model still reach the upstream.

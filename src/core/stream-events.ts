@@ -13,7 +13,7 @@ export type StreamEvent =
   | { type: 'text-end' }
   | { type: 'reasoning-start' }
   | { type: 'reasoning-delta'; text: string }
-  | { type: 'reasoning-end'; signature?: string; redactedData?: string }
+  | { type: 'reasoning-end'; signature?: string; redactedData?: string; origin?: 'anthropic' | 'openai' }
   | { type: 'tool-call-start'; id: string; name: string }
   | { type: 'tool-call-delta'; id: string; argumentsDelta: string }
   | { type: 'tool-call-end'; id: string }

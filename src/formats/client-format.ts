@@ -9,6 +9,13 @@ export interface Decoded<Options = unknown> {
   request: CanonicalRequest;
   stream: boolean;
   options: Options;
+  /** Tools the client declared that no backend here can run; left out upstream, listed in svc_meta. */
+  droppedTools?: string[];
+}
+
+/** What decoding may need beyond the body: the secret that seals replayed reasoning. */
+export interface DecodeContext {
+  secret: string;
 }
 
 /** The router's own report on a request, attached to chat and responses bodies as `svc_meta`. */
@@ -22,6 +29,7 @@ export interface SvcMeta {
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;
+  dropped_tools?: string[];
 }
 
 export interface EncodeContext<Options = unknown> {
@@ -32,6 +40,8 @@ export interface EncodeContext<Options = unknown> {
   created: number;
   options: Options;
   request: CanonicalRequest;
+  /** Seals reasoning the client must replay (the same secret as DecodeContext). */
+  secret: string;
   /** Records the request's usage (once) and returns svc_meta for the final body or chunk. */
   finish(usage: Usage): SvcMeta;
 }
@@ -39,7 +49,7 @@ export interface EncodeContext<Options = unknown> {
 /** A front door: one client wire format, decoded to and encoded from the canonical form. */
 export interface ClientFormat<Options = unknown> {
   readonly endpoint: Endpoint;
-  decode(body: unknown): Decoded<Options>;
+  decode(body: unknown, context: DecodeContext): Decoded<Options>;
   encodeReply(reply: Reply, context: EncodeContext<Options>): unknown;
   encodeStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<Options>): AsyncIterable<string>;
   /** The body of an error, also used as the data of an in-stream error event. */

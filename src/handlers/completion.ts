@@ -15,7 +15,8 @@ import type { RequestContext } from './context.js';
  */
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { app, identity } = context;
-  const decoded = format.decode(await context.request.readBody());
+  const secret = context.settings.secret ?? '';
+  const decoded = format.decode(await context.request.readBody(), { secret });
   const beta = context.request.headers['anthropic-beta'];
   if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
@@ -55,6 +56,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       latency_ms: Math.round(performance.now() - context.startedAt),
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
+      ...(decoded.droppedTools?.length ? { dropped_tools: decoded.droppedTools } : {}),
     };
     return recorded;
   };
@@ -64,6 +66,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     created: Math.floor(Date.now() / 1000),
     options: decoded.options,
     request: decoded.request,
+    secret,
     finish,
   };
 

@@ -18,8 +18,8 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   const content: ReplyPart[] = [];
   for (const block of body.content) {
     if (block.type === 'text') content.push({ type: 'text', text: block.text ?? '' });
-    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking ?? '', ...(block.signature ? { signature: block.signature } : {}) });
-    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redactedData: block.data ?? '' });
+    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking ?? '', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) });
+    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redactedData: block.data ?? '', origin: 'anthropic' });
     else if (block.type === 'tool_use') content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
   }
   return {

@@ -51,7 +51,7 @@ export async function* decodeAnthropicStream(backend: string, frames: AsyncItera
         } else if (block?.type === 'redacted_thinking') {
           blocks.set(index, { kind: 'ignored' });
           yield { type: 'reasoning-start' };
-          yield { type: 'reasoning-end', redactedData: block.data ?? '' };
+          yield { type: 'reasoning-end', redactedData: block.data ?? '', origin: 'anthropic' };
         } else if (block?.type === 'tool_use') {
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
@@ -76,7 +76,7 @@ export async function* decodeAnthropicStream(backend: string, frames: AsyncItera
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
         if (block?.kind === 'text') yield { type: 'text-end' };
-        else if (block?.kind === 'thinking') yield { type: 'reasoning-end', ...(block.signature ? { signature: block.signature } : {}) };
+        else if (block?.kind === 'thinking') yield { type: 'reasoning-end', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) };
         else if (block?.kind === 'tool') yield { type: 'tool-call-end', id: block.id! };
         break;
       }

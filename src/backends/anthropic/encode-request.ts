@@ -18,7 +18,10 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   if (request.passthrough?.format === 'messages') return { ...request.passthrough.body, model: upstreamModel, stream };
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
-  if (request.system.length) body.system = request.system.filter((part) => part.text).map((part) => ({ type: 'text', text: part.text }));
+  const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text', text: part.text }));
+  // Anthropic has no structured-output switch here; the schema becomes an instruction.
+  if (request.outputSchema) system.push({ type: 'text', text: `Answer with only a JSON value that matches this JSON schema:\n${JSON.stringify(request.outputSchema.schema)}` });
+  if (system.length) body.system = system;
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
@@ -84,6 +87,7 @@ function encodePart(part: Part, fromSystem: boolean): Block[] {
         },
       ];
     case 'reasoning':
+      if (part.origin === 'openai') return []; // another upstream's sealed reasoning means nothing here
       if (part.redactedData) return [{ type: 'redacted_thinking', data: part.redactedData }];
       if (part.signature) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
       return [];

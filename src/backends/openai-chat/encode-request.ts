@@ -38,6 +38,10 @@ function buildBody(request: CanonicalRequest, model: string): Record<string, unk
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop?.length) body.stop = request.stop;
   if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  if (request.outputSchema) {
+    const { name, schema, strict } = request.outputSchema;
+    body.response_format = { type: 'json_schema', json_schema: { name, schema, ...(strict !== undefined ? { strict } : {}) } };
+  }
   return body;
 }
 

@@ -1,11 +1,15 @@
 import { RouterError } from '../../core/errors.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
+import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
 
 interface OutputItem {
   type: string;
+  namespace?: string;
+  input?: string;
   content?: Array<{ type: string; text?: string; refusal?: string }>;
   summary?: Array<{ text?: string }>;
+  encrypted_content?: string | null;
   call_id?: string;
   name?: string;
   arguments?: string;
@@ -22,9 +26,12 @@ export function decodeResponsesReply(backend: string, raw: unknown): Reply {
       const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? '').join('');
       if (text) content.push({ type: 'text', text });
     } else if (item.type === 'function_call') {
-      content.push({ type: 'tool-call', id: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '' });
+      content.push({ type: 'tool-call', id: item.call_id ?? '', name: canonicalToolName(item.name ?? '', item.namespace), arguments: item.arguments ?? '' });
+    } else if (item.type === 'custom_tool_call') {
+      content.push({ type: 'tool-call', id: item.call_id ?? '', name: canonicalToolName(item.name ?? '', item.namespace), arguments: customToolArguments(item.input ?? '') });
     } else if (item.type === 'reasoning') {
-      content.push({ type: 'reasoning', text: (item.summary ?? []).map((part) => part.text ?? '').join('\n') });
+      const text = (item.summary ?? []).map((part) => part.text ?? '').join('\n');
+      content.push({ type: 'reasoning', text, ...(item.encrypted_content ? { redactedData: item.encrypted_content, origin: 'openai' as const } : {}) });
     }
   }
   return {

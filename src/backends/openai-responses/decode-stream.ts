@@ -1,12 +1,13 @@
 import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
+import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import type { SseFrame } from '../http/sse-decoder.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
 
 interface ResponsesEvent {
   type: string;
   item_id?: string;
-  item?: { id?: string; type?: string; call_id?: string; name?: string };
+  item?: { id?: string; type?: string; call_id?: string; name?: string; namespace?: string; input?: string; encrypted_content?: string | null };
   delta?: string;
   response?: { id?: string; status?: string; usage?: unknown; error?: { message?: string } | null };
   message?: string;
@@ -33,10 +34,10 @@ export async function* decodeResponsesStream(backend: string, frames: AsyncItera
         yield { type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) };
         break;
       case 'response.output_item.added':
-        if (event.item?.type === 'function_call') {
+        if (event.item?.type === 'function_call' || event.item?.type === 'custom_tool_call') {
           const callId = event.item.call_id ?? event.item.id ?? `call_${calls.size}`;
           calls.set(event.item.id ?? callId, callId);
-          yield { type: 'tool-call-start', id: callId, name: event.item.name ?? '' };
+          yield { type: 'tool-call-start', id: callId, name: canonicalToolName(event.item.name ?? '', event.item.namespace) };
         } else if (event.item?.type === 'reasoning') {
           reasoningOpen = true;
           yield { type: 'reasoning-start' };
@@ -63,9 +64,12 @@ export async function* decodeResponsesStream(backend: string, frames: AsyncItera
           yield { type: 'text-end' };
         } else if (event.item?.type === 'reasoning' && reasoningOpen) {
           reasoningOpen = false;
-          yield { type: 'reasoning-end' };
-        } else if (event.item?.type === 'function_call') {
+          const sealed = event.item.encrypted_content;
+          yield { type: 'reasoning-end', ...(sealed ? { redactedData: sealed, origin: 'openai' as const } : {}) };
+        } else if (event.item?.type === 'function_call' || event.item?.type === 'custom_tool_call') {
           const callId = calls.get(event.item.id ?? '') ?? event.item.call_id;
+          // A custom tool's input arrives whole with the finished item, wrapped as canonical arguments.
+          if (callId && event.item.type === 'custom_tool_call') yield { type: 'tool-call-delta', id: callId, argumentsDelta: customToolArguments(event.item.input ?? '') };
           if (callId) yield { type: 'tool-call-end', id: callId };
         }
         break;

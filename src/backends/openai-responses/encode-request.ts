@@ -5,7 +5,13 @@ type Item = Record<string, unknown>;
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
   if (request.passthrough?.format === 'responses') return { ...request.passthrough.body, model: upstreamModel, stream };
-  const body: Record<string, unknown> = { model: upstreamModel, input: request.messages.flatMap(encodeMessage), store: false, stream };
+  const body: Record<string, unknown> = {
+    model: upstreamModel,
+    input: request.messages.flatMap(encodeMessage),
+    store: false,
+    include: ['reasoning.encrypted_content'],
+    stream,
+  };
   const instructions = request.system.map((part) => part.text).join('\n\n');
   if (instructions) body.instructions = instructions;
   if (request.tools.length) {
@@ -17,6 +23,10 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort };
+  if (request.outputSchema) {
+    const { name, schema, strict } = request.outputSchema;
+    body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };
+  }
   return body;
 }
 
@@ -35,6 +45,12 @@ function encodeMessage(message: Message): Item[] {
       break;
     }
     case 'assistant':
+      for (const part of message.content) {
+        // Only OpenAI's own encrypted reasoning can be replayed to it.
+        if (part.type === 'reasoning' && part.origin === 'openai' && part.redactedData) {
+          items.push({ type: 'reasoning', summary: [], encrypted_content: part.redactedData });
+        }
+      }
       if (texts.length) items.push({ role: 'assistant', content: texts.map((part) => ({ type: 'output_text', text: part.text })) });
       for (const part of message.content) {
         if (part.type === 'tool-call') items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadScript } from '../../backends/offline/script.js';
 import { ConfigStore } from '../../config/store.js';
@@ -36,6 +37,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     const { developer } = initialise(config, {});
     printLine(`${chalk.green('✓')} First run: issued a local key for ${chalk.bold(developer)} (stored in ${config.path})`);
     settings = config.read();
+  } else if (!settings.secret) {
+    settings = config.update((draft) => void (draft.secret = randomBytes(32).toString('base64url')));
   }
 
   const app = createApp({ config, offlineScript });

@@ -55,6 +55,8 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   if (stop) request.stop = stop;
   const effort = parseReasoningEffort(optionalString(json, 'reasoning_effort'), 'reasoning_effort');
   if (effort) request.reasoningEffort = effort;
+  const outputSchema = decodeResponseFormat(json.response_format);
+  if (outputSchema) request.outputSchema = outputSchema;
   const metadata = optionalMetadata(json, 'metadata');
   if (metadata) request.metadata = metadata;
 
@@ -170,4 +172,17 @@ function decodeToolChoice(raw: unknown): ToolChoice | undefined {
     if (fn && typeof fn === 'object' && typeof (fn as Json).name === 'string') return { name: (fn as Json).name as string };
   }
   throw invalidRequest("tool_choice: expected 'auto', 'none', 'required' or {type: 'function', function: {name}}.", 'tool_choice');
+}
+
+/** `response_format: {type: 'json_schema', json_schema: {name, schema, strict}}` as the canonical output schema. */
+function decodeResponseFormat(raw: unknown): CanonicalRequest['outputSchema'] {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const format = raw as Json;
+  const spec = format.json_schema as Json | undefined;
+  if (format.type !== 'json_schema' || !spec || typeof spec.schema !== 'object' || spec.schema === null) return undefined;
+  return {
+    name: typeof spec.name === 'string' ? spec.name : 'output',
+    schema: spec.schema as Record<string, unknown>,
+    ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
+  };
 }

@@ -116,10 +116,10 @@ function decodeBlock(raw: unknown, path: string): Part | undefined {
     }
     case 'thinking': {
       const signature = optionalString(block, 'signature', `${path}.signature`);
-      return { type: 'reasoning', text: optionalString(block, 'thinking', `${path}.thinking`) ?? '', ...(signature ? { signature } : {}) };
+      return { type: 'reasoning', text: optionalString(block, 'thinking', `${path}.thinking`) ?? '', origin: 'anthropic', ...(signature ? { signature } : {}) };
     }
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redactedData: requiredString(block, 'data', `${path}.data`) };
+      return { type: 'reasoning', text: '', redactedData: requiredString(block, 'data', `${path}.data`), origin: 'anthropic' };
     default:
       // Server-tool results, documents and future block types carry nothing a backend here can use.
       return undefined;

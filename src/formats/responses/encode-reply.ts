@@ -2,7 +2,7 @@ import type { Reply } from '../../core/reply.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { ResponsesOptions } from './decode-request.js';
-import { functionCallItem, messageItem, reasoningItem } from './output-items.js';
+import { finishedReasoningItem, messageItem, toolCallItem } from './output-items.js';
 import { responseObject } from './response-object.js';
 
 /** A `response` body with its output items, plus svc_meta. */
@@ -12,9 +12,9 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
       case 'text':
         return messageItem(part.text);
       case 'reasoning':
-        return reasoningItem(part.text);
+        return finishedReasoningItem(part, context.options, context.secret);
       case 'tool-call':
-        return functionCallItem(part.id, part.name, part.arguments);
+        return toolCallItem(part, context.options);
     }
   });
   const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';

@@ -1,18 +1,20 @@
+import type { ReasoningPart } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
-import { functionCallItem, messageItem, reasoningItem } from './output-items.js';
+import { finishedReasoningItem, messageItem, reasoningItem, toolCallItem } from './output-items.js';
 import { responseObject } from './response-object.js';
 
 /**
  * The Responses streaming grammar from canonical events: response.created and .in_progress, then
  * per output item `output_item.added`, its part and delta events, `output_item.done`, and one
  * terminal response.completed / .incomplete / .failed carrying the full output and usage. Every
- * event has a rising sequence_number; parallel calls keep their own output_index.
+ * event has a rising sequence_number; parallel calls keep their own output_index and call_id.
  */
 export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<ResponsesOptions>): AsyncGenerator<string> {
+  const { options } = context;
   const responseId = newId('resp_');
   const output: unknown[] = [];
   let sequence = 0;
@@ -20,7 +22,7 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
 
   let text: { id: string; index: number; text: string } | undefined;
   let reasoning: { id: string; index: number; text: string } | undefined;
-  const calls = new Map<string, { id: string; index: number; name: string; args: string }>();
+  const calls = new Map<string, { itemId: string; index: number; name: string; args: string; custom: boolean }>();
 
   yield emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
     emit('response.in_progress', { response: responseObject(responseId, context, 'in_progress', []) });
@@ -68,7 +70,11 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
         break;
       case 'reasoning-end': {
         if (!reasoning) break;
-        const item = reasoningItem(reasoning.text, reasoning.id);
+        const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
+        if (event.signature) part.signature = event.signature;
+        if (event.redactedData) part.redactedData = event.redactedData;
+        if (event.origin) part.origin = event.origin;
+        const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
         output[reasoning.index] = item;
         const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
         yield emit('response.reasoning_summary_text.done', { ...where, text: reasoning.text }) +
@@ -78,25 +84,29 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
         break;
       }
       case 'tool-call-start': {
-        const call = { id: newId('fc_'), index: output.length, name: event.name, args: '' };
-        calls.set(event.id, call);
+        const added = toolCallItem({ type: 'tool-call', id: event.id, name: event.name, arguments: '' }, options, undefined, 'in_progress');
+        calls.set(event.id, { itemId: added.id, index: output.length, name: event.name, args: '', custom: added.type === 'custom_tool_call' });
         output.push(undefined);
-        yield emit('response.output_item.added', { output_index: call.index, item: functionCallItem(event.id, event.name, '', call.id, 'in_progress') });
+        yield emit('response.output_item.added', { output_index: output.length - 1, item: added });
         break;
       }
       case 'tool-call-delta': {
         const call = calls.get(event.id);
         if (!call || !event.argumentsDelta) break;
         call.args += event.argumentsDelta;
-        yield emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: event.argumentsDelta });
+        // A custom tool's input is known only once its JSON wrapper is complete; it is sent whole at the end.
+        if (!call.custom) yield emit('response.function_call_arguments.delta', { item_id: call.itemId, output_index: call.index, delta: event.argumentsDelta });
         break;
       }
       case 'tool-call-end': {
         const call = calls.get(event.id);
         if (!call) break;
-        const item = functionCallItem(event.id, call.name, call.args, call.id);
+        const item = toolCallItem({ type: 'tool-call', id: event.id, name: call.name, arguments: call.args }, options, call.itemId);
         output[call.index] = item;
-        yield emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, name: call.name, arguments: call.args }) +
+        const where = { item_id: call.itemId, output_index: call.index };
+        yield (item.type === 'custom_tool_call'
+          ? emit('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + emit('response.custom_tool_call_input.done', { ...where, input: item.input })
+          : emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args })) +
           emit('response.output_item.done', { output_index: call.index, item });
         break;
       }

@@ -1,6 +1,10 @@
+import type { ReasoningPart, ToolCallPart } from '../../core/request.js';
 import { newId } from '../shared/ids.js';
+import type { ResponsesOptions } from './decode-request.js';
+import { customToolInput } from '../../core/tool-conventions.js';
+import { sealReasoning } from './seal-reasoning.js';
 
-/** Output items in their completed form; each carries the id and status a client replays. */
+/** Output items; each carries the id and status a client replays in its next request. */
 export const messageItem = (text: string, id = newId('msg_'), status = 'completed') => ({
   id,
   type: 'message' as const,
@@ -9,18 +13,46 @@ export const messageItem = (text: string, id = newId('msg_'), status = 'complete
   content: [{ type: 'output_text' as const, text, annotations: [] as unknown[], logprobs: [] as unknown[] }],
 });
 
-export const functionCallItem = (callId: string, name: string, args: string, id = newId('fc_'), status = 'completed') => ({
-  id,
-  type: 'function_call' as const,
-  status,
-  call_id: callId,
-  name,
-  arguments: args,
-});
-
-export const reasoningItem = (text: string, id = newId('rs_'), status = 'completed') => ({
+export const reasoningItem = (text: string, id = newId('rs_'), status = 'completed', encryptedContent?: string) => ({
   id,
   type: 'reasoning' as const,
   status,
   summary: text ? [{ type: 'summary_text' as const, text }] : [],
+  ...(encryptedContent ? { encrypted_content: encryptedContent } : {}),
 });
+
+/** A finished reasoning item, sealed for replay when the client asked for encrypted content. */
+export function finishedReasoningItem(part: ReasoningPart, options: ResponsesOptions, secret: string, id?: string) {
+  const sealed = options.includeEncryptedReasoning ? sealReasoning(part, secret) : undefined;
+  return reasoningItem(part.text, id, 'completed', sealed);
+}
+
+export type ToolCallItem = ReturnType<typeof toolCallItem>;
+
+/**
+ * A canonical tool call as the client declared the tool: a function call (with its namespace
+ * restored) or a custom tool call carrying the raw input.
+ */
+export function toolCallItem(part: ToolCallPart, options: ResponsesOptions, id?: string, status = 'completed') {
+  const client = options.toolsByName.get(part.name);
+  if (client?.kind === 'custom') {
+    return {
+      id: id ?? newId('ctc_'),
+      type: 'custom_tool_call' as const,
+      status,
+      call_id: part.id,
+      name: client.name,
+      ...(client.namespace ? { namespace: client.namespace } : {}),
+      input: status === 'completed' ? customToolInput(part.arguments) : '',
+    };
+  }
+  return {
+    id: id ?? newId('fc_'),
+    type: 'function_call' as const,
+    status,
+    call_id: part.id,
+    name: client?.name ?? part.name,
+    ...(client?.namespace ? { namespace: client.namespace } : {}),
+    arguments: part.arguments,
+  };
+}

@@ -1,0 +1,67 @@
+import type { ToolSpec } from '../../core/request.js';
+import { CUSTOM_TOOL_INPUT as CUSTOM_INPUT, canonicalToolName } from '../../core/tool-conventions.js';
+import { asObject, optionalString, requiredString, type Json } from '../shared/read-fields.js';
+
+/** How a canonical tool name maps back to what the client declared. */
+export interface ClientTool {
+  kind: 'function' | 'custom';
+  name: string;
+  namespace?: string;
+}
+
+export interface DecodedTools {
+  specs: ToolSpec[];
+  /** Canonical (flattened) name → the client's tool. */
+  byCanonicalName: Map<string, ClientTool>;
+  /** Built-in tool types no backend here can run. */
+  dropped: string[];
+}
+
+/**
+ * Responses tools in canonical form: functions as they are, namespaces flattened, custom
+ * (free-form) tools as a function taking one string, and built-in types (web_search, local_shell,
+ * file_search, …) left out and listed, since the client or the upstream runs those, not a backend here.
+ */
+export function decodeResponsesTools(raw: unknown[]): DecodedTools {
+  const tools: DecodedTools = { specs: [], byCanonicalName: new Map(), dropped: [] };
+  raw.forEach((item, index) => addTool(tools, asObject(item, `tools[${index}]`), `tools[${index}]`));
+  return tools;
+}
+
+function addTool(tools: DecodedTools, tool: Json, path: string, namespace?: string): void {
+  const type = optionalString(tool, 'type', `${path}.type`) ?? 'function';
+  if (type === 'function') {
+    const name = requiredString(tool, 'name', `${path}.name`);
+    const parameters = tool.parameters === undefined || tool.parameters === null ? { type: 'object', properties: {} } : asObject(tool.parameters, `${path}.parameters`);
+    register(tools, { kind: 'function', name, ...(namespace ? { namespace } : {}) }, describe(tool, path), parameters);
+  } else if (type === 'custom') {
+    const name = requiredString(tool, 'name', `${path}.name`);
+    const grammar = (tool.format as Json | undefined)?.definition;
+    const description = [
+      describe(tool, path) ?? '',
+      `Free-form tool: put the whole raw input in the "${CUSTOM_INPUT}" string, not JSON-encoded.`,
+      typeof grammar === 'string' ? `The input must match this grammar:\n${grammar}` : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+    register(tools, { kind: 'custom', name, ...(namespace ? { namespace } : {}) }, description, {
+      type: 'object',
+      properties: { [CUSTOM_INPUT]: { type: 'string', description: 'The raw input for the tool.' } },
+      required: [CUSTOM_INPUT],
+    });
+  } else if (type === 'namespace' && !namespace) {
+    const name = requiredString(tool, 'name', `${path}.name`);
+    const inner = Array.isArray(tool.tools) ? tool.tools : [];
+    inner.forEach((nested, index) => addTool(tools, asObject(nested, `${path}.tools[${index}]`), `${path}.tools[${index}]`, name));
+  } else {
+    tools.dropped.push(type);
+  }
+}
+
+function register(tools: DecodedTools, client: ClientTool, description: string | undefined, parameters: Record<string, unknown>): void {
+  const name = canonicalToolName(client.name, client.namespace);
+  tools.byCanonicalName.set(name, client);
+  tools.specs.push({ name, ...(description ? { description } : {}), parameters });
+}
+
+const describe = (tool: Json, path: string): string | undefined => optionalString(tool, 'description', `${path}.description`);
