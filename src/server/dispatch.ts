@@ -8,6 +8,9 @@ import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { ENDPOINTS, type ErrorShape } from './endpoints.js';
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 /** `anthropic-version` (or the spec's `vendor-version`) must be a date; any date is accepted. */
 const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -20,6 +23,9 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
   const requestId = newId('req_');
   const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
 
+  if (CONTROL_CHARACTERS.test(request.path)) {
+    return { status: 400, headers: { 'x-request-id': requestId }, json: openaiErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.')) };
+  }
   if (path === '/' || path === '/health') return publicEndpoint(request, path, requestId);
   const endpoint = ENDPOINTS[path];
   const shape: ErrorShape = endpoint?.errorShape ?? (path.includes('messages') ? 'anthropic' : 'openai');

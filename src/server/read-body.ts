@@ -14,11 +14,31 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   }
   if (size === 0) throw invalidRequest('The request body is empty; send a JSON object.', 'body');
   const text = Buffer.concat(chunks, size).toString('utf8');
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'body', 'invalid_json');
   }
+  if (nestingDepth(body, MAX_DEPTH) > MAX_DEPTH) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
+  return body;
+}
+
+/** Deeper JSON than any real request needs; refusing it keeps recursive decoders safe. */
+export const MAX_DEPTH = 64;
+
+/** Depth of a parsed JSON value, counting stops once past `limit` (so hostile input costs little). */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 const tooLarge = (limit: number): RouterError =>
