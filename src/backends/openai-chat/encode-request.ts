@@ -2,6 +2,9 @@ import type { CanonicalRequest, ImagePart, Message, TextPart, ToolChoice } from 
 
 type ChatMessage = Record<string, unknown>;
 
+/** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
+const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
+
 /**
  * The Chat Completions body for a canonical request. Same-format requests forward the client's
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
@@ -37,7 +40,8 @@ function buildBody(request: CanonicalRequest, model: string): Record<string, unk
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop?.length) body.stop = request.stop;
-  if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  // Chat servers refuse reasoning_effort for models that do not reason; send it only to those that do.
+  if (request.reasoningEffort && REASONING_MODEL.test(model)) body.reasoning_effort = request.reasoningEffort;
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.response_format = { type: 'json_schema', json_schema: { name, schema, ...(strict !== undefined ? { strict } : {}) } };
