@@ -15,7 +15,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --developer | --org | --tier | --cap | --type | --base-url | \
+        --host | --port | --offline-script | --usage-store | --developer | --org | --tier | --cap | --type | --base-url | \
             --api-key | --api-key-env | --header | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
@@ -114,7 +114,7 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script $help" ;;
+        serve) options="--host --port --offline-script --usage-store $help" ;;
         init) options="--developer --org --tier --cap --force --json $help" ;;
         keys)
             case $sub in

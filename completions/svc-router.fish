@@ -16,7 +16,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -83,6 +83,7 @@ complete -c svc-router -n '__svc_router_is help' -a 'serve init keys backends ro
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind'
 complete -c svc-router -n '__svc_router_in serve' -l port -x -d 'port to listen on (0 picks a free one)'
 complete -c svc-router -n '__svc_router_in serve' -l offline-script -r -F -d 'JSON list of turns for the offline backend to replay'
+complete -c svc-router -n '__svc_router_in serve' -l usage-store -x -d "where usage is recorded: 'file' or redis://HOST:PORT"
 
 # init
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug'

@@ -195,6 +195,7 @@ _svc_router() {
         '--host=[address to bind]:host:_hosts' \
         '--port=[port to listen on (0 picks a free one)]:port' \
         '--offline-script=[JSON list of turns for the offline backend to replay]:file:_files' \
+        '--usage-store=[where usage is recorded (file or redis://HOST:PORT)]:store:(file)' \
         $help && ret=0
       ;;
     init)

@@ -17,6 +17,7 @@ export function buildProgram(version: string): Command {
     .option('--host <host>', 'address to bind (default: config server.host, 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: config server.port, 8787)')
     .option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)')
+    .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program

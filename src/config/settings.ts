@@ -11,7 +11,20 @@ export interface BackendSettings {
   /** Name of an environment variable that holds the key, read when the backend is called. */
   apiKeyEnv?: string;
   headers?: Record<string, string>;
+  timeouts?: BackendTimeouts;
 }
+
+/** Per-backend limits on waiting for the upstream, in milliseconds. */
+export interface BackendTimeouts {
+  /** To open the TCP/TLS connection. */
+  connectMs?: number;
+  /** From sending the request to the response headers (for a non-streaming call: the whole answer). */
+  firstByteMs?: number;
+  /** Between two chunks of a streamed body. */
+  idleMs?: number;
+}
+
+export const DEFAULT_TIMEOUTS: Required<BackendTimeouts> = { connectMs: 10_000, firstByteMs: 300_000, idleMs: 120_000 };
 
 /** An issued key: only its hash is kept, with the identity it stands for. */
 export interface KeyRecord {

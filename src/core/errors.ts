@@ -20,6 +20,8 @@ export class RouterError extends Error {
     readonly param?: string,
     /** A machine-readable code (OpenAI's `code`), e.g. `invalid_api_key`, `model_not_found`. */
     readonly code?: string,
+    /** How long the upstream asked callers to wait before retrying (its retry-after), if it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'RouterError';

@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { BackendRegistry } from '../backends/registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
-import { FileLedger } from '../usage/file-ledger.js';
 import type { Ledger } from '../usage/ledger.js';
+import { openLedger } from '../usage/open-ledger.js';
 
 /** Everything a handler needs, created once per process (server or in-process CLI call). */
 export interface App {
@@ -13,11 +12,16 @@ export interface App {
   close(): Promise<void>;
 }
 
-export const LEDGER_FILE = 'usage.jsonl';
+export interface AppOptions {
+  config?: ConfigStore;
+  offlineScript?: ScriptedTurn[];
+  /** Overrides the `usage.store` setting (`file` or `redis://HOST:PORT`). */
+  usageStore?: string;
+}
 
-export function createApp(options: { config?: ConfigStore; offlineScript?: ScriptedTurn[] } = {}): App {
+export function createApp(options: AppOptions = {}): App {
   const config = options.config ?? new ConfigStore();
-  const ledger = new FileLedger(path.join(config.dir, LEDGER_FILE));
+  const ledger = openLedger(options.usageStore ?? config.read().usage.store, config.dir);
   return {
     config,
     ledger,

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Backend } from '../backends/backend.js';
 import { RouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
@@ -34,22 +35,34 @@ export async function streamOnChain(context: RequestContext, targets: Target[], 
   });
 }
 
+/** The longest `retry-after` worth waiting for before trying the same target once more. */
+export const MAX_RETRY_WAIT_MS = 5_000;
+
 async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
   call: (backend: Backend, upstreamModel: string) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
+  const { signal } = context.request;
   let lastError: unknown;
-  for (const [index, target] of targets.entries()) {
+  let attempts = 0;
+  for (const target of targets) {
     const backend = context.app.backends.get(target.backend, context.settings);
     const upstreamModel = target.upstreamModel ?? clientModel;
-    try {
-      return { backend, upstreamModel, attempts: index + 1, reply: await call(backend, upstreamModel) };
-    } catch (error) {
-      lastError = error;
-      if (!isRetryable(error) || context.request.signal.aborted) break;
+    for (let retried = false; ; retried = true) {
+      attempts++;
+      try {
+        return { backend, upstreamModel, attempts, reply: await call(backend, upstreamModel) };
+      } catch (error) {
+        lastError = error;
+        const wait = error instanceof RouterError ? error.retryAfterMs : undefined;
+        if (retried || wait === undefined || wait > MAX_RETRY_WAIT_MS || signal.aborted) break;
+        // The upstream said when to come back, and soon: that beats a fallback to a lesser target.
+        await delay(wait, undefined, { signal }).catch(() => undefined);
+      }
     }
+    if (!isRetryable(lastError) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
 }

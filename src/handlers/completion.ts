@@ -20,7 +20,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const beta = context.request.headers['anthropic-beta'];
   if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
-  const used = app.ledger.summary(identity.developer).totalTokens;
+  const used = (await app.ledger.summary(identity.developer)).totalTokens;
   if (used >= identity.capTokens) {
     throw new RouterError(
       429,

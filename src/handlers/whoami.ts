@@ -3,7 +3,7 @@ import type { RequestContext } from './context.js';
 
 /** GET /whoami: who the key belongs to and how much of the 30-day cap is used. */
 export async function handleWhoami({ app, identity }: RequestContext): Promise<ApiResponse> {
-  const usage = app.ledger.summary(identity.developer);
+  const usage = await app.ledger.summary(identity.developer);
   return {
     status: 200,
     json: {

@@ -44,6 +44,7 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
     const body = shape === 'anthropic' ? anthropicErrorBody(routerError, requestId) : openaiErrorBody(routerError);
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
+    if (routerError.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(routerError.retryAfterMs / 1000));
     return { status: routerError.status, headers, json: body };
   }
 }

@@ -29,7 +29,7 @@ export class FileLedger implements Ledger {
     fs.writeSync(this.fd, `${JSON.stringify(entry)}\n`);
   }
 
-  summary(developer: string, now = Date.now()): UsageSummary {
+  async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
     this.catchUp();
     return this.buckets.summary(developer, now);
   }

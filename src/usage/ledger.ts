@@ -24,8 +24,10 @@ export interface UsageSummary {
 }
 
 export interface Ledger {
+  /** Records one request's usage; never throws (a store that is down queues it). */
   record(entry: UsageRecord): void;
-  summary(developer: string, now?: number): UsageSummary;
+  summary(developer: string, now?: number): Promise<UsageSummary>;
+  /** Writes whatever is still queued, then releases the store. */
   close(): Promise<void>;
 }
 

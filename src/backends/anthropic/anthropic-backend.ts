@@ -32,6 +32,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
       body: encodeAnthropicRequest(call.request, call.upstreamModel, stream),
       signal: call.signal,
       secrets: key ? [key] : [],
+      ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
     });
   }
 

@@ -58,9 +58,13 @@ function encodeMessages(messages: Message[]): AnthropicMessage[] {
     if (!blocks.length) continue;
     const last = encoded.at(-1);
     if (last?.role === role) {
-      // Tool results must lead a user turn.
-      if (message.role === 'tool') last.content.unshift(...blocks);
-      else last.content.push(...blocks);
+      // Tool results must lead a user turn; after any results already there, so parallel results keep their order.
+      if (message.role === 'tool') {
+        const firstOther = last.content.findIndex((block) => block.type !== 'tool_result');
+        last.content.splice(firstOther === -1 ? last.content.length : firstOther, 0, ...blocks);
+      } else {
+        last.content.push(...blocks);
+      }
     } else {
       encoded.push({ role, content: blocks });
     }

@@ -13,7 +13,7 @@ export function thinkingBudget(request: CanonicalRequest, maxTokens: number): nu
   if (request.reasoningBudget === undefined && request.reasoningEffort === undefined) return undefined;
   if (request.toolChoice === 'required' || typeof request.toolChoice === 'object') return undefined;
   const lastAssistant = [...request.messages].reverse().find((message) => message.role === 'assistant');
-  if (lastAssistant?.content.some((part) => part.type === 'tool-call') && !lastAssistant.content.some((part) => part.type === 'reasoning' && (part.signature || part.redactedData))) {
+  if (lastAssistant?.content.some((part) => part.type === 'tool-call') && !lastAssistant.content.some((part) => part.type === 'reasoning' && part.origin !== 'openai' && (part.signature || part.redactedData))) {
     return undefined;
   }
   const wanted = request.reasoningBudget ?? BUDGET_BY_EFFORT[request.reasoningEffort ?? 'medium'];

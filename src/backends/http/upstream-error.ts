@@ -6,15 +6,15 @@ import { RouterError } from '../../core/errors.js';
  * the upstream's message; the backend's own credentials failing is the router's problem, not the
  * client's, so it becomes a 502 that names the backend but never the key.
  */
-export function upstreamError(backend: string, status: number, message: string | undefined, secrets: string[]): RouterError {
+export function upstreamError(backend: string, status: number, message: string | undefined, secrets: string[], retryAfterMs?: number): RouterError {
   const detail = message ? `: ${redact(message, secrets)}` : '';
   if (status === 401 || status === 403) {
     return new RouterError(502, 'upstream', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`);
   }
-  if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`);
-  if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`);
-  if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`);
-  if (status === 404) return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`);
+  if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`, undefined, 'upstream_rate_limited', retryAfterMs);
+  if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`, undefined, 'upstream_overloaded', retryAfterMs);
+  if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`, undefined, 'upstream_error');
+  if (status === 404) return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`, undefined, 'upstream_not_found');
   if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`);
   return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`);
 }
@@ -32,4 +32,16 @@ export function errorMessageOf(body: unknown): string | undefined {
   if (typeof error === 'string') return error;
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message : undefined;
+}
+
+/** `retry-after` as seconds or an HTTP date (and OpenAI's `retry-after-ms`), in milliseconds. */
+export function parseRetryAfter(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+  const ms = Number(headers['retry-after-ms']);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers['retry-after'];
+  if (typeof value !== 'string' || value === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

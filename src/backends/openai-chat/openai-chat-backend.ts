@@ -22,6 +22,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
       body: encodeChatRequest(call.request, call.upstreamModel, stream),
       signal: call.signal,
       secrets: key ? [key] : [],
+      ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
     });
   }
 

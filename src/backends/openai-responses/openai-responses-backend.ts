@@ -22,6 +22,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
       body: encodeResponsesRequest(call.request, call.upstreamModel, stream),
       signal: call.signal,
       secrets: key ? [key] : [],
+      ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
+import { isUsageStore } from '../../usage/open-ledger.js';
 import { printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
 
@@ -28,10 +29,10 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     set: (s, v) => void (s.server.bodyLimitBytes = parsePositiveInteger(v, 'server.bodyLimitBytes')),
   },
   'usage.store': {
-    describe: "where usage is recorded: 'file'",
+    describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
     get: (s) => s.usage.store,
     set: (s, v) => {
-      if (v !== 'file') throw usageError(`usage.store: expected 'file', got '${v}'`);
+      if (!isUsageStore(v)) throw usageError(`usage.store: expected 'file' or a redis://HOST:PORT URL, got '${v}'`);
       s.usage.store = v;
     },
   },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadScript } from '../../backends/offline/script.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
+import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { SKUS } from '../../routing/skus.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
@@ -15,6 +16,7 @@ export interface ServeOptions {
   host?: string;
   port?: string;
   offlineScript?: string;
+  usageStore?: string;
 }
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
@@ -41,7 +43,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
     settings = config.update((draft) => void (draft.secret = randomBytes(32).toString('base64url')));
   }
 
-  const app = createApp({ config, offlineScript });
+  if (options.usageStore !== undefined && !isUsageStore(options.usageStore)) {
+    throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
+  }
+  const app = createApp({ config, offlineScript, ...(options.usageStore ? { usageStore: options.usageStore } : {}) });
   const server = createHttpServer(app);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,14 @@
+import path from 'node:path';
+import { FileLedger } from './file-ledger.js';
+import type { Ledger } from './ledger.js';
+import { RedisLedger } from './redis-ledger.js';
+
+export const LEDGER_FILE = 'usage.jsonl';
+
+/** The ledger a `usage.store` setting names: `file` (under the config directory) or a `redis://` URL. */
+export function openLedger(store: string, configDir: string): Ledger {
+  if (/^rediss?:\/\//.test(store)) return new RedisLedger(store);
+  return new FileLedger(path.join(configDir, LEDGER_FILE));
+}
+
+export const isUsageStore = (value: string): boolean => value === 'file' || /^rediss?:\/\/[^\s]+$/.test(value);

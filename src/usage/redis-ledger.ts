@@ -1,0 +1,129 @@
+import { Redis } from 'ioredis';
+import { DailyBuckets } from './daily-buckets.js';
+import { DAY_MS, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageSummary } from './ledger.js';
+
+/** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
+const MAX_QUEUED = 100_000;
+/** A day's bucket outlives the 30-day window by a day, then Redis drops it. */
+const BUCKET_TTL_SECONDS = (WINDOW_DAYS + 1) * 86_400;
+const KEY_PREFIX = 'svc-router:usage';
+
+const bucketKey = (developer: string, day: number): string => `${KEY_PREFIX}:${developer}:${day}`;
+
+/**
+ * The shared ledger: per-developer, per-UTC-day token buckets in Redis, updated with atomic
+ * increments, so several routers report one usage and enforce one cap. When Redis is down the
+ * router keeps serving: records queue in memory (bounded), summaries fall back to what this
+ * process last saw plus its queue, and the queue is written as soon as Redis is back.
+ */
+export class RedisLedger implements Ledger {
+  private readonly redis: Redis;
+  private readonly queue: UsageRecord[] = [];
+  /** What this process knows without Redis: last summaries read, plus records not yet written. */
+  private readonly lastSeen = new Map<string, UsageSummary>();
+  private flushing: Promise<void> | undefined;
+  private warned = false;
+
+  constructor(
+    url: string,
+    private readonly log: (message: string) => void = (message) => process.stderr.write(`svc-router: ${message}\n`),
+  ) {
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    });
+    this.redis.on('error', () => this.warnOnce());
+    this.redis.on('ready', () => {
+      if (this.warned) this.log('usage store is reachable again; writing queued usage.');
+      this.warned = false;
+      void this.flush();
+    });
+  }
+
+  record(entry: UsageRecord): void {
+    this.queue.push(entry);
+    if (this.queue.length > MAX_QUEUED) {
+      this.queue.shift();
+      this.log('usage queue is full while Redis is unreachable; the oldest record was dropped.');
+    }
+    void this.flush();
+  }
+
+  async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
+    const today = Math.floor(now / DAY_MS);
+    const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
+    try {
+      await this.flush();
+      const pipeline = this.redis.pipeline();
+      for (const day of days) pipeline.hmget(bucketKey(developer, day), 'in', 'out', 'n');
+      const results = (await pipeline.exec()) ?? [];
+      const buckets = new DailyBuckets();
+      results.forEach(([error, values], index) => {
+        if (error) throw error;
+        const [input, output, requests] = (values as Array<string | null>).map((value) => Number(value ?? 0));
+        if (requests || input || output) {
+          buckets.add({ ts: days[index]! * DAY_MS, developer, inputTokens: input!, outputTokens: output!, requests: requests! });
+        }
+      });
+      const summary = buckets.summary(developer, now);
+      this.lastSeen.set(developer, summary);
+      return this.withQueued(summary, developer);
+    } catch {
+      this.warnOnce();
+      const known = this.lastSeen.get(developer) ?? new DailyBuckets().summary(developer, now);
+      return this.withQueued(known, developer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    this.redis.disconnect();
+  }
+
+  /** Writes the queue in order; one flush at a time, and records stay queued until Redis took them. */
+  private flush(): Promise<void> {
+    this.flushing ??= this.writeQueue().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async writeQueue(): Promise<void> {
+    while (this.queue.length && this.redis.status === 'ready') {
+      const batch = this.queue.slice(0, 500);
+      const transaction = this.redis.multi();
+      for (const entry of batch) {
+        const key = bucketKey(entry.developer, Math.floor(entry.ts / DAY_MS));
+        transaction.hincrby(key, 'in', entry.inputTokens).hincrby(key, 'out', entry.outputTokens).hincrby(key, 'n', entry.requests).expire(key, BUCKET_TTL_SECONDS);
+      }
+      try {
+        await transaction.exec();
+      } catch {
+        this.warnOnce();
+        return;
+      }
+      this.queue.splice(0, batch.length);
+    }
+    if (this.queue.length && this.redis.status !== 'ready') this.warnOnce();
+  }
+
+  private withQueued(summary: UsageSummary, developer: string): UsageSummary {
+    const result = { ...summary };
+    for (const entry of this.queue) {
+      if (entry.developer !== developer || entry.ts < summary.windowStart.getTime()) continue;
+      result.inputTokens += entry.inputTokens;
+      result.outputTokens += entry.outputTokens;
+      result.requests += entry.requests;
+    }
+    result.totalTokens = result.inputTokens + result.outputTokens;
+    return result;
+  }
+
+  private warnOnce(): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.log('usage store (Redis) is unreachable; serving on and queueing usage in memory until it is back.');
+  }
+}
