@@ -8,6 +8,7 @@ import type { Target } from '../routing/target.js';
 import type { ApiResponse } from './api.js';
 import { completeOnChain, streamOnChain, type Attempted } from './call-chain.js';
 import type { RequestContext } from './context.js';
+import { checkRequestBounds } from './request-bounds.js';
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
@@ -19,6 +20,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const decoded = format.decode(await context.request.readBody(), { secret });
   const beta = context.request.headers['anthropic-beta'];
   if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
+  checkRequestBounds(decoded.request);
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
   const used = (await app.ledger.summary(identity.developer)).totalTokens;
   if (used >= identity.capTokens) {

@@ -1,0 +1,16 @@
+import { RouterError } from '../core/errors.js';
+import type { CanonicalRequest } from '../core/request.js';
+
+/** Far beyond any real conversation or tool set; past these a request is refused, not processed. */
+export const MAX_MESSAGES = 10_000;
+export const MAX_TOOLS = 1_000;
+
+/** Bounds the work one request can ask for: 413 for too many messages, 400 for too many tools. */
+export function checkRequestBounds(request: CanonicalRequest): void {
+  if (request.messages.length > MAX_MESSAGES) {
+    throw new RouterError(413, 'too_large', `The conversation has ${request.messages.length} messages; at most ${MAX_MESSAGES} are accepted.`, 'messages', 'too_many_messages');
+  }
+  if (request.tools.length > MAX_TOOLS) {
+    throw new RouterError(400, 'invalid_request', `The request declares ${request.tools.length} tools; at most ${MAX_TOOLS} are accepted.`, 'tools', 'too_many_tools');
+  }
+}
