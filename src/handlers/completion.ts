@@ -72,21 +72,34 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     finish,
   };
 
+  const upstreamStart = performance.now();
   if (!decoded.stream) {
     const result = await completeOnChain(context, targets, decoded.request);
+    const upstreamMs = performance.now() - upstreamStart;
     attempted = result;
-    return { status: 200, json: format.encodeReply(result.reply, encodeContext) };
+    const json = format.encodeReply(result.reply, encodeContext);
+    return { status: 200, headers: overheadHeader(context, upstreamMs), json };
   }
   const result = await streamOnChain(context, targets, decoded.request);
+  const upstreamMs = performance.now() - upstreamStart;
   attempted = result;
   const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
   return {
     status: 200,
+    headers: overheadHeader(context, upstreamMs),
     sse: accountOnExit(format.encodeStream(observe(result.reply, seen), encodeContext), () => {
       // A stream cut short (client gone, upstream failed) still bills what was seen.
       if (!recorded && seen.usage) finish({ ...seen.usage, outputTokens: Math.max(seen.usage.outputTokens, tokensForChars(seen.outputChars)) });
     }),
   };
+}
+
+/**
+ * `x-svc-overhead-ms`: time spent in the router so far, without the wait for the upstream (for a
+ * stream, up to its first event), so users can see what routing costs on their own traffic.
+ */
+function overheadHeader(context: RequestContext, upstreamMs: number): Record<string, string> {
+  return { 'x-svc-overhead-ms': Math.max(0, performance.now() - context.startedAt - upstreamMs).toFixed(3) };
 }
 
 /**
