@@ -16,7 +16,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -118,6 +118,9 @@ complete -c svc-router -n '__svc_router_in backends add' -l base-url -x -d 'upst
 complete -c svc-router -n '__svc_router_in backends add' -l api-key -x -d 'upstream API key'
 complete -c svc-router -n '__svc_router_in backends add' -l api-key-env -x -a '(set -xn)' -d 'environment variable holding the upstream API key'
 complete -c svc-router -n '__svc_router_in backends add' -l header -x -d 'extra header sent upstream (NAME=VALUE)'
+complete -c svc-router -n '__svc_router_in backends add' -l connect-timeout -x -d 'time to open a connection (ms)'
+complete -c svc-router -n '__svc_router_in backends add' -l first-byte-timeout -x -d 'time to the response headers (ms)'
+complete -c svc-router -n '__svc_router_in backends add' -l idle-timeout -x -d 'longest pause between streamed chunks (ms)'
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'
 complete -c svc-router -n '__svc_router_is backends remove' -a '(__svc_router_backends)' -d backend
 

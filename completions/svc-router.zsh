@@ -136,6 +136,9 @@ _svc_router_backends_args() {
         '(--api-key-env)--api-key=[upstream API key]:key' \
         '(--api-key)--api-key-env=[environment variable holding the upstream API key]:variable:_parameters -g "*export*"' \
         '*--header=[extra header sent upstream]:name=value' \
+        '--connect-timeout=[time to open a connection (ms)]:ms' \
+        '--first-byte-timeout=[time to the response headers (ms)]:ms' \
+        '--idle-timeout=[longest pause between streamed chunks (ms)]:ms' \
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;

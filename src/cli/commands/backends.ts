@@ -1,10 +1,10 @@
-import { BACKEND_TYPES, type BackendSettings, type BackendType } from '../../config/settings.js';
+import { BACKEND_TYPES, type BackendSettings, type BackendTimeouts, type BackendType } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
-import { parseHttpUrl } from '../parse-options.js';
+import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -15,6 +15,9 @@ export interface AddBackendOptions {
   apiKey?: string;
   apiKeyEnv?: string;
   header?: string[];
+  connectTimeout?: string;
+  firstByteTimeout?: string;
+  idleTimeout?: string;
 }
 
 export function runBackendsAdd(name: string, options: AddBackendOptions): void {
@@ -31,6 +34,11 @@ export function runBackendsAdd(name: string, options: AddBackendOptions): void {
   if (options.apiKey !== undefined) backend.apiKey = options.apiKey;
   if (options.apiKeyEnv !== undefined) backend.apiKeyEnv = options.apiKeyEnv;
   if (options.header?.length) backend.headers = Object.fromEntries(options.header.map(parseHeader));
+  const timeouts: BackendTimeouts = {};
+  if (options.connectTimeout !== undefined) timeouts.connectMs = parsePositiveInteger(options.connectTimeout, '--connect-timeout');
+  if (options.firstByteTimeout !== undefined) timeouts.firstByteMs = parsePositiveInteger(options.firstByteTimeout, '--first-byte-timeout');
+  if (options.idleTimeout !== undefined) timeouts.idleMs = parsePositiveInteger(options.idleTimeout, '--idle-timeout');
+  if (Object.keys(timeouts).length) backend.timeouts = timeouts;
   const config = new ConfigStore();
   const replaced = name in config.read().backends;
   config.update((settings) => {
