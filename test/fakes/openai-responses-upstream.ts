@@ -1,0 +1,256 @@
+import type { ServerResponse } from 'node:http';
+import type {
+  Response,
+  ResponseCreateParams,
+  ResponseFunctionToolCall,
+  ResponseOutputItem,
+  ResponseOutputMessage,
+  ResponseOutputText,
+  ResponseReasoningItem,
+  ResponseStreamEvent,
+  ResponseUsage,
+} from 'openai/resources/responses/responses';
+import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
+import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+
+export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions {
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+}
+
+/** `url` is the base URL ending in /v1, as OpenAI clients expect. */
+export type OpenAIResponsesUpstream = FakeUpstream;
+
+/**
+ * The response object as it travels on the wire. `output_text` is a convenience the SDK computes
+ * on the client; the API does not send it.
+ */
+export type WireResponse = Omit<Response, 'output_text'>;
+
+/** A stream event as it travels on the wire (its `response`, where it has one, without output_text). */
+export type WireStreamEvent = ResponseStreamEvent extends infer Event
+  ? Event extends { response: Response }
+    ? Omit<Event, 'response'> & { response: WireResponse }
+    : Event
+  : never;
+
+/** Events this fake emits, without their `sequence_number`, which is added as each is sent. */
+type Unnumbered<Event> = Event extends unknown ? Omit<Event, 'sequence_number'> : never;
+
+/**
+ * Serves POST /v1/responses in the OpenAI Responses wire format, streaming or not. A turn's
+ * reasoning becomes a `reasoning` item (its summary, plus its signature as `encrypted_content`
+ * when the request's `include` asks for `reasoning.encrypted_content`, as the API does), its text
+ * a `message` item and each tool call a `function_call` item, in that order. A turn with `stop: 'length'` ends `incomplete` (reason max_output_tokens).
+ */
+export async function startOpenAIResponsesUpstream(
+  script: Script<ResponseCreateParams>,
+  options: OpenAIResponsesUpstreamOptions = {},
+): Promise<OpenAIResponsesUpstream> {
+  const nextTurn = scriptCursor(script);
+
+  const { origin, requests, close } = await startFakeServer(async (request, res) => {
+    const pathname = new URL(request.path, 'http://fake').pathname;
+    if (!authorised(request, res, options.apiKey)) return;
+    if (request.method === 'POST' && pathname === '/v1/responses') return responses(request, res);
+    sendError(res, 404, `Invalid URL (${request.method} ${pathname})`, 'invalid_request_error', null);
+  });
+
+  async function responses(request: RecordedRequest, res: ServerResponse): Promise<void> {
+    const body = request.body;
+    if (!isObject(body)) {
+      return sendError(res, 400, 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', 'invalid_request_error', null);
+    }
+    if (typeof body.model !== 'string') {
+      return sendError(res, 400, "Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter', 'model');
+    }
+    if (body.input === undefined && body.previous_response_id === undefined && body.prompt === undefined) {
+      return sendError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
+    }
+    const params = body as ResponseCreateParams;
+    const turn = await nextTurn(params);
+    const headers = { ...requestIdHeader(), ...turn.headers };
+    if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
+      return sendJson(res, turn.status, turn.errorBody ?? defaultError(turn.status), headers);
+    }
+    if (params.stream) return streamResponse(res, turn, params, headers);
+    sendJson(res, turn.status ?? 200, finalResponse(turn, params, buildOutput(turn, params)), headers);
+  }
+
+  async function streamResponse(res: ServerResponse, turn: ScriptedTurn, params: ResponseCreateParams, headers: Record<string, string>) {
+    const sse = openEventStream(res, headers, options);
+    let sequence = 0;
+    const send = (event: Unnumbered<WireStreamEvent>) => {
+      const numbered = { ...event, sequence_number: sequence++ } as WireStreamEvent;
+      return sse.frame(`event: ${numbered.type}\ndata: ${JSON.stringify(numbered)}\n\n`);
+    };
+    const output = buildOutput(turn, params);
+    const done = finalResponse(turn, params, output);
+    const { usage: _usage, ...rest } = done;
+    const opening: WireResponse = { ...rest, status: 'in_progress', output: [], incomplete_details: null, completed_at: null };
+
+    await send({ type: 'response.created', response: opening });
+    await send({ type: 'response.in_progress', response: opening });
+    let toolIndex = 0;
+    for (const [outputIndex, item] of output.entries()) {
+      if (item.type === 'reasoning') {
+        await send({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, summary: [] } });
+        for (const [summaryIndex, summary] of item.summary.entries()) {
+          const where = { item_id: item.id, output_index: outputIndex, summary_index: summaryIndex };
+          await send({ type: 'response.reasoning_summary_part.added', ...where, part: { type: 'summary_text', text: '' } });
+          for (const piece of splitText(summary.text, turn.chunkSize)) {
+            await send({ type: 'response.reasoning_summary_text.delta', ...where, delta: piece });
+          }
+          await send({ type: 'response.reasoning_summary_text.done', ...where, text: summary.text });
+          await send({ type: 'response.reasoning_summary_part.done', ...where, part: { type: 'summary_text', text: summary.text } });
+        }
+      } else if (item.type === 'message') {
+        await send({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
+        for (const [contentIndex, part] of item.content.entries()) {
+          if (part.type !== 'output_text') continue;
+          const where = { item_id: item.id, output_index: outputIndex, content_index: contentIndex };
+          await send({ type: 'response.content_part.added', ...where, part: { ...part, text: '' } });
+          for (const piece of splitText(part.text, turn.chunkSize)) {
+            await send({ type: 'response.output_text.delta', ...where, delta: piece, logprobs: [] });
+          }
+          await send({ type: 'response.output_text.done', ...where, text: part.text, logprobs: [] });
+          await send({ type: 'response.content_part.done', ...where, part });
+        }
+      } else if (item.type === 'function_call') {
+        await send({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
+        const where = { item_id: item.id!, output_index: outputIndex };
+        // Stream the scripted arguments verbatim, so a malformed JSON string reaches the client as is.
+        const args = argumentsJson(turn.toolCalls![toolIndex++]!);
+        for (const piece of splitText(args, turn.chunkSize)) await send({ type: 'response.function_call_arguments.delta', ...where, delta: piece });
+        await send({ type: 'response.function_call_arguments.done', ...where, arguments: args, name: item.name });
+      }
+      await send({ type: 'response.output_item.done', output_index: outputIndex, item });
+    }
+    await send(done.status === 'incomplete' ? { type: 'response.incomplete', response: done } : { type: 'response.completed', response: done });
+    sse.end();
+  }
+
+  return { url: `${origin}/v1`, requests, close };
+}
+
+/** Output items in the order the API produces them: reasoning, the message, then function calls. */
+function buildOutput(turn: ScriptedTurn, params: ResponseCreateParams): ResponseOutputItem[] {
+  const output: ResponseOutputItem[] = [];
+  const incomplete = stopReason(turn) === 'length';
+  if (turn.reasoning) {
+    const reasoning: ResponseReasoningItem = {
+      id: randomId('rs_', 48),
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: turn.reasoning.text }],
+      ...(params.include?.includes('reasoning.encrypted_content') ? { encrypted_content: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) } : {}),
+    };
+    output.push(reasoning);
+  }
+  if (turn.text !== undefined) {
+    const text: ResponseOutputText = { type: 'output_text', text: turn.text, annotations: [], logprobs: [] };
+    const message: ResponseOutputMessage = {
+      id: randomId('msg_', 48),
+      type: 'message',
+      role: 'assistant',
+      status: incomplete ? 'incomplete' : 'completed',
+      content: [text],
+    };
+    output.push(message);
+  }
+  for (const call of turn.toolCalls ?? []) {
+    const item: ResponseFunctionToolCall = {
+      id: randomId('fc_', 48),
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id ?? randomId('call_'),
+      name: call.name,
+      arguments: argumentsJson(call),
+    };
+    output.push(item);
+  }
+  return output;
+}
+
+function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output: ResponseOutputItem[]): WireResponse {
+  const incomplete = stopReason(turn) === 'length';
+  const created = Math.floor(Date.now() / 1000);
+  return {
+    id: randomId('resp_', 48),
+    object: 'response',
+    created_at: created,
+    status: incomplete ? 'incomplete' : 'completed',
+    background: false,
+    completed_at: incomplete ? null : created,
+    error: null,
+    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: params.instructions ?? null,
+    max_output_tokens: params.max_output_tokens ?? null,
+    model: params.model ?? 'unknown',
+    output,
+    parallel_tool_calls: params.parallel_tool_calls ?? true,
+    previous_response_id: params.previous_response_id ?? null,
+    reasoning: { effort: params.reasoning?.effort ?? null, summary: null },
+    service_tier: 'default',
+    temperature: params.temperature ?? 1,
+    text: { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: params.tool_choice ?? 'auto',
+    tools: params.tools ?? [],
+    top_p: params.top_p ?? 1,
+    truncation: 'disabled',
+    usage: usage(turn, params),
+    metadata: params.metadata ?? {},
+  };
+}
+
+function usage(turn: ScriptedTurn, params: ResponseCreateParams): ResponseUsage {
+  const { input, output, cached } = usageFor(turn, params.input);
+  const reasoning = turn.reasoning ? Math.min(output, Math.ceil(turn.reasoning.text.length / 4)) : 0;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: cached, cache_write_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: reasoning },
+    total_tokens: input + output,
+  };
+}
+
+function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
+  if (apiKey === undefined) return true;
+  const header = request.headers.authorization;
+  if (!header) {
+    sendError(
+      res,
+      401,
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      'invalid_request_error',
+      null,
+    );
+    return false;
+  }
+  const given = header.replace(/^Bearer\s+/i, '');
+  if (given === apiKey) return true;
+  // Like OpenAI, never echo the whole key back.
+  const masked = given.length > 8 ? `${given.slice(0, 3)}***${given.slice(-4)}` : '***';
+  sendError(res, 401, `Incorrect API key provided: ${masked}.`, 'invalid_request_error', 'invalid_api_key');
+  return false;
+}
+
+function defaultError(status: number): unknown {
+  if (status === 429) return errorBody('Rate limit reached for requests. Please try again later.', 'requests', 'rate_limit_exceeded');
+  if (status === 401) return errorBody('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+  if (status === 404) return errorBody('The model does not exist or you do not have access to it.', 'invalid_request_error', 'model_not_found');
+  if (status >= 500) return errorBody('The server had an error while processing your request. Sorry about that!', 'server_error', null);
+  return errorBody(`Request failed with status ${status}.`, 'invalid_request_error', null);
+}
+
+function errorBody(message: string, type: string, code: string | null, param: string | null = null) {
+  return { error: { message, type, param, code } };
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
+  sendJson(res, status, errorBody(message, type, code, param), requestIdHeader());
+}
+
+function requestIdHeader(): Record<string, string> {
+  return { 'x-request-id': randomId('req_', 32) };
+}
