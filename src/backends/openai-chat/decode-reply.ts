@@ -10,6 +10,7 @@ interface ChatCompletionBody {
   choices?: Array<{
     message?: {
       content?: string | null;
+      refusal?: string | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
       tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }> | null;
@@ -29,7 +30,8 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
   const content: ReplyPart[] = [];
   const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
   if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-  if (choice.message.content) content.push({ type: 'text', text: choice.message.content });
+  const text = choice.message.content || choice.message.refusal;
+  if (text) content.push({ type: 'text', text });
   for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
     content.push({ type: 'tool-call', id: call.id || `call_${index}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
   }
@@ -37,7 +39,7 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
-    finishReason: finishReasonFromChat(choice.finish_reason),
+    finishReason: content.some((part) => part.type === 'tool-call') && choice.finish_reason !== 'length' ? 'tool-calls' : finishReasonFromChat(choice.finish_reason),
     usage: usageFromChat(body.usage) ?? { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) },
   };
 }

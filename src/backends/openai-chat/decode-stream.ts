@@ -16,7 +16,7 @@ interface ChunkToolCall {
 interface Chunk {
   id?: string;
   choices?: Array<{
-    delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] | null };
+    delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] | null };
     finish_reason?: string | null;
   }>;
   usage?: unknown;
@@ -73,17 +73,19 @@ export async function* decodeChatStream(backend: string, frames: AsyncIterable<S
       outputChars += reasoning.length;
       yield { type: 'reasoning-delta', text: reasoning };
     }
-    if (delta.content) {
+    // A refusal is what the model said instead of an answer: the client sees it as text.
+    const text = delta.content || delta.refusal;
+    if (text) {
       if (open !== 'text') {
         yield* close();
         open = 'text';
         yield { type: 'text-start' };
       }
-      outputChars += delta.content.length;
-      yield { type: 'text-delta', text: delta.content };
+      outputChars += text.length;
+      yield { type: 'text-delta', text };
     }
     for (const call of delta.tool_calls ?? []) {
-      const index = call.index ?? 0;
+      const index = toolCallIndex(call, calls);
       let id = calls.get(index);
       if (id === undefined) {
         yield* close();
@@ -105,7 +107,21 @@ export async function* decodeChatStream(backend: string, frames: AsyncIterable<S
   for (const id of calls.values()) yield { type: 'tool-call-end', id };
   yield {
     type: 'finish',
-    reason: finish ?? (calls.size ? 'tool-calls' : 'stop'),
+    // Some servers say "stop" after calling tools; the calls are what the client must act on.
+    reason: calls.size && (finish === undefined || finish === 'stop') ? 'tool-calls' : (finish ?? 'stop'),
     usage: usage ?? { inputTokens: estimateRequestTokens(request), outputTokens: tokensForChars(outputChars) },
   };
+}
+
+/**
+ * The stream position of a tool-call delta: its `index`, or, from servers that send each call
+ * whole without one (Gemini's compatible API), a new position per new id.
+ */
+function toolCallIndex(call: ChunkToolCall, calls: Map<number, string>): number {
+  if (call.index !== undefined) return call.index;
+  if (call.id) {
+    for (const [index, id] of calls) if (id === call.id) return index;
+    return calls.size;
+  }
+  return Math.max(0, calls.size - 1);
 }

@@ -17,11 +17,13 @@ export function parseToolInput(args: string): unknown {
 
 /** An Anthropic `message` body with its content blocks (plus svc_meta, which the SDKs ignore). */
 export function encodeMessagesReply(reply: Reply, context: EncodeContext<MessagesOptions>) {
-  const content = reply.content.map((part) => {
+  const content = reply.content.flatMap((part) => {
     switch (part.type) {
       case 'text':
         return { type: 'text', text: part.text };
       case 'reasoning':
+        // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
+        if (part.origin === 'openai') return part.text ? { type: 'thinking', thinking: part.text, signature: '' } : [];
         return part.redactedData && !part.text
           ? { type: 'redacted_thinking', data: part.redactedData }
           : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };

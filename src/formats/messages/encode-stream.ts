@@ -74,6 +74,12 @@ export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, 
         if (event.text) yield delta({ type: 'thinking_delta', thinking: event.text });
         break;
       case 'reasoning-end':
+        if (event.origin === 'openai') {
+          // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
+          thinkingPending = false;
+          yield closeBlock();
+          break;
+        }
         if (thinkingPending) {
           thinkingPending = false;
           yield event.redactedData

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { decodeAnthropicReply } from '../../../src/backends/anthropic/decode-reply.js';
+import { expectRouterError, fixtureJson } from './support.js';
+
+const decode = (name: string) => decodeAnthropicReply('claude', fixtureJson(`wire/anthropic/${name}.json`));
+
+describe('anthropic decodeAnthropicReply', () => {
+  it('reads thinking, redacted_thinking, text and tool_use blocks with cache-inclusive usage', () => {
+    expect(decode('reply-thinking-tool')).toEqual(fixtureJson('expected/anthropic/reply-thinking-tool.reply.json'));
+  });
+
+  it('maps max_tokens to length', () => {
+    expect(decode('reply-text')).toEqual({
+      id: 'msg_01Sc5mU8eAyt2Up7Wc9BvZgH',
+      content: [{ type: 'text', text: 'Hi! How can I help?' }],
+      finishReason: 'length',
+      usage: { inputTokens: 14, outputTokens: 9 },
+    });
+  });
+
+  it('treats a body without content as a 502', () => {
+    let thrown: unknown;
+    try {
+      decode('reply-error');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(expectRouterError(thrown, 502, 'upstream').message).toBe("Backend 'claude' answered without message content.");
+  });
+});

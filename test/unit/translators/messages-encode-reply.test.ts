@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { encodeMessagesReply } from '../../../src/formats/messages/encode-reply.js';
+import { encodeContext } from './support.js';
+
+describe('messages encodeMessagesReply', () => {
+  it('writes signed thinking, Anthropic redacted thinking, text and tool_use blocks', () => {
+    const body = encodeMessagesReply(
+      {
+        content: [
+          { type: 'reasoning', text: 'Plan.', signature: 'sig-1', origin: 'anthropic' },
+          { type: 'reasoning', text: '', redactedData: 'opaque', origin: 'anthropic' },
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool-call', id: 'toolu_1', name: 'read_file', arguments: '{"path":"a.ts"}' },
+        ],
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 40, outputTokens: 12, cachedInputTokens: 30 },
+      },
+      encodeContext({}),
+    );
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'svc.test',
+      content: [
+        { type: 'thinking', thinking: 'Plan.', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'opaque' },
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 30 },
+    });
+    expect(body.id).toMatch(/^msg_[0-9a-f]{24}$/);
+  });
+
+  it("does not present another upstream's encrypted reasoning as a redacted_thinking block", () => {
+    const body = encodeMessagesReply(
+      {
+        content: [
+          { type: 'reasoning', text: '', redactedData: 'gAAAAB-openai-sealed', origin: 'openai' },
+          { type: 'text', text: 'Hi' },
+        ],
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 1 },
+      },
+      encodeContext({}),
+    );
+    expect(JSON.stringify(body.content)).not.toContain('gAAAAB-openai-sealed');
+    expect(body.content.map((block) => block.type)).not.toContain('redacted_thinking');
+  });
+});
