@@ -1,0 +1,17 @@
+import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../handlers/models.js';
+import { SKUS } from '../routing/skus.js';
+
+/**
+ * The contents of a Codex `model_catalog_json` file for the router's SKUs. A Codex provider that
+ * authenticates with `env_key` never asks the router for model metadata, so without this file it
+ * treats every svc.* name as unknown: it warns "Model metadata … not found" and leaves out its
+ * apply_patch tool. Point Codex at the file with `model_catalog_json = "/path/to/file.json"` in
+ * config.toml (or `-c model_catalog_json=…`); the file replaces Codex's built-in catalog, so list
+ * every model name the provider is used with.
+ *
+ * Codex refuses an entry without instructions and sends them as the session's system prompt in
+ * place of its built-in one, so `baseInstructions` is what the upstream model is told first.
+ */
+export function codexModelCatalogJson(ids: readonly string[] = SKUS, baseInstructions: string = CODEX_BASE_INSTRUCTIONS): string {
+  return `${JSON.stringify(codexModelCatalog(ids, baseInstructions), null, 2)}\n`;
+}

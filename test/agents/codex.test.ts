@@ -1,0 +1,326 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { codexModelCatalogJson } from '../../src/cli/codex-model-catalog.js';
+import { CODEX_BASE_INSTRUCTIONS } from '../../src/handlers/models.js';
+import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
+import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
+import type { ScriptedTurn } from '../fakes/scripted-turn.js';
+import { startRouter, type TestRouter } from '../helpers/router.js';
+import { AGENT_PACKAGES, installAgents } from './install-agents.js';
+
+/**
+ * The real Codex CLI (`codex exec`) against the router's Responses endpoint, with scripted fake
+ * upstreams behind it: the model asks for a shell command through Codex's exec_command tool, Codex
+ * really runs it, sends the output back, and the model answers. Everything runs on loopback in
+ * temporary directories.
+ */
+
+const MODEL = 'svc.intelligent-pro';
+const MARKER = 'svc-codex-marker-123';
+const COMMAND = `echo ${MARKER} > marker.txt && echo done`;
+const FINAL = 'FINAL-ANSWER-42';
+const PROMPT = 'Write the marker file with the shell tool, then report the final answer.';
+const SHELL_TOOL = 'exec_command';
+const RUN_TIMEOUT_MS = 90_000;
+const METADATA_WARNING = `Model metadata for \`${MODEL}\` not found`;
+
+let codex: string;
+
+beforeAll(async () => {
+  codex = (await installAgents()).codex;
+}, 10 * 60_000);
+
+interface AgentRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** What `--output-last-message` wrote, if anything. */
+  lastMessage?: string;
+  cwd: string;
+  ms: number;
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * How Codex learns about the SKUs: from a `model_catalog_json` file next to an `env_key` provider,
+ * or from the router's own GET /v1/models for a provider whose key comes from an `auth` command
+ * (the only kind of custom provider Codex asks for models).
+ */
+type CatalogSource = 'file' | 'router';
+
+/**
+ * Runs `codex exec` with stdin closed, in a fresh temporary CODEX_HOME and working directory,
+ * with the router as a custom Responses provider. The key is SVC_TEST_KEY in the environment.
+ */
+async function runCodex(router: TestRouter, catalog: CatalogSource): Promise<AgentRun> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-agent-codex-'));
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  const home = path.join(root, 'home');
+  const codexHome = path.join(home, '.codex');
+  const cwd = path.join(root, 'work');
+  for (const dir of [codexHome, cwd]) fs.mkdirSync(dir, { recursive: true });
+
+  const provider = [
+    '[model_providers.svc]',
+    'name = "svc-router"',
+    `base_url = ${JSON.stringify(`${router.origin}/v1`)}`,
+    'wire_api = "responses"',
+    // A failed request should fail the run at once, not after Codex's backoff.
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+  ];
+  const top = [`model_provider = "svc"`, `model = ${JSON.stringify(MODEL)}`];
+  if (catalog === 'file') {
+    const catalogFile = path.join(codexHome, 'svc-models.json');
+    fs.writeFileSync(catalogFile, codexModelCatalogJson());
+    top.push(`model_catalog_json = ${JSON.stringify(catalogFile)}`);
+    provider.push('env_key = "SVC_TEST_KEY"');
+  } else {
+    provider.push('', '[model_providers.svc.auth]', 'command = "printenv"', 'args = ["SVC_TEST_KEY"]');
+  }
+  fs.writeFileSync(path.join(codexHome, 'config.toml'), [...top, '', ...provider, ''].join('\n'));
+
+  // Built from scratch so no real config, credentials or outer agent session leak in.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    USER: os.userInfo().username,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    TMPDIR: os.tmpdir(),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    CODEX_HOME: codexHome,
+    SVC_TEST_KEY: router.key,
+  };
+  const lastMessageFile = path.join(root, 'last-message.txt');
+  const args = [
+    'exec',
+    '--skip-git-repo-check',
+    '--ephemeral',
+    '--color',
+    'never',
+    // The scripted command only touches the temporary directory. Codex's own sandbox relies on
+    // kernel features (Landlock, seccomp, namespaces) that not every CI container offers.
+    '--dangerously-bypass-approvals-and-sandbox',
+    '--output-last-message',
+    lastMessageFile,
+    PROMPT,
+  ];
+
+  const started = performance.now();
+  const child = spawn(codex, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  }).finally(() => clearTimeout(timer));
+  const lastMessage = fs.existsSync(lastMessageFile) ? fs.readFileSync(lastMessageFile, 'utf8') : undefined;
+  return { code, signal, stdout, stderr, lastMessage, cwd, ms: Math.round(performance.now() - started) };
+}
+
+/** Everything needed to tell why a run failed, for assertion messages. */
+function report(run: AgentRun, upstream: FakeUpstream): string {
+  const requests = upstream.requests.map((request, index) => `#${index} ${request.method} ${request.path}\n${summarise(request)}`).join('\n');
+  return [
+    `codex exited with code ${run.code} (signal ${run.signal}) after ${run.ms} ms`,
+    `--- stdout ---\n${run.stdout}`,
+    `--- stderr ---\n${run.stderr}`,
+    `--- last message ---\n${run.lastMessage ?? '(none written)'}`,
+    `--- ${upstream.requests.length} upstream request(s) ---\n${requests}`,
+  ].join('\n');
+}
+
+/** The request without its long system prompt and tool schemas. */
+function summarise(request: RecordedRequest): string {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object') return String(body);
+  const brief: Record<string, unknown> = { ...body };
+  if (Array.isArray(body.tools)) brief.tools = body.tools.map((tool: any) => tool.name ?? tool.function?.name);
+  if (body.system !== undefined) brief.system = `${JSON.stringify(body.system).length} chars`;
+  if (Array.isArray(body.messages)) {
+    brief.messages = body.messages.map((message: any) =>
+      message.role === 'system' ? { role: 'system', content: `${JSON.stringify(message.content).length} chars` } : message,
+    );
+  }
+  return JSON.stringify(brief, (_key, value: unknown) => (typeof value === 'string' && value.length > 400 ? `${value.slice(0, 400)}…` : value), 1);
+}
+
+const sideAnswer: ScriptedTurn = { text: 'ok' };
+
+/** Checks shared by every run: it finished, the command ran, the answer came out, the SKU was first-class. */
+function expectCompletedRun(run: AgentRun, why: string): void {
+  expect(run.code, why).toBe(0);
+  const marker = path.join(run.cwd, 'marker.txt');
+  expect(fs.existsSync(marker), why).toBe(true);
+  expect(fs.readFileSync(marker, 'utf8').trim(), why).toBe(MARKER);
+  expect(run.lastMessage, why).toContain(FINAL);
+  expect(run.stdout, why).toContain(FINAL);
+  expect(run.stdout + run.stderr, why).not.toContain(METADATA_WARNING);
+}
+
+describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
+  it('runs a shell tool round trip against an Anthropic upstream, replaying signed thinking through encrypted_content', async () => {
+    const callId = 'toolu_01CodexSuiteShellCall';
+    const thinking = 'The user wants the marker written; I will run the command.';
+    const signature = 'sig-codex-suite-thinking-1';
+    const upstream = await startAnthropicUpstream((body) => {
+      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
+      if (!lastUserToolResultIds(body.messages).includes(callId)) {
+        return { reasoning: { text: thinking, signature }, toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
+      }
+      return { reasoning: { text: 'The command ran.', signature: 'sig-codex-suite-thinking-2' }, text: FINAL };
+    });
+    cleanups.push(() => upstream.close());
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    router.config.update((settings) => {
+      settings.backends.anth = { type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' };
+      settings.routes[MODEL] = ['anth:claude-sonnet-4-5'];
+    });
+
+    const run = await runCodex(router, 'file');
+    const why = report(run, upstream);
+
+    expectCompletedRun(run, why);
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, SHELL_TOOL));
+    expect(main.every((request) => request.body.model === 'claude-sonnet-4-5'), why).toBe(true);
+    // The catalog made the SKU first-class: Codex sent apply_patch (a custom tool, one string in) and our prompt.
+    const applyPatch = main[0]?.body.tools.find((tool: any) => tool.name === 'apply_patch');
+    expect(applyPatch?.input_schema, why).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
+    expect(JSON.stringify(main[0]?.body.system), why).toContain(JSON.stringify(CODEX_BASE_INSTRUCTIONS).slice(1, 80));
+
+    const after = main.find((request) => lastUserToolResultIds(request.body.messages).includes(callId));
+    expect(after, why).toBeDefined();
+    // The call was asked for by an earlier request that had no result yet.
+    expect(main.indexOf(after!), why).toBeGreaterThan(0);
+    const result = lastUserMessage(after!.body.messages)!.content.find((block: any) => block.type === 'tool_result');
+    expect(result, why).toMatchObject({ type: 'tool_result', tool_use_id: callId });
+    expect(JSON.stringify(result.content), why).toContain('done');
+
+    // Codex replayed the reasoning item's encrypted_content, so the thinking block comes back signed.
+    const assistant = after!.body.messages.findLast((message: any) => message.role === 'assistant');
+    const blocks: any[] = Array.isArray(assistant?.content) ? assistant.content : [];
+    expect(blocks.map((block) => block.type), why).toEqual(['thinking', 'tool_use']);
+    expect(blocks[0], why).toMatchObject({ type: 'thinking', thinking, signature });
+    expect(blocks[1], why).toMatchObject({ type: 'tool_use', id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } });
+  }, 120_000);
+
+  it('runs a shell tool round trip against an OpenAI Chat upstream', async () => {
+    const callId = 'call_codexsuiteshell01';
+    const upstream = await startOpenAIChatUpstream((body) => {
+      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
+      const answered = body.messages.some((message) => message.role === 'tool' && message.tool_call_id === callId);
+      if (!answered) return { toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
+      return { text: FINAL };
+    });
+    cleanups.push(() => upstream.close());
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    router.config.update((settings) => {
+      settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
+      settings.routes[MODEL] = ['oa:gpt-4o-mini'];
+    });
+
+    const run = await runCodex(router, 'file');
+    const why = report(run, upstream);
+
+    expectCompletedRun(run, why);
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, SHELL_TOOL));
+    expect(main.every((request) => request.body.model === 'gpt-4o-mini'), why).toBe(true);
+    expect(hasTool(main[0]?.body.tools, 'apply_patch'), why).toBe(true);
+
+    const after = main.find((request) => request.body.messages.some((message: any) => message.role === 'tool'));
+    expect(after, why).toBeDefined();
+    expect(main.indexOf(after!), why).toBeGreaterThan(0);
+    const messages: any[] = after!.body.messages;
+    const call = messages.findLast((message) => message.role === 'assistant' && message.tool_calls?.length);
+    expect(call?.tool_calls, why).toMatchObject([{ id: callId, type: 'function', function: { name: SHELL_TOOL } }]);
+    expect(JSON.parse(call.tool_calls[0].function.arguments), why).toMatchObject({ cmd: COMMAND });
+    const result = messages.find((message) => message.role === 'tool');
+    expect(result, why).toMatchObject({ role: 'tool', tool_call_id: callId });
+    expect(JSON.stringify(result.content), why).toContain('done');
+    expect(messages.indexOf(result), why).toBe(messages.indexOf(call) + 1);
+  }, 120_000);
+
+  it('learns the SKUs from the router\'s GET /v1/models when the provider key comes from an auth command', async () => {
+    const callId = 'call_codexsuitecatalog1';
+    const upstream = await startOpenAIChatUpstream((body) => {
+      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
+      const answered = body.messages.some((message) => message.role === 'tool' && message.tool_call_id === callId);
+      if (!answered) return { toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
+      return { text: FINAL };
+    });
+    cleanups.push(() => upstream.close());
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    router.config.update((settings) => {
+      settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
+      settings.routes[MODEL] = ['oa:gpt-4o-mini'];
+    });
+
+    const run = await runCodex(router, 'router');
+    const why = report(run, upstream);
+
+    expectCompletedRun(run, why);
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, SHELL_TOOL));
+    expect(hasTool(main[0]?.body.tools, 'apply_patch'), why).toBe(true);
+    // The only place Codex could have found this prompt is the router's catalog.
+    const system = main[0]?.body.messages.filter((message: any) => message.role === 'system').map((message: any) => message.content);
+    expect(JSON.stringify(system), why).toContain(JSON.stringify(CODEX_BASE_INSTRUCTIONS).slice(1, 80));
+  }, 120_000);
+
+  it('serves Codex its catalog shape on GET /v1/models and everyone else the OpenAI list', async () => {
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    const get = async (headers: Record<string, string>) => {
+      const response = await fetch(`${router.baseURL}/models?client_version=${AGENT_PACKAGES.codex.version}`, {
+        headers: { authorization: `Bearer ${router.key}`, ...headers },
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as any;
+    };
+    const codexHeaders = { originator: 'codex_exec', 'user-agent': `codex_exec/${AGENT_PACKAGES.codex.version} (Linux; x86_64) dumb (codex_exec; ${AGENT_PACKAGES.codex.version})` };
+    const forCodex = await get(codexHeaders);
+    expect(forCodex.object).toBeUndefined();
+    expect(forCodex.models.map((model: any) => model.slug)).toEqual(['svc.intelligent-pro', 'svc.intelligent-basic', 'svc.intelligent-lite']);
+    expect(forCodex.models[0]).toMatchObject({ apply_patch_tool_type: 'freeform', visibility: 'list', supported_in_api: true, base_instructions: CODEX_BASE_INSTRUCTIONS });
+    // The same JSON goes into the client-side catalog file.
+    expect(JSON.parse(codexModelCatalogJson())).toEqual(forCodex);
+
+    const forOthers = await get({ 'user-agent': 'OpenAI/JS 6.49.0' });
+    expect(forOthers.object).toBe('list');
+    expect(forOthers.data.map((model: any) => model.id)).toContain(MODEL);
+  });
+});
+
+function hasTool(tools: unknown, name: string): boolean {
+  return Array.isArray(tools) && tools.some((tool: any) => tool?.name === name || tool?.function?.name === name);
+}
+
+function lastUserMessage(messages: any[]): any {
+  return messages.findLast((message) => message.role === 'user');
+}
+
+/** tool_use_ids answered by tool_result blocks in the last user message. */
+function lastUserToolResultIds(messages: any[]): string[] {
+  const content = lastUserMessage(messages)?.content;
+  if (!Array.isArray(content)) return [];
+  return content.filter((block: any) => block?.type === 'tool_result').map((block: any) => block.tool_use_id);
+}
