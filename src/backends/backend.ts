@@ -17,6 +17,8 @@ export interface Backend {
   /** The backend's configured name (`offline` for the built-in one). */
   readonly name: string;
   readonly offline?: boolean;
+  /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
+  readonly wireFormat?: 'chat' | 'messages' | 'responses';
   complete(call: BackendCall): Promise<Reply>;
   stream(call: BackendCall): AsyncIterable<StreamEvent>;
 }

@@ -9,7 +9,7 @@ export interface Decoded<Options = unknown> {
   request: CanonicalRequest;
   stream: boolean;
   options: Options;
-  /** Tools the client declared that no backend here can run; left out upstream, listed in svc_meta. */
+  /** Built-in tools a translating backend cannot run: left out upstream there and listed in svc_meta (a same-format upstream gets them). */
   droppedTools?: string[];
 }
 

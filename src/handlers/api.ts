@@ -12,6 +12,28 @@ export interface ApiRequest {
   readBody(): Promise<unknown>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Filled in as the request passes through, for the request log and metrics (server only). */
+  trace?: RequestTrace;
+}
+
+/** What the router learned about one request: who asked, for what, and who answered. Never a key or a prompt. */
+export interface RequestTrace {
+  requestId?: string;
+  /** The endpoint's path (e.g. /v1/messages) once the path matched one. */
+  endpoint?: string;
+  /** The client format or endpoint name: chat, responses, messages, count_tokens, models, whoami. */
+  format?: string;
+  /** The caller's developer slug, once the key is accepted. */
+  caller?: string;
+  model?: string;
+  backend?: string;
+  upstreamModel?: string;
+  attempts?: number;
+  stream?: boolean;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The error message a failed request was answered with. */
+  error?: string;
 }
 
 export type ApiResponse =

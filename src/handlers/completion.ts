@@ -21,6 +21,8 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const beta = context.request.headers['anthropic-beta'];
   if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
   checkRequestBounds(decoded.request);
+  const trace = context.request.trace;
+  if (trace) Object.assign(trace, { model: decoded.request.model, stream: decoded.stream });
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
   const used = (await app.ledger.summary(identity.developer)).totalTokens;
   if (used >= identity.capTokens) {
@@ -38,6 +40,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const finish = (usage: Usage): SvcMeta => {
     if (recorded) return recorded;
     const total = usage.inputTokens + usage.outputTokens;
+    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
     app.ledger.record({
       ts: Date.now(),
       developer: identity.developer,
@@ -58,7 +61,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       latency_ms: Math.round(performance.now() - context.startedAt),
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
-      ...(decoded.droppedTools?.length ? { dropped_tools: decoded.droppedTools } : {}),
+      ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.endpoint ? { dropped_tools: decoded.droppedTools } : {}),
     };
     return recorded;
   };
@@ -77,12 +80,14 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     const result = await completeOnChain(context, targets, decoded.request);
     const upstreamMs = performance.now() - upstreamStart;
     attempted = result;
+    if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
     const json = format.encodeReply(result.reply, encodeContext);
     return { status: 200, headers: overheadHeader(context, upstreamMs), json };
   }
   const result = await streamOnChain(context, targets, decoded.request);
   const upstreamMs = performance.now() - upstreamStart;
   attempted = result;
+  if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
   const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
   return {
     status: 200,

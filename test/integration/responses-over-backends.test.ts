@@ -336,8 +336,9 @@ describe.each(BACKEND_KINDS)('responses client (openai SDK) over the %s backend'
     expect(second.status).toBe('completed');
     expect(functionCalls(second)).toEqual([]);
     if (kind === 'offline') {
-      expect(second.output_text).toContain('tool call call_tokyo_2');
-      expect(second.output_text).toContain('東京: sunny');
+      // The offline backend quotes the first tool result of the last message.
+      expect(second.output_text).toContain('tool call call_paris_1');
+      expect(second.output_text).toContain('Paris: sunny');
       return;
     }
     expect(second.output_text).toBe(answer);
@@ -350,7 +351,7 @@ describe.each(BACKEND_KINDS)('responses client (openai SDK) over the %s backend'
     ]);
   });
 
-  it.each([false, true])('accepts built-in tool types, keeps them from the upstream and lists them in svc_meta.dropped_tools (streaming: %s)', async (streaming) => {
+  it.each([false, true])('accepts built-in tool types; a translating upstream does not get them and svc_meta.dropped_tools lists them (streaming: %s)', async (streaming) => {
     const s = await serve(kind, [{ text: 'No tools needed.' }]);
     const tools = [WEATHER_TOOL, ...BUILT_IN_TOOLS];
     const response = streaming
@@ -359,16 +360,21 @@ describe.each(BACKEND_KINDS)('responses client (openai SDK) over the %s backend'
 
     expect(response.status).toBe('completed');
     expect(response.output_text).toBe('No tools needed.');
-    expect(metaOf(response).dropped_tools).toEqual(BUILT_IN_TYPES);
     // The response echoes the tools as the client declared them.
     expect(response.tools).toEqual(tools);
+    if (kind === 'openai-responses') {
+      // An upstream Responses API runs its own hosted tools: nothing is dropped.
+      expect(metaOf(response).dropped_tools).toBeUndefined();
+      expect(s.requests[0]!.body.tools).toEqual(tools);
+      return;
+    }
+    expect(metaOf(response).dropped_tools).toEqual(BUILT_IN_TYPES);
     if (kind === 'offline') return;
     const sent = s.requests[0]!.body;
     const names = (sent.tools as Array<Record<string, any>>).map((tool) => tool.name ?? tool.function?.name);
     expect(names).toEqual(['get_weather']);
     const serialised = JSON.stringify(sent);
     for (const type of BUILT_IN_TYPES) expect(serialised).not.toContain(`"${type}"`);
-    if (kind === 'openai-responses') expect(sent.tools.map((tool: { type: string }) => tool.type)).toEqual(['function']);
   });
 
   it('accepts store: true and previous_response_id, echoing both', async () => {
@@ -408,6 +414,42 @@ describe.each(BACKEND_KINDS)('responses client (openai SDK) over the %s backend'
   });
 });
 
+describe('same-format forwarding: responses client → openai-responses backend', () => {
+  it('forwards fields the router does not model and the hosted tools, but not previous_response_id', async () => {
+    const s = await serve('openai-responses', [{ text: 'ok' }]);
+    const body = {
+      model: SKU,
+      input: [{ role: 'user' as const, content: 'hi' }],
+      tools: [WEATHER_TOOL, ...BUILT_IN_TOOLS],
+      tool_choice: { type: 'web_search_preview' as const },
+      prompt_cache_key: 'cache-key-1',
+      text: { verbosity: 'low' as const },
+      service_tier: 'flex' as const,
+      include: ['reasoning.encrypted_content' as const],
+      store: false,
+      previous_response_id: 'resp_issued_by_the_router',
+    };
+    const response = await s.client.responses.create(body);
+    expect(response.output_text).toBe('ok');
+    expect(response.tool_choice).toEqual({ type: 'web_search_preview' });
+
+    const sent = s.requests[0]!.body;
+    expect(sent).toMatchObject({
+      model: s.upstreamModel,
+      input: [{ role: 'user', content: 'hi' }],
+      tools: [WEATHER_TOOL, ...BUILT_IN_TOOLS],
+      tool_choice: { type: 'web_search_preview' },
+      prompt_cache_key: 'cache-key-1',
+      text: { verbosity: 'low' },
+      service_tier: 'flex',
+      include: ['reasoning.encrypted_content'],
+      store: false,
+    });
+    expect(sent).not.toHaveProperty('previous_response_id');
+    expect(metaOf(response).dropped_tools).toBeUndefined();
+  });
+});
+
 describe('sealed reasoning', () => {
   const thinking = 'The user wants the weather in Paris; call the tool.';
   const signature = 'EqQBCkgIARABGAIiQK1ekAnthropicOriginalSignature==';
@@ -437,7 +479,7 @@ describe('sealed reasoning', () => {
     const call = functionCalls(first)[0]!;
     input = replay(input, first, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' });
     const second = await ask();
-    expect(second.output_text).toBe('Sunny in Paris.');
+    expect(second.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ type: 'output_text', text: 'Sunny in Paris.' })] })]);
 
     const messages = s.requests[1]!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
     const assistant = messages.find((message) => message.role === 'assistant')!;
@@ -785,7 +827,6 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
   ];
   const codexBody = (input: unknown[]) => ({
     model: SKU,
-    instructions: null,
     input,
     tools,
     tool_choice: 'auto',

@@ -38,6 +38,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
 
   return {
     name,
+    wireFormat: 'messages',
     async complete(call): Promise<Reply> {
       const response = await send(call, false);
       return decodeAnthropicReply(name, await readJson(name, response.body, call.signal));

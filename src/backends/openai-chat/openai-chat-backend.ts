@@ -28,6 +28,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
 
   return {
     name,
+    wireFormat: 'chat',
     async complete(call): Promise<Reply> {
       const response = await send(call, false);
       return decodeChatReply(name, await readJson(name, response.body, call.signal), call.request);

@@ -28,6 +28,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
 
   return {
     name,
+    wireFormat: 'responses',
     async complete(call): Promise<Reply> {
       const response = await send(call, false);
       return decodeResponsesReply(name, await readJson(name, response.body, call.signal));

@@ -80,7 +80,12 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   const user = optionalString(json, 'user') ?? null;
   if (Object.keys(metadata).length || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
-  request.passthrough = { format: 'responses', body: { ...json, ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context) } : {}) } };
+  request.passthrough = {
+    format: 'responses',
+    // An upstream Responses API runs its own hosted tools, so those stay; previous_response_id
+    // names a response the upstream never issued, and the replayed input carries the state anyway.
+    body: { ...withoutKey(json, 'previous_response_id'), ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context) } : {}) },
+  };
   const include = json.include === undefined || json.include === null ? [] : asArray(json.include, 'include');
 
   return {
@@ -175,6 +180,11 @@ function forwardableInput(input: unknown[], context: DecodeContext): unknown[] {
     const part = unsealReasoning(item.encrypted_content, context.secret, `input[${index}].encrypted_content`);
     return part.origin === 'openai' && part.redactedData ? [{ ...item, encrypted_content: part.redactedData }] : [];
   });
+}
+
+function withoutKey(json: Json, key: string): Json {
+  const { [key]: _dropped, ...rest } = json;
+  return rest;
 }
 
 const isText = (part: Part): part is TextPart => part.type === 'text';
