@@ -42,9 +42,15 @@ function findConfiguredRoute(routes: Settings['routes'], model: string): string[
   return best?.targets;
 }
 
+const compiled = new Map<string, RegExp>();
+
 export function globMatches(pattern: string, name: string): boolean {
-  const source = pattern.split('*').map(escapeRegExp).join('.*');
-  return new RegExp(`^${source}$`, 'i').test(name);
+  let regExp = compiled.get(pattern);
+  if (!regExp) {
+    regExp = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'i');
+    compiled.set(pattern, regExp);
+  }
+  return regExp.test(name);
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');

@@ -6,13 +6,18 @@ import type { Ledger, UsageRecord, UsageSummary } from './ledger.js';
  * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
  * O_APPEND descriptor before the response is finished. A killed process therefore loses nothing
  * it had recorded (the kernel holds the bytes), and the lines of several processes never interleave.
- * Reads catch up with whatever any process appended since the last read.
+ * Reads catch up with whatever other processes appended since the last read; this process's own
+ * records are counted as they are written, so the common case reads nothing back.
  */
 export class FileLedger implements Ledger {
   private readonly fd: number;
   private readonly buckets = new DailyBuckets();
+  /** Bytes of the file already counted, from the start. */
   private offset = 0;
   private pending = '';
+  /** Own records written past `offset`: their bytes, and their ids to skip when read back. */
+  private ownBytes = 0;
+  private readonly ownIds = new Set<string>();
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a+', 0o600);
@@ -26,7 +31,11 @@ export class FileLedger implements Ledger {
   }
 
   record(entry: UsageRecord): void {
-    fs.writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    const line = `${JSON.stringify(entry)}\n`;
+    fs.writeSync(this.fd, line);
+    this.buckets.add(entry);
+    this.ownBytes += Buffer.byteLength(line);
+    if (entry.requestId) this.ownIds.add(entry.requestId);
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
@@ -40,6 +49,13 @@ export class FileLedger implements Ledger {
 
   private catchUp(): void {
     const size = fs.fstatSync(this.fd).size;
+    if (size === this.offset + this.ownBytes && this.pending === '') {
+      // Nobody else wrote: everything past the offset is ours and already counted.
+      this.offset = size;
+      this.ownBytes = 0;
+      this.ownIds.clear();
+      return;
+    }
     if (size <= this.offset) return;
     const chunk = Buffer.alloc(size - this.offset);
     const read = fs.readSync(this.fd, chunk, 0, chunk.length, this.offset);
@@ -48,8 +64,11 @@ export class FileLedger implements Ledger {
     this.pending = lines.pop() ?? '';
     for (const line of lines) {
       const entry = parseRecord(line);
-      if (entry) this.buckets.add(entry);
+      if (!entry) continue;
+      if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
+      this.buckets.add(entry);
     }
+    this.ownBytes = 0;
   }
 }
 
@@ -65,6 +84,7 @@ export function parseRecord(line: string): UsageRecord | undefined {
       inputTokens: Number(value.inputTokens) || 0,
       outputTokens: Number(value.outputTokens) || 0,
       requests: Number(value.requests) || 1,
+      ...(typeof value.requestId === 'string' ? { requestId: value.requestId } : {}),
     };
   } catch {
     return undefined;
