@@ -15,7 +15,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --developer | --org | --tier | --cap | --type | --base-url | \
+        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | \
             --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
@@ -32,8 +32,9 @@ _svc_router() {
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
     local types='openai-chat openai-responses anthropic'
     local shells='bash zsh fish'
-    local config_keys='server.host server.port server.bodyLimitBytes usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve init keys backends routes config whoami models chat env completion help'
+    local config_keys='server.host server.port server.bodyLimitBytes server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve init keys backends routes config whoami models chat env doctor connect completion help'
+    local clients='codex claude openai-sdk anthropic-sdk'
     local help='-h --help'
     local connection='--base-url --key --json'
 
@@ -99,6 +100,9 @@ _svc_router() {
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
+            --log-format)
+                COMPREPLY=($(compgen -W 'text json' -- "$cur"))
+                ;;
         esac
         if [[ -n $pfx ]]; then
             COMPREPLY=("${COMPREPLY[@]/#/$pfx}")
@@ -114,7 +118,7 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics $help" ;;
         init) options="--developer --org --tier --cap --force --json $help" ;;
         keys)
             case $sub in
@@ -136,6 +140,8 @@ _svc_router() {
         whoami | models) options="$connection $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream $connection $help" ;;
         env) options="--base-url --key $help" ;;
+        doctor) options="--base-url --key --timeout --json $help" ;;
+        connect) options="--write --base-url --key $help" ;;
     esac
 
     if [[ $cur == -* ]]; then
@@ -189,12 +195,15 @@ _svc_router() {
                         words=$config_keys
                     elif ((nargs == 1)) && [[ ${args[0]} == usage.store ]]; then
                         words=file
+                    elif ((nargs == 1)) && [[ ${args[0]} == server.metrics ]]; then
+                        words='true false'
                     fi
                     ;;
             esac
             ;;
         completion) ((nargs == 0)) && words=$shells ;;
-        serve | init | whoami | models | env) words=$options ;;
+        connect) ((nargs == 0)) && words=$clients ;;
+        serve | init | whoami | models | env | doctor) words=$options ;;
     esac
 
     COMPREPLY=($(compgen -W "$words" -- "$cur"))

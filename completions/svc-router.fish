@@ -16,7 +16,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -75,15 +75,21 @@ complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belon
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
+complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, backends, routes, config file and serve port'
+complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve init keys backends routes config whoami models chat env completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve init keys backends routes config whoami models chat env doctor connect completion'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind'
 complete -c svc-router -n '__svc_router_in serve' -l port -x -d 'port to listen on (0 picks a free one)'
 complete -c svc-router -n '__svc_router_in serve' -l offline-script -r -F -d 'JSON list of turns for the offline backend to replay'
 complete -c svc-router -n '__svc_router_in serve' -l usage-store -x -d "where usage is recorded: 'file' or redis://HOST:PORT"
+complete -c svc-router -n '__svc_router_in serve' -l log-format -x -a 'text json' -d 'request log format'
+complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
+complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies'
+complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics'
 
 # init
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug'
@@ -146,6 +152,7 @@ complete -c svc-router -n '__svc_router_is config help' -a 'path get set'
 for verb in get set
     complete -c svc-router -n "__svc_router_is config $verb" -a server.host -d 'address serve binds to'
     complete -c svc-router -n "__svc_router_is config $verb" -a server.port -d 'port serve listens on'
+    complete -c svc-router -n "__svc_router_is config $verb" -a server.metrics -d 'serve Prometheus metrics on GET /metrics'
     complete -c svc-router -n "__svc_router_is config $verb" -a server.bodyLimitBytes -d 'largest request body accepted (413 past it)'
     complete -c svc-router -n "__svc_router_is config $verb" -a usage.store -d 'where usage is recorded'
     complete -c svc-router -n "__svc_router_is config $verb" -a defaults.organisation -d 'organisation given to new keys'
@@ -153,6 +160,7 @@ for verb in get set
     complete -c svc-router -n "__svc_router_is config $verb" -a defaults.capTokens -d '30-day token cap given to new keys'
 end
 complete -c svc-router -n '__svc_router_is config set usage.store' -a file
+complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true false'
 
 # whoami, models, chat: talk to a router
 for name in whoami models chat
@@ -168,6 +176,21 @@ complete -c svc-router -n '__svc_router_in chat' -l stream -d 'print tokens as t
 # env
 complete -c svc-router -n '__svc_router_in env' -l base-url -x -d "the router's address"
 complete -c svc-router -n '__svc_router_in env' -l key -x -d 'key to put in the lines'
+
+# doctor
+complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d "the router's address as clients use it"
+complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check'
+complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take (ms)'
+complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
+
+# connect
+complete -c svc-router -n '__svc_router_is connect' -a codex -d 'Codex CLI'
+complete -c svc-router -n '__svc_router_is connect' -a claude -d 'Claude Code'
+complete -c svc-router -n '__svc_router_is connect' -a openai-sdk -d 'OpenAI SDK'
+complete -c svc-router -n '__svc_router_is connect' -a anthropic-sdk -d 'Anthropic SDK'
+complete -c svc-router -n '__svc_router_in connect' -l write -d "merge the settings into the client's own config file"
+complete -c svc-router -n '__svc_router_in connect' -l base-url -x -d "the router's address"
+complete -c svc-router -n '__svc_router_in connect' -l key -x -d 'key to use'
 
 # completion
 complete -c svc-router -n '__svc_router_is completion' -a 'bash zsh fish'

@@ -46,6 +46,7 @@ _svc_router_config_keys() {
     'server.host:address serve binds to'
     'server.port:port serve listens on'
     'server.bodyLimitBytes:largest request body accepted (413 past it)'
+    'server.metrics:serve Prometheus metrics on GET /metrics'
     'usage.store:where usage is recorded'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
@@ -57,6 +58,7 @@ _svc_router_config_keys() {
 _svc_router_config_value() {
   case $words[2] in
     usage.store) _values 'value' file ;;
+    server.metrics) _values 'value' true false ;;
     *) _message -e values 'value' ;;
   esac
 }
@@ -74,6 +76,8 @@ _svc_router_commands() {
     'models:list the models the router serves'
     'chat:send one chat message'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
+    'doctor:check the key, base URL, router, backends, routes, config file and serve port'
+    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
   )
@@ -199,6 +203,10 @@ _svc_router() {
         '--port=[port to listen on (0 picks a free one)]:port' \
         '--offline-script=[JSON list of turns for the offline backend to replay]:file:_files' \
         '--usage-store=[where usage is recorded (file or redis://HOST:PORT)]:store:(file)' \
+        '--log-format=[request log format]:format:(text json)' \
+        '(--log-bodies)--quiet[no request log]' \
+        '(--quiet)--log-bodies[also log request and response bodies]' \
+        '--metrics[serve Prometheus metrics on GET /metrics]' \
         $help && ret=0
       ;;
     init)
@@ -244,6 +252,22 @@ _svc_router() {
       _arguments \
         "--base-url=[the router's address]:url:_urls" \
         '--key=[key to put in the lines]:key' \
+        $help && ret=0
+      ;;
+    doctor)
+      _arguments \
+        "--base-url=[the router's address as clients use it]:url:_urls" \
+        '--key=[key to check]:key' \
+        '--timeout=[how long each network check may take (ms)]:ms' \
+        '--json[print the results as JSON]' \
+        $help && ret=0
+      ;;
+    connect)
+      _arguments \
+        ':client:((codex\:"Codex CLI" claude\:"Claude Code" openai-sdk\:"OpenAI SDK" anthropic-sdk\:"Anthropic SDK"))' \
+        "--write[merge the settings into the client's own config file]" \
+        "--base-url=[the router's address]:url:_urls" \
+        '--key=[key to use]:key' \
         $help && ret=0
       ;;
     completion)

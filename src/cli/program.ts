@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { SKUS } from '../routing/skus.js';
 
 /**
@@ -18,6 +18,10 @@ export function buildProgram(version: string): Command {
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: config server.port, 8787)')
     .option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)')
     .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
+    .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
+    .option('--quiet', 'no request log')
+    .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
+    .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program
@@ -132,6 +136,24 @@ export function buildProgram(version: string): Command {
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to put in the lines (default: the stored local key)')
     .action(async (options) => (await import('./commands/env.js')).runEnv(options));
+
+  program
+    .command('doctor')
+    .description('check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures')
+    .option('--base-url <url>', "the router's address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)")
+    .option('--key <key>', 'key to check (env SVC_ROUTER_KEY; default: the stored local key)')
+    .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000)')
+    .option('--json', 'print the results as JSON')
+    .action(async (options) => (await import('./commands/doctor.js')).runDoctor(options));
+
+  program
+    .command('connect')
+    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
+    .addArgument(new Argument('<client>', 'the client to connect').choices(['codex', 'claude', 'openai-sdk', 'anthropic-sdk']))
+    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
+    .option('--base-url <url>', "the router's address (default: from config)")
+    .option('--key <key>', 'key to use (default: the stored local key)')
+    .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));
 
   program
     .command('completion <shell>')

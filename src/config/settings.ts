@@ -48,7 +48,8 @@ export interface Settings {
   backends: Record<string, BackendSettings>;
   /** Model name or pattern → ordered targets `BACKEND[:UPSTREAM_MODEL]` (fallback order). */
   routes: Record<string, string[]>;
-  server: { host: string; port: number; bodyLimitBytes: number };
+  /** `metrics`: serve GET /metrics (read when serve starts; serve --metrics turns it on too). */
+  server: { host: string; port: number; bodyLimitBytes: number; metrics: boolean };
   usage: { store: string };
   defaults: { organisation: string; tier: string; capTokens: number };
 }
@@ -57,7 +58,7 @@ export const DEFAULT_SETTINGS: Settings = {
   keys: {},
   backends: {},
   routes: {},
-  server: { host: '127.0.0.1', port: 8787, bodyLimitBytes: 20 * 1024 * 1024 },
+  server: { host: '127.0.0.1', port: 8787, bodyLimitBytes: 20 * 1024 * 1024, metrics: false },
   usage: { store: 'file' },
   defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
 };

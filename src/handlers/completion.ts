@@ -1,5 +1,5 @@
 import { RouterError, toRouterError } from '../core/errors.js';
-import { tokensForChars } from '../core/estimate-tokens.js';
+import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
 import type { Usage } from '../core/reply.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
@@ -93,8 +93,11 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     status: 200,
     headers: overheadHeader(context, upstreamMs),
     sse: accountOnExit(format.encodeStream(observe(result.reply, seen), encodeContext), () => {
-      // A stream cut short (client gone, upstream failed) still bills what was seen.
-      if (!recorded && seen.usage) finish({ ...seen.usage, outputTokens: Math.max(seen.usage.outputTokens, tokensForChars(seen.outputChars)) });
+      // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
+      // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
+      if (recorded) return;
+      const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
+      finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
     }),
   };
 }

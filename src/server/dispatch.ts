@@ -22,12 +22,18 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
   const startedAt = performance.now();
   const requestId = newId('req_');
   const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+  const trace = request.trace;
+  if (trace) trace.requestId = requestId;
 
   if (CONTROL_CHARACTERS.test(request.path)) {
     return { status: 400, headers: { 'x-request-id': requestId }, json: openaiErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.')) };
   }
-  if (path === '/' || path === '/health') return publicEndpoint(request, path, requestId);
+  if (path === '/' || path === '/health') {
+    if (trace) trace.endpoint = path;
+    return publicEndpoint(request, path, requestId);
+  }
   const endpoint = ENDPOINTS[path];
+  if (trace && endpoint) Object.assign(trace, { endpoint: path, format: endpoint.name });
   const shape: ErrorShape = endpoint?.errorShape ?? (path.includes('messages') ? 'anthropic' : 'openai');
   try {
     if (!endpoint) throw notFound(request.method, path);
@@ -36,11 +42,13 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
     }
     const settings = app.config.read();
     const identity = authenticate(settings, presentedKey(request.headers));
+    if (trace) trace.caller = identity.developer;
     if (endpoint.needsVersion) checkVersion(request.headers);
     const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt });
     return withRequestId(response, requestId);
   } catch (error) {
     const routerError = toRouterError(error);
+    if (trace) trace.error = routerError.message;
     const body = shape === 'anthropic' ? anthropicErrorBody(routerError, requestId) : openaiErrorBody(routerError);
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
@@ -65,6 +73,7 @@ function notFound(method: string, path: string): RouterError {
   let hint = '';
   if (ENDPOINTS[`/v1${path}`]) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
   else if (path.startsWith('/v1/v1/') && ENDPOINTS[path.slice(3)]) hint = ' The base URL has /v1 twice; remove one.';
+  else if (path === '/metrics') hint = ' Metrics are off: start the router with svc-router serve --metrics (or config set server.metrics true).';
   else hint = ' Model endpoints live under /v1: include /v1 in the base URL for chat-format and responses-format clients.';
   return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');
 }

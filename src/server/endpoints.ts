@@ -4,12 +4,15 @@ import { responsesFormat } from '../formats/responses/responses-format.js';
 import type { ApiResponse } from '../handlers/api.js';
 import { handleCompletion } from '../handlers/completion.js';
 import type { RequestContext } from '../handlers/context.js';
+import { handleCountTokens } from '../handlers/count-tokens.js';
 import { handleModels } from '../handlers/models.js';
 import { handleWhoami } from '../handlers/whoami.js';
 
 export type ErrorShape = 'openai' | 'anthropic';
 
 export interface Endpoint {
+  /** A short name for logs and metrics: the client format for the model endpoints. */
+  name: string;
   method: 'GET' | 'POST';
   handle(context: RequestContext): Promise<ApiResponse>;
   errorShape: ErrorShape;
@@ -17,11 +20,18 @@ export interface Endpoint {
   needsVersion?: boolean;
 }
 
-/** The authenticated endpoints, exactly as the spec's section 4 lists them. */
+/** The authenticated endpoints: the spec's section 4, plus Anthropic's token counting. */
 export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
-  '/whoami': { method: 'GET', handle: handleWhoami, errorShape: 'openai' },
-  '/v1/models': { method: 'GET', handle: handleModels, errorShape: 'openai' },
-  '/v1/chat/completions': { method: 'POST', handle: (context) => handleCompletion(context, chatFormat), errorShape: 'openai' },
-  '/v1/responses': { method: 'POST', handle: (context) => handleCompletion(context, responsesFormat), errorShape: 'openai' },
-  '/v1/messages': { method: 'POST', handle: (context) => handleCompletion(context, messagesFormat), errorShape: 'anthropic', needsVersion: true },
+  '/whoami': { name: 'whoami', method: 'GET', handle: handleWhoami, errorShape: 'openai' },
+  '/v1/models': { name: 'models', method: 'GET', handle: handleModels, errorShape: 'openai' },
+  '/v1/chat/completions': { name: 'chat', method: 'POST', handle: (context) => handleCompletion(context, chatFormat), errorShape: 'openai' },
+  '/v1/responses': { name: 'responses', method: 'POST', handle: (context) => handleCompletion(context, responsesFormat), errorShape: 'openai' },
+  '/v1/messages': {
+    name: 'messages',
+    method: 'POST',
+    handle: (context) => handleCompletion(context, messagesFormat),
+    errorShape: 'anthropic',
+    needsVersion: true,
+  },
+  '/v1/messages/count_tokens': { name: 'count_tokens', method: 'POST', handle: handleCountTokens, errorShape: 'anthropic', needsVersion: true },
 };

@@ -127,3 +127,4 @@ export class RedisLedger implements Ledger {
     this.log('usage store (Redis) is unreachable; serving on and queueing usage in memory until it is back.');
   }
 }
+export const READ_TIMEOUT_MS = 1000;

@@ -86,6 +86,13 @@ describe('bash completion (plain bash, no bash-completion)', () => {
     expect(sorted(completeBash('svc-router config set '))).toEqual(sorted(Object.keys(SETTING_KEYS)));
   });
 
+  it('offers the clients after `connect`, the log formats after --log-format, and true/false for server.metrics', () => {
+    expect(sorted(completeBash('svc-router connect '))).toEqual(['anthropic-sdk', 'claude', 'codex', 'openai-sdk']);
+    expect(completeBash('svc-router connect co')).toEqual(['codex']);
+    expect(sorted(completeBash('svc-router serve --log-format '))).toEqual(['json', 'text']);
+    expect(sorted(completeBash('svc-router config set server.metrics '))).toEqual(['false', 'true']);
+  });
+
   it('completes files after --offline-script', () => {
     expect(sorted(completeBash('svc-router serve --offline-script package'))).toEqual(['package-lock.json', 'package.json']);
   });

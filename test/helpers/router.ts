@@ -9,7 +9,7 @@ import { initialise } from '../../src/cli/commands/init.js';
 import { keyRecord } from '../../src/cli/commands/keys.js';
 import { generateKey } from '../../src/identity/keys.js';
 import { createApp, type App } from '../../src/handlers/app.js';
-import { createHttpServer } from '../../src/server/http-server.js';
+import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 
 export interface TestRouter {
   /** http://127.0.0.1:PORT */
@@ -31,12 +31,12 @@ export function tempHome(): string {
 }
 
 /** A real router on a real socket (port 0), with its own temporary home. */
-export async function startRouter(options: { offlineScript?: ScriptedTurn[]; capTokens?: number } = {}): Promise<TestRouter> {
+export async function startRouter(options: { offlineScript?: ScriptedTurn[]; capTokens?: number; http?: HttpServerOptions } = {}): Promise<TestRouter> {
   const home = tempHome();
   const config = new ConfigStore(home);
   const { key } = initialise(config, { developer: 'alice', org: 'acme', tier: 'pro', ...(options.capTokens ? { cap: String(options.capTokens) } : {}) });
   const app = createApp({ config, offlineScript: options.offlineScript });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, options.http);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

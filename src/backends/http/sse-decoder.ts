@@ -15,7 +15,9 @@ const MAX_LINE_CHARS = 16 * 1024 * 1024;
  */
 export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame> {
   const decoder = new TextDecoder();
-  let buffer = '';
+  // Text after the last line end, kept in pieces: a long line is joined once, when it ends, not on every chunk.
+  let pending: string[] = [];
+  let pendingChars = 0;
   let event: string | undefined;
   let data: string[] = [];
   const flush = (): SseFrame | undefined => {
@@ -24,17 +26,17 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
     data = [];
     return frame;
   };
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  /** Reads the complete lines of `text`, collecting frames; returns the unfinished rest. */
+  const readLines = (text: string, frames: SseFrame[]): string => {
     let start = 0;
     for (;;) {
-      const end = nextLineEnd(buffer, start);
+      const end = nextLineEnd(text, start);
       if (end === -1) break;
-      const line = buffer.slice(start, end);
-      start = end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1);
+      const line = text.slice(start, end);
+      start = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
       if (line === '') {
         const frame = flush();
-        if (frame) yield frame;
+        if (frame) frames.push(frame);
         continue;
       }
       const colon = line.indexOf(':');
@@ -44,11 +46,29 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
       if (field === 'data') data.push(value);
       else if (field === 'event') event = value;
     }
-    buffer = buffer.slice(start);
-    // A lone CR at the end may be the first half of CRLF: keep it for the next chunk.
-    if (buffer.length > MAX_LINE_CHARS) throw new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
+    return text.slice(start);
+  };
+  for await (const chunk of body) {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text === '') continue;
+    // No line end in this chunk (and none waiting to be confirmed): nothing can complete yet.
+    if (!LINE_END.test(text) && !(pendingChars && pending.at(-1)!.endsWith('\r'))) {
+      pending.push(text);
+      pendingChars += text.length;
+      if (pendingChars > MAX_LINE_CHARS) throw lineTooLong();
+      continue;
+    }
+    const frames: SseFrame[] = [];
+    // A lone CR at the end may be the first half of CRLF: readLines keeps it for the next chunk.
+    const rest = readLines(pending.join('') + text, frames);
+    pending = rest === '' ? [] : [rest];
+    pendingChars = rest.length;
+    for (const frame of frames) yield frame;
+    if (pendingChars > MAX_LINE_CHARS) throw lineTooLong();
   }
-  buffer += decoder.decode();
+  const frames: SseFrame[] = [];
+  const buffer = readLines(pending.join('') + decoder.decode(), frames);
+  for (const frame of frames) yield frame;
   if (buffer !== '') {
     const colon = buffer.indexOf(':');
     if (colon !== -1 && buffer.slice(0, colon) === 'data') data.push(buffer.slice(colon + 1).replace(/^ /, ''));
@@ -56,6 +76,10 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
   const frame = flush();
   if (frame) yield frame;
 }
+
+const LINE_END = /[\r\n]/;
+
+const lineTooLong = (): RouterError => new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
 
 function nextLineEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {

@@ -28,6 +28,14 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     get: (s) => s.server.bodyLimitBytes,
     set: (s, v) => void (s.server.bodyLimitBytes = parsePositiveInteger(v, 'server.bodyLimitBytes')),
   },
+  'server.metrics': {
+    describe: 'serve Prometheus metrics on GET /metrics (true or false; read when serve starts)',
+    get: (s) => String(s.server.metrics),
+    set: (s, v) => {
+      if (v !== 'true' && v !== 'false') throw usageError(`server.metrics: expected 'true' or 'false', got '${v}'`);
+      s.server.metrics = v === 'true';
+    },
+  },
   'usage.store': {
     describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
     get: (s) => s.usage.store,

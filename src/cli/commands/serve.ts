@@ -5,6 +5,7 @@ import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
+import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
 import { SKUS } from '../../routing/skus.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { chalk, printLine, warn } from '../output.js';
@@ -17,6 +18,10 @@ export interface ServeOptions {
   port?: string;
   offlineScript?: string;
   usageStore?: string;
+  logFormat?: string;
+  quiet?: boolean;
+  logBodies?: boolean;
+  metrics?: boolean;
 }
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
@@ -28,6 +33,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
   let settings = config.read();
   const host = options.host ?? settings.server.host;
   const port = options.port === undefined ? settings.server.port : parsePort(options.port);
+  const logFormat = (options.logFormat ?? 'text') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) throw usageError(`--log-format: expected one of ${LOG_FORMATS.join(', ')}, got '${options.logFormat}'`);
   let offlineScript;
   try {
     offlineScript = options.offlineScript ? loadScript(options.offlineScript) : undefined;
@@ -47,7 +54,12 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
   }
   const app = createApp({ config, offlineScript, ...(options.usageStore ? { usageStore: options.usageStore } : {}) });
-  const server = createHttpServer(app);
+  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false });
+  const metricsOn = options.metrics === true || settings.server.metrics === true;
+  const metrics = metricsOn ? new (await import('../../server/metrics.js')).RouterMetrics() : undefined;
+  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}) });
+  // Whatever is still queued reaches the log however the process ends.
+  if (requestLog) process.on('exit', () => requestLog.flush());
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -63,6 +75,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const address = server.address() as AddressInfo;
   const origin = `http://${hostForUrl(host)}:${address.port}`;
   printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
+  if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (!LOOPBACK.has(host)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
   let stopping = false;
@@ -75,6 +88,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     server.close(async () => {
       clearTimeout(force);
       await app.close();
+      requestLog?.flush();
       process.exit(0);
     });
     server.closeIdleConnections();
@@ -92,4 +106,9 @@ function printBanner(origin: string, key: string, routeCount: number, scripted: 
   printLine();
   printLine(chalk.dim('# point clients here:'));
   for (const line of envLines(origin, key)) printLine(line);
+}
+
+/** Colour the request log only on a terminal, and never under NO_COLOR. */
+function logColour(): boolean {
+  return process.stderr.isTTY === true && !process.env.NO_COLOR;
 }

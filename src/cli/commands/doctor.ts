@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { withDefaults, type Settings } from '../../config/settings.js';
+import { ConfigStore } from '../../config/store.js';
+import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { skip, type CheckResult } from '../doctor/result.js';
+import { chalk, printJson, printLine } from '../output.js';
+import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
+import { hostForUrl } from './env.js';
+
+export interface DoctorOptions {
+  baseUrl?: string;
+  key?: string;
+  timeout?: string;
+  json?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 2_000;
+/** Exit codes stay clear of the shell's own (126 and up). */
+const MAX_EXIT_CODE = 100;
+
+/**
+ * Runs every check, prints one line each (with the remedy under a failure), and exits with the
+ * number of failures: 0 means everything a client needs is in place.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<void> {
+  const timeoutMs = options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parsePositiveInteger(options.timeout, '--timeout');
+  const givenUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
+  const given = givenUrl !== undefined && givenUrl !== '';
+  if (given) parseHttpUrl(givenUrl, '--base-url');
+
+  const { settings, file, problem } = loadConfig();
+  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `http://${hostForUrl(settings.server.host)}:${settings.server.port}/v1`;
+  const root = baseUrl.replace(/\/v1$/, '');
+  const key = options.key ?? process.env.SVC_ROUTER_KEY ?? settings.localKey;
+
+  const keyResult = checkKey(key);
+  const router = (async (): Promise<CheckResult[]> => {
+    const reachable = await checkReachable(new URL(root), timeoutMs);
+    if (reachable.status === 'fail') return [reachable, skip('whoami', 'skipped: the router is not reachable')];
+    if (keyResult.status === 'fail') return [reachable, skip('whoami', 'skipped: no usable key (see the key check)')];
+    const { result, body } = await checkWhoami(root, key!, timeoutMs);
+    return body ? [reachable, result, checkUsageCap(body)] : [reachable, result];
+  })();
+  const [routerResults, backendResults, servePort] = await Promise.all([router, checkBackends(settings, timeoutMs), checkServePort(settings, timeoutMs)]);
+
+  const results: CheckResult[] = [
+    keyResult,
+    checkBaseUrl(baseUrl, given),
+    ...routerResults,
+    ...backendResults,
+    ...checkRoutes(settings),
+    checkConfigFile(file, problem),
+    servePort,
+  ];
+  const failures = results.filter((result) => result.status === 'fail').length;
+  process.exitCode = Math.min(failures, MAX_EXIT_CODE);
+
+  if (options.json) return printJson({ base_url: baseUrl, failures, checks: results });
+  printLine(`svc-router doctor: ${baseUrl}`);
+  const width = Math.max(...results.map((result) => result.id.length));
+  for (const result of results) {
+    const mark = result.status === 'pass' ? chalk.green('✓') : result.status === 'fail' ? chalk.red('✗') : chalk.dim('-');
+    const message = result.status === 'skip' ? chalk.dim(result.message) : result.message;
+    printLine(`${mark} ${result.id.padEnd(width)}  ${message}`);
+    if (result.remedy) printLine(`  ${' '.repeat(width)}  ${chalk.yellow('fix:')} ${result.remedy}`);
+  }
+  printLine();
+  printLine(failures === 0 ? chalk.green('No problems found.') : chalk.red(`${failures} problem${failures === 1 ? '' : 's'} found.`));
+}
+
+/** The stored settings, or the defaults and what is wrong when the file cannot be read. */
+function loadConfig(): { settings: Settings; file: string; problem?: string } {
+  try {
+    const store = new ConfigStore();
+    return { settings: store.read(), file: store.path };
+  } catch (error) {
+    const home = process.env.SVC_ROUTER_HOME;
+    const file = home ? path.join(path.resolve(home), 'config.json') : 'config.json';
+    return { settings: withDefaults({}), file, problem: `cannot be read: ${(error as Error).message}` };
+  }
+}

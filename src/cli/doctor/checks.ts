@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import type { Settings } from '../../config/settings.js';
+import { OFFLINE_BACKEND } from '../../routing/skus.js';
+import { parseTarget } from '../../routing/target.js';
+import { hostForUrl } from '../commands/env.js';
+import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
+import { fail, pass, REMEDY, skip, type CheckResult } from './result.js';
+
+/** Any Unicode white space, including the no-break and zero-width spaces a paste brings along. */
+const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/u;
+
+/** The first characters of a key: enough to tell keys apart, never enough to use one. */
+export const keyHint = (key: string): string => `${key.slice(0, Math.min(12, Math.floor(key.length / 3)))}…`;
+
+export function checkKey(key: string | undefined): CheckResult {
+  if (key === undefined || key === '') {
+    return fail('key', 'no key: none given with --key or SVC_ROUTER_KEY, and none stored', 'Run svc-router init (it stores your key), or pass --key. ' + REMEDY.key);
+  }
+  if (WHITESPACE.test(key)) {
+    const where = /^[\s\u200B-\u200D\u2060\uFEFF]/u.test(key) ? 'leading' : /[\s\u200B-\u200D\u2060\uFEFF]$/u.test(key) ? 'trailing' : 'inner';
+    return fail('key', `the key (${keyHint(key.trim())}) has ${where} whitespace; the router refuses it with 401`, REMEDY.key);
+  }
+  return pass('key', `present (${keyHint(key)}), no whitespace`);
+}
+
+/** OpenAI-style clients (chat and responses) need the /v1; only checked when a base URL was given. */
+export function checkBaseUrl(baseUrl: string, given: boolean): CheckResult {
+  if (!given) return skip('base-url', `no --base-url given; checking the configured address ${baseUrl}`);
+  if (/\/v1$/.test(baseUrl)) return pass('base-url', `${baseUrl} ends in /v1, as OpenAI-style clients need`);
+  const suggested = `${baseUrl.replace(/\/+$/, '')}/v1`;
+  return fail('base-url', `${baseUrl} does not end in /v1: OpenAI-style clients get 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${suggested} (Anthropic clients take it without /v1).`);
+}
+
+export function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (probe.ok) return pass('reachable', `${where} accepts connections (${probe.ms} ms)`);
+  const remedy =
+    probe.failure === 'refused'
+      ? `Nothing listens on ${where}: start the router there (svc-router serve), or fix the host and port in the base URL.`
+      : probe.failure === 'not-found'
+        ? `Check the host name in the base URL; ${host} does not resolve.`
+        : REMEDY.network;
+  return fail('reachable', `${where}: ${probe.detail}`, remedy);
+}
+
+export async function checkReachable(url: URL, timeoutMs: number): Promise<CheckResult> {
+  const { host, port } = endpointOf(url);
+  return reachableResult(host, port, await probeTcp(host, port, timeoutMs));
+}
+
+interface WhoamiBody {
+  developer?: string;
+  organisation?: string;
+  tier?: string;
+  usage?: { tokens_used?: number; cap_tokens?: number; remaining_tokens?: number };
+}
+
+/** GET /whoami with the key: the router answers 200 and names the key's developer. */
+export async function checkWhoami(root: string, key: string, timeoutMs: number): Promise<{ result: CheckResult; body?: WhoamiBody }> {
+  const url = `${root}/whoami`;
+  const answer = await httpGet(url, { authorization: `Bearer ${key}`, accept: 'application/json' }, timeoutMs);
+  if (!answer.ok) {
+    const remedy =
+      answer.failure === 'timeout'
+        ? 'Something accepts connections there but does not answer HTTP: check that the address is svc-router (svc-router serve), not another program or a proxy that holds connections.'
+        : REMEDY.network;
+    return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
+  }
+  const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
+  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, REMEDY.key) };
+  if (answer.status === 404) {
+    return {
+      result: fail('whoami', `GET ${url}: 404 Not Found`, 'The base URL does not point at svc-router itself: use http://HOST:PORT/v1 (the router answers /whoami beside /v1).'),
+    };
+  }
+  if (answer.status !== 200) return { result: fail('whoami', `GET ${url}: HTTP ${answer.status}${message ? `: ${message}` : ''}`, 'See the router\'s message above.') };
+  const body = answer.json as WhoamiBody | undefined;
+  if (!body || typeof body.developer !== 'string') {
+    return { result: fail('whoami', `GET ${url}: 200, but not an identity record`, 'The base URL points at something other than svc-router; use the address svc-router serve prints.') };
+  }
+  return { result: pass('whoami', `200 OK: ${body.developer} · ${body.organisation ?? '?'} · tier ${body.tier ?? '?'}`), body };
+}
+
+/** From /whoami's usage: a caller at the cap gets 429 on every model request. */
+export function checkUsageCap(body: WhoamiBody): CheckResult {
+  const usage = body.usage;
+  if (!usage || typeof usage.cap_tokens !== 'number' || typeof usage.tokens_used !== 'number') return skip('usage-cap', '/whoami reported no usage');
+  const remaining = usage.remaining_tokens ?? Math.max(0, usage.cap_tokens - usage.tokens_used);
+  if (remaining <= 0) {
+    return fail(
+      'usage-cap',
+      `usage cap reached: ${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; model requests get 429`,
+      `Ask for a higher cap (svc-router keys issue --developer ${body.developer ?? 'SLUG'} --cap TOKENS --force issues a new key), or wait for older usage to leave the 30-day window.`,
+    );
+  }
+  return pass('usage-cap', `${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; ${remaining} left`);
+}
+
+/** A TCP connection to each configured backend's host and port. */
+export async function checkBackends(settings: Settings, timeoutMs: number): Promise<CheckResult[]> {
+  const entries = Object.entries(settings.backends);
+  if (entries.length === 0) return [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
+  return Promise.all(
+    entries.map(async ([name, backend]): Promise<CheckResult> => {
+      const id = `backend:${name}`;
+      let url: URL;
+      try {
+        url = new URL(backend.baseUrl);
+      } catch {
+        return fail(id, `base URL '${backend.baseUrl}' is not a URL`, `Re-add it: svc-router backends add ${name} --type ${backend.type} --base-url URL`);
+      }
+      const { host, port } = endpointOf(url);
+      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      const probe = await probeTcp(host, port, timeoutMs);
+      if (probe.ok) return pass(id, `${backend.type} at ${where} accepts connections (${probe.ms} ms)`);
+      const remedy =
+        probe.failure === 'refused'
+          ? `Nothing listens on ${where}: start that server, or fix the backend's base URL (svc-router backends add ${name} --type ${backend.type} --base-url URL).`
+          : probe.failure === 'not-found'
+            ? `Check the host in the backend's base URL (svc-router backends list); ${host} does not resolve.`
+            : `${REMEDY.network} (backend ${name}: ${where})`;
+      return fail(id, `${backend.type} at ${where}: ${probe.detail}`, remedy);
+    }),
+  );
+}
+
+/** Every route target names a backend that exists (or the built-in offline one). */
+export function checkRoutes(settings: Settings): CheckResult[] {
+  const routes = Object.entries(settings.routes);
+  if (routes.length === 0) return [skip('routes', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
+  return routes.map(([model, targets]) => {
+    const id = `route:${model}`;
+    if (!Array.isArray(targets) || targets.length === 0) {
+      return fail(id, 'has no targets', `Set some: svc-router routes set ${model} BACKEND[:MODEL] …, or remove it: svc-router routes unset ${model}`);
+    }
+    const missing = targets.filter((text) => {
+      const { backend } = parseTarget(String(text));
+      return backend !== OFFLINE_BACKEND && !(backend in settings.backends);
+    });
+    if (missing.length === 0) return pass(id, `→ ${targets.join(' → ')}`);
+    const names = missing.map((text) => `'${parseTarget(String(text)).backend}'`).join(', ');
+    return fail(
+      id,
+      `target${missing.length > 1 ? 's' : ''} ${missing.join(', ')} name${missing.length > 1 ? '' : 's'} backend${missing.length > 1 ? 's' : ''} ${names}, which ${missing.length > 1 ? 'are' : 'is'} not configured`,
+      `Add the backend (svc-router backends add NAME --type … --base-url …) or change the route (svc-router routes set ${model} TARGET …).`,
+    );
+  });
+}
+
+/** The config file holds keys: only its owner may read it. */
+export function checkConfigFile(file: string, problem: string | undefined): CheckResult {
+  if (problem !== undefined) return fail('config-file', `${file}: ${problem}`, 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    return skip('config-file', `${file} does not exist yet (svc-router init creates it)`);
+  }
+  if (process.platform === 'win32') return skip('config-file', `${file}: permissions are not checked on Windows`);
+  const octal = mode.toString(8).padStart(4, '0');
+  if ((mode & 0o077) !== 0) return fail('config-file', `${file} is mode ${octal}: others can read the keys in it`, `chmod 600 ${file}`);
+  return pass('config-file', `${file} is mode ${octal}`);
+}
+
+/** `serve` can listen on the configured port, or an svc-router already does. */
+export async function checkServePort(settings: Settings, timeoutMs: number): Promise<CheckResult> {
+  const { host, port } = settings.server;
+  const where = `${hostForUrl(host)}:${port}`;
+  if (port === 0) return pass('serve-port', 'server.port is 0: serve picks a free port');
+  const probe = await tryListen(host, port);
+  if (probe.free) return pass('serve-port', `${where} is free for svc-router serve`);
+  if (probe.code === 'EADDRINUSE') {
+    const answer = await httpGet(`http://${where}/`, {}, timeoutMs);
+    if (answer.ok && (answer.json as { name?: unknown } | undefined)?.name === 'svc-router') return pass('serve-port', `${where}: svc-router is serving there`);
+    return fail('serve-port', `${where} is in use by another program`, `Stop that program, or pick another port: svc-router config set server.port PORT (or serve --port PORT).`);
+  }
+  if (probe.code === 'EACCES') return fail('serve-port', `${where}: not allowed to listen (${probe.code})`, 'Use a port above 1023: svc-router config set server.port PORT.');
+  return fail('serve-port', `${where}: cannot listen (${probe.code}: ${probe.detail})`, 'Check server.host (svc-router config get server.host) names an address of this machine.');
+}
+
+function errorMessage(json: unknown): string | undefined {
+  const error = (json as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof error?.message === 'string' ? error.message : undefined;
+}

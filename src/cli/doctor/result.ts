@@ -1,0 +1,23 @@
+/** One line of the doctor's report. */
+export interface CheckResult {
+  /** A stable name: `key`, `base-url`, `reachable`, `whoami`, `usage-cap`, `backend:NAME`, `route:MODEL`, `config-file`, `serve-port`. */
+  id: string;
+  status: 'pass' | 'fail' | 'skip';
+  message: string;
+  /** What to do about a failure. */
+  remedy?: string;
+}
+
+export const pass = (id: string, message: string): CheckResult => ({ id, status: 'pass', message });
+export const skip = (id: string, message: string): CheckResult => ({ id, status: 'skip', message });
+export const fail = (id: string, message: string, remedy: string): CheckResult => ({ id, status: 'fail', message, remedy });
+
+/** The remedies of the interface specification's error table, word for word where it has one. */
+export const REMEDY = {
+  /** 401 Unauthorized. */
+  key: 'Fix the key; no trailing whitespace.',
+  /** 404 on /v1/chat/completions. */
+  missingV1: 'Include /v1 in the base URL for chat-format and responses-format clients.',
+  /** Refused connection, timeout. */
+  network: 'Connection-level failures come from the network: outbound traffic to the host on this port (443 for https://) must be allowed.',
+} as const;

@@ -1,0 +1,126 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Backend } from '../backends/backend.js';
+import type { BackendRegistry } from '../backends/registry.js';
+import { RouterError } from '../core/errors.js';
+import type { StreamEvent } from '../core/stream-events.js';
+import type { RequestTrace } from '../handlers/api.js';
+import type { App } from '../handlers/app.js';
+
+/** The path metrics are served on, when they are on. */
+export const METRICS_PATH = '/metrics';
+
+/** Seconds; from a cached answer to a long agent turn streamed in full. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/**
+ * The router's Prometheus metrics, in a registry of their own (nothing global), fed by the HTTP
+ * layer once a response has finished and by a thin wrapper around each backend.
+ */
+export class RouterMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'svc_router_requests_total',
+    help: 'HTTP requests answered, by endpoint and status code.',
+    labelNames: ['endpoint', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'svc_router_request_duration_seconds',
+    help: 'Time from a request arriving to its response (a whole stream, for streams) finishing, by endpoint.',
+    labelNames: ['endpoint'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamErrors = new Counter({
+    name: 'svc_router_upstream_errors_total',
+    help: 'Failed calls to upstream backends (each failed attempt of a fallback chain), by backend and the status the router made of it.',
+    labelNames: ['backend', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'svc_router_tokens_total',
+    help: 'Tokens recorded for completed requests, by SKU (the model the client asked for), backend and direction.',
+    labelNames: ['sku', 'backend', 'direction'] as const,
+    registers: [this.registry],
+  });
+  private readonly streams = new Gauge({
+    name: 'svc_router_streams_in_flight',
+    help: 'Streamed responses being sent right now.',
+    registers: [this.registry],
+  });
+  private readonly wrapped = new WeakMap<Backend, Backend>();
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition text. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  streamStarted(): void {
+    this.streams.inc();
+  }
+
+  streamEnded(): void {
+    this.streams.dec();
+  }
+
+  /** One finished request: its endpoint (or `other` for unknown paths), status, duration and tokens. */
+  observe(trace: RequestTrace | undefined, status: number, seconds: number): void {
+    const endpoint = trace?.endpoint ?? 'other';
+    this.requests.inc({ endpoint, status: String(status) });
+    this.latency.observe({ endpoint }, seconds);
+    // Token counting (count_tokens) answers a number but consumes nothing.
+    if (trace?.model && trace.format !== 'count_tokens' && (trace.inputTokens !== undefined || trace.outputTokens !== undefined)) {
+      const labels = { sku: trace.model, backend: trace.backend ?? 'unknown' };
+      this.tokens.inc({ ...labels, direction: 'input' }, trace.inputTokens ?? 0);
+      this.tokens.inc({ ...labels, direction: 'output' }, trace.outputTokens ?? 0);
+    }
+  }
+
+  /** The same app, with every backend it hands out counting its failures here. */
+  instrument(app: App): App {
+    const registry: BackendRegistry = Object.create(app.backends) as BackendRegistry;
+    registry.get = (name, settings) => this.wrap(app.backends.get(name, settings));
+    return { ...app, backends: registry };
+  }
+
+  private wrap(backend: Backend): Backend {
+    let wrapped = this.wrapped.get(backend);
+    if (!wrapped) {
+      const count = (error: unknown) => this.countUpstreamError(backend.name, error);
+      // Everything else (name, offline, …) is the backend's own, inherited.
+      wrapped = Object.create(backend) as Backend;
+      wrapped.complete = async (call) => {
+        try {
+          return await backend.complete(call);
+        } catch (error) {
+          count(error);
+          throw error;
+        }
+      };
+      wrapped.stream = async function* (call): AsyncGenerator<StreamEvent> {
+        try {
+          for await (const event of backend.stream(call)) {
+            if (event.type === 'error') count(event.error);
+            yield event;
+          }
+        } catch (error) {
+          count(error);
+          throw error;
+        }
+      };
+      this.wrapped.set(backend, wrapped);
+    }
+    return wrapped;
+  }
+
+  private countUpstreamError(backend: string, error: unknown): void {
+    const status = error instanceof RouterError ? error.status : 500;
+    // The client hanging up is not the upstream's failure.
+    if (status === 499) return;
+    this.upstreamErrors.inc({ backend, status: String(status) });
+  }
+}

@@ -1,0 +1,149 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+
+/**
+ * One finished request as the request log sees it. Built by the HTTP layer from what the
+ * pipeline noted on the way (the request's trace) plus the status and the time it took. It never
+ * holds a key; bodies only when the log was asked for them.
+ */
+export interface RequestLogEntry {
+  /** When the response finished, ms since the epoch. */
+  time: number;
+  requestId?: string;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status: number;
+  caller?: string;
+  format?: string;
+  model?: string;
+  backend?: string;
+  upstreamModel?: string;
+  attempts?: number;
+  latencyMs: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  stream?: boolean;
+  /** The client went away before the response was complete. */
+  aborted?: boolean;
+  error?: string;
+  requestBody?: unknown;
+  responseBody?: unknown;
+}
+
+/** Where the HTTP layer reports each finished request. */
+export interface RequestLog {
+  /** Whether request and response bodies should be captured for this log. */
+  readonly logBodies: boolean;
+  /** Cheap: queues the entry; formatting and writing happen later, off the request's path. */
+  record(entry: RequestLogEntry): void;
+  /** Writes everything queued, now (at shutdown, and when the queue grows large). */
+  flush(): void;
+}
+
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
+export interface RequestLogOptions {
+  format: LogFormat;
+  /** Colour the text format (a terminal that wants colour). */
+  color?: boolean;
+  logBodies?: boolean;
+  /** Default: standard error. */
+  write?: (text: string) => void;
+  /** Entries queued before a flush is forced at once rather than on the next turn of the event loop. */
+  maxQueued?: number;
+}
+
+/**
+ * A request log that costs the request almost nothing: entries are queued and written together
+ * on the next turn of the event loop (setImmediate), or at once when many are waiting.
+ */
+export function createRequestLog(options: RequestLogOptions): RequestLog {
+  const write = options.write ?? ((text: string) => void process.stderr.write(text));
+  const colours = new Chalk({ level: options.color ? 1 : 0 });
+  const format = options.format === 'json' ? formatJson : (entry: RequestLogEntry) => formatText(entry, colours);
+  const maxQueued = options.maxQueued ?? 256;
+  let queue: RequestLogEntry[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+
+  const flush = (): void => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = undefined;
+    if (queue.length === 0) return;
+    const entries = queue;
+    queue = [];
+    let text = '';
+    for (const entry of entries) text += `${format(entry)}\n`;
+    write(text);
+  };
+
+  return {
+    logBodies: options.logBodies ?? false,
+    record(entry) {
+      queue.push(entry);
+      if (queue.length >= maxQueued) flush();
+      else scheduled ??= setImmediate(flush);
+    },
+    flush,
+  };
+}
+
+/** One JSON object per line, snake_case, fields left out when unknown. */
+export function formatJson(entry: RequestLogEntry): string {
+  return JSON.stringify({
+    time: new Date(entry.time).toISOString(),
+    request_id: entry.requestId,
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    caller: entry.caller,
+    format: entry.format,
+    model: entry.model,
+    backend: entry.backend,
+    upstream_model: entry.upstreamModel,
+    attempts: entry.attempts,
+    latency_ms: entry.latencyMs,
+    input_tokens: entry.inputTokens,
+    output_tokens: entry.outputTokens,
+    stream: entry.stream,
+    aborted: entry.aborted,
+    error: entry.error,
+    request_body: entry.requestBody,
+    response_body: entry.responseBody,
+  });
+}
+
+/**
+ * logfmt-style, one line per request:
+ * `2026-11-22T06:01:11.123Z 200 POST /v1/chat/completions id=req_… caller=alice format=chat
+ * model=svc.intelligent-pro backend=offline attempts=1 latency_ms=12 tokens=5+7`.
+ */
+export function formatText(entry: RequestLogEntry, colours: ChalkInstance): string {
+  const field = (name: string, value: string | number | undefined): string =>
+    value === undefined || value === '' ? '' : ` ${colours.dim(`${name}=`)}${typeof value === 'number' ? value : quoted(value)}`;
+  const status = entry.status >= 500 ? colours.red : entry.status >= 400 ? colours.yellow : colours.green;
+  const tokens = entry.inputTokens === undefined && entry.outputTokens === undefined ? undefined : `${entry.inputTokens ?? 0}+${entry.outputTokens ?? 0}`;
+  // BACKEND:UPSTREAM_MODEL as routes write it, when the upstream was asked for another name.
+  const backend = entry.backend && entry.upstreamModel && entry.upstreamModel !== entry.model ? `${entry.backend}:${entry.upstreamModel}` : entry.backend;
+  let line = `${colours.dim(new Date(entry.time).toISOString())} ${status(String(entry.status))} ${entry.method} ${quoted(entry.path)}`;
+  line += field('id', entry.requestId);
+  line += field('caller', entry.caller);
+  line += field('format', entry.format);
+  line += field('model', entry.model);
+  line += field('backend', backend);
+  line += field('attempts', entry.attempts);
+  line += field('latency_ms', entry.latencyMs);
+  line += field('tokens', tokens);
+  if (entry.stream) line += field('stream', 'true');
+  if (entry.aborted) line += field('aborted', 'true');
+  if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;
+  if (entry.requestBody !== undefined) line += ` ${colours.dim('request_body=')}${JSON.stringify(entry.requestBody)}`;
+  if (entry.responseBody !== undefined) line += ` ${colours.dim('response_body=')}${JSON.stringify(entry.responseBody)}`;
+  return line;
+}
+
+/** Plain words stay bare; anything with spaces, quotes or control characters is JSON-quoted. */
+function quoted(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[^\s"=\u0000-\u001f\u007f]+$/.test(value) ? value : JSON.stringify(value);
+}

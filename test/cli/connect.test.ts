@@ -1,0 +1,314 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRouter } from '../helpers/router.js';
+import { initHome, makeHome, removeHome, ROOT, runCli } from './run-cli.js';
+
+/**
+ * `svc-router connect` on the built binary: the printed settings are parsed as the client would
+ * parse them (TOML for Codex, JSON for Claude Code), and --write is run against real files with
+ * content of their own that must survive.
+ */
+
+const run = promisify(execFile);
+const homes: string[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  homes.splice(0).forEach(removeHome);
+});
+
+async function initialisedHome(): Promise<{ home: string; key: string }> {
+  const home = makeHome();
+  homes.push(home);
+  return { home, key: await initHome(home) };
+}
+
+/** The printed TOML: everything before the key's export line (comments are TOML comments). */
+function printedToml(stdout: string): string {
+  return stdout.slice(0, stdout.indexOf('\nexport '));
+}
+
+/** The printed JSON object: from the first line that is `{` to the first line that is `}`. */
+function printedJson(stdout: string): unknown {
+  const lines = stdout.split('\n');
+  const start = lines.indexOf('{');
+  const end = lines.indexOf('}', start);
+  expect(start, stdout).toBeGreaterThanOrEqual(0);
+  return JSON.parse(lines.slice(start, end + 1).join('\n'));
+}
+
+const diffLines = (stdout: string): string[] => stdout.split('\n').filter((line) => /^[+-]( |$)/.test(line));
+
+describe('svc-router connect codex', () => {
+  it('prints a config.toml provider that parses, with /v1, env_key and the responses wire API', async () => {
+    const { home, key } = await initialisedHome();
+    const result = await runCli(['connect', 'codex', '--base-url', 'http://router.example.test:9000/v1/'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseToml(printedToml(result.stdout))).toEqual({
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      model_providers: {
+        svc: { name: 'svc-router', base_url: 'http://router.example.test:9000/v1', env_key: 'SVC_ROUTER_KEY', wire_api: 'responses' },
+      },
+    });
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
+  });
+
+  it('uses the configured address when no --base-url is given', async () => {
+    const { home } = await initialisedHome();
+    expect((await runCli(['config', 'set', 'server.port', '9123'], { home })).code).toBe(0);
+    const result = await runCli(['connect', 'codex'], { home });
+    const toml = parseToml(printedToml(result.stdout)) as { model_providers: { svc: { base_url: string } } };
+    expect(toml.model_providers.svc.base_url).toBe('http://127.0.0.1:9123/v1');
+  });
+
+  it('--write creates $CODEX_HOME/config.toml (0600) and prints the added lines', async () => {
+    const { home, key } = await initialisedHome();
+    const codexHome = path.join(home, 'codex-home');
+    const result = await runCli(['connect', 'codex', '--write', '--base-url', 'http://127.0.0.1:8787'], { home, env: { CODEX_HOME: codexHome } });
+    expect(result.code, result.stderr).toBe(0);
+    const file = path.join(codexHome, 'config.toml');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const written = fs.readFileSync(file, 'utf8');
+    expect(parseToml(written)).toMatchObject({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1' } } });
+    expect(diffLines(result.stdout)).toEqual(written.trimEnd().split('\n').map((line) => (line ? `+ ${line}` : '+')));
+    expect(result.stdout).toContain(`export SVC_ROUTER_KEY=${key}`);
+    // The key goes in the environment, never into Codex's file.
+    expect(written).not.toContain(key);
+  });
+
+  it('--write defaults to ~/.codex/config.toml', async () => {
+    const { home } = await initialisedHome();
+    const result = await runCli(['connect', 'codex', '--write'], { home, env: { CODEX_HOME: undefined } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.existsSync(path.join(home, '.codex', 'config.toml'))).toBe(true);
+  });
+
+  it('--write merges into an existing config.toml and keeps everything else', async () => {
+    const { home } = await initialisedHome();
+    const codexHome = path.join(home, 'codex');
+    fs.mkdirSync(codexHome);
+    const file = path.join(codexHome, 'config.toml');
+    const original = [
+      '# my Codex settings',
+      'model = "gpt-5-codex"',
+      'approval_policy = "on-request"',
+      'notes = """',
+      '[model_providers.svc]',
+      'model = "inside a string"',
+      '"""',
+      '',
+      '[model_providers.svc]',
+      'name = "old"',
+      'base_url = "http://old-host:1/v1"',
+      'request_max_retries = 4 # keep me',
+      '',
+      '[model_providers.svc.http_headers]',
+      'X-Team = "research"',
+      '',
+      '[profiles.fast]',
+      'model = "o4-mini"',
+      '',
+      '[mcp_servers.docs]',
+      'command = "docs-server"',
+      'args = ["--port", "3000"]',
+      '',
+    ].join('\n');
+    fs.writeFileSync(file, original, { mode: 0o644 });
+
+    const result = await runCli(['connect', 'codex', '--write', '--base-url', 'http://127.0.0.1:8787/v1'], { home, env: { CODEX_HOME: codexHome } });
+    expect(result.code, result.stderr).toBe(0);
+    const written = fs.readFileSync(file, 'utf8');
+    expect(parseToml(written)).toEqual({
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      approval_policy: 'on-request',
+      notes: '[model_providers.svc]\nmodel = "inside a string"\n',
+      model_providers: {
+        svc: {
+          name: 'svc-router',
+          base_url: 'http://127.0.0.1:8787/v1',
+          env_key: 'SVC_ROUTER_KEY',
+          wire_api: 'responses',
+          request_max_retries: 4,
+          http_headers: { 'X-Team': 'research' },
+        },
+      },
+      profiles: { fast: { model: 'o4-mini' } },
+      mcp_servers: { docs: { command: 'docs-server', args: ['--port', '3000'] } },
+    });
+    expect(written).toContain('# my Codex settings');
+    expect(written).toContain('request_max_retries = 4 # keep me');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+    // Only what changed is printed.
+    expect(diffLines(result.stdout).sort()).toEqual(
+      [
+        '- model = "gpt-5-codex"',
+        '+ model = "svc.intelligent-pro"',
+        '+ model_provider = "svc"',
+        '- name = "old"',
+        '+ name = "svc-router"',
+        '- base_url = "http://old-host:1/v1"',
+        '+ base_url = "http://127.0.0.1:8787/v1"',
+        '+ env_key = "SVC_ROUTER_KEY"',
+        '+ wire_api = "responses"',
+      ].sort(),
+    );
+
+    // A second run finds nothing to change and leaves the file byte for byte.
+    const again = await runCli(['connect', 'codex', '--write', '--base-url', 'http://127.0.0.1:8787/v1'], { home, env: { CODEX_HOME: codexHome } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already has these settings');
+    expect(diffLines(again.stdout)).toEqual([]);
+    expect(fs.readFileSync(file, 'utf8')).toBe(written);
+  });
+
+  it('refuses to merge (exit 1, file untouched) when the provider is written as an inline table', async () => {
+    const { home } = await initialisedHome();
+    const codexHome = path.join(home, 'codex');
+    fs.mkdirSync(codexHome);
+    const file = path.join(codexHome, 'config.toml');
+    const original = '[model_providers]\nsvc = { name = "mine", base_url = "http://x/v1" }\n';
+    fs.writeFileSync(file, original);
+    const result = await runCli(['connect', 'codex', '--write'], { home, env: { CODEX_HOME: codexHome } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot merge into');
+    expect(fs.readFileSync(file, 'utf8')).toBe(original);
+  });
+});
+
+describe('svc-router connect claude', () => {
+  it('prints the env block as JSON and the same settings as export lines', async () => {
+    const { home, key } = await initialisedHome();
+    const result = await runCli(['connect', 'claude', '--base-url', 'http://127.0.0.1:8787/v1'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' };
+    expect(printedJson(result.stdout)).toEqual({ env });
+    const exports = result.stdout.split('\n').filter((line) => line.startsWith('export '));
+    expect(exports).toEqual(Object.entries(env).map(([name, value]) => `export ${name}=${value}`));
+  });
+
+  it('--write merges into ~/.claude/settings.json and keeps every other setting', async () => {
+    const { home, key } = await initialisedHome();
+    const dir = path.join(home, '.claude');
+    fs.mkdirSync(dir);
+    const file = path.join(dir, 'settings.json');
+    const original = {
+      model: 'opus',
+      permissions: { allow: ['Bash(npm test)'], deny: [] },
+      env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: 'http://old:1' },
+      hooks: {},
+    };
+    fs.writeFileSync(file, `${JSON.stringify(original, null, 4)}\n`, { mode: 0o644 });
+
+    const result = await runCli(['connect', 'claude', '--write', '--base-url', 'http://127.0.0.1:8787'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const written = fs.readFileSync(file, 'utf8');
+    expect(JSON.parse(written)).toEqual({
+      ...original,
+      env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' },
+    });
+    // The file's own indentation and mode are kept, so the diff shows only the env lines.
+    expect(written).toContain('\n    "permissions": {');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+    expect(diffLines(result.stdout)).toEqual([
+      '-         "ANTHROPIC_BASE_URL": "http://old:1"',
+      '+         "ANTHROPIC_BASE_URL": "http://127.0.0.1:8787",',
+      `+         "ANTHROPIC_AUTH_TOKEN": "${key}",`,
+      '+         "ANTHROPIC_MODEL": "svc.intelligent-pro"',
+    ]);
+  });
+
+  it('--write creates settings.json (0600) under CLAUDE_CONFIG_DIR', async () => {
+    const { home, key } = await initialisedHome();
+    const dir = path.join(home, 'claude-config');
+    const result = await runCli(['connect', 'claude', '--write'], { home, env: { CLAUDE_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(0);
+    const file = path.join(dir, 'settings.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' },
+    });
+  });
+
+  it('--write refuses a settings.json that is not JSON (exit 1, untouched)', async () => {
+    const { home } = await initialisedHome();
+    fs.mkdirSync(path.join(home, '.claude'));
+    const file = path.join(home, '.claude', 'settings.json');
+    fs.writeFileSync(file, '{ "model": ');
+    const result = await runCli(['connect', 'claude', '--write'], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('not valid JSON');
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ "model": ');
+  });
+});
+
+describe('svc-router connect openai-sdk and anthropic-sdk', () => {
+  /** Saves the printed snippet inside the checkout (so `openai` and `@anthropic-ai/sdk` resolve) and runs it. */
+  async function runSnippet(stdout: string, key: string): Promise<string> {
+    const snippet = stdout.slice(stdout.indexOf('// npm install'));
+    const dir = fs.mkdtempSync(path.join(ROOT, 'test', '.snippet-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'example.mjs');
+    fs.writeFileSync(file, snippet);
+    const { stdout: output } = await run(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', SVC_ROUTER_KEY: key }, timeout: 20_000 });
+    return output;
+  }
+
+  it('prints an OpenAI SDK snippet that runs against the router as printed', async () => {
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    const result = await runCli(['connect', 'openai-sdk', '--base-url', router.baseURL, '--key', router.key], { home: router.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`export SVC_ROUTER_KEY=${router.key}`);
+    expect(result.stdout).toContain(`baseURL: '${router.baseURL}'`);
+    expect(await runSnippet(result.stdout, router.key)).toContain('you said "Say hello."');
+  });
+
+  it('prints an Anthropic SDK snippet that runs against the router as printed', async () => {
+    const router = await startRouter();
+    cleanups.push(() => router.close());
+    const result = await runCli(['connect', 'anthropic-sdk', '--base-url', router.baseURL], { home: router.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`baseURL: '${router.origin}'`);
+    expect(await runSnippet(result.stdout, router.key)).toContain('you said "Say hello."');
+  });
+
+  it.each(['openai-sdk', 'anthropic-sdk'])('%s --write is a usage error (exit 2) that writes nothing', async (client) => {
+    const { home } = await initialisedHome();
+    const before = fs.readdirSync(home).sort();
+    const result = await runCli(['connect', client, '--write'], { home });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--write is for codex and claude');
+    expect(fs.readdirSync(home).sort()).toEqual(before);
+  });
+});
+
+describe('svc-router connect: usage errors', () => {
+  it('exits 2 for an unknown client', async () => {
+    const { home } = await initialisedHome();
+    const result = await runCli(['connect', 'emacs'], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'emacs' is invalid");
+  });
+
+  it('exits 2 for a key with trailing whitespace', async () => {
+    const { home } = await initialisedHome();
+    const result = await runCli(['connect', 'claude', '--key', 'svc_alice_abcdefabcdefabcdefabcdefabcdefabcdef '], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no trailing whitespace');
+  });
+
+  it('exits 2 without a stored key or --key', async () => {
+    const home = makeHome();
+    homes.push(home);
+    const result = await runCli(['connect', 'codex'], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('svc-router init');
+  });
+});

@@ -1,0 +1,86 @@
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { claudeSettingsEnv, codexConfigToml, lineDiff, mergeClaudeSettings, mergeCodexConfig, MergeError } from '../../src/cli/client-settings.js';
+
+const ORIGIN = 'http://127.0.0.1:8787';
+const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, env_key: 'MY_KEY', wire_api: 'responses' };
+
+describe('codexConfigToml', () => {
+  it('is TOML with the model, the provider and its table', () => {
+    expect(parseToml(codexConfigToml(`${ORIGIN}/v1/`, 'MY_KEY'))).toEqual({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: PROVIDER } });
+  });
+
+  it('escapes what a TOML string must escape', () => {
+    const parsed = parseToml(codexConfigToml('http://host:1/a"b\\c', 'MY_KEY')) as { model_providers: { svc: { base_url: string } } };
+    expect(parsed.model_providers.svc.base_url).toBe('http://host:1/a"b\\c/v1');
+  });
+});
+
+describe('mergeCodexConfig', () => {
+  const expectOurs = (text: string) => expect(parseToml(text)).toMatchObject({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: PROVIDER } });
+
+  it('writes a whole file from nothing', () => {
+    const text = mergeCodexConfig('', ORIGIN, 'MY_KEY');
+    expect(text).toBe(codexConfigToml(ORIGIN, 'MY_KEY').replace(/\n$/, '').concat('\n'));
+    expectOurs(text);
+  });
+
+  it('puts the top-level keys before the first table of a file that has none', () => {
+    const text = mergeCodexConfig('[tui]\nnotifications = true\n', ORIGIN, 'MY_KEY');
+    expectOurs(text);
+    expect(parseToml(text)).toMatchObject({ tui: { notifications: true } });
+    expect(text.startsWith('model = "svc.intelligent-pro"\nmodel_provider = "svc"\n\n[tui]')).toBe(true);
+  });
+
+  it('keeps CRLF line endings and adds the final newline a file lacked', () => {
+    const text = mergeCodexConfig('approval_policy = "never"\r\n[tui]\r\nnotifications = true', ORIGIN, 'MY_KEY');
+    expectOurs(text);
+    expect(text.endsWith('\r\n')).toBe(true);
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+
+  it('does not take model keys of other tables, or quoted headers, for its own', () => {
+    const text = mergeCodexConfig('[profiles.deep]\nmodel = "o3"\nmodel_provider = "openai"\n\n[ model_providers . "svc" ]\nbase_url = "http://old/v1"\n', ORIGIN, 'MY_KEY');
+    const parsed = parseToml(text) as Record<string, any>;
+    expect(parsed.profiles).toEqual({ deep: { model: 'o3', model_provider: 'openai' } });
+    expect(parsed.model_providers.svc).toEqual(PROVIDER);
+    expect(text.match(/model_providers/g)).toHaveLength(1);
+  });
+
+  it('is idempotent', () => {
+    const once = mergeCodexConfig('# hi\nmodel = "x"\n', ORIGIN, 'MY_KEY');
+    expect(mergeCodexConfig(once, ORIGIN, 'MY_KEY')).toBe(once);
+  });
+
+  it('refuses the provider as a dotted key or an inline table', () => {
+    expect(() => mergeCodexConfig('model_providers.svc.base_url = "http://x/v1"\n', ORIGIN)).toThrow(MergeError);
+    expect(() => mergeCodexConfig('[model_providers]\nsvc = { base_url = "http://x/v1" }\n', ORIGIN)).toThrow(MergeError);
+    // Another provider in the same form is none of our business.
+    expectOurs(mergeCodexConfig('[model_providers]\nother = { base_url = "http://x/v1" }\n', ORIGIN, 'MY_KEY'));
+  });
+});
+
+describe('claude settings', () => {
+  it('claudeSettingsEnv points Claude Code at the origin, with the key as a bearer token and a default model', () => {
+    expect(claudeSettingsEnv(`${ORIGIN}/v1`, 'svc_k')).toEqual({ ANTHROPIC_BASE_URL: ORIGIN, ANTHROPIC_AUTH_TOKEN: 'svc_k', ANTHROPIC_MODEL: 'svc.intelligent-pro' });
+  });
+
+  it('mergeClaudeSettings keeps other keys and env entries', () => {
+    const merged = JSON.parse(mergeClaudeSettings('{"a":1,"env":{"X":"y","ANTHROPIC_MODEL":"old"}}', { ANTHROPIC_MODEL: 'new' }));
+    expect(merged).toEqual({ a: 1, env: { X: 'y', ANTHROPIC_MODEL: 'new' } });
+  });
+
+  it('mergeClaudeSettings refuses what is not a settings object', () => {
+    expect(() => mergeClaudeSettings('[1]', {})).toThrow(MergeError);
+    expect(() => mergeClaudeSettings('{"env": "nope"}', {})).toThrow(MergeError);
+    expect(() => mergeClaudeSettings('{', {})).toThrow(/not valid JSON/);
+  });
+});
+
+describe('lineDiff', () => {
+  it('lists only removed and added lines, in order', () => {
+    expect(lineDiff('a\nb\nc\n', 'a\nB\nc\nd\n')).toEqual(['- b', '+ B', '+ d']);
+    expect(lineDiff('', 'x\n')).toEqual(['+ x']);
+    expect(lineDiff('same\n', 'same\n')).toEqual([]);
+  });
+});
