@@ -5,42 +5,62 @@
 
 /** The model clients are pointed at by default. */
 export const DEFAULT_CLIENT_MODEL = 'svc.intelligent-pro';
-/** The environment variable Codex and the SDK snippets read the key from (the CLI reads it too). */
+/**
+ * The environment variable the key is read from: by Codex (through its provider's auth command),
+ * by the SDK snippets, and by the svc-router CLI itself.
+ */
 export const KEY_ENV = 'SVC_ROUTER_KEY';
 /** The name of the custom model provider in Codex's config. */
 export const CODEX_PROVIDER = 'svc';
+/**
+ * The command Codex runs for the provider's key, and which prints it: `printenv NAME`. A provider
+ * whose key comes from an auth command is the only kind of custom provider Codex asks for its
+ * model catalog (GET /v1/models), which is how it learns the svc SKUs (apply_patch included).
+ */
+export const CODEX_AUTH_COMMAND = 'printenv';
+/** Keys of a Codex provider that Codex refuses beside an `auth` table ("provider auth cannot be combined with …"). */
+export const CODEX_AUTH_CONFLICTS = ['env_key', 'experimental_bearer_token', 'requires_openai_auth'] as const;
 
 /** `http://host:port`, whether given with or without /v1 or a trailing slash. */
 export const originOf = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '');
 
 /** A TOML basic string; JSON's escapes are all valid TOML escapes. */
 const tomlString = (value: string): string => JSON.stringify(value);
+const tomlStrings = (values: string[]): string => `[${values.map(tomlString).join(', ')}]`;
 
-function codexParts(origin: string, envKey: string): { top: Array<[string, string]>; table: Array<[string, string]> } {
+/** Key and TOML value pairs, in the order they are written. */
+type Pairs = Array<[string, string]>;
+
+const codexProviderTable = `model_providers.${CODEX_PROVIDER}`;
+const codexAuthTable = `${codexProviderTable}.auth`;
+
+function codexParts(origin: string, keyEnv: string): { top: Pairs; table: Pairs; auth: Pairs } {
   return {
     top: [
-      ['model', DEFAULT_CLIENT_MODEL],
-      ['model_provider', CODEX_PROVIDER],
+      ['model', tomlString(DEFAULT_CLIENT_MODEL)],
+      ['model_provider', tomlString(CODEX_PROVIDER)],
     ],
     table: [
-      ['name', 'svc-router'],
-      ['base_url', `${originOf(origin)}/v1`],
-      ['env_key', envKey],
-      ['wire_api', 'responses'],
+      ['name', tomlString('svc-router')],
+      ['base_url', tomlString(`${originOf(origin)}/v1`)],
+      ['wire_api', tomlString('responses')],
+    ],
+    auth: [
+      ['command', tomlString(CODEX_AUTH_COMMAND)],
+      ['args', tomlStrings([keyEnv])],
     ],
   };
 }
 
-/** Codex CLI's config.toml lines: the model, and a custom provider speaking the Responses API. */
-export function codexConfigToml(origin: string, envKey: string = KEY_ENV): string {
-  const { top, table } = codexParts(origin, envKey);
-  return [
-    ...top.map(([key, value]) => `${key} = ${tomlString(value)}`),
-    '',
-    `[model_providers.${CODEX_PROVIDER}]`,
-    ...table.map(([key, value]) => `${key} = ${tomlString(value)}`),
-    '',
-  ].join('\n');
+const assignments = (pairs: Pairs): string[] => pairs.map(([key, value]) => `${key} = ${value}`);
+
+/**
+ * Codex CLI's config.toml lines: the model, and a custom provider speaking the Responses API
+ * whose key Codex gets by running `printenv <keyEnv>`.
+ */
+export function codexConfigToml(origin: string, keyEnv: string = KEY_ENV): string {
+  const { top, table, auth } = codexParts(origin, keyEnv);
+  return [...assignments(top), '', `[${codexProviderTable}]`, ...assignments(table), '', `[${codexAuthTable}]`, ...assignments(auth), ''].join('\n');
 }
 
 /** Claude Code's `env` settings: the router's address, the key (sent as a bearer token) and the model. */
@@ -88,6 +108,7 @@ export class MergeError extends Error {}
 
 const HEADER = /^\s*\[\s*([^[\]]+?)\s*\]\s*(#.*)?$/;
 const ARRAY_HEADER = /^\s*\[\[.*\]\]\s*(#.*)?$/;
+const KEY = /^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/;
 
 /** `a . "b"` → `a.b`, so headers written with quotes or spaces still match. */
 const normaliseName = (name: string): string =>
@@ -98,7 +119,7 @@ const normaliseName = (name: string): string =>
 
 /** The bare key a `key = value` line sets, if it sets one. */
 function keyOf(line: string): string | undefined {
-  const match = /^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=/.exec(line);
+  const match = KEY.exec(line);
   return match ? normaliseName(match[1]!) : undefined;
 }
 
@@ -106,110 +127,192 @@ interface Line {
   text: string;
   /** Normalised table name when the line is a `[table]` header; `[[array]]` headers get a marker. */
   header?: string;
-  /** Inside a multi-line string: never a header or a key. */
-  inString: boolean;
+  /** Continues a value begun on an earlier line (a multi-line string or array): never a header or a key. */
+  continued: boolean;
+}
+
+type MultiLineQuote = '"""' | "'''";
+
+/** What is still open at the end of a line: a multi-line string, and how deep in brackets a value is. */
+interface ValueState {
+  open: MultiLineQuote | undefined;
+  depth: number;
+}
+
+/** Follows a value through one line from `from`, past strings and comments, counting brackets. */
+function lexValue(text: string, from: number, state: ValueState): ValueState {
+  let { open, depth } = state;
+  for (let index = from; index < text.length; index++) {
+    if (open !== undefined) {
+      if (open === '"""' && text[index] === '\\') index++;
+      else if (text.startsWith(open, index)) {
+        // Up to two quotes may sit right before the closing delimiter.
+        let end = index + 3;
+        while (end < index + 5 && text[end] === open[0]) end++;
+        index = end - 1;
+        open = undefined;
+      }
+      continue;
+    }
+    const char = text[index];
+    if (char === '#') break;
+    if (text.startsWith('"""', index) || text.startsWith("'''", index)) {
+      open = text.slice(index, index + 3) as MultiLineQuote;
+      index += 2;
+    } else if (char === '"') {
+      for (index++; index < text.length && text[index] !== '"'; index++) if (text[index] === '\\') index++;
+    } else if (char === "'") {
+      const end = text.indexOf("'", index + 1);
+      index = end === -1 ? text.length : end;
+    } else if (char === '[' || char === '{') depth++;
+    else if ((char === ']' || char === '}') && depth > 0) depth--;
+  }
+  return { open, depth };
 }
 
 function scan(lines: string[]): Line[] {
   const scanned: Line[] = [];
-  let open: '"""' | "'''" | undefined;
+  let state: ValueState = { open: undefined, depth: 0 };
   for (const text of lines) {
-    const inString = open !== undefined;
+    if (state.open !== undefined || state.depth > 0) {
+      scanned.push({ text, continued: true });
+      state = lexValue(text, 0, state);
+      continue;
+    }
     let header: string | undefined;
-    if (!inString) {
-      if (ARRAY_HEADER.test(text)) header = '[[array]]';
-      else {
-        const match = HEADER.exec(text);
-        if (match) header = normaliseName(match[1]!);
-      }
+    if (ARRAY_HEADER.test(text)) header = '[[array]]';
+    else {
+      const match = HEADER.exec(text);
+      if (match) header = normaliseName(match[1]!);
     }
-    scanned.push({ text, ...(header ? { header } : {}), inString });
-    // Track multi-line strings: an odd number of delimiters on a line opens or closes one.
-    for (const delimiter of ['"""', "'''"] as const) {
-      if (open !== undefined && open !== delimiter) continue;
-      const count = text.split(delimiter).length - 1;
-      if (count % 2 === 1) open = open ? undefined : delimiter;
-    }
+    scanned.push({ text, ...(header ? { header } : {}), continued: false });
+    const key = header === undefined ? KEY.exec(text) : null;
+    if (key) state = lexValue(text, key[0].length, state);
   }
   return scanned;
 }
 
-const isContent = (line: Line): boolean => line.inString || (line.text.trim() !== '' && !line.text.trim().startsWith('#'));
+const isContent = (line: Line): boolean => line.continued || (line.text.trim() !== '' && !line.text.trim().startsWith('#'));
 
 /**
- * Sets the top-level `model` and `model_provider` lines and the `[model_providers.svc]` table's
- * keys in an existing config.toml, replacing the lines that set them and inserting the ones that
- * are missing. Every other line (comments, other tables, other keys of the table) stays as it was.
+ * Sets the top-level `model` and `model_provider` lines, the `[model_providers.svc]` table's keys
+ * and its `[model_providers.svc.auth]` table's keys in an existing config.toml, replacing the
+ * lines that set them and inserting the ones (or the tables) that are missing. Keys Codex refuses
+ * beside an auth table (`env_key` and the like) are removed from our provider's table. Every other
+ * line (comments, other tables, other keys of these tables) stays as it was.
  */
-export function mergeCodexConfig(existing: string, origin: string, envKey: string = KEY_ENV): string {
+export function mergeCodexConfig(existing: string, origin: string, keyEnv: string = KEY_ENV): string {
   const eol = existing.includes('\r\n') ? '\r\n' : '\n';
-  const { top, table } = codexParts(origin, envKey);
+  const { top, table, auth } = codexParts(origin, keyEnv);
   const lines = existing === '' ? [] : existing.replace(/\r?\n$/, '').split(/\r?\n/);
   const scanned = scan(lines);
-  const tableName = `model_providers.${CODEX_PROVIDER}`;
+  refuseOtherForms(scanned);
 
-  // Forms of the same setting a line-based merge would duplicate: refuse them rather than break the file.
-  let current = '';
-  for (const line of scanned) {
-    if (line.header) current = line.header;
-    else if (!line.inString) {
-      const key = keyOf(line.text);
-      const full = key === undefined ? undefined : current ? `${current}.${key}` : key;
-      const outside = current !== tableName && !current.startsWith(`${tableName}.`);
-      if (full !== undefined && outside && (full === tableName || full.startsWith(`${tableName}.`))) {
-        throw new MergeError(`it sets ${tableName} as '${line.text.trim()}'; change that by hand, or write it as a [${tableName}] table`);
-      }
+  /** What each original line becomes: itself, a replacement, nothing, or itself plus lines inserted after it. */
+  const out = scanned.map((line) => [line.text]);
+  /** Lines inserted before the first line, and after the last. */
+  const head: string[] = [];
+  const tail: string[] = [];
+  const insertAfter = (index: number, added: string[]): void => {
+    (index < 0 ? head : out[index]!).push(...added);
+  };
+  /** Replaces (or, with no text, removes) the key line at `at` and the lines its value continues on. */
+  const replace = (at: number, text: string | undefined): void => {
+    out[at] = text === undefined ? [] : [text];
+    for (let index = at + 1; scanned[index]?.continued; index++) out[index] = [];
+  };
+  const headerAt = (name: string): number => scanned.findIndex((line) => line.header === name);
+  /** The end (exclusive) of the table whose header is at `start`. */
+  const tableEnd = (start: number): number => {
+    const end = scanned.findIndex((line, index) => index > start && line.header !== undefined);
+    return end === -1 ? scanned.length : end;
+  };
+  /** The last content line in [from, to), else from - 1. */
+  const lastContent = (from: number, to: number): number => {
+    let last = from - 1;
+    for (let index = from; index < to; index++) if (isContent(scanned[index]!)) last = index;
+    return last;
+  };
+  /** Sets `pairs` among lines [from, to) and removes the `drop` keys; returns the assignments still missing. */
+  const setKeys = (from: number, to: number, pairs: Pairs, drop: readonly string[] = []): string[] => {
+    const missing: string[] = [];
+    for (const [key, value] of pairs) {
+      const at = findKeyLine(scanned, from, to, key);
+      if (at === -1) missing.push(`${key} = ${value}`);
+      else replace(at, `${leadingSpace(scanned[at]!.text)}${key} = ${value}`);
     }
+    for (const key of drop) {
+      for (let at = findKeyLine(scanned, from, to, key); at !== -1; at = findKeyLine(scanned, at + 1, to, key)) replace(at, undefined);
+    }
+    return missing;
+  };
+  /** Sets the table's keys (the header is at `start`), adding the missing ones after its last content line. */
+  const mergeTable = (start: number, pairs: Pairs, drop: readonly string[] = []): void => {
+    const end = tableEnd(start);
+    const missing = setKeys(start + 1, end, pairs, drop);
+    if (missing.length) insertAfter(lastContent(start + 1, end), missing);
+  };
+
+  const providerHeader = `[${codexProviderTable}]`;
+  const authHeader = `[${codexAuthTable}]`;
+  const providerStart = headerAt(codexProviderTable);
+  const authStart = headerAt(codexAuthTable);
+
+  if (providerStart !== -1) mergeTable(providerStart, table, CODEX_AUTH_CONFLICTS);
+  if (authStart !== -1) mergeTable(authStart, auth);
+  if (providerStart === -1 && authStart !== -1) {
+    // Only the auth table is there: put the provider's table right before it.
+    out[authStart]!.unshift(providerHeader, ...assignments(table), '');
+  } else if (providerStart !== -1 && authStart === -1) {
+    const after = lastContent(providerStart + 1, tableEnd(providerStart));
+    const followedByHeader = scanned[after + 1]?.header !== undefined;
+    insertAfter(after, ['', authHeader, ...assignments(auth), ...(followedByHeader ? [''] : [])]);
+  } else if (providerStart === -1 && authStart === -1) {
+    // Both tables go at the end, after the last content line (trailing blank lines give way).
+    const last = findLastIndex(scanned, (line) => line.continued || line.text.trim() !== '');
+    for (let index = last + 1; index < out.length; index++) out[index] = [];
+    tail.push(providerHeader, ...assignments(table), '', authHeader, ...assignments(auth));
   }
 
-  const out = scanned.map((line) => line.text);
   const firstHeader = scanned.findIndex((line) => line.header !== undefined);
   const topEnd = firstHeader === -1 ? scanned.length : firstHeader;
-
-  // The table first (it lies after the top-level lines, so inserting there leaves topEnd valid).
-  const start = scanned.findIndex((line) => line.header === tableName);
-  if (start === -1) {
-    const lastContent = findLastIndex(out, (text) => text.trim() !== '');
-    out.length = lastContent + 1;
-    if (out.length) out.push('');
-    out.push(`[${tableName}]`, ...table.map(([key, value]) => `${key} = ${tomlString(value)}`));
-  } else {
-    let end = scanned.findIndex((line, index) => index > start && line.header !== undefined);
-    if (end === -1) end = scanned.length;
-    const missing: string[] = [];
-    for (const [key, value] of table) {
-      const at = findKeyLine(scanned, start + 1, end, key);
-      if (at === -1) missing.push(`${key} = ${tomlString(value)}`);
-      else out[at] = `${leadingSpace(out[at]!)}${key} = ${tomlString(value)}`;
-    }
-    if (missing.length) {
-      let after = start;
-      for (let index = start + 1; index < end; index++) if (isContent(scanned[index]!)) after = index;
-      out.splice(after + 1, 0, ...missing);
-    }
-  }
-
-  const missingTop: string[] = [];
-  for (const [key, value] of top) {
-    const at = findKeyLine(scanned, 0, topEnd, key);
-    if (at === -1) missingTop.push(`${key} = ${tomlString(value)}`);
-    else out[at] = `${leadingSpace(out[at]!)}${key} = ${tomlString(value)}`;
-  }
+  const missingTop = setKeys(0, topEnd, top);
   if (missingTop.length) {
-    let after = -1;
-    for (let index = 0; index < topEnd; index++) if (isContent(scanned[index]!)) after = index;
-    const insert = [...missingTop];
+    const after = lastContent(0, topEnd);
+    const following = [...out.slice(after + 1).flat(), ...tail][0];
     // Keep a blank line between the top-level keys and a table that follows at once.
-    if (after + 1 < out.length && out[after + 1]!.trim() !== '' && after + 1 === topEnd) insert.push('');
-    out.splice(after + 1, 0, ...insert);
+    insertAfter(after, following?.trim().startsWith('[') ? [...missingTop, ''] : missingTop);
   }
-  return `${out.join(eol)}${eol}`;
+
+  const merged = [...head, ...out.flat()];
+  if (tail.length && merged.length && merged.at(-1)!.trim() !== '') merged.push('');
+  merged.push(...tail);
+  return `${merged.join(eol)}${eol}`;
+}
+
+/** Forms of our settings a line-based merge would duplicate: refuse them rather than break the file. */
+function refuseOtherForms(scanned: Line[]): void {
+  let current = '';
+  for (const line of scanned) {
+    if (line.header !== undefined) current = line.header;
+    if (line.header !== undefined || line.continued) continue;
+    const key = keyOf(line.text);
+    if (key === undefined) continue;
+    const full = current ? `${current}.${key}` : key;
+    const inOurs = current === codexProviderTable || current.startsWith(`${codexProviderTable}.`);
+    if (!inOurs && (full === codexProviderTable || full.startsWith(`${codexProviderTable}.`))) {
+      throw new MergeError(`it sets ${codexProviderTable} as '${line.text.trim()}'; change that by hand, or write it as a [${codexProviderTable}] table`);
+    }
+    if (current === codexProviderTable && (key === 'auth' || key.startsWith('auth.'))) {
+      throw new MergeError(`it sets ${codexAuthTable} as '${line.text.trim()}'; change that by hand, or write it as a [${codexAuthTable}] table`);
+    }
+  }
 }
 
 function findKeyLine(scanned: Line[], from: number, to: number, key: string): number {
   for (let index = from; index < to; index++) {
     const line = scanned[index]!;
-    if (!line.inString && !line.header && keyOf(line.text) === key) return index;
+    if (!line.continued && !line.header && keyOf(line.text) === key) return index;
   }
   return -1;
 }

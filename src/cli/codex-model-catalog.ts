@@ -7,7 +7,9 @@ import { SKUS } from '../routing/skus.js';
  * treats every svc.* name as unknown: it warns "Model metadata … not found" and leaves out its
  * apply_patch tool. Point Codex at the file with `model_catalog_json = "/path/to/file.json"` in
  * config.toml (or `-c model_catalog_json=…`); the file replaces Codex's built-in catalog, so list
- * every model name the provider is used with.
+ * every model name the provider is used with. `svc-router connect codex` writes a provider whose
+ * key comes from an auth command instead, which fetches this catalog from the router and needs
+ * no file.
  *
  * Codex refuses an entry without instructions and sends them as the session's system prompt in
  * place of its built-in one, so `baseInstructions` is what the upstream model is told first.

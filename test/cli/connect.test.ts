@@ -44,7 +44,7 @@ function printedJson(stdout: string): unknown {
 const diffLines = (stdout: string): string[] => stdout.split('\n').filter((line) => /^[+-]( |$)/.test(line));
 
 describe('svc-router connect codex', () => {
-  it('prints a config.toml provider that parses, with /v1, env_key and the responses wire API', async () => {
+  it('prints a config.toml provider that parses, with /v1, the responses wire API and the key from an auth command', async () => {
     const { home, key } = await initialisedHome();
     const result = await runCli(['connect', 'codex', '--base-url', 'http://router.example.test:9000/v1/'], { home });
     expect(result.code, result.stderr).toBe(0);
@@ -52,9 +52,15 @@ describe('svc-router connect codex', () => {
       model: 'svc.intelligent-pro',
       model_provider: 'svc',
       model_providers: {
-        svc: { name: 'svc-router', base_url: 'http://router.example.test:9000/v1', env_key: 'SVC_ROUTER_KEY', wire_api: 'responses' },
+        svc: {
+          name: 'svc-router',
+          base_url: 'http://router.example.test:9000/v1',
+          wire_api: 'responses',
+          auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] },
+        },
       },
     });
+    expect(result.stdout).toContain('`printenv SVC_ROUTER_KEY`');
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
   });
 
@@ -74,7 +80,11 @@ describe('svc-router connect codex', () => {
     const file = path.join(codexHome, 'config.toml');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const written = fs.readFileSync(file, 'utf8');
-    expect(parseToml(written)).toMatchObject({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1' } } });
+    expect(parseToml(written)).toMatchObject({
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1', auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] } } },
+    });
     expect(diffLines(result.stdout)).toEqual(written.trimEnd().split('\n').map((line) => (line ? `+ ${line}` : '+')));
     expect(result.stdout).toContain(`export SVC_ROUTER_KEY=${key}`);
     // The key goes in the environment, never into Codex's file.
@@ -105,6 +115,7 @@ describe('svc-router connect codex', () => {
       '[model_providers.svc]',
       'name = "old"',
       'base_url = "http://old-host:1/v1"',
+      'env_key = "OLD_KEY_VAR"',
       'request_max_retries = 4 # keep me',
       '',
       '[model_providers.svc.http_headers]',
@@ -132,10 +143,10 @@ describe('svc-router connect codex', () => {
         svc: {
           name: 'svc-router',
           base_url: 'http://127.0.0.1:8787/v1',
-          env_key: 'SVC_ROUTER_KEY',
           wire_api: 'responses',
           request_max_retries: 4,
           http_headers: { 'X-Team': 'research' },
+          auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] },
         },
       },
       profiles: { fast: { model: 'o4-mini' } },
@@ -154,8 +165,12 @@ describe('svc-router connect codex', () => {
         '+ name = "svc-router"',
         '- base_url = "http://old-host:1/v1"',
         '+ base_url = "http://127.0.0.1:8787/v1"',
-        '+ env_key = "SVC_ROUTER_KEY"',
+        '- env_key = "OLD_KEY_VAR"',
         '+ wire_api = "responses"',
+        '+',
+        '+ [model_providers.svc.auth]',
+        '+ command = "printenv"',
+        '+ args = ["SVC_ROUTER_KEY"]',
       ].sort(),
     );
 

@@ -3,11 +3,30 @@ import { describe, expect, it } from 'vitest';
 import { claudeSettingsEnv, codexConfigToml, lineDiff, mergeClaudeSettings, mergeCodexConfig, MergeError } from '../../src/cli/client-settings.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
-const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, env_key: 'MY_KEY', wire_api: 'responses' };
+const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, wire_api: 'responses', auth: { command: 'printenv', args: ['MY_KEY'] } };
 
 describe('codexConfigToml', () => {
   it('is TOML with the model, the provider and its table', () => {
     expect(parseToml(codexConfigToml(`${ORIGIN}/v1/`, 'MY_KEY'))).toEqual({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: PROVIDER } });
+  });
+
+  it('gets the key from an auth command, never from env_key (Codex fetches its model list only for such a provider)', () => {
+    expect(codexConfigToml(ORIGIN)).toBe(
+      [
+        'model = "svc.intelligent-pro"',
+        'model_provider = "svc"',
+        '',
+        '[model_providers.svc]',
+        'name = "svc-router"',
+        `base_url = "${ORIGIN}/v1"`,
+        'wire_api = "responses"',
+        '',
+        '[model_providers.svc.auth]',
+        'command = "printenv"',
+        'args = ["SVC_ROUTER_KEY"]',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('escapes what a TOML string must escape', () => {
@@ -44,7 +63,91 @@ describe('mergeCodexConfig', () => {
     const parsed = parseToml(text) as Record<string, any>;
     expect(parsed.profiles).toEqual({ deep: { model: 'o3', model_provider: 'openai' } });
     expect(parsed.model_providers.svc).toEqual(PROVIDER);
-    expect(text.match(/model_providers/g)).toHaveLength(1);
+    expect(text.match(/\[ model_providers \. "svc" \]/g)).toHaveLength(1);
+    expect(text.match(/\[model_providers\.svc\.auth\]/g)).toHaveLength(1);
+  });
+
+  it('turns an env_key provider into an auth command one, keeping the rest of the table', () => {
+    const before = [
+      'model = "svc.intelligent-pro"',
+      'model_provider = "svc"',
+      '',
+      '[model_providers.svc]',
+      'name = "svc-router"',
+      `base_url = "${ORIGIN}/v1"`,
+      'env_key = "SVC_ROUTER_KEY" # old',
+      'wire_api = "responses"',
+      'experimental_bearer_token = "stale"',
+      'requires_openai_auth = false',
+      'stream_idle_timeout_ms = 60000',
+      '[model_providers.svc.query_params]',
+      'team = "research"',
+      '',
+    ].join('\n');
+    const text = mergeCodexConfig(before, ORIGIN, 'MY_KEY');
+    expect(parseToml(text)).toEqual({
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      model_providers: { svc: { ...PROVIDER, stream_idle_timeout_ms: 60000, query_params: { team: 'research' } } },
+    });
+    expect(text).toContain('stream_idle_timeout_ms = 60000\n\n[model_providers.svc.auth]\ncommand = "printenv"\nargs = ["MY_KEY"]\n\n[model_providers.svc.query_params]');
+    expect(lineDiff(before, text)).toEqual([
+      '- env_key = "SVC_ROUTER_KEY" # old',
+      '- experimental_bearer_token = "stale"',
+      '- requires_openai_auth = false',
+      '+',
+      '+ [model_providers.svc.auth]',
+      '+ command = "printenv"',
+      '+ args = ["MY_KEY"]',
+      '+',
+    ]);
+    expect(mergeCodexConfig(text, ORIGIN, 'MY_KEY')).toBe(text);
+  });
+
+  it('replaces command and args in an existing auth table, multi-line args included, and keeps its other keys', () => {
+    const before = [
+      '[model_providers.svc]',
+      'name = "svc-router"',
+      '',
+      '[model_providers.svc.auth]',
+      'command = "cat"',
+      'args = [',
+      '  "/home/me/.svc-key", # [not a header]',
+      ']',
+      'timeout_ms = 5000',
+      '',
+      '[profiles.deep]',
+      'model = "o3"',
+      '',
+    ].join('\n');
+    const text = mergeCodexConfig(before, ORIGIN, 'MY_KEY');
+    expect(parseToml(text)).toEqual({
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      model_providers: { svc: { ...PROVIDER, auth: { ...PROVIDER.auth, timeout_ms: 5000 } } },
+      profiles: { deep: { model: 'o3' } },
+    });
+    expect(text).not.toContain('.svc-key');
+    expect(mergeCodexConfig(text, ORIGIN, 'MY_KEY')).toBe(text);
+  });
+
+  it('puts the provider table before an auth table that stands alone', () => {
+    const text = mergeCodexConfig('[model_providers.svc.auth]\ncommand = "printenv"\n', ORIGIN, 'MY_KEY');
+    expect(parseToml(text)).toEqual({ model: 'svc.intelligent-pro', model_provider: 'svc', model_providers: { svc: PROVIDER } });
+    expect(text.indexOf('[model_providers.svc]')).toBeLessThan(text.indexOf('[model_providers.svc.auth]'));
+    expect(mergeCodexConfig(text, ORIGIN, 'MY_KEY')).toBe(text);
+  });
+
+  it('leaves multi-line values of other keys whole', () => {
+    const before = 'servers = [\n  ["a", "b"],\n  ["c"],\n]\nnotes = \'\'\'\n[model_providers.svc]\nmodel = "no"\n\'\'\'\n';
+    const text = mergeCodexConfig(before, ORIGIN, 'MY_KEY');
+    expect(parseToml(text)).toEqual({
+      servers: [['a', 'b'], ['c']],
+      notes: '[model_providers.svc]\nmodel = "no"\n',
+      model: 'svc.intelligent-pro',
+      model_provider: 'svc',
+      model_providers: { svc: PROVIDER },
+    });
   });
 
   it('is idempotent', () => {
@@ -55,6 +158,8 @@ describe('mergeCodexConfig', () => {
   it('refuses the provider as a dotted key or an inline table', () => {
     expect(() => mergeCodexConfig('model_providers.svc.base_url = "http://x/v1"\n', ORIGIN)).toThrow(MergeError);
     expect(() => mergeCodexConfig('[model_providers]\nsvc = { base_url = "http://x/v1" }\n', ORIGIN)).toThrow(MergeError);
+    expect(() => mergeCodexConfig('[model_providers.svc]\nauth = { command = "cat" }\n', ORIGIN)).toThrow(/\[model_providers\.svc\.auth\] table/);
+    expect(() => mergeCodexConfig('[model_providers.svc]\nauth.command = "cat"\n', ORIGIN)).toThrow(MergeError);
     // Another provider in the same form is none of our business.
     expectOurs(mergeCodexConfig('[model_providers]\nother = { base_url = "http://x/v1" }\n', ORIGIN, 'MY_KEY'));
   });

@@ -6,6 +6,7 @@ import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import {
   anthropicSdkSnippet,
   claudeSettingsEnv,
+  CODEX_AUTH_COMMAND,
   codexConfigToml,
   KEY_ENV,
   lineDiff,
@@ -67,7 +68,7 @@ function connectCodex(origin: string, key: string, write: boolean): void {
     process.stdout.write(codexConfigToml(origin, KEY_ENV));
   }
   printLine();
-  printLine(chalk.dim(`# Codex reads the key from $${KEY_ENV}; set it where codex runs:`));
+  printLine(chalk.dim(`# Codex gets the key by running \`${CODEX_AUTH_COMMAND} ${KEY_ENV}\`; set it where codex runs:`));
   printLine(exportLine(KEY_ENV, key));
 }
 
