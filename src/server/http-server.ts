@@ -123,11 +123,23 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });
-  res.flushHeaders();
   metrics?.streamStarted();
+  // Frames decoded from one upstream read leave in one write: cork on the first, uncork once the
+  // burst is over (the next turn of the event loop), so a stream costs a syscall per upstream
+  // chunk rather than per frame, and the headers travel with the first frame.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   try {
     for await (const frame of response.sse) {
       if (res.destroyed) break;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(uncork);
+      }
       // Backpressure: a slow client pauses the stream instead of growing a buffer.
       if (!res.write(frame)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
     }

@@ -5,15 +5,9 @@ import { RouterError, invalidRequest } from '../core/errors.js';
 export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
-  if (size === 0) throw invalidRequest('The request body is empty; send a JSON object.', 'body');
-  const text = Buffer.concat(chunks, size).toString('utf8');
+  const raw = await collect(request, limit);
+  if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object.', 'body');
+  const text = raw.toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -39,6 +33,39 @@ function nestingDepth(value: unknown, limit: number): number {
     for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return deepest;
+}
+
+/** The body's bytes, gathered with plain stream events (cheaper per request than an async iterator). */
+function collect(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Past the limit: stop keeping the bytes, let the rest drain, and answer 413.
+      done();
+      request.resume();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(invalidRequest(`The request body could not be read: ${error.message}`, 'body'));
+    };
+    const onClose = () => {
+      if (request.complete) return;
+      done();
+      reject(invalidRequest('The client closed the connection before the body arrived.', 'body'));
+    };
+    request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 const tooLarge = (limit: number): RouterError =>

@@ -27,7 +27,10 @@ export async function* decodeAnthropicStream(backend: string, frames: AsyncItera
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish: FinishReason = 'stop';
 
+  let stopped = false;
   for await (const frame of frames) {
+    // Read on to the end after message_stop rather than return: leaving early makes the body abort with an error.
+    if (stopped) continue;
     let event: AnthropicEvent;
     try {
       event = JSON.parse(frame.data) as AnthropicEvent;
@@ -86,7 +89,8 @@ export async function* decodeAnthropicStream(backend: string, frames: AsyncItera
         break;
       case 'message_stop':
         yield { type: 'finish', reason: finish, usage };
-        return;
+        stopped = true;
+        break;
       case 'error': {
         const kind = event.error?.type;
         const message = `Backend '${backend}' failed mid-stream: ${String(event.error?.message ?? kind ?? 'unknown error').slice(0, 200)}`;
@@ -96,5 +100,5 @@ export async function* decodeAnthropicStream(backend: string, frames: AsyncItera
         break; // ping and future event types
     }
   }
-  throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`);
+  if (!stopped) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`);
 }

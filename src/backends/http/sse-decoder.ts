@@ -81,11 +81,13 @@ const LINE_END = /[\r\n]/;
 
 const lineTooLong = (): RouterError => new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
 
+/** Where the line starting at `from` ends, or -1; a CR last in the text waits to see whether LF follows. */
 function nextLineEnd(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) return i;
-    if (c === 13) return i + 1 < text.length ? i : -1; // wait to see whether LF follows
-  }
-  return -1;
+  const lf = text.indexOf('\n', from);
+  // Most streams never send a bare CR: look for one only in the stretch before the LF.
+  const cr = text.lastIndexOf('\r', lf === -1 ? text.length - 1 : lf);
+  if (cr < from) return lf;
+  const first = text.indexOf('\r', from);
+  if (first + 1 === text.length) return -1;
+  return first;
 }

@@ -44,9 +44,11 @@ export async function* decodeChatStream(backend: string, frames: AsyncIterable<S
   };
 
   for await (const frame of frames) {
+    // Read on to the end after [DONE] rather than break: leaving early makes the body abort with an error.
+    if (done) continue;
     if (frame.data === '[DONE]') {
       done = true;
-      break;
+      continue;
     }
     let chunk: Chunk;
     try {

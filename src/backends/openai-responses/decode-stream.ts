@@ -22,7 +22,10 @@ export async function* decodeResponsesStream(backend: string, frames: AsyncItera
   let textOpen = false;
   let reasoningOpen = false;
 
+  let finished = false;
   for await (const frame of frames) {
+    // Read on to the end after the terminal event rather than return: leaving early makes the body abort with an error.
+    if (finished) continue;
     let event: ResponsesEvent;
     try {
       event = JSON.parse(frame.data) as ResponsesEvent;
@@ -77,7 +80,8 @@ export async function* decodeResponsesStream(backend: string, frames: AsyncItera
       case 'response.incomplete':
         if (textOpen) yield { type: 'text-end' };
         yield { type: 'finish', reason: finishReasonFromResponse(event.response?.status, calls.size > 0), usage: usageFromResponses(event.response?.usage) };
-        return;
+        finished = true;
+        break;
       case 'response.failed':
       case 'error':
         throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(event.response?.error?.message ?? event.message ?? 'unknown error').slice(0, 200)}`);
@@ -85,5 +89,5 @@ export async function* decodeResponsesStream(backend: string, frames: AsyncItera
         break;
     }
   }
-  throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`);
+  if (!finished) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`);
 }

@@ -20,7 +20,11 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, cont
   const toolIndex = new Map<string, number>();
   let started = false;
 
+  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
+  // would abort the upstream body with an error where it is about to end cleanly anyway.
+  let ended = false;
   for await (const event of events) {
+    if (ended) continue;
     if (!started && event.type !== 'error') {
       started = true;
       yield chunk({ role: 'assistant', content: '' });
@@ -51,11 +55,13 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, cont
           yield chunk({}, reason, meta);
         }
         yield 'data: [DONE]\n\n';
-        return;
+        ended = true;
+        break;
       }
       case 'error':
         yield sse(openaiErrorBody(event.error));
-        return;
+        ended = true;
+        break;
       default:
         break;
     }

@@ -49,7 +49,11 @@ export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, 
     return frame;
   };
 
+  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
+  // would abort the upstream body with an error where it is about to end cleanly anyway.
+  let ended = false;
   for await (const event of sequenceToolCalls(events)) {
+    if (ended) continue;
     if (!started && event.type !== 'error') {
       started = true;
       yield startMessage(event.type === 'start' ? event.usage : undefined);
@@ -114,10 +118,12 @@ export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, 
             'message_delta',
           ) +
           sse({ type: 'message_stop' }, 'message_stop');
-        return;
+        ended = true;
+        break;
       case 'error':
         yield closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
-        return;
+        ended = true;
+        break;
       default:
         break;
     }

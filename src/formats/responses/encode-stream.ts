@@ -27,7 +27,11 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
   yield emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
     emit('response.in_progress', { response: responseObject(responseId, context, 'in_progress', []) });
 
+  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
+  // would abort the upstream body with an error where it is about to end cleanly anyway.
+  let ended = false;
   for await (const event of events) {
+    if (ended) continue;
     switch (event.type) {
       case 'text-start': {
         text = { id: newId('msg_'), index: output.length, text: '' };
@@ -115,13 +119,15 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
         const status = event.reason === 'length' ? 'incomplete' : 'completed';
         const done = output.filter((item) => item !== undefined);
         yield emit(`response.${status}`, { response: responseObject(responseId, context, status, done, event.usage, meta) });
-        return;
+        ended = true;
+        break;
       }
       case 'error': {
         const done = output.filter((item) => item !== undefined);
         const error = { code: event.error.code ?? 'server_error', message: event.error.message };
         yield emit('response.failed', { response: responseObject(responseId, context, 'failed', done, undefined, undefined, error) });
-        return;
+        ended = true;
+        break;
       }
       default:
         break;
