@@ -7,6 +7,10 @@ const MAX_QUEUED = 100_000;
 /** A day's bucket outlives the 30-day window by a day, then Redis drops it. */
 const BUCKET_TTL_SECONDS = (WINDOW_DAYS + 1) * 86_400;
 const KEY_PREFIX = 'svc-router:usage';
+/** How long a summary waits for Redis before answering from memory (a healthy Redis takes a few ms). */
+export const READ_TIMEOUT_MS = 1_000;
+/** How long closing waits for queued usage to be written. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 const bucketKey = (developer: string, day: number): string => `${KEY_PREFIX}:${developer}:${day}`;
 
@@ -22,6 +26,7 @@ export class RedisLedger implements Ledger {
   /** What this process knows without Redis: last summaries read, plus records not yet written. */
   private readonly lastSeen = new Map<string, UsageSummary>();
   private flushing: Promise<void> | undefined;
+  private readonly reads = new Map<string, Promise<UsageSummary | undefined>>();
   private warned = false;
 
   constructor(
@@ -52,6 +57,23 @@ export class RedisLedger implements Ledger {
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
+    // A Redis that accepts commands but never answers must not hold requests (the cap check waits
+    // on this): past the bound, answer from what this process knows. One read per developer stays
+    // in flight, so a stalled Redis does not collect a read per request.
+    let read = this.reads.get(developer);
+    if (!read) {
+      read = this.readSummary(developer, now).finally(() => this.reads.delete(developer));
+      this.reads.set(developer, read);
+    }
+    const fresh = await withTimeout(read, READ_TIMEOUT_MS);
+    if (fresh) return this.withQueued(fresh, developer);
+    this.warnOnce();
+    const known = this.lastSeen.get(developer) ?? new DailyBuckets().summary(developer, now);
+    return this.withQueued(known, developer);
+  }
+
+  /** Writes the queue, then reads the developer's window from Redis; undefined when Redis could not answer. */
+  private async readSummary(developer: string, now: number): Promise<UsageSummary | undefined> {
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
     try {
@@ -69,16 +91,18 @@ export class RedisLedger implements Ledger {
       });
       const summary = buckets.summary(developer, now);
       this.lastSeen.set(developer, summary);
-      return this.withQueued(summary, developer);
+      return summary;
     } catch {
-      this.warnOnce();
-      const known = this.lastSeen.get(developer) ?? new DailyBuckets().summary(developer, now);
-      return this.withQueued(known, developer);
+      return undefined;
     }
   }
 
   async close(): Promise<void> {
-    await this.flush().catch(() => undefined);
+    // Bounded too: a stalled Redis must not keep the process from shutting down.
+    await withTimeout(
+      this.flush().catch(() => undefined),
+      CLOSE_TIMEOUT_MS,
+    );
     this.redis.disconnect();
   }
 
@@ -127,4 +151,13 @@ export class RedisLedger implements Ledger {
     this.log('usage store (Redis) is unreachable; serving on and queueing usage in memory until it is back.');
   }
 }
-export const READ_TIMEOUT_MS = 1000;
+
+/** The promise's value, or undefined once `ms` have passed first; the timer never outlives the wait. */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
