@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
 import type { Ledger, UsageRecord, UsageSummary } from './ledger.js';
 
+const RECHECK_MS = 25;
+
 /**
  * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
  * O_APPEND descriptor before the response is finished. A killed process therefore loses nothing
@@ -17,6 +19,7 @@ export class FileLedger implements Ledger {
   private pending = '';
   /** Own records written past `offset`: their bytes, and their ids to skip when read back. */
   private ownBytes = 0;
+  private checkedAt = -Infinity;
   private readonly ownIds = new Set<string>();
 
   constructor(readonly file: string) {
@@ -39,7 +42,13 @@ export class FileLedger implements Ledger {
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
-    this.catchUp();
+    // Other processes' records (another router, the CLI's in-process chat) are looked for at most
+    // every RECHECK_MS: a stat per request would cost a system call on the hot path.
+    const checked = performance.now();
+    if (checked - this.checkedAt >= RECHECK_MS) {
+      this.checkedAt = checked;
+      this.catchUp();
+    }
     return this.buckets.summary(developer, now);
   }
 
