@@ -1,0 +1,66 @@
+import { parseArgs } from 'node:util';
+import { PATHS } from './paths.js';
+
+export interface BenchOptions {
+  quick: boolean;
+  rounds: number;
+  /** Per throughput measurement. */
+  seconds: number;
+  /** Per latency (concurrency 1) measurement. */
+  latencySeconds: number;
+  /** Path names to run; all when empty. */
+  only: string[];
+  /** Concurrent slow streams for the memory / event-loop test; 0 skips it. */
+  streams: number;
+  /** Force a load generator (default: wrk if present or installable, else autocannon). */
+  load?: 'wrk' | 'autocannon';
+}
+
+const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--streams N] [--rounds N] [--seconds S]
+  --quick        1 round, 2 s per measurement
+  --only PATH    e.g. chat->openai-chat (repeatable); paths: ${PATHS.map((path) => path.name).join(', ')}
+  --streams N    concurrent slow streams for the memory / event-loop test (default 1000; 0 skips)
+  --rounds N     rounds per measurement (default 2; the median is reported)
+  --seconds S    seconds per throughput measurement (default 5)
+  --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true, default: [] },
+      streams: { type: 'string', default: '1000' },
+      rounds: { type: 'string' },
+      seconds: { type: 'string' },
+      load: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const only = values.only.flatMap((value) => value.split(',')).map((name) => name.trim()).filter(Boolean);
+  for (const name of only) {
+    if (!PATHS.some((path) => path.name === name)) throw new Error(`unknown path '${name}'\n${USAGE}`);
+  }
+  if (values.load !== undefined && values.load !== 'wrk' && values.load !== 'autocannon') throw new Error(`--load: wrk or autocannon, got '${values.load}'\n${USAGE}`);
+  const seconds = number(values.seconds, values.quick ? 2 : 5, '--seconds');
+  return {
+    quick: values.quick,
+    rounds: number(values.rounds, values.quick ? 1 : 2, '--rounds'),
+    seconds,
+    latencySeconds: values.quick ? 0.5 : 1,
+    only,
+    streams: number(values.streams, 1000, '--streams'),
+    ...(values.load ? { load: values.load } : {}),
+  };
+}
+
+function number(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${name} expects a number ≥ 0, got '${value}'\n${USAGE}`);
+  return parsed;
+}

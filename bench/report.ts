@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CliTimes } from './cli-start.js';
+import type { StreamsResult } from './slow-streams.js';
+import type { FloorResult, PathResult } from './summarise.js';
+import { fixed, formatTable, whole } from './table.js';
+import { ratioTarget, type TargetCheck } from './targets.js';
+
+export interface BenchReport {
+  machine: { cpus: number; model: string; node: string };
+  run: { quick: boolean; rounds: number; seconds_per_measurement: number; connections: number; load_generator: string; router_command: string; pinned: boolean; note?: string };
+  router: { rss_mb_idle: number };
+  bare_proxy: { rss_mb_idle: number };
+  floor: FloorResult[];
+  paths: PathResult[];
+  streams_1000: StreamsResult | null;
+  cli: CliTimes | null;
+  targets: TargetCheck[];
+}
+
+export function machine(): BenchReport['machine'] {
+  return { cpus: os.cpus().length, model: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version };
+}
+
+export function writeReport(report: BenchReport, file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const rounded = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Number(value.toFixed(3)) : value);
+  fs.writeFileSync(file, `${JSON.stringify(report, rounded, 2)}\n`);
+}
+
+const mode = (stream: boolean) => (stream ? 'stream' : 'json');
+const pct = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}%` : '');
+
+function pathsTable(paths: PathResult[]): string {
+  return formatTable(
+    ['path', 'mode', 'req/s c64', 'spread', '× bare', 'goal', '× CPU', 'CPU µs/req', 'CPU0', 'p50 c1', '+p50', '+p50 bare', 'p99 c1', 'TTFB', '+TTFB bare', 'RSS MB'],
+    paths.map((p) => [
+      p.name,
+      mode(p.stream),
+      whole(p.rps),
+      pct(p.rps_spread_pct),
+      fixed(p.rps_ratio_vs_bare, 2),
+      `≥${ratioTarget(p).toFixed(2)}`,
+      fixed(p.cpu_ratio_vs_bare, 2),
+      whole(p.cpu_us_per_req),
+      Number.isFinite(p.cpu_share) ? `${Math.round(p.cpu_share * 100)}%` : '—',
+      fixed(p.p50_ms_c1, 3),
+      fixed(p.added_p50_ms_c1, 3),
+      fixed(p.added_p50_vs_bare_ms_c1, 3),
+      fixed(p.p99_ms_c1, 3),
+      fixed(p.ttfb_ms_c1, 3),
+      fixed(p.ttfb_vs_bare_ms, 3),
+      fixed(p.rss_mb_after, 0),
+    ]),
+  );
+}
+
+function floorTable(floor: FloorResult[]): string {
+  return formatTable(
+    ['upstream endpoint', 'mode', 'bare req/s', 'spread', 'bare µs/req', 'CPU0', 'direct p50', 'bare p50', 'direct p99', 'direct TTFB', 'bare TTFB'],
+    floor.map((f) => [
+      f.upstream,
+      mode(f.stream),
+      whole(f.bare_rps),
+      pct(f.bare_rps_spread_pct),
+      whole(f.bare_cpu_us_per_req),
+      `${Math.round(f.bare_cpu_share * 100)}%`,
+      fixed(f.direct_p50_ms_c1, 3),
+      fixed(f.bare_p50_ms_c1, 3),
+      fixed(f.direct_p99_ms_c1, 3),
+      fixed(f.direct_ttfb_ms_c1, 3),
+      fixed(f.bare_ttfb_ms_c1, 3),
+    ]),
+  );
+}
+
+function targetsTable(targets: TargetCheck[]): string {
+  return formatTable(
+    ['target', 'value', 'goal', '', ''],
+    targets.map((t) => [
+      t.target,
+      `${fixed(t.value, t.unit === '×' ? 2 : t.unit === ' MB' ? 0 : 3)}${t.unit}`,
+      `${t.kind === 'min' ? '≥' : '≤'} ${t.limit}${t.unit}`,
+      t.pass ? 'PASS' : 'FAIL',
+      t.note ?? '',
+    ]),
+    [0, 4],
+  );
+}
+
+export function printReport(report: BenchReport, print: (text: string) => void): void {
+  const { run } = report;
+  print('');
+  print(`svc-router bench · ${report.machine.cpus} × ${report.machine.model} · node ${report.machine.node}`);
+  print(
+    `${run.router_command} · load: ${run.load_generator}, ${run.connections} connections, ${run.seconds_per_measurement} s per measurement, median of ${run.rounds} round(s) (spread = (max − min) / median)` +
+      ` · ${run.pinned ? 'router/bare proxy on CPU 0, load + upstream on CPU 1' : `unpinned: ${run.note}`}`,
+  );
+  print('');
+  print(pathsTable(report.paths));
+  print(
+    'req/s at 64 connections; × bare = ÷ bare proxy req/s, × CPU = bare CPU µs/req ÷ router CPU µs/req (both paired by round); CPU0 = share of its core the router used;\n' +
+      'latency in ms at concurrency 1: +p50 over the upstream called directly, +p50 bare / +TTFB bare over the bare proxy; TTFB = first body chunk; RSS after the path\'s load.',
+  );
+  print('');
+  print('floor (same upstream endpoint, same run):');
+  print(floorTable(report.floor));
+  const driverBound = report.floor.filter((f) => f.bare_cpu_share < 0.9).map((f) => `${f.upstream} ${mode(f.stream)} (${Math.round(f.bare_cpu_share * 100)}%)`);
+  if (driverBound.length) {
+    print(`note: the bare proxy used < 90% of CPU 0 on ${driverBound.join(', ')}: the driver CPU (load generator + upstream, or a neighbour) capped the floor there, so × bare reads high; × CPU does not depend on it.`);
+  }
+  const busiest = Math.max(...[...report.paths, ...report.floor].map((r) => r.cpu0_others_share).filter(Number.isFinite));
+  if (busiest > 0.1) {
+    print(`note: other processes took up to ${Math.round(busiest * 100)}% of CPU 0 during a measurement: req/s and latency are noisy there; CPU µs/req and × CPU are not.`);
+  }
+  const failures = report.paths.reduce((sum, p) => sum + p.failures, 0);
+  if (failures) print(`warning: ${failures} failed requests under load (non-2xx, socket errors or timeouts)`);
+  print('');
+  print(`idle RSS: router ${fixed(report.router.rss_mb_idle, 1)} MB · bare proxy ${fixed(report.bare_proxy.rss_mb_idle, 1)} MB`);
+  const s = report.streams_1000;
+  if (s) {
+    print(
+      `${s.streams} slow streams: ${s.completed} completed in ${s.seconds.toFixed(1)} s · RSS peak ${fixed(s.rss_mb, 1)} MB (idle ${fixed(s.rss_mb_idle, 1)} MB)` +
+        ` · event-loop delay p50 ${fixed(s.eventloop_p50_ms, 1)} ms, p99 ${fixed(s.eventloop_p99_ms, 1)} ms, max ${fixed(s.eventloop_max_ms, 1)} ms · upstream peak concurrency ${s.upstream_peak_concurrent}`,
+    );
+    if (s.upstream_peak_concurrent < s.streams) {
+      print(`note: the upstream never saw more than ${s.upstream_peak_concurrent} streams at once: the router queued the rest (its upstream connection pool is capped per origin).`);
+    }
+  }
+  if (report.cli) print(`CLI: --version ${fixed(report.cli.version_ms, 0)} ms · whoami (in-process) ${fixed(report.cli.whoami_ms, 0)} ms (median of 10)`);
+  print('');
+  print(targetsTable(report.targets));
+  const passed = report.targets.filter((t) => t.pass).length;
+  print(`${passed}/${report.targets.length} targets met`);
+}

@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { initialise } from '../src/cli/commands/init.js';
+import { ConfigStore } from '../src/config/store.js';
+
+/** Which router model reaches which backend (see routes below). */
+export const MODELS = {
+  'openai-chat': 'svc.intelligent-basic',
+  anthropic: 'svc.intelligent-pro',
+  /** openai-chat backend whose upstream streams one chunk every 100 ms */
+  slow: 'svc.intelligent-lite',
+} as const;
+
+export interface RouterHome {
+  dir: string;
+  /** the local developer's key */
+  key: string;
+  remove(): void;
+}
+
+/**
+ * A fresh SVC_ROUTER_HOME: a local key with a cap the bench cannot reach, and backends `oa`
+ * (openai-chat) and `an` (anthropic) on the fake upstream. With no upstream, only the key.
+ */
+export function createRouterHome(upstreamOrigin?: string): RouterHome {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-router-bench-'));
+  const config = new ConfigStore(dir);
+  const { key } = initialise(config, { developer: 'bench', org: 'bench', tier: 'pro', cap: String(Number.MAX_SAFE_INTEGER) });
+  if (upstreamOrigin) {
+    config.update((settings) => {
+      settings.backends.oa = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/v1`, apiKey: 'sk-bench-openai' };
+      settings.backends.an = { type: 'anthropic', baseUrl: upstreamOrigin, apiKey: 'sk-ant-bench' };
+      settings.backends.slow = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/slow/v1`, apiKey: 'sk-bench-openai' };
+      settings.routes[MODELS['openai-chat']] = ['oa:m'];
+      settings.routes[MODELS.anthropic] = ['an:m'];
+      settings.routes[MODELS.slow] = ['slow:m'];
+    });
+  }
+  return { dir, key, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

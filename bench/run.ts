@@ -1,0 +1,111 @@
+/**
+ * `npm run bench`: svc-router against a bare pass-through proxy on the same zero-think-time
+ * upstream, each server in its own process. Prints a table and writes bench/results/latest.json.
+ */
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { compileChildEntries } from './child-entries.js';
+import { measureCliStart, type CliTimes } from './cli-start.js';
+import { DRIVER_CPU, SUT_CPU, setUpPinning } from './cpu-pinning.js';
+import { ensureDist } from './ensure-dist.js';
+import { chooseLoadGenerator } from './load.js';
+import { CONNECTIONS } from './measure.js';
+import { parseOptions } from './options.js';
+import { PATHS } from './paths.js';
+import { rssMb } from './proc-stats.js';
+import { startServer } from './processes.js';
+import { machine, printReport, writeReport, type BenchReport } from './report.js';
+import { createRouterHome } from './router-home.js';
+import { runRounds } from './rounds.js';
+import { serveArgs } from './serve-command.js';
+import { runSlowStreams, type StreamsResult } from './slow-streams.js';
+import { summariseFloor, summarisePath } from './summarise.js';
+import { checkTargets } from './targets.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
+const BIN = path.join(ROOT, 'bin', 'svc-router.js');
+
+const started = Date.now();
+const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const paths = options.only.length ? PATHS.filter((p) => options.only.includes(p.name)) : PATHS;
+
+  ensureDist(ROOT, log);
+  const pinning = setUpPinning();
+  log(pinning.enabled ? `pinned: router / bare proxy on CPU ${SUT_CPU}; load generator, upstream and this process on CPU ${DRIVER_CPU}` : `not pinned: ${pinning.note}`);
+  const load = chooseLoadGenerator(pinning, log, options.load);
+  const entry = compileChildEntries();
+  const node = process.execPath;
+
+  const upstream = await startServer({ name: 'fake upstream', command: [...pinning.prefix(DRIVER_CPU), node, entry('fake-upstream.ts')] });
+  // One home per measurement: the router reads its whole ledger at start, so a used one would skew memory and start time.
+  const home = createRouterHome(upstream.origin);
+  const streamsHome = createRouterHome(upstream.origin);
+  const cliHome = createRouterHome();
+  try {
+    const bare = await startServer({ name: 'bare proxy', command: [...pinning.prefix(SUT_CPU), node, entry('bare-proxy.ts'), upstream.origin] });
+    const routerArgs = serveArgs(BIN);
+    const router = await startServer({
+      name: 'svc-router',
+      command: [...pinning.prefix(SUT_CPU), node, BIN, ...routerArgs],
+      env: { SVC_ROUTER_HOME: home.dir },
+      ready: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    });
+    await sleep(500);
+    const idleRss = rssMb(router.pid);
+    const bareIdleRss = rssMb(bare.pid);
+    log(`servers up: upstream ${upstream.origin}, bare proxy ${bare.origin}, svc-router ${router.origin} (idle RSS ${idleRss.toFixed(1)} MB; bare proxy ${bareIdleRss.toFixed(1)} MB)`);
+
+    const samples = await runRounds(load, { upstream: upstream.origin, bare, router, key: home.key }, { paths, ...options, ...(pinning.enabled ? { sutCpu: SUT_CPU } : {}) }, log);
+    await Promise.all([bare.stop(), router.stop()]);
+
+    let streams: StreamsResult | undefined;
+    if (options.streams > 0) {
+      log(`${options.streams} concurrent slow streams through the router…`);
+      streams = await runSlowStreams({ count: options.streams, entry: entry('router-with-eld.ts'), distDir: path.join(ROOT, 'dist'), home: streamsHome, upstreamOrigin: upstream.origin, pinning });
+    }
+    log('CLI start times…');
+    const cli: CliTimes = measureCliStart(BIN, cliHome.dir, pinning);
+
+    const pathResults = [false, true].flatMap((stream) => paths.map((spec) => summarisePath(spec, stream, samples)));
+    const upstreams = [...new Set(paths.map((p) => p.upstream))];
+    const report: BenchReport = {
+      machine: machine(),
+      run: {
+        quick: options.quick,
+        rounds: options.rounds,
+        seconds_per_measurement: options.seconds,
+        connections: CONNECTIONS,
+        load_generator: load.name,
+        router_command: `svc-router ${routerArgs.join(' ')}`,
+        pinned: pinning.enabled,
+        ...(pinning.note ? { note: pinning.note } : {}),
+      },
+      router: { rss_mb_idle: idleRss },
+      bare_proxy: { rss_mb_idle: bareIdleRss },
+      floor: [false, true].flatMap((stream) => upstreams.map((u) => summariseFloor(u, stream, samples))),
+      paths: pathResults,
+      streams_1000: streams ?? null,
+      cli,
+      targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli }),
+    };
+    writeReport(report, RESULTS);
+    printReport(report, console.log);
+    console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} · ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await upstream.stop();
+    for (const dir of [home, streamsHome, cliHome]) dir.remove();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench failed: ${(error as Error).stack ?? error}`);
+    process.exit(1);
+  },
+);
