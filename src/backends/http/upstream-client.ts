@@ -9,7 +9,8 @@ const dispatchers = new Map<number, Agent>();
 function dispatcherFor(connectMs: number): Agent {
   let agent = dispatchers.get(connectMs);
   if (!agent) {
-    agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, connect: { timeout: connectMs } });
+    // No cap on connections per upstream: a cap would queue streams behind each other.
+    agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: connectMs } });
     dispatchers.set(connectMs, agent);
   }
   return agent;
