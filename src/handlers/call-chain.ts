@@ -26,12 +26,18 @@ export async function completeOnChain(context: RequestContext, targets: Target[]
   return tryInOrder(context, targets, request.model, (backend, upstreamModel) => backend.complete({ request, upstreamModel, signal: context.request.signal }));
 }
 
-export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: AsyncIterable<StreamEvent> }> {
+/** A stream whose first event has arrived: that event, and the iterator for the rest. */
+export interface StartedStream {
+  first: StreamEvent | undefined;
+  rest: AsyncIterator<StreamEvent>;
+}
+
+export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
   return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
-    const iterator = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
-    const first = await iterator.next();
+    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+    const first = await rest.next();
     if (!first.done && first.value.type === 'error') throw first.value.error;
-    return prepend(first, iterator);
+    return { first: first.done ? undefined : first.value, rest };
   });
 }
 
@@ -65,15 +71,4 @@ async function tryInOrder<T>(
     if (!isRetryable(lastError) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
-}
-
-async function* prepend(first: IteratorResult<StreamEvent>, rest: AsyncIterator<StreamEvent>): AsyncGenerator<StreamEvent> {
-  try {
-    if (first.done) return;
-    yield first.value;
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-  } finally {
-    // The client stopped reading (it went away, or the encoder finished early): release the upstream.
-    await rest.return?.();
-  }
 }

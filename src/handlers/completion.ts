@@ -6,7 +6,7 @@ import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-for
 import { resolveRoute } from '../routing/resolve-route.js';
 import type { Target } from '../routing/target.js';
 import type { ApiResponse } from './api.js';
-import { completeOnChain, streamOnChain, type Attempted } from './call-chain.js';
+import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { checkRequestBounds } from './request-bounds.js';
 
@@ -92,13 +92,16 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   return {
     status: 200,
     headers: overheadHeader(context, upstreamMs),
-    sse: accountOnExit(format.encodeStream(observe(result.reply, seen), encodeContext), () => {
-      // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
-      // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
-      if (recorded) return;
-      const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
-      finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
-    }),
+    sse: format.encodeStream(
+      relay(result.reply, seen, () => {
+        // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
+        // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
+        if (recorded) return;
+        const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
+        finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
+      }),
+      encodeContext,
+    ),
   };
 }
 
@@ -111,26 +114,30 @@ function overheadHeader(context: RequestContext, upstreamMs: number): Record<str
 }
 
 /**
- * Notes the latest usage and how much output passed, for billing a stream that ends early, and
- * turns a backend that throws mid-stream into an error event the client's encoder can render.
+ * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
+ * how much output passed (to bill a stream that ends early), turns a backend that throws mid-stream
+ * into an error event the encoder can render, and when the client stops reading releases the
+ * upstream at once and bills what was seen.
  */
-async function* observe(events: AsyncIterable<StreamEvent>, seen: { usage: Usage | undefined; outputChars: number }): AsyncGenerator<StreamEvent> {
+async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent> {
+  const note = (event: StreamEvent) => {
+    if (event.type === 'start' && event.usage) seen.usage = event.usage;
+    else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
+    else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
+  };
   try {
-    for await (const event of events) {
-      if (event.type === 'start' && event.usage) seen.usage = event.usage;
-      else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
-      else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
-      yield event;
+    if (started.first) {
+      note(started.first);
+      yield started.first;
+    }
+    for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
+      note(next.value);
+      yield next.value;
     }
   } catch (error) {
     yield { type: 'error', error: toRouterError(error) };
-  }
-}
-
-async function* accountOnExit(frames: AsyncIterable<string>, onExit: () => void): AsyncGenerator<string> {
-  try {
-    yield* frames;
   } finally {
+    await started.rest.return?.();
     onExit();
   }
 }

@@ -413,7 +413,7 @@ describe('decodeSse', () => {
       for (const chunk of chunks) yield chunk;
     }
     const frames: SseFrame[] = [];
-    for await (const decoded of decodeSse(source())) frames.push(decoded);
+    for await (const decoded of decodeSse(source())) frames.push(...decoded);
     return frames;
   }
 

@@ -7,7 +7,7 @@ async function* bytes(...pieces: Array<string | Uint8Array>): AsyncGenerator<Uin
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<SseFrame[]> {
   const frames: SseFrame[] = [];
-  for await (const frame of decodeSse(source)) frames.push(frame);
+  for await (const batch of decodeSse(source)) frames.push(...batch);
   return frames;
 }
 

@@ -19,6 +19,6 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     },
     encode: encodeAnthropicRequest,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
-    decodeStream: (backend, frames) => decodeAnthropicStream(backend, frames),
+    decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),
   });
 }

@@ -22,13 +22,13 @@ interface AnthropicEvent {
  * block's signature arrives as its last delta, and usage is completed by message_delta. A stream
  * that ends before message_stop was cut off, and says so.
  */
-export async function* decodeAnthropicStream(backend: string, frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent> {
   const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string }>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish: FinishReason = 'stop';
 
   let stopped = false;
-  for await (const frame of frames) {
+  for await (const batch of batches) for (const frame of batch) {
     // Read on to the end after message_stop rather than return: leaving early makes the body abort with an error.
     if (stopped) continue;
     let event: AnthropicEvent;

@@ -16,7 +16,7 @@ export interface HttpBackendSpec {
   headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
-  decodeStream(backend: string, frames: AsyncIterable<SseFrame>, request: CanonicalRequest): AsyncIterable<StreamEvent>;
+  decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent>;
 }
 
 /** A backend that POSTs JSON to an upstream and decodes its JSON reply or SSE stream. */

@@ -28,7 +28,7 @@ interface Chunk {
  * name come in the first delta and arguments in later ones. A stream that ends without a finish
  * reason or `[DONE]` was cut off, and says so.
  */
-export async function* decodeChatStream(backend: string, frames: AsyncIterable<SseFrame>, request: CanonicalRequest): AsyncGenerator<StreamEvent> {
+export async function* decodeChatStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncGenerator<StreamEvent> {
   let started = false;
   let open: 'text' | 'reasoning' | undefined;
   const calls = new Map<number, string>();
@@ -43,7 +43,7 @@ export async function* decodeChatStream(backend: string, frames: AsyncIterable<S
     open = undefined;
   };
 
-  for await (const frame of frames) {
+  for await (const batch of batches) for (const frame of batch) {
     // Read on to the end after [DONE] rather than break: leaving early makes the body abort with an error.
     if (done) continue;
     if (frame.data === '[DONE]') {

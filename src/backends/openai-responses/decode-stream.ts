@@ -17,13 +17,13 @@ interface ResponsesEvent {
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
  * summary and argument deltas fill them; the terminal response event carries usage.
  */
-export async function* decodeResponsesStream(backend: string, frames: AsyncIterable<SseFrame>): AsyncGenerator<StreamEvent> {
+export async function* decodeResponsesStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent> {
   const calls = new Map<string, string>(); // item id → call id
   let textOpen = false;
   let reasoningOpen = false;
 
   let finished = false;
-  for await (const frame of frames) {
+  for await (const batch of batches) for (const frame of batch) {
     // Read on to the end after the terminal event rather than return: leaving early makes the body abort with an error.
     if (finished) continue;
     let event: ResponsesEvent;

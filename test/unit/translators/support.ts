@@ -30,7 +30,7 @@ export async function* evenPieces(bytes: Uint8Array, size: number): AsyncGenerat
 }
 
 /** SSE frames of a fixture file, decoded the way a backend decodes its upstream body. */
-export const fixtureFrames = (path: string, cuts?: number[]): AsyncIterable<SseFrame> => decodeSse(pieces(fixtureBytes(path), cuts));
+export const fixtureFrames = (path: string, cuts?: number[]): AsyncIterable<SseFrame[]> => decodeSse(pieces(fixtureBytes(path), cuts));
 
 export async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
