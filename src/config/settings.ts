@@ -1,5 +1,7 @@
 /** The shape of the stored configuration (config.json under the svc-router home). */
 
+import { randomBytes } from 'node:crypto';
+
 export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
@@ -75,3 +77,6 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     defaults: { ...DEFAULT_SETTINGS.defaults, ...stored.defaults },
   };
 }
+
+/** A fresh secret for sealing replayed reasoning (256 bits). */
+export const newSealingSecret = (): string => randomBytes(32).toString('base64url');

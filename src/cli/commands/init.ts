@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey } from '../../identity/keys.js';
 import { CliError, EXIT_USAGE } from '../cli-error.js';
@@ -30,7 +30,7 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
   const key = generateKey(developer);
   config.update((settings) => {
     settings.localKey = key;
-    settings.secret ??= randomBytes(32).toString('base64url');
+    settings.secret ??= newSealingSecret();
     settings.keys[developer] = keyRecord(key, developer, {
       organisation: options.org ?? settings.defaults.organisation,
       tier: options.tier ?? settings.defaults.tier,

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadScript } from '../../backends/offline/script.js';
+import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
@@ -47,7 +47,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     printLine(`${chalk.green('✓')} First run: issued a local key for ${chalk.bold(developer)} (stored in ${config.path})`);
     settings = config.read();
   } else if (!settings.secret) {
-    settings = config.update((draft) => void (draft.secret = randomBytes(32).toString('base64url')));
+    settings = config.update((draft) => void (draft.secret = newSealingSecret()));
   }
 
   if (options.usageStore !== undefined && !isUsageStore(options.usageStore)) {
