@@ -135,8 +135,11 @@ async function startRouterPair(usageStore: string): Promise<Pair> {
 }
 
 /** A chat request with `key`, streamed or not; returns the reply and its svc_meta total. */
+/** Prompts differ per request but keep one length, so every request is billed the same estimate. */
+let prompts = 0;
+
 async function chat(router: RouterInstance, key: string, stream: boolean): Promise<{ reply: Reply; total: number }> {
-  const reply = await callFormat({ origin: router.origin, key }, 'chat', bodyFor('chat', SKU, stream, `count me ${Math.random()}`));
+  const reply = await callFormat({ origin: router.origin, key }, 'chat', bodyFor('chat', SKU, stream, `count me ${String(++prompts).padStart(6, '0')}`));
   if (reply.status !== 200) return { reply, total: 0 };
   const meta = stream ? JSON.parse(parseSse(reply.text).filter((frame) => frame.data !== '[DONE]').at(-1)!.data).svc_meta : reply.json.svc_meta;
   return { reply, total: meta.usage.total_tokens };
