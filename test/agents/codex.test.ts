@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { codexModelCatalogJson } from '../../src/cli/codex-model-catalog.js';
 import { CODEX_BASE_INSTRUCTIONS } from '../../src/handlers/models.js';
-import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
-import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
-import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
-import type { ScriptedTurn } from '../fakes/scripted-turn.js';
+import type { FakeUpstream } from '../fakes/fake-server.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { AGENT_PACKAGES, installAgents } from './install-agents.js';
+import { baseEnv, cleanupsAfterEach, codexExecArgs, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
+import { describeRequests, hasTool, lastUserMessage, lastUserToolResultIds, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 
 /**
  * The real Codex CLI (`codex exec`) against the router's Responses endpoint, with scripted fake
@@ -25,7 +22,6 @@ const COMMAND = `echo ${MARKER} > marker.txt && echo done`;
 const FINAL = 'FINAL-ANSWER-42';
 const PROMPT = 'Write the marker file with the shell tool, then report the final answer.';
 const SHELL_TOOL = 'exec_command';
-const RUN_TIMEOUT_MS = 90_000;
 const METADATA_WARNING = `Model metadata for \`${MODEL}\` not found`;
 
 let codex: string;
@@ -34,21 +30,13 @@ beforeAll(async () => {
   codex = (await installAgents()).codex;
 }, 10 * 60_000);
 
-interface AgentRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
+interface CodexRun extends AgentRun {
   /** What `--output-last-message` wrote, if anything. */
   lastMessage?: string;
   cwd: string;
-  ms: number;
 }
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
 /**
  * How Codex learns about the SKUs: from a `model_catalog_json` file next to an `env_key` provider,
@@ -61,13 +49,10 @@ type CatalogSource = 'file' | 'router';
  * Runs `codex exec` with stdin closed, in a fresh temporary CODEX_HOME and working directory,
  * with the router as a custom Responses provider. The key is SVC_TEST_KEY in the environment.
  */
-async function runCodex(router: TestRouter, catalog: CatalogSource): Promise<AgentRun> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-agent-codex-'));
-  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
-  const home = path.join(root, 'home');
+async function runCodex(router: TestRouter, catalog: CatalogSource): Promise<CodexRun> {
+  const { root, home, cwd } = tempRoot(cleanups, 'svc-agent-codex-');
   const codexHome = path.join(home, '.codex');
-  const cwd = path.join(root, 'work');
-  for (const dir of [codexHome, cwd]) fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(codexHome);
 
   const provider = [
     '[model_providers.svc]',
@@ -89,83 +74,19 @@ async function runCodex(router: TestRouter, catalog: CatalogSource): Promise<Age
   }
   fs.writeFileSync(path.join(codexHome, 'config.toml'), [...top, '', ...provider, ''].join('\n'));
 
-  // Built from scratch so no real config, credentials or outer agent session leak in.
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    USER: os.userInfo().username,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    TERM: 'dumb',
-    TMPDIR: os.tmpdir(),
-    XDG_CONFIG_HOME: path.join(home, '.config'),
-    XDG_CACHE_HOME: path.join(home, '.cache'),
-    XDG_DATA_HOME: path.join(home, '.local', 'share'),
-    XDG_STATE_HOME: path.join(home, '.local', 'state'),
-    CODEX_HOME: codexHome,
-    SVC_TEST_KEY: router.key,
-  };
+  const env: NodeJS.ProcessEnv = { ...baseEnv(home), CODEX_HOME: codexHome, SVC_TEST_KEY: router.key };
   const lastMessageFile = path.join(root, 'last-message.txt');
-  const args = [
-    'exec',
-    '--skip-git-repo-check',
-    '--ephemeral',
-    '--color',
-    'never',
-    // The scripted command only touches the temporary directory. Codex's own sandbox relies on
-    // kernel features (Landlock, seccomp, namespaces) that not every CI container offers.
-    '--dangerously-bypass-approvals-and-sandbox',
-    '--output-last-message',
-    lastMessageFile,
-    PROMPT,
-  ];
-
-  const started = performance.now();
-  const child = spawn(codex, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-  }).finally(() => clearTimeout(timer));
-  const lastMessage = fs.existsSync(lastMessageFile) ? fs.readFileSync(lastMessageFile, 'utf8') : undefined;
-  return { code, signal, stdout, stderr, lastMessage, cwd, ms: Math.round(performance.now() - started) };
+  const run = await runAgent('codex', codex, codexExecArgs(lastMessageFile, PROMPT), cwd, env);
+  return { ...run, lastMessage: readIfExists(lastMessageFile), cwd };
 }
 
 /** Everything needed to tell why a run failed, for assertion messages. */
-function report(run: AgentRun, upstream: FakeUpstream): string {
-  const requests = upstream.requests.map((request, index) => `#${index} ${request.method} ${request.path}\n${summarise(request)}`).join('\n');
-  return [
-    `codex exited with code ${run.code} (signal ${run.signal}) after ${run.ms} ms`,
-    `--- stdout ---\n${run.stdout}`,
-    `--- stderr ---\n${run.stderr}`,
-    `--- last message ---\n${run.lastMessage ?? '(none written)'}`,
-    `--- ${upstream.requests.length} upstream request(s) ---\n${requests}`,
-  ].join('\n');
+function report(run: CodexRun, upstream: FakeUpstream): string {
+  return [...describeRun(run), `--- last message ---\n${run.lastMessage ?? '(none written)'}`, describeRequests(upstream)].join('\n');
 }
-
-/** The request without its long system prompt and tool schemas. */
-function summarise(request: RecordedRequest): string {
-  const body = request.body as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object') return String(body);
-  const brief: Record<string, unknown> = { ...body };
-  if (Array.isArray(body.tools)) brief.tools = body.tools.map((tool: any) => tool.name ?? tool.function?.name);
-  if (body.system !== undefined) brief.system = `${JSON.stringify(body.system).length} chars`;
-  if (Array.isArray(body.messages)) {
-    brief.messages = body.messages.map((message: any) =>
-      message.role === 'system' ? { role: 'system', content: `${JSON.stringify(message.content).length} chars` } : message,
-    );
-  }
-  return JSON.stringify(brief, (_key, value: unknown) => (typeof value === 'string' && value.length > 400 ? `${value.slice(0, 400)}…` : value), 1);
-}
-
-const sideAnswer: ScriptedTurn = { text: 'ok' };
 
 /** Checks shared by every run: it finished, the command ran, the answer came out, the SKU was first-class. */
-function expectCompletedRun(run: AgentRun, why: string): void {
+function expectCompletedRun(run: CodexRun, why: string): void {
   expect(run.code, why).toBe(0);
   const marker = path.join(run.cwd, 'marker.txt');
   expect(fs.existsSync(marker), why).toBe(true);
@@ -180,20 +101,14 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
     const callId = 'toolu_01CodexSuiteShellCall';
     const thinking = 'The user wants the marker written; I will run the command.';
     const signature = 'sig-codex-suite-thinking-1';
-    const upstream = await startAnthropicUpstream((body) => {
-      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
-      if (!lastUserToolResultIds(body.messages).includes(callId)) {
-        return { reasoning: { text: thinking, signature }, toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
-      }
-      return { reasoning: { text: 'The command ran.', signature: 'sig-codex-suite-thinking-2' }, text: FINAL };
+    const upstream = await startShellToolUpstream(cleanups, 'anthropic', {
+      tool: SHELL_TOOL,
+      callId,
+      input: { cmd: COMMAND },
+      final: FINAL,
+      reasoning: { call: { text: thinking, signature }, answer: { text: 'The command ran.', signature: 'sig-codex-suite-thinking-2' } },
     });
-    cleanups.push(() => upstream.close());
-    const router = await startRouter();
-    cleanups.push(() => router.close());
-    router.config.update((settings) => {
-      settings.backends.anth = { type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' };
-      settings.routes[MODEL] = ['anth:claude-sonnet-4-5'];
-    });
+    const router = await routerFor(cleanups, upstream, 'anthropic', { [MODEL]: ['anth:claude-sonnet-4-5'] });
 
     const run = await runCodex(router, 'file');
     const why = report(run, upstream);
@@ -224,19 +139,8 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
 
   it('runs a shell tool round trip against an OpenAI Chat upstream', async () => {
     const callId = 'call_codexsuiteshell01';
-    const upstream = await startOpenAIChatUpstream((body) => {
-      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
-      const answered = body.messages.some((message) => message.role === 'tool' && message.tool_call_id === callId);
-      if (!answered) return { toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
-      return { text: FINAL };
-    });
-    cleanups.push(() => upstream.close());
-    const router = await startRouter();
-    cleanups.push(() => router.close());
-    router.config.update((settings) => {
-      settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
-      settings.routes[MODEL] = ['oa:gpt-4o-mini'];
-    });
+    const upstream = await startShellToolUpstream(cleanups, 'openai-chat', { tool: SHELL_TOOL, callId, input: { cmd: COMMAND }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'openai-chat', { [MODEL]: ['oa:gpt-4o-mini'] });
 
     const run = await runCodex(router, 'file');
     const why = report(run, upstream);
@@ -261,19 +165,8 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
 
   it('learns the SKUs from the router\'s GET /v1/models when the provider key comes from an auth command', async () => {
     const callId = 'call_codexsuitecatalog1';
-    const upstream = await startOpenAIChatUpstream((body) => {
-      if (!hasTool(body.tools, SHELL_TOOL)) return sideAnswer;
-      const answered = body.messages.some((message) => message.role === 'tool' && message.tool_call_id === callId);
-      if (!answered) return { toolCalls: [{ id: callId, name: SHELL_TOOL, arguments: { cmd: COMMAND } }] };
-      return { text: FINAL };
-    });
-    cleanups.push(() => upstream.close());
-    const router = await startRouter();
-    cleanups.push(() => router.close());
-    router.config.update((settings) => {
-      settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
-      settings.routes[MODEL] = ['oa:gpt-4o-mini'];
-    });
+    const upstream = await startShellToolUpstream(cleanups, 'openai-chat', { tool: SHELL_TOOL, callId, input: { cmd: COMMAND }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'openai-chat', { [MODEL]: ['oa:gpt-4o-mini'] });
 
     const run = await runCodex(router, 'router');
     const why = report(run, upstream);
@@ -309,18 +202,3 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
     expect(forOthers.data.map((model: any) => model.id)).toContain(MODEL);
   });
 });
-
-function hasTool(tools: unknown, name: string): boolean {
-  return Array.isArray(tools) && tools.some((tool: any) => tool?.name === name || tool?.function?.name === name);
-}
-
-function lastUserMessage(messages: any[]): any {
-  return messages.findLast((message) => message.role === 'user');
-}
-
-/** tool_use_ids answered by tool_result blocks in the last user message. */
-function lastUserToolResultIds(messages: any[]): string[] {
-  const content = lastUserMessage(messages)?.content;
-  if (!Array.isArray(content)) return [];
-  return content.filter((block: any) => block?.type === 'tool_result').map((block: any) => block.tool_use_id);
-}
