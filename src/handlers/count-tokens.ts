@@ -71,7 +71,7 @@ async function countUpstream(context: RequestContext, name: string, settings: Ba
     secrets: key ? [key] : [],
     ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
   });
-  const reply = (await readJson(name, response.body, context.request.signal)) as { input_tokens?: unknown } | null;
+  const reply = (await readJson(name, response, context.request.signal)) as { input_tokens?: unknown } | null;
   const count = reply?.input_tokens;
   if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
     throw new RouterError(502, 'upstream', `Backend '${name}' answered count_tokens without a whole input_tokens count.`);

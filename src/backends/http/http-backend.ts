@@ -42,7 +42,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     wireFormat: spec.wireFormat,
     async complete(call): Promise<Reply> {
       const response = await send(call, false);
-      return spec.decodeReply(name, await readJson(name, response.body, call.signal), call.request);
+      return spec.decodeReply(name, await readJson(name, response, call.signal), call.request);
     },
     async *stream(call): AsyncGenerator<StreamEvent> {
       const response = await send(call, true);

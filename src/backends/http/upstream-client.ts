@@ -1,7 +1,20 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import { DEFAULT_TIMEOUTS, type BackendTimeouts } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import { errorMessageOf, parseRetryAfter, upstreamError } from './upstream-error.js';
+
+/** Upstream URLs are few and fixed: split each once rather than on every request. */
+const parsedUrls = new Map<string, { origin: string; path: string }>();
+
+function parsedUrl(url: string): { origin: string; path: string } {
+  let parsed = parsedUrls.get(url);
+  if (!parsed) {
+    const { origin, pathname, search } = new URL(url);
+    parsed = { origin, path: pathname + search };
+    parsedUrls.set(url, parsed);
+  }
+  return parsed;
+}
 
 /** Keep-alive connection pools, one per connect timeout in use (undici sets that per dispatcher). */
 const dispatchers = new Map<number, Agent>();
@@ -41,12 +54,14 @@ export async function postJson(call: UpstreamRequest): Promise<Dispatcher.Respon
   const timeouts = { ...DEFAULT_TIMEOUTS, ...call.timeouts };
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(call.url, {
+    const url = parsedUrl(call.url);
+    response = await dispatcherFor(timeouts.connectMs).request({
+      origin: url.origin,
+      path: url.path,
       method: 'POST',
       headers: { 'content-type': 'application/json', ...call.headers },
       body: JSON.stringify(call.body),
       signal: call.signal,
-      dispatcher: dispatcherFor(timeouts.connectMs),
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.idleMs,
     });
@@ -78,10 +93,13 @@ export function networkError(backend: string, error: unknown, signal?: AbortSign
 }
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
-export async function readJson(backend: string, body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<unknown> {
+export async function readJson(backend: string, response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
+  const { body } = response;
   let text: string;
   try {
-    text = await readCapped(body, MAX_REPLY_BODY + 1);
+    // A declared length within bounds lets undici's own reader take the whole body at once.
+    const declared = Number(response.headers['content-length']);
+    text = declared <= MAX_REPLY_BODY ? await body.text() : await readCapped(body, MAX_REPLY_BODY + 1);
   } catch (error) {
     throw networkError(backend, error, signal);
   }
