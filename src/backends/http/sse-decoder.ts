@@ -30,8 +30,10 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
   /** Reads the complete lines of `text`, collecting frames; returns the unfinished rest. */
   const readLines = (text: string, frames: SseFrame[]): string => {
     let start = 0;
+    // Most streams never send a CR: then a line ends at the next LF, found natively.
+    const plainLf = text.indexOf('\r') === -1;
     for (;;) {
-      const end = nextLineEnd(text, start);
+      const end = plainLf ? text.indexOf('\n', start) : nextLineEnd(text, start);
       if (end === -1) break;
       const line = text.slice(start, end);
       start = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
@@ -82,13 +84,12 @@ const LINE_END = /[\r\n]/;
 
 const lineTooLong = (): RouterError => new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
 
-/** Where the line starting at `from` ends, or -1; a CR last in the text waits to see whether LF follows. */
+/** Where the line starting at `from` ends (CR, LF or CRLF), or -1; a CR last in the text waits to see whether LF follows. */
 function nextLineEnd(text: string, from: number): number {
-  const lf = text.indexOf('\n', from);
-  // Most streams never send a bare CR: look for one only in the stretch before the LF.
-  const cr = text.lastIndexOf('\r', lf === -1 ? text.length - 1 : lf);
-  if (cr < from) return lf;
-  const first = text.indexOf('\r', from);
-  if (first + 1 === text.length) return -1;
-  return first;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i;
+    if (c === 13) return i + 1 < text.length ? i : -1;
+  }
+  return -1;
 }
