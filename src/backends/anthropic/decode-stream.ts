@@ -1,7 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
-import type { SseFrame } from '../http/sse-decoder.js';
+import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { finishReasonFromAnthropic } from './map-stop-reason.js';
 
@@ -31,12 +31,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
   for await (const batch of batches) for (const frame of batch) {
     // Read on to the end after message_stop rather than return: leaving early makes the body abort with an error.
     if (stopped) continue;
-    let event: AnthropicEvent;
-    try {
-      event = JSON.parse(frame.data) as AnthropicEvent;
-    } catch {
-      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
-    }
+    const event = parseFrameJson<AnthropicEvent>(backend, frame);
     switch (event.type) {
       case 'message_start':
         usage = usageFromAnthropic(event.message?.usage);

@@ -93,3 +93,12 @@ function nextLineEnd(text: string, from: number): number {
   }
   return -1;
 }
+
+/** A frame's data as JSON; an upstream that sends anything else mid-stream is a 502, not a crash. */
+export function parseFrameJson<T>(backend: string, frame: SseFrame): T {
+  try {
+    return JSON.parse(frame.data) as T;
+  } catch {
+    throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
+  }
+}

@@ -3,7 +3,7 @@ import { estimateRequestTokens, tokensForChars } from '../../core/estimate-token
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
-import type { SseFrame } from '../http/sse-decoder.js';
+import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
 
@@ -50,12 +50,7 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
       done = true;
       continue;
     }
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(frame.data) as Chunk;
-    } catch {
-      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
-    }
+    const chunk = parseFrameJson<Chunk>(backend, frame);
     if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(chunk.error.message ?? 'unknown error').slice(0, 200)}`);
     if (!started) {
       started = true;

@@ -1,7 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
-import type { SseFrame } from '../http/sse-decoder.js';
+import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
 
 interface ResponsesEvent {
@@ -26,12 +26,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
   for await (const batch of batches) for (const frame of batch) {
     // Read on to the end after the terminal event rather than return: leaving early makes the body abort with an error.
     if (finished) continue;
-    let event: ResponsesEvent;
-    try {
-      event = JSON.parse(frame.data) as ResponsesEvent;
-    } catch {
-      throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
-    }
+    const event = parseFrameJson<ResponsesEvent>(backend, frame);
     switch (event.type) {
       case 'response.created':
         yield { type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) };
