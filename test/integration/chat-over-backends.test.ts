@@ -11,7 +11,6 @@ import type { FakeServerOptions } from '../fakes/fake-server.js';
 import type { Script } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {
-  addBackend,
   expectToolResultsUpstream,
   Fakes,
   lastUserText,
@@ -41,14 +40,7 @@ const TOOLS: ChatCompletionFunctionTool[] = [
   { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: { ...WEATHER_SCHEMA } } },
 ];
 
-/** Starts a fake of this kind and routes the SKU to it under a renamed upstream model. */
-async function over(kind: UpstreamKind, script: Script, options?: FakeServerOptions) {
-  const fake = await fakes.start(kind, script, options);
-  const backend = addBackend(router, `up-${kind}`, kind, fake.url);
-  const upstreamModel = `model-for-${kind}`;
-  setRoute(router, SKU, [`${backend}:${upstreamModel}`]);
-  return { fake, backend, upstreamModel };
-}
+const over = (kind: UpstreamKind, script: Script, options?: FakeServerOptions) => fakes.routeSku(router, kind, script, options);
 
 async function collect(params: Omit<ChatCompletionCreateParamsNonStreaming, 'stream'> & { stream_options?: { include_usage: boolean } }) {
   const stream = await client.chat.completions.create({ ...params, stream: true });

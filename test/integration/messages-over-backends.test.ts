@@ -33,14 +33,7 @@ afterAll(() => router.close());
 
 const TOOLS: Tool[] = [{ name: 'get_weather', description: 'Current weather for a city', input_schema: { ...WEATHER_SCHEMA } }];
 
-/** Starts a fake of this kind and routes the SKU to it under a renamed upstream model. */
-async function over(kind: UpstreamKind, script: Script, options?: FakeServerOptions) {
-  const fake = await fakes.start(kind, script, options);
-  const backend = addBackend(router, `up-${kind}`, kind, fake.url);
-  const upstreamModel = `model-for-${kind}`;
-  setRoute(router, SKU, [`${backend}:${upstreamModel}`]);
-  return { fake, backend, upstreamModel };
-}
+const over = (kind: UpstreamKind, script: Script, options?: FakeServerOptions) => fakes.routeSku(router, kind, script, options);
 
 const textOf = (message: Message): string => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 

@@ -67,6 +67,15 @@ export class Fakes {
     return fake;
   }
 
+  /** Starts a fake of this kind and routes the SKU to it under a renamed upstream model. */
+  async routeSku(router: TestRouter, kind: UpstreamKind, script: Script, options?: FakeServerOptions) {
+    const fake = await this.start(kind, script, options);
+    const backend = addBackend(router, `up-${kind}`, kind, fake.url);
+    const upstreamModel = `model-for-${kind}`;
+    setRoute(router, SKU, [`${backend}:${upstreamModel}`]);
+    return { fake, backend, upstreamModel };
+  }
+
   async closeAll(): Promise<void> {
     await Promise.all(this.open.splice(0).map((fake) => fake.close()));
   }
