@@ -8,8 +8,8 @@ export interface ApiRequest {
   path: string;
   /** Header names in lower case. */
   headers: Readonly<Record<string, string | undefined>>;
-  /** The parsed JSON body; read only after the request is authenticated. Throws 400 or 413. */
-  readBody(): Promise<unknown>;
+  /** The parsed JSON body, no larger than `limitBytes`; read only after the request is authenticated. Throws 400 or 413. */
+  readBody(limitBytes: number): Promise<unknown>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** Filled in as the request passes through, for the request log and metrics (server only). */

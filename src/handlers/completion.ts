@@ -17,7 +17,7 @@ import { checkRequestBounds } from './request-bounds.js';
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { app, identity } = context;
   const secret = context.settings.secret ?? '';
-  const decoded = format.decode(await context.request.readBody(), { secret });
+  const decoded = format.decode(await context.request.readBody(context.settings.server.bodyLimitBytes), { secret });
   const beta = context.request.headers['anthropic-beta'];
   if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
   checkRequestBounds(decoded.request);

@@ -25,7 +25,7 @@ export const COUNT_SOURCE_HEADER = 'x-svc-count-source';
  * token, the same figure the offline backend reports as input tokens. Nothing is billed.
  */
 export async function handleCountTokens(context: RequestContext): Promise<ApiResponse> {
-  const body = await context.request.readBody();
+  const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
   // A messages body without the output cap, which counting does not need.
   const withCap = body !== null && typeof body === 'object' && !Array.isArray(body) ? { max_tokens: 1, ...body } : body;
   const decoded = decodeMessagesRequest(withCap);

@@ -45,8 +45,8 @@ async function serve(app: App, options: HttpServerOptions, req: IncomingMessage,
     method,
     path,
     headers: req.headers as Record<string, string | undefined>,
-    readBody: async () => {
-      const body = await readJsonBody(req, app.config.read().server.bodyLimitBytes);
+    readBody: async (limitBytes) => {
+      const body = await readJsonBody(req, limitBytes);
       if (bodies) bodies.request = body;
       return body;
     },
