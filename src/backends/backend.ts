@@ -20,5 +20,6 @@ export interface Backend {
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
   readonly wireFormat?: 'chat' | 'messages' | 'responses';
   complete(call: BackendCall): Promise<Reply>;
-  stream(call: BackendCall): AsyncIterable<StreamEvent>;
+  /** The reply as batches of events: one batch per burst the upstream sent. */
+  stream(call: BackendCall): AsyncIterable<StreamEvent[]>;
 }

@@ -3,12 +3,12 @@ import type { StreamEvent } from './stream-events.js';
 import type { ToolCallPart } from './request.js';
 
 /** Folds a canonical event stream into one reply (for clients that did not ask to stream). */
-export async function collectReply(events: AsyncIterable<StreamEvent>): Promise<Reply> {
+export async function collectReply(batches: AsyncIterable<StreamEvent[]>): Promise<Reply> {
   const content: ReplyPart[] = [];
   const calls = new Map<string, ToolCallPart>();
   const reply: Reply = { content, finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } };
   let open: ReplyPart | undefined;
-  for await (const event of events) {
+  for await (const batch of batches) for (const event of batch) {
     switch (event.type) {
       case 'start':
         if (event.id) reply.id = event.id;

@@ -51,7 +51,8 @@ export interface ClientFormat<Options = unknown> {
   readonly endpoint: Endpoint;
   decode(body: unknown, context: DecodeContext): Decoded<Options>;
   encodeReply(reply: Reply, context: EncodeContext<Options>): unknown;
-  encodeStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<Options>): AsyncIterable<string>;
+  /** One piece of text per batch of events, so a burst leaves in one write. */
+  encodeStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<Options>): AsyncIterable<string>;
   /** The body of an error, also used as the data of an in-stream error event. */
   errorBody(error: RouterError, requestId: string): unknown;
 }

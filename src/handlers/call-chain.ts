@@ -26,17 +26,18 @@ export async function completeOnChain(context: RequestContext, targets: Target[]
   return tryInOrder(context, targets, request.model, (backend, upstreamModel) => backend.complete({ request, upstreamModel, signal: context.request.signal }));
 }
 
-/** A stream whose first event has arrived: that event, and the iterator for the rest. */
+/** A stream whose first events have arrived: that batch, and the iterator for the rest. */
 export interface StartedStream {
-  first: StreamEvent | undefined;
-  rest: AsyncIterator<StreamEvent>;
+  first: StreamEvent[] | undefined;
+  rest: AsyncIterator<StreamEvent[]>;
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
   return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
     const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
     const first = await rest.next();
-    if (!first.done && first.value.type === 'error') throw first.value.error;
+    const lead = first.done ? undefined : first.value[0];
+    if (lead?.type === 'error') throw lead.error;
     return { first: first.done ? undefined : first.value, rest };
   });
 }

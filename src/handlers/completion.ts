@@ -119,11 +119,13 @@ function overheadHeader(context: RequestContext, upstreamMs: number): Record<str
  * into an error event the encoder can render, and when the client stops reading releases the
  * upstream at once and bills what was seen.
  */
-async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent> {
-  const note = (event: StreamEvent) => {
-    if (event.type === 'start' && event.usage) seen.usage = event.usage;
-    else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
-    else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
+async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent[]> {
+  const note = (batch: StreamEvent[]) => {
+    for (const event of batch) {
+      if (event.type === 'start' && event.usage) seen.usage = event.usage;
+      else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
+      else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
+    }
   };
   try {
     if (started.first) {
@@ -135,7 +137,7 @@ async function* relay(started: StartedStream, seen: { usage: Usage | undefined; 
       yield next.value;
     }
   } catch (error) {
-    yield { type: 'error', error: toRouterError(error) };
+    yield [{ type: 'error', error: toRouterError(error) }];
   } finally {
     await started.rest.return?.();
     onExit();

@@ -124,9 +124,9 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     'x-accel-buffering': 'no',
   });
   metrics?.streamStarted();
-  // Frames decoded from one upstream read leave in one write: cork on the first, uncork once the
-  // burst is over (the next turn of the event loop), so a stream costs a syscall per upstream
-  // chunk rather than per frame, and the headers travel with the first frame.
+  // Each upstream burst arrives as one piece of text. Cork on the first piece and uncork after this
+  // turn of the event loop, so the headers travel with the first piece and the last piece with the
+  // stream's end: a short stream costs one write, a long one a write per upstream read.
   let corked = false;
   const uncork = () => {
     corked = false;

@@ -101,11 +101,11 @@ export class RouterMetrics {
           throw error;
         }
       };
-      wrapped.stream = async function* (call): AsyncGenerator<StreamEvent> {
+      wrapped.stream = async function* (call): AsyncGenerator<StreamEvent[]> {
         try {
-          for await (const event of backend.stream(call)) {
-            if (event.type === 'error') count(event.error);
-            yield event;
+          for await (const batch of backend.stream(call)) {
+            for (const event of batch) if (event.type === 'error') count(event.error);
+            yield batch;
           }
         } catch (error) {
           count(error);

@@ -24,8 +24,8 @@ const metaFor = (usage: Usage): SvcMeta => ({
   remaining_tokens: 1000,
 });
 
-async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent> {
-  for (const event of events) yield event;
+async function* from(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+  for (const event of events) yield [event];
 }
 
 /**

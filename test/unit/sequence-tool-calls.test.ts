@@ -3,11 +3,12 @@ import { sequenceToolCalls } from '../../src/core/sequence-tool-calls.js';
 import type { StreamEvent } from '../../src/core/stream-events.js';
 
 async function run(events: StreamEvent[]): Promise<StreamEvent[]> {
+  // One event per batch, so reordering across batches is exercised too.
   async function* source() {
-    yield* events;
+    for (const event of events) yield [event];
   }
   const out: StreamEvent[] = [];
-  for await (const event of sequenceToolCalls(source())) out.push(event);
+  for await (const batch of sequenceToolCalls(source())) out.push(...batch);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
+import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { finishReasonFromAnthropic } from './map-stop-reason.js';
@@ -22,38 +23,38 @@ interface AnthropicEvent {
  * block's signature arrives as its last delta, and usage is completed by message_delta. A stream
  * that ends before message_stop was cut off, and says so.
  */
-export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent> {
+export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
   const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string }>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish: FinishReason = 'stop';
 
   let stopped = false;
-  for await (const batch of batches) for (const frame of batch) {
+  yield* eventBatches(batches, (frame, out) => {
     // Read on to the end after message_stop rather than return: leaving early makes the body abort with an error.
-    if (stopped) continue;
+    if (stopped) return;
     const event = parseFrameJson<AnthropicEvent>(backend, frame);
     switch (event.type) {
       case 'message_start':
         usage = usageFromAnthropic(event.message?.usage);
-        yield { type: 'start', ...(event.message?.id ? { id: event.message.id } : {}), usage };
+        out.push({ type: 'start', ...(event.message?.id ? { id: event.message.id } : {}), usage });
         break;
       case 'content_block_start': {
         const block = event.content_block;
         const index = event.index ?? blocks.size;
         if (block?.type === 'text') {
           blocks.set(index, { kind: 'text' });
-          yield { type: 'text-start' };
+          out.push({ type: 'text-start' });
         } else if (block?.type === 'thinking') {
           blocks.set(index, { kind: 'thinking' });
-          yield { type: 'reasoning-start' };
+          out.push({ type: 'reasoning-start' });
         } else if (block?.type === 'redacted_thinking') {
           blocks.set(index, { kind: 'ignored' });
-          yield { type: 'reasoning-start' };
-          yield { type: 'reasoning-end', redactedData: block.data ?? '', origin: 'anthropic' };
+          out.push({ type: 'reasoning-start' });
+          out.push({ type: 'reasoning-end', redactedData: block.data ?? '', origin: 'anthropic' });
         } else if (block?.type === 'tool_use') {
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
-          yield { type: 'tool-call-start', id, name: block.name ?? '' };
+          out.push({ type: 'tool-call-start', id, name: block.name ?? '' });
         } else {
           blocks.set(index, { kind: 'ignored' }); // server-tool blocks: nothing a client format here can carry
         }
@@ -63,19 +64,19 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         const block = blocks.get(event.index ?? -1);
         const delta = event.delta;
         if (!block || !delta) break;
-        if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) yield { type: 'text-delta', text: delta.text };
-        else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) yield { type: 'reasoning-delta', text: delta.thinking };
+        if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) out.push({ type: 'text-delta', text: delta.text });
+        else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) out.push({ type: 'reasoning-delta', text: delta.thinking });
         else if (delta.type === 'signature_delta' && block.kind === 'thinking') block.signature = (block.signature ?? '') + (delta.signature ?? '');
         else if (delta.type === 'input_json_delta' && block.kind === 'tool' && delta.partial_json) {
-          yield { type: 'tool-call-delta', id: block.id!, argumentsDelta: delta.partial_json };
+          out.push({ type: 'tool-call-delta', id: block.id!, argumentsDelta: delta.partial_json });
         }
         break;
       }
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
-        if (block?.kind === 'text') yield { type: 'text-end' };
-        else if (block?.kind === 'thinking') yield { type: 'reasoning-end', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) };
-        else if (block?.kind === 'tool') yield { type: 'tool-call-end', id: block.id! };
+        if (block?.kind === 'text') out.push({ type: 'text-end' });
+        else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) });
+        else if (block?.kind === 'tool') out.push({ type: 'tool-call-end', id: block.id! });
         break;
       }
       case 'message_delta':
@@ -83,7 +84,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         usage = usageFromAnthropic(event.usage, usage);
         break;
       case 'message_stop':
-        yield { type: 'finish', reason: finish, usage };
+        out.push({ type: 'finish', reason: finish, usage });
         stopped = true;
         break;
       case 'error': {
@@ -94,6 +95,6 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       default:
         break; // ping and future event types
     }
-  }
+  });
   if (!stopped) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`);
 }

@@ -16,7 +16,7 @@ export interface HttpBackendSpec {
   headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
-  decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent>;
+  decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
 }
 
 /** A backend that POSTs JSON to an upstream and decodes its JSON reply or SSE stream. */
@@ -44,7 +44,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       const response = await send(call, false);
       return spec.decodeReply(name, await readJson(name, response, call.signal), call.request);
     },
-    async *stream(call): AsyncGenerator<StreamEvent> {
+    async *stream(call): AsyncGenerator<StreamEvent[]> {
       const response = await send(call, true);
       try {
         yield* spec.decodeStream(name, decodeSse(response.body), call.request);

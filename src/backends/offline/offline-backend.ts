@@ -12,7 +12,12 @@ const CHARS_PER_TOKEN = 4;
 
 /** The built-in backend: no network, deterministic output, estimated token counts. */
 export function createOfflineBackend(script?: ScriptedTurn[]): Backend {
-  async function* stream({ request }: BackendCall): AsyncGenerator<StreamEvent> {
+  /** The whole turn is known at once, so it goes out as one batch. */
+  async function* stream({ request }: BackendCall): AsyncGenerator<StreamEvent[]> {
+    yield [...turnEvents(request)];
+  }
+
+  function* turnEvents(request: BackendCall['request']): Generator<StreamEvent> {
     const turn = composeTurn(request, script);
     const inputTokens = estimateRequestTokens(request);
     yield { type: 'start', usage: { inputTokens, outputTokens: 0 } };

@@ -3,6 +3,7 @@ import { estimateRequestTokens, tokensForChars } from '../../core/estimate-token
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
+import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
@@ -28,7 +29,7 @@ interface Chunk {
  * name come in the first delta and arguments in later ones. A stream that ends without a finish
  * reason or `[DONE]` was cut off, and says so.
  */
-export async function* decodeChatStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncGenerator<StreamEvent> {
+export async function* decodeChatStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncGenerator<StreamEvent[]> {
   let started = false;
   let open: 'text' | 'reasoning' | undefined;
   const calls = new Map<number, string>();
@@ -37,77 +38,79 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
   let outputChars = 0;
   let done = false;
 
-  const close = function* (): Generator<StreamEvent> {
-    if (open === 'text') yield { type: 'text-end' };
-    if (open === 'reasoning') yield { type: 'reasoning-end' };
+  const close = (out: StreamEvent[]): void => {
+    if (open === 'text') out.push({ type: 'text-end' });
+    if (open === 'reasoning') out.push({ type: 'reasoning-end' });
     open = undefined;
   };
 
-  for await (const batch of batches) for (const frame of batch) {
+  yield* eventBatches(batches, (frame, out) => {
     // Read on to the end after [DONE] rather than break: leaving early makes the body abort with an error.
-    if (done) continue;
+    if (done) return;
     if (frame.data === '[DONE]') {
       done = true;
-      continue;
+      return;
     }
     const chunk = parseFrameJson<Chunk>(backend, frame);
     if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(chunk.error.message ?? 'unknown error').slice(0, 200)}`);
     if (!started) {
       started = true;
-      yield { type: 'start', ...(chunk.id ? { id: chunk.id } : {}), usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } };
+      out.push({ type: 'start', ...(chunk.id ? { id: chunk.id } : {}), usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } });
     }
     usage = usageFromChat(chunk.usage) ?? usage;
     const choice = chunk.choices?.[0];
-    if (!choice) continue;
+    if (!choice) return;
     const delta = choice.delta ?? {};
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (reasoning) {
       if (open !== 'reasoning') {
-        yield* close();
+        close(out);
         open = 'reasoning';
-        yield { type: 'reasoning-start' };
+        out.push({ type: 'reasoning-start' });
       }
       outputChars += reasoning.length;
-      yield { type: 'reasoning-delta', text: reasoning };
+      out.push({ type: 'reasoning-delta', text: reasoning });
     }
     // A refusal is what the model said instead of an answer: the client sees it as text.
     const text = delta.content || delta.refusal;
     if (text) {
       if (open !== 'text') {
-        yield* close();
+        close(out);
         open = 'text';
-        yield { type: 'text-start' };
+        out.push({ type: 'text-start' });
       }
       outputChars += text.length;
-      yield { type: 'text-delta', text };
+      out.push({ type: 'text-delta', text });
     }
     for (const call of delta.tool_calls ?? []) {
       const index = toolCallIndex(call, calls);
       let id = calls.get(index);
       if (id === undefined) {
-        yield* close();
+        close(out);
         id = call.id || `call_${index}_${Date.now().toString(36)}`;
         calls.set(index, id);
-        yield { type: 'tool-call-start', id, name: call.function?.name ?? '' };
+        out.push({ type: 'tool-call-start', id, name: call.function?.name ?? '' });
       }
       const args = call.function?.arguments;
       if (args) {
         outputChars += args.length;
-        yield { type: 'tool-call-delta', id, argumentsDelta: args };
+        out.push({ type: 'tool-call-delta', id, argumentsDelta: args });
       }
     }
     if (choice.finish_reason) finish = finishReasonFromChat(choice.finish_reason);
-  }
+  });
   if (!done && finish === undefined) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before it finished.`);
-  if (!started) yield { type: 'start', usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } };
-  yield* close();
-  for (const id of calls.values()) yield { type: 'tool-call-end', id };
-  yield {
+  const out: StreamEvent[] = [];
+  if (!started) out.push({ type: 'start', usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } });
+  close(out);
+  for (const id of calls.values()) out.push({ type: 'tool-call-end', id });
+  out.push({
     type: 'finish',
     // Some servers say "stop" after calling tools; the calls are what the client must act on.
     reason: calls.size && (finish === undefined || finish === 'stop') ? 'tool-calls' : (finish ?? 'stop'),
     usage: usage ?? { inputTokens: estimateRequestTokens(request), outputTokens: tokensForChars(outputChars) },
-  };
+  });
+  yield out;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
+import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
 
@@ -17,64 +18,64 @@ interface ResponsesEvent {
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
  * summary and argument deltas fill them; the terminal response event carries usage.
  */
-export async function* decodeResponsesStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent> {
+export async function* decodeResponsesStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
   const calls = new Map<string, string>(); // item id → call id
   let textOpen = false;
   let reasoningOpen = false;
 
   let finished = false;
-  for await (const batch of batches) for (const frame of batch) {
+  yield* eventBatches(batches, (frame, out) => {
     // Read on to the end after the terminal event rather than return: leaving early makes the body abort with an error.
-    if (finished) continue;
+    if (finished) return;
     const event = parseFrameJson<ResponsesEvent>(backend, frame);
     switch (event.type) {
       case 'response.created':
-        yield { type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) };
+        out.push({ type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) });
         break;
       case 'response.output_item.added':
         if (event.item?.type === 'function_call' || event.item?.type === 'custom_tool_call') {
           const callId = event.item.call_id ?? event.item.id ?? `call_${calls.size}`;
           calls.set(event.item.id ?? callId, callId);
-          yield { type: 'tool-call-start', id: callId, name: canonicalToolName(event.item.name ?? '', event.item.namespace) };
+          out.push({ type: 'tool-call-start', id: callId, name: canonicalToolName(event.item.name ?? '', event.item.namespace) });
         } else if (event.item?.type === 'reasoning') {
           reasoningOpen = true;
-          yield { type: 'reasoning-start' };
+          out.push({ type: 'reasoning-start' });
         }
         break;
       case 'response.output_text.delta':
         if (!textOpen) {
           textOpen = true;
-          yield { type: 'text-start' };
+          out.push({ type: 'text-start' });
         }
-        if (event.delta) yield { type: 'text-delta', text: event.delta };
+        if (event.delta) out.push({ type: 'text-delta', text: event.delta });
         break;
       case 'response.reasoning_summary_text.delta':
-        if (reasoningOpen && event.delta) yield { type: 'reasoning-delta', text: event.delta };
+        if (reasoningOpen && event.delta) out.push({ type: 'reasoning-delta', text: event.delta });
         break;
       case 'response.function_call_arguments.delta': {
         const callId = calls.get(event.item_id ?? '');
-        if (callId && event.delta) yield { type: 'tool-call-delta', id: callId, argumentsDelta: event.delta };
+        if (callId && event.delta) out.push({ type: 'tool-call-delta', id: callId, argumentsDelta: event.delta });
         break;
       }
       case 'response.output_item.done':
         if (event.item?.type === 'message' && textOpen) {
           textOpen = false;
-          yield { type: 'text-end' };
+          out.push({ type: 'text-end' });
         } else if (event.item?.type === 'reasoning' && reasoningOpen) {
           reasoningOpen = false;
           const sealed = event.item.encrypted_content;
-          yield { type: 'reasoning-end', ...(sealed ? { redactedData: sealed, origin: 'openai' as const } : {}) };
+          out.push({ type: 'reasoning-end', ...(sealed ? { redactedData: sealed, origin: 'openai' as const } : {}) });
         } else if (event.item?.type === 'function_call' || event.item?.type === 'custom_tool_call') {
           const callId = calls.get(event.item.id ?? '') ?? event.item.call_id;
           // A custom tool's input arrives whole with the finished item, wrapped as canonical arguments.
-          if (callId && event.item.type === 'custom_tool_call') yield { type: 'tool-call-delta', id: callId, argumentsDelta: customToolArguments(event.item.input ?? '') };
-          if (callId) yield { type: 'tool-call-end', id: callId };
+          if (callId && event.item.type === 'custom_tool_call') out.push({ type: 'tool-call-delta', id: callId, argumentsDelta: customToolArguments(event.item.input ?? '') });
+          if (callId) out.push({ type: 'tool-call-end', id: callId });
         }
         break;
       case 'response.completed':
       case 'response.incomplete':
-        if (textOpen) yield { type: 'text-end' };
-        yield { type: 'finish', reason: finishReasonFromResponse(event.response?.status, calls.size > 0), usage: usageFromResponses(event.response?.usage) };
+        if (textOpen) out.push({ type: 'text-end' });
+        out.push({ type: 'finish', reason: finishReasonFromResponse(event.response?.status, calls.size > 0), usage: usageFromResponses(event.response?.usage) });
         finished = true;
         break;
       case 'response.failed':
@@ -83,6 +84,6 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
       default:
         break;
     }
-  }
+  });
   if (!finished) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`);
 }

@@ -12,7 +12,7 @@ import { chatFinishReason } from './map-finish-reason.js';
  * `tool_calls[i]` deltas, a finish chunk, the usage chunk when asked for, then `[DONE]`.
  * svc_meta rides on the last chunk before `[DONE]`.
  */
-export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
+export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
   // Every chunk shares its head; build it once rather than re-serialising per token.
   const head = `{"id":${JSON.stringify(newId('chatcmpl-'))},"object":"chat.completion.chunk","created":${context.created},"model":${JSON.stringify(context.model)}`;
   const chunk = (delta: unknown, finish: string | null = null, extra = '') =>
@@ -23,47 +23,51 @@ export async function* encodeChatStream(events: AsyncIterable<StreamEvent>, cont
   // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
   // would abort the upstream body with an error where it is about to end cleanly anyway.
   let ended = false;
-  for await (const event of events) {
-    if (ended) continue;
-    if (!started && event.type !== 'error') {
-      started = true;
-      yield chunk({ role: 'assistant', content: '' });
-    }
-    switch (event.type) {
-      case 'text-delta':
-        if (event.text) yield chunk({ content: event.text });
-        break;
-      case 'reasoning-delta':
-        if (event.text) yield chunk({ reasoning_content: event.text });
-        break;
-      case 'tool-call-start': {
-        const index = toolIndex.size;
-        toolIndex.set(event.id, index);
-        yield chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
-        break;
+  for await (const batch of batches) {
+    let out = '';
+    for (const event of batch) {
+      if (ended) continue;
+      if (!started && event.type !== 'error') {
+        started = true;
+        out += chunk({ role: 'assistant', content: '' });
       }
-      case 'tool-call-delta':
-        if (event.argumentsDelta) yield chunk({ tool_calls: [{ index: toolIndex.get(event.id) ?? 0, function: { arguments: event.argumentsDelta } }] });
-        break;
-      case 'finish': {
-        const meta = `,"svc_meta":${JSON.stringify(context.finish(event.usage))}`;
-        const reason = chatFinishReason(event.reason);
-        if (context.options.includeUsage) {
-          yield chunk({}, reason);
-          yield `data: ${head},"choices":[],"usage":${JSON.stringify(chatUsage(event.usage))}${meta}}\n\n`;
-        } else {
-          yield chunk({}, reason, meta);
+      switch (event.type) {
+        case 'text-delta':
+          if (event.text) out += chunk({ content: event.text });
+          break;
+        case 'reasoning-delta':
+          if (event.text) out += chunk({ reasoning_content: event.text });
+          break;
+        case 'tool-call-start': {
+          const index = toolIndex.size;
+          toolIndex.set(event.id, index);
+          out += chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+          break;
         }
-        yield 'data: [DONE]\n\n';
-        ended = true;
-        break;
+        case 'tool-call-delta':
+          if (event.argumentsDelta) out += chunk({ tool_calls: [{ index: toolIndex.get(event.id) ?? 0, function: { arguments: event.argumentsDelta } }] });
+          break;
+        case 'finish': {
+          const meta = `,"svc_meta":${JSON.stringify(context.finish(event.usage))}`;
+          const reason = chatFinishReason(event.reason);
+          if (context.options.includeUsage) {
+            out += chunk({}, reason);
+            out += `data: ${head},"choices":[],"usage":${JSON.stringify(chatUsage(event.usage))}${meta}}\n\n`;
+          } else {
+            out += chunk({}, reason, meta);
+          }
+          out += 'data: [DONE]\n\n';
+          ended = true;
+          break;
+        }
+        case 'error':
+          out += sse(openaiErrorBody(event.error));
+          ended = true;
+          break;
+        default:
+          break;
       }
-      case 'error':
-        yield sse(openaiErrorBody(event.error));
-        ended = true;
-        break;
-      default:
-        break;
     }
+    if (out) yield out;
   }
 }

@@ -14,7 +14,7 @@ import { anthropicStopReason } from './map-stop-reason.js';
  * content_block_start / _delta / _stop with rising indices, message_delta with stop_reason and
  * usage, message_stop. Every event carries its `event:` line; every block is closed.
  */
-export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
+export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
   let nextIndex = 0;
   let open: { index: number; kind: 'text' | 'thinking' | 'tool' } | undefined;
   let started = false;
@@ -52,80 +52,84 @@ export async function* encodeMessagesStream(events: AsyncIterable<StreamEvent>, 
   // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
   // would abort the upstream body with an error where it is about to end cleanly anyway.
   let ended = false;
-  for await (const event of sequenceToolCalls(events)) {
-    if (ended) continue;
-    if (!started && event.type !== 'error') {
-      started = true;
-      yield startMessage(event.type === 'start' ? event.usage : undefined);
-    }
-    switch (event.type) {
-      case 'text-start':
-        yield closeBlock() + startBlock('text', { type: 'text', text: '' });
-        break;
-      case 'text-delta':
-        if (event.text) yield delta({ type: 'text_delta', text: event.text });
-        break;
-      case 'reasoning-start':
-        // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
-        yield closeBlock();
-        thinkingPending = true;
-        break;
-      case 'reasoning-delta':
-        if (thinkingPending) {
-          thinkingPending = false;
-          yield startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
-        }
-        if (event.text) yield delta({ type: 'thinking_delta', thinking: event.text });
-        break;
-      case 'reasoning-end':
-        if (event.origin === 'openai') {
-          // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
-          thinkingPending = false;
-          yield closeBlock();
+  for await (const batch of sequenceToolCalls(batches)) {
+    let out = '';
+    for (const event of batch) {
+      if (ended) continue;
+      if (!started && event.type !== 'error') {
+        started = true;
+        out += startMessage(event.type === 'start' ? event.usage : undefined);
+      }
+      switch (event.type) {
+        case 'text-start':
+          out += closeBlock() + startBlock('text', { type: 'text', text: '' });
           break;
-        }
-        if (thinkingPending) {
-          thinkingPending = false;
-          yield event.redactedData
-            ? startBlock('thinking', { type: 'redacted_thinking', data: event.redactedData }) + closeBlock()
-            : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' }) +
-                (event.signature ? delta({ type: 'signature_delta', signature: event.signature }) : '') +
-                closeBlock();
+        case 'text-delta':
+          if (event.text) out += delta({ type: 'text_delta', text: event.text });
           break;
-        }
-        if (event.signature) yield delta({ type: 'signature_delta', signature: event.signature });
-        yield closeBlock();
-        break;
-      case 'tool-call-start':
-        yield closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
-        break;
-      case 'tool-call-delta':
-        if (event.argumentsDelta) yield delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
-        break;
-      case 'text-end':
-      case 'tool-call-end':
-        yield closeBlock();
-        break;
-      case 'finish':
-        context.finish(event.usage);
-        yield closeBlock() +
-          sse(
-            {
-              type: 'message_delta',
-              delta: { stop_reason: anthropicStopReason(event.reason), stop_sequence: null },
-              usage: anthropicUsage(event.usage),
-            },
-            'message_delta',
-          ) +
-          sse({ type: 'message_stop' }, 'message_stop');
-        ended = true;
-        break;
-      case 'error':
-        yield closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
-        ended = true;
-        break;
-      default:
-        break;
+        case 'reasoning-start':
+          // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
+          out += closeBlock();
+          thinkingPending = true;
+          break;
+        case 'reasoning-delta':
+          if (thinkingPending) {
+            thinkingPending = false;
+            out += startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+          }
+          if (event.text) out += delta({ type: 'thinking_delta', thinking: event.text });
+          break;
+        case 'reasoning-end':
+          if (event.origin === 'openai') {
+            // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
+            thinkingPending = false;
+            out += closeBlock();
+            break;
+          }
+          if (thinkingPending) {
+            thinkingPending = false;
+            out += event.redactedData
+              ? startBlock('thinking', { type: 'redacted_thinking', data: event.redactedData }) + closeBlock()
+              : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' }) +
+                  (event.signature ? delta({ type: 'signature_delta', signature: event.signature }) : '') +
+                  closeBlock();
+            break;
+          }
+          if (event.signature) out += delta({ type: 'signature_delta', signature: event.signature });
+          out += closeBlock();
+          break;
+        case 'tool-call-start':
+          out += closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
+          break;
+        case 'tool-call-delta':
+          if (event.argumentsDelta) out += delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
+          break;
+        case 'text-end':
+        case 'tool-call-end':
+          out += closeBlock();
+          break;
+        case 'finish':
+          context.finish(event.usage);
+          out += closeBlock() +
+            sse(
+              {
+                type: 'message_delta',
+                delta: { stop_reason: anthropicStopReason(event.reason), stop_sequence: null },
+                usage: anthropicUsage(event.usage),
+              },
+              'message_delta',
+            ) +
+            sse({ type: 'message_stop' }, 'message_stop');
+          ended = true;
+          break;
+        case 'error':
+          out += closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
+          ended = true;
+          break;
+        default:
+          break;
+      }
     }
+    if (out) yield out;
   }
 }

@@ -13,7 +13,7 @@ import { responseObject } from './response-object.js';
  * terminal response.completed / .incomplete / .failed carrying the full output and usage. Every
  * event has a rising sequence_number; parallel calls keep their own output_index and call_id.
  */
-export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>, context: EncodeContext<ResponsesOptions>): AsyncGenerator<string> {
+export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<ResponsesOptions>): AsyncGenerator<string> {
   const { options } = context;
   const responseId = newId('resp_');
   const output: unknown[] = [];
@@ -24,113 +24,121 @@ export async function* encodeResponsesStream(events: AsyncIterable<StreamEvent>,
   let reasoning: { id: string; index: number; text: string } | undefined;
   const calls = new Map<string, { itemId: string; index: number; name: string; args: string; custom: boolean }>();
 
-  yield emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
+  // The opening events leave with the first batch's, in one write.
+  let opening =
+    emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
     emit('response.in_progress', { response: responseObject(responseId, context, 'in_progress', []) });
 
   // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
   // would abort the upstream body with an error where it is about to end cleanly anyway.
   let ended = false;
-  for await (const event of events) {
-    if (ended) continue;
-    switch (event.type) {
-      case 'text-start': {
-        text = { id: newId('msg_'), index: output.length, text: '' };
-        output.push(undefined);
-        const part = { type: 'output_text', text: '', annotations: [] };
-        yield emit('response.output_item.added', { output_index: text.index, item: { ...messageItem('', text.id, 'in_progress'), content: [] } }) +
-          emit('response.content_part.added', { item_id: text.id, output_index: text.index, content_index: 0, part });
-        break;
+  for await (const batch of batches) {
+    let out = opening;
+    opening = '';
+    for (const event of batch) {
+      if (ended) continue;
+      switch (event.type) {
+        case 'text-start': {
+          text = { id: newId('msg_'), index: output.length, text: '' };
+          output.push(undefined);
+          const part = { type: 'output_text', text: '', annotations: [] };
+          out += emit('response.output_item.added', { output_index: text.index, item: { ...messageItem('', text.id, 'in_progress'), content: [] } }) +
+            emit('response.content_part.added', { item_id: text.id, output_index: text.index, content_index: 0, part });
+          break;
+        }
+        case 'text-delta':
+          if (!text || !event.text) break;
+          text.text += event.text;
+          out += emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: event.text, logprobs: [] });
+          break;
+        case 'text-end': {
+          if (!text) break;
+          const item = messageItem(text.text, text.id);
+          output[text.index] = item;
+          out += emit('response.output_text.done', { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }) +
+            emit('response.content_part.done', { item_id: text.id, output_index: text.index, content_index: 0, part: item.content[0] }) +
+            emit('response.output_item.done', { output_index: text.index, item });
+          text = undefined;
+          break;
+        }
+        case 'reasoning-start':
+          reasoning = { id: newId('rs_'), index: output.length, text: '' };
+          output.push(undefined);
+          out += emit('response.output_item.added', { output_index: reasoning.index, item: reasoningItem('', reasoning.id, 'in_progress') }) +
+            emit('response.reasoning_summary_part.added', {
+              item_id: reasoning.id,
+              output_index: reasoning.index,
+              summary_index: 0,
+              part: { type: 'summary_text', text: '' },
+            });
+          break;
+        case 'reasoning-delta':
+          if (!reasoning || !event.text) break;
+          reasoning.text += event.text;
+          out += emit('response.reasoning_summary_text.delta', { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0, delta: event.text });
+          break;
+        case 'reasoning-end': {
+          if (!reasoning) break;
+          const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
+          if (event.signature) part.signature = event.signature;
+          if (event.redactedData) part.redactedData = event.redactedData;
+          if (event.origin) part.origin = event.origin;
+          const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
+          output[reasoning.index] = item;
+          const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
+          out += emit('response.reasoning_summary_text.done', { ...where, text: reasoning.text }) +
+            emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: reasoning.text } }) +
+            emit('response.output_item.done', { output_index: reasoning.index, item });
+          reasoning = undefined;
+          break;
+        }
+        case 'tool-call-start': {
+          const added = toolCallItem({ type: 'tool-call', id: event.id, name: event.name, arguments: '' }, options, undefined, 'in_progress');
+          calls.set(event.id, { itemId: added.id, index: output.length, name: event.name, args: '', custom: added.type === 'custom_tool_call' });
+          output.push(undefined);
+          out += emit('response.output_item.added', { output_index: output.length - 1, item: added });
+          break;
+        }
+        case 'tool-call-delta': {
+          const call = calls.get(event.id);
+          if (!call || !event.argumentsDelta) break;
+          call.args += event.argumentsDelta;
+          // A custom tool's input is known only once its JSON wrapper is complete; it is sent whole at the end.
+          if (!call.custom) out += emit('response.function_call_arguments.delta', { item_id: call.itemId, output_index: call.index, delta: event.argumentsDelta });
+          break;
+        }
+        case 'tool-call-end': {
+          const call = calls.get(event.id);
+          if (!call) break;
+          const item = toolCallItem({ type: 'tool-call', id: event.id, name: call.name, arguments: call.args }, options, call.itemId);
+          output[call.index] = item;
+          const where = { item_id: call.itemId, output_index: call.index };
+          out += (item.type === 'custom_tool_call'
+            ? emit('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + emit('response.custom_tool_call_input.done', { ...where, input: item.input })
+            : emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args })) +
+            emit('response.output_item.done', { output_index: call.index, item });
+          break;
+        }
+        case 'finish': {
+          const meta = context.finish(event.usage);
+          const status = event.reason === 'length' ? 'incomplete' : 'completed';
+          const done = output.filter((item) => item !== undefined);
+          out += emit(`response.${status}`, { response: responseObject(responseId, context, status, done, event.usage, meta) });
+          ended = true;
+          break;
+        }
+        case 'error': {
+          const done = output.filter((item) => item !== undefined);
+          const error = { code: event.error.code ?? 'server_error', message: event.error.message };
+          out += emit('response.failed', { response: responseObject(responseId, context, 'failed', done, undefined, undefined, error) });
+          ended = true;
+          break;
+        }
+        default:
+          break;
       }
-      case 'text-delta':
-        if (!text || !event.text) break;
-        text.text += event.text;
-        yield emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: event.text, logprobs: [] });
-        break;
-      case 'text-end': {
-        if (!text) break;
-        const item = messageItem(text.text, text.id);
-        output[text.index] = item;
-        yield emit('response.output_text.done', { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }) +
-          emit('response.content_part.done', { item_id: text.id, output_index: text.index, content_index: 0, part: item.content[0] }) +
-          emit('response.output_item.done', { output_index: text.index, item });
-        text = undefined;
-        break;
-      }
-      case 'reasoning-start':
-        reasoning = { id: newId('rs_'), index: output.length, text: '' };
-        output.push(undefined);
-        yield emit('response.output_item.added', { output_index: reasoning.index, item: reasoningItem('', reasoning.id, 'in_progress') }) +
-          emit('response.reasoning_summary_part.added', {
-            item_id: reasoning.id,
-            output_index: reasoning.index,
-            summary_index: 0,
-            part: { type: 'summary_text', text: '' },
-          });
-        break;
-      case 'reasoning-delta':
-        if (!reasoning || !event.text) break;
-        reasoning.text += event.text;
-        yield emit('response.reasoning_summary_text.delta', { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0, delta: event.text });
-        break;
-      case 'reasoning-end': {
-        if (!reasoning) break;
-        const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
-        if (event.signature) part.signature = event.signature;
-        if (event.redactedData) part.redactedData = event.redactedData;
-        if (event.origin) part.origin = event.origin;
-        const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
-        output[reasoning.index] = item;
-        const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
-        yield emit('response.reasoning_summary_text.done', { ...where, text: reasoning.text }) +
-          emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: reasoning.text } }) +
-          emit('response.output_item.done', { output_index: reasoning.index, item });
-        reasoning = undefined;
-        break;
-      }
-      case 'tool-call-start': {
-        const added = toolCallItem({ type: 'tool-call', id: event.id, name: event.name, arguments: '' }, options, undefined, 'in_progress');
-        calls.set(event.id, { itemId: added.id, index: output.length, name: event.name, args: '', custom: added.type === 'custom_tool_call' });
-        output.push(undefined);
-        yield emit('response.output_item.added', { output_index: output.length - 1, item: added });
-        break;
-      }
-      case 'tool-call-delta': {
-        const call = calls.get(event.id);
-        if (!call || !event.argumentsDelta) break;
-        call.args += event.argumentsDelta;
-        // A custom tool's input is known only once its JSON wrapper is complete; it is sent whole at the end.
-        if (!call.custom) yield emit('response.function_call_arguments.delta', { item_id: call.itemId, output_index: call.index, delta: event.argumentsDelta });
-        break;
-      }
-      case 'tool-call-end': {
-        const call = calls.get(event.id);
-        if (!call) break;
-        const item = toolCallItem({ type: 'tool-call', id: event.id, name: call.name, arguments: call.args }, options, call.itemId);
-        output[call.index] = item;
-        const where = { item_id: call.itemId, output_index: call.index };
-        yield (item.type === 'custom_tool_call'
-          ? emit('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + emit('response.custom_tool_call_input.done', { ...where, input: item.input })
-          : emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args })) +
-          emit('response.output_item.done', { output_index: call.index, item });
-        break;
-      }
-      case 'finish': {
-        const meta = context.finish(event.usage);
-        const status = event.reason === 'length' ? 'incomplete' : 'completed';
-        const done = output.filter((item) => item !== undefined);
-        yield emit(`response.${status}`, { response: responseObject(responseId, context, status, done, event.usage, meta) });
-        ended = true;
-        break;
-      }
-      case 'error': {
-        const done = output.filter((item) => item !== undefined);
-        const error = { code: event.error.code ?? 'server_error', message: event.error.message };
-        yield emit('response.failed', { response: responseObject(responseId, context, 'failed', done, undefined, undefined, error) });
-        ended = true;
-        break;
-      }
-      default:
-        break;
     }
+    if (out) yield out;
   }
+  if (opening) yield opening;
 }

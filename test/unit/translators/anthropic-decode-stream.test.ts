@@ -3,12 +3,12 @@ import { decodeAnthropicStream } from '../../../src/backends/anthropic/decode-st
 import { decodeSse } from '../../../src/backends/http/sse-decoder.js';
 import { collectReply } from '../../../src/core/collect-reply.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
-import { collect, collectUntilThrow, evenPieces, expectRouterError, fixtureBytes, fixtureFrames, fixtureJson, pieces } from './support.js';
+import { collect, collectUntilThrow, evenPieces, expectRouterError, fixtureBytes, fixtureFrames, fixtureJson, flat, pieces } from './support.js';
 
 const wire = (name: string) => `wire/anthropic/${name}.sse`;
 const golden = (name: string) => fixtureJson<StreamEvent[]>(`expected/anthropic/${name}.events.json`);
-const decode = (name: string) => collect(decodeAnthropicStream('claude', fixtureFrames(wire(name))));
-const decodeText = (text: string) => collectUntilThrow(decodeAnthropicStream('claude', decodeSse(pieces(new TextEncoder().encode(text)))));
+const decode = (name: string) => collect(flat(decodeAnthropicStream('claude', fixtureFrames(wire(name)))));
+const decodeText = (text: string) => collectUntilThrow(flat(decodeAnthropicStream('claude', decodeSse(pieces(new TextEncoder().encode(text))))));
 
 const frame = (payload: Record<string, unknown>) => `event: ${String(payload.type)}\ndata: ${JSON.stringify(payload)}\n\n`;
 const messageStart = frame({
@@ -38,7 +38,7 @@ describe('anthropic decodeAnthropicStream', () => {
 
   it('decodes the same events when the bytes arrive three at a time', async () => {
     const frames = decodeSse(evenPieces(fixtureBytes(wire('stream-thinking-tool')), 3));
-    expect(await collect(decodeAnthropicStream('claude', frames))).toEqual(golden('stream-thinking-tool'));
+    expect(await collect(flat(decodeAnthropicStream('claude', frames)))).toEqual(golden('stream-thinking-tool'));
   });
 
   it('turns redacted_thinking into an empty reasoning block carrying the data', async () => {
@@ -63,7 +63,7 @@ describe('anthropic decodeAnthropicStream', () => {
   });
 
   it('throws a 503 overloaded error for an overloaded_error event, after the events before it', async () => {
-    const { items, error } = await collectUntilThrow(decodeAnthropicStream('claude', fixtureFrames(wire('stream-overloaded'))));
+    const { items, error } = await collectUntilThrow(flat(decodeAnthropicStream('claude', fixtureFrames(wire('stream-overloaded')))));
     expect(items).toEqual([
       { type: 'start', id: 'msg_01Lk7bN2cXvq9Rm4Tz6YsWdE', usage: { inputTokens: 30, outputTokens: 1 } },
       { type: 'text-start' },
@@ -78,7 +78,7 @@ describe('anthropic decodeAnthropicStream', () => {
   });
 
   it('throws a 502 when the stream ends without message_stop', async () => {
-    const { items, error } = await collectUntilThrow(decodeAnthropicStream('claude', fixtureFrames(wire('stream-no-stop'))));
+    const { items, error } = await collectUntilThrow(flat(decodeAnthropicStream('claude', fixtureFrames(wire('stream-no-stop')))));
     expect(items.map((event) => event.type)).toEqual(['start', 'text-start', 'text-delta', 'text-end']);
     expect(expectRouterError(error, 502, 'upstream').message).toBe("Backend 'claude' ended the stream before message_stop.");
   });

@@ -11,13 +11,14 @@ import {
   fixtureBytes,
   fixtureFrames,
   fixtureJson,
+  flat,
   pieces,
   userRequest,
 } from './support.js';
 
 const wire = (name: string) => `wire/openai-chat/${name}.sse`;
 const golden = (name: string) => fixtureJson<StreamEvent[]>(`expected/openai-chat/${name}.events.json`);
-const decode = (name: string, cuts?: number[]) => collect(decodeChatStream('oai', fixtureFrames(wire(name), cuts), userRequest()));
+const decode = (name: string, cuts?: number[]) => collect(flat(decodeChatStream('oai', fixtureFrames(wire(name), cuts), userRequest())));
 
 describe('openai-chat decodeChatStream', () => {
   it('turns plain text chunks into one text block and estimates usage when none is sent', async () => {
@@ -64,7 +65,7 @@ describe('openai-chat decodeChatStream', () => {
 
   it('decodes the same events when every byte arrives on its own', async () => {
     const frames = decodeSse(evenPieces(fixtureBytes(wire('stream-unicode')), 1));
-    expect(await collect(decodeChatStream('oai', frames, userRequest()))).toEqual(golden('stream-unicode'));
+    expect(await collect(flat(decodeChatStream('oai', frames, userRequest())))).toEqual(golden('stream-unicode'));
   });
 
   it('takes usage (with cached tokens) from a trailing chunk whose choices are empty', async () => {
@@ -72,13 +73,13 @@ describe('openai-chat decodeChatStream', () => {
   });
 
   it('throws a 502 when the stream ends with neither finish_reason nor [DONE]', async () => {
-    const { items, error } = await collectUntilThrow(decodeChatStream('oai', fixtureFrames(wire('stream-truncated')), userRequest()));
+    const { items, error } = await collectUntilThrow(flat(decodeChatStream('oai', fixtureFrames(wire('stream-truncated')), userRequest())));
     expect(items.map((event) => event.type)).toEqual(['start', 'text-start', 'text-delta', 'text-delta']);
     expect(expectRouterError(error, 502, 'upstream').message).toBe("Backend 'oai' ended the stream before it finished.");
   });
 
   it('throws a 502 on a chunk that is not valid JSON', async () => {
-    const { items, error } = await collectUntilThrow(decodeChatStream('oai', fixtureFrames(wire('stream-invalid-json')), userRequest()));
+    const { items, error } = await collectUntilThrow(flat(decodeChatStream('oai', fixtureFrames(wire('stream-invalid-json')), userRequest())));
     expect(items).toEqual([
       { type: 'start', id: 'chatcmpl-BqT9iC4hVw8zQ2rOd5YtUe1aBgLm', usage: { inputTokens: 3, outputTokens: 0 } },
       { type: 'text-start' },
@@ -88,7 +89,7 @@ describe('openai-chat decodeChatStream', () => {
   });
 
   it('throws a 502 carrying the upstream message when an error object replaces a chunk', async () => {
-    const { items, error } = await collectUntilThrow(decodeChatStream('oai', fixtureFrames(wire('stream-error-chunk')), userRequest()));
+    const { items, error } = await collectUntilThrow(flat(decodeChatStream('oai', fixtureFrames(wire('stream-error-chunk')), userRequest())));
     expect(items.map((event) => event.type)).toEqual(['start', 'text-start', 'text-delta']);
     expect(expectRouterError(error, 502, 'upstream').message).toContain('The server had an error while processing your request');
   });
@@ -96,7 +97,7 @@ describe('openai-chat decodeChatStream', () => {
   it('accepts a stream that has a finish_reason but was closed before [DONE]', async () => {
     const bytes = fixtureBytes(wire('stream-text'));
     const text = new TextDecoder().decode(bytes).replace('data: [DONE]\n\n', '');
-    const events = await collect(decodeChatStream('oai', decodeSse(pieces(new TextEncoder().encode(text))), userRequest()));
+    const events = await collect(flat(decodeChatStream('oai', decodeSse(pieces(new TextEncoder().encode(text))), userRequest())));
     expect(events).toEqual(golden('stream-text'));
   });
 

@@ -5,25 +5,25 @@ import { decodeResponsesStream } from '../../../src/backends/openai-responses/de
 import { encodeResponsesRequest } from '../../../src/backends/openai-responses/encode-request.js';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
-import { collect, collectUntilThrow, evenPieces, expectRouterError, fixtureBytes, fixtureFrames, fixtureJson, pieces, userRequest } from './support.js';
+import { collect, collectUntilThrow, evenPieces, expectRouterError, fixtureBytes, fixtureFrames, fixtureJson, flat, pieces, userRequest } from './support.js';
 
 const wire = (name: string) => `wire/openai-responses/${name}`;
-const decodeText = (text: string) => collectUntilThrow(decodeResponsesStream('resp', decodeSse(pieces(new TextEncoder().encode(text)))));
+const decodeText = (text: string) => collectUntilThrow(flat(decodeResponsesStream('resp', decodeSse(pieces(new TextEncoder().encode(text))))));
 const frame = (payload: Record<string, unknown>) => `event: ${String(payload.type)}\ndata: ${JSON.stringify(payload)}\n\n`;
 
 describe('openai-responses decodeResponsesStream', () => {
   it('decodes a reasoning summary with its encrypted content, a message and a function call', async () => {
-    const events = await collect(decodeResponsesStream('resp', fixtureFrames(wire('stream-reasoning-text-tool.sse'))));
+    const events = await collect(flat(decodeResponsesStream('resp', fixtureFrames(wire('stream-reasoning-text-tool.sse')))));
     expect(events).toEqual(fixtureJson<StreamEvent[]>('expected/openai-responses/stream-reasoning-text-tool.events.json'));
   });
 
   it('decodes the same events when the bytes arrive five at a time', async () => {
     const frames = decodeSse(evenPieces(fixtureBytes(wire('stream-reasoning-text-tool.sse')), 5));
-    expect(await collect(decodeResponsesStream('resp', frames))).toEqual(fixtureJson('expected/openai-responses/stream-reasoning-text-tool.events.json'));
+    expect(await collect(flat(decodeResponsesStream('resp', frames)))).toEqual(fixtureJson('expected/openai-responses/stream-reasoning-text-tool.events.json'));
   });
 
   it('closes open text and finishes with length on response.incomplete', async () => {
-    expect(await collect(decodeResponsesStream('resp', fixtureFrames(wire('stream-incomplete.sse'))))).toEqual([
+    expect(await collect(flat(decodeResponsesStream('resp', fixtureFrames(wire('stream-incomplete.sse')))))).toEqual([
       { type: 'start', id: 'resp_68b1ca10a2b38190e9b3a4c5d6e7f809' },
       { type: 'text-start' },
       { type: 'text-delta', text: 'Once upon a' },
@@ -33,7 +33,7 @@ describe('openai-responses decodeResponsesStream', () => {
   });
 
   it('throws a 502 with the upstream message on response.failed', async () => {
-    const { items, error } = await collectUntilThrow(decodeResponsesStream('resp', fixtureFrames(wire('stream-failed.sse'))));
+    const { items, error } = await collectUntilThrow(flat(decodeResponsesStream('resp', fixtureFrames(wire('stream-failed.sse')))));
     expect(items).toEqual([{ type: 'start', id: 'resp_68b1ca20c4d58190ab0d5e6f7a8b9c0d' }]);
     expect(expectRouterError(error, 502, 'upstream').message).toBe("Backend 'resp' failed mid-stream: The model failed to generate a response.");
   });

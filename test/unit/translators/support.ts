@@ -62,8 +62,14 @@ export function userRequest(text = 'Say hello', extra: Partial<CanonicalRequest>
   return { model: 'svc.test', system: [], messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: [], ...extra };
 }
 
-export async function* replay(events: StreamEvent[]): AsyncGenerator<StreamEvent> {
-  yield* events;
+/** Canonical events as an encoder receives them, one batch per event (so one chunk of text per event). */
+export async function* replay(events: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+  for (const event of events) yield [event];
+}
+
+/** A decoder's batches of events as one flat sequence. */
+export async function* flat<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const batch of batches) yield* batch;
 }
 
 export const FIXED_META: SvcMeta = {
