@@ -33,7 +33,28 @@ function differsOnlyByWhitespace(settings: Settings, presented: string): boolean
   return false;
 }
 
+/**
+ * Keys already accepted under a settings snapshot. A snapshot is replaced whenever the config file
+ * changes, so a revoked key is hashed and checked afresh; only successes are remembered, so an
+ * unknown key always pays for the hash and learns nothing from timing.
+ */
+const accepted = new WeakMap<Settings, Map<string, Identity>>();
+/** Enough for every key a team uses; a flood of distinct valid keys just stops being remembered. */
+const MAX_REMEMBERED = 1_000;
+
 function lookup(settings: Settings, key: string): Identity | undefined {
+  const known = accepted.get(settings)?.get(key);
+  if (known) return known;
+  const identity = verify(settings, key);
+  if (identity) {
+    let remembered = accepted.get(settings);
+    if (!remembered) accepted.set(settings, (remembered = new Map()));
+    if (remembered.size < MAX_REMEMBERED) remembered.set(key, identity);
+  }
+  return identity;
+}
+
+function verify(settings: Settings, key: string): Identity | undefined {
   const slug = slugOfKey(key);
   const record = slug === undefined ? undefined : settings.keys[slug];
   // Hash and compare even when no record matches, so timing does not reveal which slugs exist.

@@ -14,25 +14,23 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'body', 'invalid_json');
   }
-  if (nestingDepth(body, MAX_DEPTH) > MAX_DEPTH) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
+  if (nestsDeeperThan(body, MAX_DEPTH)) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
   return body;
 }
 
 /** Deeper JSON than any real request needs; refusing it keeps recursive decoders safe. */
 export const MAX_DEPTH = 64;
 
-/** Depth of a parsed JSON value, counting stops once past `limit` (so hostile input costs little). */
-function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length) {
-    const [current, depth] = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+/** Whether a parsed JSON value nests more than `levels` deep; stops at the first path that does, so hostile input costs little. */
+function nestsDeeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (nestsDeeperThan(child, levels - 1)) return true;
+  } else {
+    for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
   }
-  return deepest;
+  return false;
 }
 
 /** The body's bytes, gathered with plain stream events (cheaper per request than an async iterator). */
