@@ -45,7 +45,7 @@ async function inProcessClient(config: ConfigStore, headers: Record<string, stri
   return {
     async call(method, path, body) {
       const response: ApiResponse = await dispatch(app, { method, path, headers, readBody: async () => body, signal: aborter.signal });
-      if ('sse' in response) return { status: response.status, frames: response.sse };
+      if ('sse' in response) return { status: response.status, frames: splitFrames(response.sse) };
       return { status: response.status, json: 'json' in response ? response.json : undefined };
     },
     close: async () => {
@@ -80,12 +80,15 @@ async function httpClient(baseUrl: string, headers: Record<string, string>): Pro
   };
 }
 
-/** Server-sent events arrive in arbitrary pieces; yield them one whole frame at a time. */
-async function* splitFrames(body: AsyncIterable<Buffer>): AsyncGenerator<string> {
+/**
+ * Server-sent events arrive in arbitrary pieces (bytes over HTTP, several frames per piece from the
+ * handlers); yield them one whole frame at a time.
+ */
+async function* splitFrames(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffered = '';
   for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true });
+    buffered += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
     let end: number;
     while ((end = buffered.indexOf('\n\n')) !== -1) {
       yield buffered.slice(0, end + 2);

@@ -38,5 +38,6 @@ export interface RequestTrace {
 
 export type ApiResponse =
   | { status: number; headers?: Record<string, string>; json: unknown }
+  /** `sse`: event-stream text in pieces of one or more whole frames, each piece meant for one write. */
   | { status: number; headers?: Record<string, string>; sse: AsyncIterable<string> }
   | { status: number; headers?: Record<string, string>; empty: true };
