@@ -5,7 +5,8 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendCall } from '../backend.js';
 import { resolveApiKey } from './resolve-api-key.js';
 import { decodeSse, type SseFrame } from './sse-decoder.js';
-import { networkError, postJson, readJson } from './upstream-client.js';
+import { postJson, readJson } from './upstream-client.js';
+import { networkError } from './upstream-error.js';
 
 /** What makes one kind of HTTP upstream differ from another; the calling is shared. */
 export interface HttpBackendSpec {

@@ -1,7 +1,8 @@
-import { Agent, errors, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import { DEFAULT_TIMEOUTS, type BackendTimeouts } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
-import { errorMessageOf, parseRetryAfter, upstreamError } from './upstream-error.js';
+import { Exchange, type UpstreamResponse } from './upstream-exchange.js';
+import { errorMessageOf, networkError, parseRetryAfter, upstreamError } from './upstream-error.js';
 
 /** Upstream URLs are few and fixed: split each once rather than on every request. */
 const parsedUrls = new Map<string, { origin: string; path: string }>();
@@ -50,18 +51,17 @@ export interface UpstreamRequest {
  * failures, timeouts and error statuses become RouterErrors (retryable ones included), never raw
  * exceptions.
  */
-export async function postJson(call: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...call.timeouts };
-  let response: Dispatcher.ResponseData;
+  let response: UpstreamResponse;
   try {
     const url = parsedUrl(call.url);
-    response = await dispatcherFor(timeouts.connectMs).request({
+    response = await new Exchange(call.backend, call.signal).start(dispatcherFor(timeouts.connectMs), {
       origin: url.origin,
       path: url.path,
       method: 'POST',
       headers: { 'content-type': 'application/json', ...call.headers },
       body: JSON.stringify(call.body),
-      signal: call.signal,
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.idleMs,
     });
@@ -69,7 +69,10 @@ export async function postJson(call: UpstreamRequest): Promise<Dispatcher.Respon
     throw networkError(call.backend, error, call.signal);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  const text = await readCapped(response.body, MAX_ERROR_BODY).catch(() => '');
+  const text = await response.body.readAll(MAX_ERROR_BODY).then(
+    (body) => body.toString('utf8'),
+    () => '',
+  );
   let message: string | undefined;
   try {
     message = errorMessageOf(JSON.parse(text));
@@ -79,49 +82,20 @@ export async function postJson(call: UpstreamRequest): Promise<Dispatcher.Respon
   throw upstreamError(call.backend, response.statusCode, message, call.secrets, parseRetryAfter(response.headers));
 }
 
-export function networkError(backend: string, error: unknown, signal?: AbortSignal): RouterError {
-  if (signal?.aborted) return new RouterError(499, 'invalid_request', 'The client closed the request.');
-  if (error instanceof RouterError) return error;
-  const code = (error as { code?: string }).code ?? '';
-  if (error instanceof errors.HeadersTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' did not answer in time.`, undefined, 'upstream_timeout');
-  if (error instanceof errors.ConnectTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' could not be connected to in time.`, undefined, 'upstream_timeout');
-  if (error instanceof errors.BodyTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' stopped sending.`, undefined, 'upstream_timeout');
-  if (code === 'ECONNREFUSED') return new RouterError(502, 'upstream', `Backend '${backend}' refused the connection.`, undefined, 'upstream_unreachable');
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RouterError(502, 'upstream', `Backend '${backend}' host could not be resolved.`, undefined, 'upstream_unreachable');
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return new RouterError(502, 'upstream', `Backend '${backend}' closed the connection.`, undefined, 'upstream_reset');
-  return new RouterError(502, 'upstream', `Backend '${backend}' could not be reached (${code || 'connection failed'}).`, undefined, 'upstream_unreachable');
-}
-
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
-export async function readJson(backend: string, response: Dispatcher.ResponseData, signal: AbortSignal): Promise<unknown> {
-  const { body } = response;
-  let text: string;
+export async function readJson(backend: string, response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
+  let body: Buffer;
   try {
-    // A declared length within bounds lets undici's own reader take the whole body at once.
-    const declared = Number(response.headers['content-length']);
-    text = declared <= MAX_REPLY_BODY ? await body.text() : await readCapped(body, MAX_REPLY_BODY + 1);
+    body = await response.body.readAll(MAX_REPLY_BODY + 1);
   } catch (error) {
     throw networkError(backend, error, signal);
   }
-  if (Buffer.byteLength(text) > MAX_REPLY_BODY) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply larger than ${MAX_REPLY_BODY} bytes.`);
+  if (body.length > MAX_REPLY_BODY) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply larger than ${MAX_REPLY_BODY} bytes.`);
+  // A UTF-8 byte order mark is legal before JSON text but not to JSON.parse.
+  const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   try {
-    return JSON.parse(text);
+    return JSON.parse(body.toString('utf8', start));
   } catch {
     throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply that is not valid JSON.`);
   }
-}
-
-/** Reads up to `limit` bytes of a body, then stops reading (and drops the rest). */
-async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit));
 }
