@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
-import type { Reply, ReplyPart } from '../../core/reply.js';
+import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
@@ -32,16 +32,22 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
   if (reasoning) content.push({ type: 'reasoning', text: reasoning });
   const text = choice.message.content || choice.message.refusal;
   if (text) content.push({ type: 'text', text });
-  for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+  const calls = choice.message.tool_calls ?? [];
+  calls.forEach((call, index) => {
     content.push({ type: 'tool-call', id: call.id || `call_${index}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
-  }
-  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.text)).join('');
+  });
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
-    finishReason: content.some((part) => part.type === 'tool-call') && choice.finish_reason !== 'length' ? 'tool-calls' : finishReasonFromChat(choice.finish_reason),
-    usage: usageFromChat(body.usage) ?? { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) },
+    finishReason: calls.length && choice.finish_reason !== 'length' ? 'tool-calls' : finishReasonFromChat(choice.finish_reason),
+    usage: usageFromChat(body.usage) ?? estimatedUsage(request, content),
   };
+}
+
+/** For a server that reports no usage: the request's estimate in, what the reply holds out. */
+function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage {
+  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.text)).join('');
+  return { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) };
 }
 
 function errorHint(raw: unknown): string {
