@@ -1,3 +1,4 @@
+import type { ClientSignal } from '../core/client-signal.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
@@ -6,7 +7,7 @@ export interface BackendCall {
   request: CanonicalRequest;
   /** The model name to send upstream (the route's, else the client's). */
   upstreamModel: string;
-  signal: AbortSignal;
+  signal: ClientSignal;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ClientSignal } from '../core/client-signal.js';
+
 /**
  * A request and response as the handlers see them: no sockets, so the CLI can call the same
  * handlers in-process that the HTTP server calls over the network.
@@ -11,7 +13,7 @@ export interface ApiRequest {
   /** The parsed JSON body, no larger than `limitBytes`; read only after the request is authenticated. Throws 400 or 413. */
   readBody(limitBytes: number): Promise<unknown>;
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** Filled in as the request passes through, for the request log and metrics (server only). */
   trace?: RequestTrace;
 }

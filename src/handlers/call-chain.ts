@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Backend } from '../backends/backend.js';
+import type { ClientSignal } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
@@ -66,10 +66,24 @@ async function tryInOrder<T>(
         const wait = error instanceof RouterError ? error.retryAfterMs : undefined;
         if (retried || wait === undefined || wait > MAX_RETRY_WAIT_MS || signal.aborted) break;
         // The upstream said when to come back, and soon: that beats a fallback to a lesser target.
-        await delay(wait, undefined, { signal }).catch(() => undefined);
+        await pause(wait, signal);
       }
     }
     if (!isRetryable(lastError) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
+}
+
+/** Waits `ms`, or less if the client goes away meanwhile. */
+function pause(ms: number, signal: ClientSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = { handleEvent: done };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', listener);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', listener);
+      resolve();
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { ClientGone } from '../core/client-signal.js';
 import type { ApiRequest, ApiResponse, RequestTrace } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
@@ -28,9 +29,9 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): htt
 
 async function serve(app: App, options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedAt = performance.now();
-  const aborter = new AbortController();
+  const gone = new ClientGone();
   res.on('close', () => {
-    if (!res.writableFinished) aborter.abort();
+    if (!res.writableFinished) gone.abort();
   });
   const url = req.url ?? '/';
   const query = url.indexOf('?');
@@ -50,7 +51,7 @@ async function serve(app: App, options: HttpServerOptions, req: IncomingMessage,
       if (bodies) bodies.request = body;
       return body;
     },
-    signal: aborter.signal,
+    signal: gone,
     ...(trace ? { trace } : {}),
   };
   let status = 0;
@@ -79,7 +80,7 @@ async function serve(app: App, options: HttpServerOptions, req: IncomingMessage,
         inputTokens: trace.inputTokens,
         outputTokens: trace.outputTokens,
         stream: trace.stream,
-        aborted: aborter.signal.aborted || undefined,
+        aborted: gone.aborted || undefined,
         error: trace.error,
         requestBody: bodies?.request,
         responseBody: bodies?.response,

@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { DEFAULT_TIMEOUTS, type BackendTimeouts } from '../../config/settings.js';
+import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
 import { Exchange, type UpstreamResponse } from './upstream-exchange.js';
 import { errorMessageOf, networkError, parseRetryAfter, upstreamError } from './upstream-error.js';
@@ -40,7 +41,7 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body: unknown;
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** Values to scrub from any upstream text a client might see. */
   secrets: string[];
   timeouts?: BackendTimeouts;
@@ -83,7 +84,7 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
 }
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
-export async function readJson(backend: string, response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
+export async function readJson(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<unknown> {
   let body: Buffer;
   try {
     body = await response.body.readAll(MAX_REPLY_BODY + 1);

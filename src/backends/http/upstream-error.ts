@@ -1,4 +1,5 @@
 import { errors } from 'undici';
+import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
 
 /**
@@ -48,7 +49,7 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
 }
 
 /** A failed call (refused, reset, timed out, or the client gone) as the RouterError the client sees. */
-export function networkError(backend: string, error: unknown, signal?: AbortSignal): RouterError {
+export function networkError(backend: string, error: unknown, signal?: ClientSignal): RouterError {
   if (signal?.aborted) return new RouterError(499, 'invalid_request', 'The client closed the request.');
   if (error instanceof RouterError) return error;
   const code = (error as { code?: string } | null | undefined)?.code ?? '';

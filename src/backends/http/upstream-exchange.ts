@@ -1,4 +1,5 @@
 import { errors, type Dispatcher } from 'undici';
+import type { ClientSignal } from '../../core/client-signal.js';
 import type { RouterError } from '../../core/errors.js';
 import { networkError } from './upstream-error.js';
 
@@ -50,14 +51,14 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   constructor(
     private readonly backend: string,
-    private readonly signal: AbortSignal,
+    private readonly signal: ClientSignal,
   ) {}
 
   /** Dispatches the request; resolves once the final (non-1xx) status and headers are in. */
   start(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       if (this.signal.aborted) {
-        reject(networkError(this.backend, this.signal.reason, this.signal));
+        reject(networkError(this.backend, undefined, this.signal));
         return;
       }
       this.started = { resolve, reject };
@@ -70,7 +71,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   /** The caller's signal aborted: fail every pending read at once, then abort the request. */
   handleEvent(): void {
     if (this.done) return;
-    this.fail(networkError(this.backend, this.signal.reason, this.signal));
+    this.fail(networkError(this.backend, undefined, this.signal));
     this.controller?.abort(new errors.RequestAbortedError());
   }
 
