@@ -15,8 +15,9 @@ import { chatFinishReason } from './map-finish-reason.js';
 export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
   // Every chunk shares its head; build it once rather than re-serialising per token.
   const head = `{"id":${JSON.stringify(newId('chatcmpl-'))},"object":"chat.completion.chunk","created":${context.created},"model":${JSON.stringify(context.model)}`;
-  const chunk = (delta: unknown, finish: string | null = null, extra = '') =>
-    `data: ${head},"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${extra}}\n\n`;
+  const chunk = (delta: unknown, finish: string | null = null, extra = '') => chunkOf(JSON.stringify(delta), finish, extra);
+  const chunkOf = (deltaJson: string, finish: string | null = null, extra = '') =>
+    `data: ${head},"choices":[{"index":0,"delta":${deltaJson},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${extra}}\n\n`;
   const toolIndex = new Map<string, number>();
   let started = false;
 
@@ -33,7 +34,8 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
       }
       switch (event.type) {
         case 'text-delta':
-          if (event.text) out += chunk({ content: event.text });
+          // The token path: only the text needs escaping.
+          if (event.text) out += chunkOf(`{"content":${JSON.stringify(event.text)}}`);
           break;
         case 'reasoning-delta':
           if (event.text) out += chunk({ reasoning_content: event.text });
