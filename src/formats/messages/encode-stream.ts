@@ -65,7 +65,8 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock() + startBlock('text', { type: 'text', text: '' });
           break;
         case 'text-delta':
-          if (event.text) out += delta({ type: 'text_delta', text: event.text });
+          // The token path, written out: the same frame delta() would build, without the objects.
+          if (event.text) out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open?.index ?? 0},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`;
           break;
         case 'reasoning-start':
           // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.

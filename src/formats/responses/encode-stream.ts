@@ -49,7 +49,8 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
         case 'text-delta':
           if (!text || !event.text) break;
           text.text += event.text;
-          out += emit('response.output_text.delta', { item_id: text.id, output_index: text.index, content_index: 0, delta: event.text, logprobs: [] });
+          // The token path, written out: the same event emit() would build, without the object.
+          out += `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${sequence++},"item_id":"${text.id}","output_index":${text.index},"content_index":0,"delta":${JSON.stringify(event.text)},"logprobs":[]}\n\n`;
           break;
         case 'text-end': {
           if (!text) break;
