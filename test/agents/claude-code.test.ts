@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import type { TestRouter } from '../helpers/router.js';
 import { AGENT_PACKAGES, installAgents } from './install-agents.js';
 import { baseEnv, CLAUDE_QUIET_ENV, cleanupsAfterEach, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
-import { describeRequests, hasTool, lastUserMessage, lastUserToolResultIds, routerFor, startShellToolUpstream } from './shell-tool-script.js';
+import { expectAnthropicToolResult, expectChatToolResult, expectMarkerWritten, expectSignedThinkingReplayed } from './round-trip-expectations.js';
+import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 
 /**
  * The real Claude Code CLI (`claude -p`) against the router, with scripted fake upstreams behind
@@ -83,26 +83,12 @@ describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () =
     const why = report(run, upstream);
 
     expect(run.code, why).toBe(0);
-    const marker = path.join(run.cwd, 'marker.txt');
-    expect(fs.existsSync(marker), why).toBe(true);
-    expect(fs.readFileSync(marker, 'utf8').trim(), why).toBe(MARKER);
+    expectMarkerWritten(run.cwd, MARKER, why);
     expect(run.stdout, why).toContain(FINAL);
 
     const main = upstream.requests.filter((request) => request.body?.model === 'claude-sonnet-4-5' && hasTool(request.body?.tools, 'Bash'));
-    const after = main.find((request) => lastUserToolResultIds(request.body.messages).includes(callId));
-    expect(after, why).toBeDefined();
-    // The call was asked for by an earlier request that had no result yet.
-    expect(main.indexOf(after!), why).toBeGreaterThan(0);
-    const result = lastUserMessage(after!.body.messages)!.content.find((block: any) => block.type === 'tool_result');
-    expect(result, why).toMatchObject({ type: 'tool_result', tool_use_id: callId });
-    expect(JSON.stringify(result.content), why).toContain('done');
-
-    // The assistant turn with the tool call comes back with its thinking block, signature intact.
-    const assistant = after!.body.messages.findLast((message: any) => message.role === 'assistant');
-    const blocks: any[] = Array.isArray(assistant?.content) ? assistant.content : [];
-    expect(blocks.map((block) => block.type), why).toEqual(['thinking', 'tool_use']);
-    expect(blocks[0], why).toMatchObject({ type: 'thinking', thinking, signature });
-    expect(blocks[1], why).toMatchObject({ type: 'tool_use', id: callId, name: 'Bash', input: { command: COMMAND } });
+    const after = expectAnthropicToolResult(main, callId, why);
+    expectSignedThinkingReplayed(after, { thinking, signature }, { id: callId, name: 'Bash', input: { command: COMMAND } }, why);
   }, 120_000);
 
   it('runs a Bash tool round trip against an OpenAI Chat upstream, authenticating with a bearer token (svc.intelligent-basic)', async () => {
@@ -114,22 +100,11 @@ describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () =
     const why = report(run, upstream);
 
     expect(run.code, why).toBe(0);
-    const marker = path.join(run.cwd, 'marker.txt');
-    expect(fs.existsSync(marker), why).toBe(true);
-    expect(fs.readFileSync(marker, 'utf8').trim(), why).toBe(MARKER);
+    expectMarkerWritten(run.cwd, MARKER, why);
     expect(run.stdout, why).toContain(FINAL);
 
     const main = upstream.requests.filter((request) => hasTool(request.body?.tools, 'Bash'));
     expect(main.every((request) => request.body.model === 'gpt-4o-mini'), why).toBe(true);
-    const after = main.find((request) => request.body.messages.some((message: any) => message.role === 'tool'));
-    expect(after, why).toBeDefined();
-    const messages: any[] = after!.body.messages;
-    const call = messages.findLast((message) => message.role === 'assistant' && message.tool_calls?.length);
-    expect(call?.tool_calls, why).toMatchObject([{ id: callId, type: 'function', function: { name: 'Bash' } }]);
-    expect(JSON.parse(call.tool_calls[0].function.arguments), why).toMatchObject({ command: COMMAND });
-    const result = messages.find((message) => message.role === 'tool');
-    expect(result, why).toMatchObject({ role: 'tool', tool_call_id: callId });
-    expect(JSON.stringify(result.content), why).toContain('done');
-    expect(messages.indexOf(result), why).toBe(messages.indexOf(call) + 1);
+    expectChatToolResult(main, { id: callId, name: 'Bash', input: { command: COMMAND } }, why);
   }, 120_000);
 });

@@ -7,7 +7,8 @@ import type { FakeUpstream } from '../fakes/fake-server.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { AGENT_PACKAGES, installAgents } from './install-agents.js';
 import { baseEnv, cleanupsAfterEach, codexExecArgs, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
-import { describeRequests, hasTool, lastUserMessage, lastUserToolResultIds, routerFor, startShellToolUpstream } from './shell-tool-script.js';
+import { expectAnthropicToolResult, expectChatToolResult, expectMarkerWritten, expectSignedThinkingReplayed } from './round-trip-expectations.js';
+import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 
 /**
  * The real Codex CLI (`codex exec`) against the router's Responses endpoint, with scripted fake
@@ -88,9 +89,7 @@ function report(run: CodexRun, upstream: FakeUpstream): string {
 /** Checks shared by every run: it finished, the command ran, the answer came out, the SKU was first-class. */
 function expectCompletedRun(run: CodexRun, why: string): void {
   expect(run.code, why).toBe(0);
-  const marker = path.join(run.cwd, 'marker.txt');
-  expect(fs.existsSync(marker), why).toBe(true);
-  expect(fs.readFileSync(marker, 'utf8').trim(), why).toBe(MARKER);
+  expectMarkerWritten(run.cwd, MARKER, why);
   expect(run.lastMessage, why).toContain(FINAL);
   expect(run.stdout, why).toContain(FINAL);
   expect(run.stdout + run.stderr, why).not.toContain(METADATA_WARNING);
@@ -121,20 +120,9 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
     expect(applyPatch?.input_schema, why).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
     expect(JSON.stringify(main[0]?.body.system), why).toContain(JSON.stringify(CODEX_BASE_INSTRUCTIONS).slice(1, 80));
 
-    const after = main.find((request) => lastUserToolResultIds(request.body.messages).includes(callId));
-    expect(after, why).toBeDefined();
-    // The call was asked for by an earlier request that had no result yet.
-    expect(main.indexOf(after!), why).toBeGreaterThan(0);
-    const result = lastUserMessage(after!.body.messages)!.content.find((block: any) => block.type === 'tool_result');
-    expect(result, why).toMatchObject({ type: 'tool_result', tool_use_id: callId });
-    expect(JSON.stringify(result.content), why).toContain('done');
-
+    const after = expectAnthropicToolResult(main, callId, why);
     // Codex replayed the reasoning item's encrypted_content, so the thinking block comes back signed.
-    const assistant = after!.body.messages.findLast((message: any) => message.role === 'assistant');
-    const blocks: any[] = Array.isArray(assistant?.content) ? assistant.content : [];
-    expect(blocks.map((block) => block.type), why).toEqual(['thinking', 'tool_use']);
-    expect(blocks[0], why).toMatchObject({ type: 'thinking', thinking, signature });
-    expect(blocks[1], why).toMatchObject({ type: 'tool_use', id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } });
+    expectSignedThinkingReplayed(after, { thinking, signature }, { id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } }, why);
   }, 120_000);
 
   it('runs a shell tool round trip against an OpenAI Chat upstream', async () => {
@@ -150,17 +138,7 @@ describe(`Codex ${AGENT_PACKAGES.codex.version} through the router`, () => {
     expect(main.every((request) => request.body.model === 'gpt-4o-mini'), why).toBe(true);
     expect(hasTool(main[0]?.body.tools, 'apply_patch'), why).toBe(true);
 
-    const after = main.find((request) => request.body.messages.some((message: any) => message.role === 'tool'));
-    expect(after, why).toBeDefined();
-    expect(main.indexOf(after!), why).toBeGreaterThan(0);
-    const messages: any[] = after!.body.messages;
-    const call = messages.findLast((message) => message.role === 'assistant' && message.tool_calls?.length);
-    expect(call?.tool_calls, why).toMatchObject([{ id: callId, type: 'function', function: { name: SHELL_TOOL } }]);
-    expect(JSON.parse(call.tool_calls[0].function.arguments), why).toMatchObject({ cmd: COMMAND });
-    const result = messages.find((message) => message.role === 'tool');
-    expect(result, why).toMatchObject({ role: 'tool', tool_call_id: callId });
-    expect(JSON.stringify(result.content), why).toContain('done');
-    expect(messages.indexOf(result), why).toBe(messages.indexOf(call) + 1);
+    expectChatToolResult(main, { id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } }, why);
   }, 120_000);
 
   it('learns the SKUs from the router\'s GET /v1/models when the provider key comes from an auth command', async () => {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODEX_BASE_INSTRUCTIONS } from '../../src/handlers/models.js';
@@ -6,7 +5,8 @@ import { runCli, type CliResult } from '../cli/run-cli.js';
 import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
 import { AGENT_PACKAGES, installAgents } from './install-agents.js';
 import { baseEnv, CLAUDE_QUIET_ENV, cleanupsAfterEach, codexExecArgs, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
-import { describeRequests, hasTool, lastUserMessage, lastUserToolResultIds, routerFor, startShellToolUpstream } from './shell-tool-script.js';
+import { expectAnthropicToolResult, expectMarkerWritten } from './round-trip-expectations.js';
+import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 
 /**
  * `svc-router connect codex|claude --write`, then the real client run with nothing but what
@@ -47,19 +47,8 @@ function expectToolRoundTrip(upstream: FakeUpstream, shellTool: string, callId: 
   expect(main.length, why).toBeGreaterThanOrEqual(2);
   // Only svc.intelligent-pro is routed to this upstream, so the client used the configured model.
   expect(main.every((request) => request.body.model === UPSTREAM_MODEL), why).toBe(true);
-  const after = main.find((request) => lastUserToolResultIds(request.body.messages).includes(callId));
-  expect(after, why).toBeDefined();
-  expect(main.indexOf(after!), why).toBeGreaterThan(0);
-  const result = lastUserMessage(after!.body.messages)!.content.find((block: any) => block.type === 'tool_result');
-  expect(result, why).toMatchObject({ type: 'tool_result', tool_use_id: callId });
-  expect(JSON.stringify(result.content), why).toContain('done');
+  expectAnthropicToolResult(main, callId, why);
   return main;
-}
-
-function expectMarker(cwd: string, why: string): void {
-  const marker = path.join(cwd, 'marker.txt');
-  expect(fs.existsSync(marker), why).toBe(true);
-  expect(fs.readFileSync(marker, 'utf8').trim(), why).toBe(MARKER);
 }
 
 const readIfThere = (file: string): string => readIfExists(file) ?? '(no file)';
@@ -92,7 +81,7 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     why = report(connect, written, run, upstream, [`--- last message ---\n${lastMessage}`]);
 
     expect(run.code, why).toBe(0);
-    expectMarker(cwd, why);
+    expectMarkerWritten(cwd, MARKER, why);
     expect(lastMessage, why).toContain(FINAL);
     expect(run.stdout, why).toContain(FINAL);
     // Codex fetched the router's catalog: no fallback metadata, apply_patch offered, the catalog's prompt sent.
@@ -126,7 +115,7 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     why = report(connect, written, run, upstream);
 
     expect(run.code, why).toBe(0);
-    expectMarker(cwd, why);
+    expectMarkerWritten(cwd, MARKER, why);
     expect(run.stdout, why).toContain(FINAL);
     const main = expectToolRoundTrip(upstream, 'Bash', callId, why);
     const assistant = main.at(-1)!.body.messages.findLast((message: any) => message.role === 'assistant');
