@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseSse, type SseFrame } from '../helpers/sse-frames.js';
 import { startAnthropicUpstream } from './anthropic-upstream.js';
 import type { FakeUpstream } from './fake-server.js';
 import { startOpenAIChatUpstream } from './openai-chat-upstream.js';
@@ -25,18 +26,7 @@ async function anthropicFake(script: Parameters<typeof startAnthropicUpstream>[0
 }
 
 /** Reads an SSE body into its frames, each as its event name (if any) and data line. */
-async function sseFrames(response: Response): Promise<Array<{ event?: string; data: string }>> {
-  const text = await response.text();
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n');
-      return event === undefined ? { data } : { event, data };
-    });
-}
+const sseFrames = async (response: Response): Promise<SseFrame[]> => parseSse(await response.text());
 
 const WEATHER_TOOLS: OpenAI.Chat.Completions.ChatCompletionFunctionTool[] = [
   {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseSse } from '../helpers/sse-frames.js';
 import type { FakeUpstream } from './fake-server.js';
 import { startOpenAIResponsesUpstream } from './openai-responses-upstream.js';
 import type { ScriptedTurn } from './scripted-turn.js';
@@ -36,16 +37,7 @@ const reasoningTextAndCalls: ScriptedTurn = {
 
 /** Reads an SSE body into its frames: the `event:` name and the parsed data. */
 async function rawEvents(response: globalThis.Response): Promise<Array<{ name: string | undefined; data: ResponseStreamEvent }>> {
-  const text = await response.text();
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      const name = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n');
-      return { name, data: JSON.parse(data) as ResponseStreamEvent };
-    });
+  return parseSse(await response.text()).map((frame) => ({ name: frame.event, data: JSON.parse(frame.data) as ResponseStreamEvent }));
 }
 
 describe('OpenAI Responses fake with the official openai SDK', () => {

@@ -11,6 +11,8 @@ import { startOpenAIResponsesUpstream } from '../fakes/openai-responses-upstream
 import type { Script } from '../fakes/scripted-turn.js';
 import type { TestRouter } from '../helpers/router.js';
 
+export { parseSse } from '../helpers/sse-frames.js';
+
 /** Every backend type that has a fake upstream. */
 export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
@@ -164,19 +166,6 @@ export function lastUserText(kind: UpstreamKind, body: any): string {
   const list: any[] = kind === 'openai-responses' ? body.input : body.messages;
   const user = [...list].reverse().find((message) => message.role === 'user');
   return textContent(typeof user?.content === 'string' ? user.content : (user?.content ?? []).map((part: any) => ({ type: 'text', text: part.text ?? '' })));
-}
-
-/** Reads a raw SSE body into frames: event name (if any) and data text. */
-export function parseSse(text: string): Array<{ event?: string; data: string }> {
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-      const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n');
-      return event === undefined ? { data } : { event, data };
-    });
 }
 
 /** The system prompt an upstream request carried, in that upstream's own place for it. */

@@ -5,6 +5,9 @@ import type { Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { BackendTimeouts, BackendType } from '../../src/config/settings.js';
 import type { TestRouter } from '../helpers/router.js';
+import { parseSse } from '../helpers/sse-frames.js';
+
+export { parseSse };
 
 /** The three client wire formats the router accepts. */
 export const CLIENT_FORMATS = ['chat', 'messages', 'responses'] as const;
@@ -144,27 +147,6 @@ export function expectErrorReply(format: ClientFormatName, reply: Reply, status:
   expect(hasErrorShape(format, reply.json), `error shape of ${format}: ${reply.text}`).toBe(true);
   expect(reply.json.error.type).toBe(format === 'messages' ? ANTHROPIC_TYPES[kind] : OPENAI_TYPES[kind]);
   if (code !== undefined && format !== 'messages') expect(reply.json.error.code).toBe(code);
-}
-
-export interface SseFrame {
-  event?: string;
-  data: string;
-}
-
-/** Splits a raw event-stream body into frames (the router writes `\n` line ends). */
-export function parseSse(text: string): SseFrame[] {
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
-      const data = lines
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => line.slice('data: '.length))
-        .join('\n');
-      return event === undefined ? { data } : { event, data };
-    });
 }
 
 /**
