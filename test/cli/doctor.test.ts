@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRouter, type TestRouter } from '../helpers/router.js';
+import { unusedPort } from '../helpers/unused-port.js';
 import { configFile, makeHome, removeHome, runCli } from './run-cli.js';
 
 /**
@@ -83,16 +84,6 @@ async function tcpServer(onSocket: (socket: net.Socket) => void): Promise<number
     await new Promise((resolve) => server.close(resolve));
   });
   return (server.address() as net.AddressInfo).port;
-}
-
-/** A port nothing listens on: bound once by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Rewrites config.json by hand, as a user editing it would, keeping its mode. */
@@ -214,7 +205,7 @@ describe('svc-router doctor: the base URL', () => {
 describe('svc-router doctor: reaching the router', () => {
   it('reports "connection refused" for a closed port and skips whoami', async () => {
     const live = await router();
-    const port = await closedPort();
+    const port = await unusedPort();
     const { code, report } = await doctor(['--base-url', `http://127.0.0.1:${port}/v1`], live.home);
     expect(failed(report)).toEqual(['reachable']);
     expect(code).toBe(1);
@@ -294,7 +285,7 @@ describe('svc-router doctor: backends and routes', () => {
   it('connects to each backend: a listening one passes, a closed port fails as refused', async () => {
     const live = await router();
     const upPort = await tcpServer((socket) => socket.end());
-    const downPort = await closedPort();
+    const downPort = await unusedPort();
     live.config.update((settings) => {
       settings.backends.up = { type: 'openai-chat', baseUrl: `http://127.0.0.1:${upPort}/v1` };
       settings.backends.down = { type: 'anthropic', baseUrl: `http://127.0.0.1:${downPort}` };
@@ -378,7 +369,7 @@ describe('svc-router doctor: the config file and the serve port', () => {
 
   it('passes the serve port when it is free', async () => {
     const live = await router();
-    const port = await closedPort();
+    const port = await unusedPort();
     live.config.update((settings) => void (settings.server.port = port));
     const { report } = await doctor(['--base-url', live.baseURL], live.home);
     expect(check(report, 'serve-port')).toMatchObject({ status: 'pass', message: `127.0.0.1:${port} is free for svc-router serve` });

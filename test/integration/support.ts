@@ -1,6 +1,3 @@
-import http from 'node:http';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { BackendType } from '../../src/config/settings.js';
 import type { SvcMeta } from '../../src/formats/client-format.js';
@@ -12,6 +9,7 @@ import type { Script } from '../fakes/scripted-turn.js';
 import type { TestRouter } from '../helpers/router.js';
 
 export { parseSse } from '../helpers/sse-frames.js';
+export { closedPortUrl } from '../helpers/unused-port.js';
 
 /** Every backend type that has a fake upstream. */
 export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly BackendType[];
@@ -47,16 +45,6 @@ export function setRoute(router: TestRouter, model: string, targets: string[]): 
   router.config.update((settings) => {
     settings.routes[model] = targets;
   });
-}
-
-/** A base URL on 127.0.0.1 where nothing listens: connections are refused. */
-export async function closedPortUrl(): Promise<string> {
-  const server = http.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}/v1`;
 }
 
 /** Starts fakes and closes them after each test. */

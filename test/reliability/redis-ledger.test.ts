@@ -15,7 +15,8 @@ import { DAY_MS } from '../../src/usage/ledger.js';
 import { READ_TIMEOUT_MS } from '../../src/usage/redis-ledger.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 import { tempHome } from '../helpers/router.js';
-import { bodyFor, callFormat, eventually, freePort, headersFor, parseSse, send, type Reply } from './support.js';
+import { unusedPort } from '../helpers/unused-port.js';
+import { bodyFor, callFormat, eventually, headersFor, parseSse, send, type Reply } from './support.js';
 
 const REDIS_BINARY = 'redis-server';
 const redisAvailable = spawnSync(REDIS_BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
@@ -171,7 +172,7 @@ describe.skipIf(!redisAvailable)('the Redis usage ledger shared by two routers',
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(tempHome(), 'redis-'));
-    redis = await startRedis(await freePort(), dataDir);
+    redis = await startRedis(await unusedPort(), dataDir);
     pair = await startRouterPair(redis.url);
   });
   afterAll(async () => {

@@ -8,6 +8,7 @@ import type { TestRouter } from '../helpers/router.js';
 import { parseSse } from '../helpers/sse-frames.js';
 
 export { parseSse };
+export { closedPortUrl } from '../helpers/unused-port.js';
 
 /** The three client wire formats the router accepts. */
 export const CLIENT_FORMATS = ['chat', 'messages', 'responses'] as const;
@@ -401,22 +402,6 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
       return closing;
     },
   };
-}
-
-/** A base URL on 127.0.0.1 where nothing listens, so connections are refused. */
-export async function closedPortUrl(): Promise<string> {
-  const port = await freePort();
-  return `http://127.0.0.1:${port}/v1`;
-}
-
-/** A TCP port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = http.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,9 +1,8 @@
-import net from 'node:net';
-import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RouterMetrics } from '../../src/server/metrics.js';
 import { startHeldStreamUpstream } from '../helpers/held-stream-upstream.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
+import { unusedPort } from '../helpers/unused-port.js';
 
 /** GET /metrics read the way Prometheus reads it: the exposition text, parsed line by line. */
 
@@ -169,11 +168,7 @@ describe('GET /metrics', () => {
 
   it('counts upstream errors by backend, one per failed attempt, also when the fallback answers', async () => {
     const live = await router();
-    const closed = net.createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const port = (closed.address() as net.AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await unusedPort();
     live.config.update((settings) => {
       settings.backends.down = { type: 'openai-chat', baseUrl: `http://127.0.0.1:${port}/v1` };
       settings.routes['svc.intelligent-lite'] = ['down:some-model', 'offline'];
