@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { expect } from 'vitest';
 import type { TestRouter } from '../helpers/router.js';
+import { send as sendGuarded, type Reply } from '../helpers/send.js';
 
 /** Small request helpers and error-shape assertions shared by the server suites. */
 
@@ -9,12 +10,7 @@ export const RESPONSES_BODY = { model: 'svc.intelligent-basic', input: 'hi' };
 export const MESSAGES_BODY = { model: 'svc.intelligent-basic', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] };
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
+export type { Reply };
 
 export const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
@@ -23,28 +19,11 @@ export const messagesHeaders = (key: string, version: string = ANTHROPIC_VERSION
   'anthropic-version': version,
 });
 
-/** One HTTP request with fetch; an object body is sent as JSON, a string body as given. */
-export async function send(
-  router: TestRouter,
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Reply> {
+/** One HTTP request with fetch; an object body is sent as JSON (typed so unless a type is given), a string body as given. */
+export function send(router: TestRouter, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const response = await fetch(`${router.origin}${path}`, { method, headers, body });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  return sendGuarded(router, path, { method, headers, body: options.body });
 }
 
 /** Asserts the OpenAI error body exactly: `{"error":{"message","type","param","code"}}` and nothing else. */
