@@ -43,6 +43,16 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
     if (open === 'reasoning') out.push({ type: 'reasoning-end' });
     open = undefined;
   };
+  /** Text or reasoning arrives: open its block (closing any other) and pass the delta on. */
+  const pushDelta = (kind: 'text' | 'reasoning', text: string, out: StreamEvent[]): void => {
+    if (open !== kind) {
+      close(out);
+      open = kind;
+      out.push(kind === 'text' ? { type: 'text-start' } : { type: 'reasoning-start' });
+    }
+    outputChars += text.length;
+    out.push(kind === 'text' ? { type: 'text-delta', text } : { type: 'reasoning-delta', text });
+  };
 
   yield* eventBatches(batches, (frame, out) => {
     // Read on to the end after [DONE] rather than break: leaving early makes the body abort with an error.
@@ -62,26 +72,10 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
     if (!choice) return;
     const delta = choice.delta ?? {};
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) {
-      if (open !== 'reasoning') {
-        close(out);
-        open = 'reasoning';
-        out.push({ type: 'reasoning-start' });
-      }
-      outputChars += reasoning.length;
-      out.push({ type: 'reasoning-delta', text: reasoning });
-    }
+    if (reasoning) pushDelta('reasoning', reasoning, out);
     // A refusal is what the model said instead of an answer: the client sees it as text.
     const text = delta.content || delta.refusal;
-    if (text) {
-      if (open !== 'text') {
-        close(out);
-        open = 'text';
-        out.push({ type: 'text-start' });
-      }
-      outputChars += text.length;
-      out.push({ type: 'text-delta', text });
-    }
+    if (text) pushDelta('text', text, out);
     for (const call of delta.tool_calls ?? []) {
       const index = toolCallIndex(call, calls);
       let id = calls.get(index);
