@@ -41,7 +41,9 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
     open = { index: nextIndex++, kind };
     return sse({ type: 'content_block_start', index: open.index, content_block: block }, 'content_block_start');
   };
-  const delta = (payload: unknown) => sse({ type: 'content_block_delta', index: open?.index ?? 0, delta: payload }, 'content_block_delta');
+  // Most of a stream is deltas: their frame is fixed text around the index and the delta itself.
+  const delta = (payload: unknown) =>
+    `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open?.index ?? 0},"delta":${JSON.stringify(payload)}}\n\n`;
   const closeBlock = () => {
     if (!open) return '';
     const frame = sse({ type: 'content_block_stop', index: open.index }, 'content_block_stop');
@@ -65,8 +67,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock() + startBlock('text', { type: 'text', text: '' });
           break;
         case 'text-delta':
-          // The token path, written out: the same frame delta() would build, without the objects.
-          if (event.text) out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open?.index ?? 0},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}\n\n`;
+          if (event.text) out += delta({ type: 'text_delta', text: event.text });
           break;
         case 'reasoning-start':
           // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
