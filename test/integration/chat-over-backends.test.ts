@@ -11,15 +11,13 @@ import type { FakeServerOptions } from '../fakes/fake-server.js';
 import type { Script } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {
+  expectOneBriefRequestUpstream,
   expectToolResultsUpstream,
   Fakes,
-  lastUserText,
   metaOf,
   setRoute,
   SKU,
-  systemTextOf,
   toolExchangeOf,
-  UPSTREAM_KEY,
   UPSTREAM_KINDS,
   WEATHER_SCHEMA,
   type UpstreamKind,
@@ -77,15 +75,8 @@ describe.each(UPSTREAM_KINDS)('chat client (openai SDK) over an %s backend', (ki
     });
     expect(metaOf(completion).offline).toBeUndefined();
 
-    expect(fake.requests).toHaveLength(1);
-    const sent = fake.requests[0]!;
-    expect(sent.body.model).toBe(upstreamModel);
-    expect(sent.body.stream ?? false).toBe(false);
-    expect(systemTextOf(kind, sent.body)).toBe('Be brief.');
-    expect(lastUserText(kind, sent.body)).toBe('Say hello');
     // The router presents the backend's key, never the client's.
-    expect(JSON.stringify(sent.headers)).toContain(UPSTREAM_KEY);
-    expect(JSON.stringify(sent.headers)).not.toContain(router.key);
+    expectOneBriefRequestUpstream(kind, fake, upstreamModel, router.key);
   });
 
   it('streams through chat.completions.stream().finalChatCompletion()', async () => {

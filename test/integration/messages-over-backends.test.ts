@@ -6,15 +6,13 @@ import type { Script, ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {
   addBackend,
+  expectOneBriefRequestUpstream,
   expectToolResultsUpstream,
   Fakes,
-  lastUserText,
   metaOf,
   setRoute,
   SKU,
-  systemTextOf,
   toolExchangeOf,
-  UPSTREAM_KEY,
   UPSTREAM_KINDS,
   WEATHER_SCHEMA,
   type UpstreamKind,
@@ -65,14 +63,7 @@ describe.each(UPSTREAM_KINDS)('messages client (@anthropic-ai/sdk) over an %s ba
     expect(message.usage).toMatchObject({ input_tokens: 40, cache_read_input_tokens: 80, output_tokens: 9 });
     expect(metaOf(message)).toMatchObject({ sku: SKU, backend, upstream_model: upstreamModel, attempts: 1, usage: { input_tokens: 120, output_tokens: 9 } });
 
-    expect(fake.requests).toHaveLength(1);
-    const sent = fake.requests[0]!;
-    expect(sent.body.model).toBe(upstreamModel);
-    expect(sent.body.stream ?? false).toBe(false);
-    expect(systemTextOf(kind, sent.body)).toBe('Be brief.');
-    expect(lastUserText(kind, sent.body)).toBe('Say hello');
-    expect(JSON.stringify(sent.headers)).toContain(UPSTREAM_KEY);
-    expect(JSON.stringify(sent.headers)).not.toContain(router.key);
+    expectOneBriefRequestUpstream(kind, fake, upstreamModel, router.key);
   });
 
   it('streams through messages.stream().finalMessage()', async () => {

@@ -170,6 +170,21 @@ export function systemTextOf(kind: UpstreamKind, body: any): string | undefined 
   }
 }
 
+/**
+ * Asserts the upstream got exactly one plain (non-streamed) request for `upstreamModel`, with the
+ * system prompt "Be brief." and the user's "Say hello", presenting the backend's key, never the client's.
+ */
+export function expectOneBriefRequestUpstream(kind: UpstreamKind, fake: FakeUpstream, upstreamModel: string, clientKey: string): void {
+  expect(fake.requests).toHaveLength(1);
+  const sent = fake.requests[0]!;
+  expect(sent.body.model).toBe(upstreamModel);
+  expect(sent.body.stream ?? false).toBe(false);
+  expect(systemTextOf(kind, sent.body)).toBe('Be brief.');
+  expect(lastUserText(kind, sent.body)).toBe('Say hello');
+  expect(JSON.stringify(sent.headers)).toContain(UPSTREAM_KEY);
+  expect(JSON.stringify(sent.headers)).not.toContain(clientKey);
+}
+
 /** Asserts the tool results reached the upstream in its own format, matched to their call ids. */
 export function expectToolResultsUpstream(kind: UpstreamKind, body: any, results: Array<{ id: string; output: string }>): void {
   switch (kind) {
