@@ -6,30 +6,70 @@ export interface SseFrame {
   data: string;
 }
 
-/** A line longer than this is not a well-formed upstream event; stop rather than buffer without end. */
-const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** Bounds on what one upstream event may make the decoder hold, in characters (UTF-16 code units). */
+export interface SseLimits {
+  /** The longest line, its line end not counted. */
+  maxLineChars: number;
+  /** The longest data of one event: its `data:` values joined with newlines. */
+  maxEventChars: number;
+}
+
+/** Beyond these an upstream event is not a well-formed chat event; stop rather than buffer without end. */
+export const SSE_LIMITS: Readonly<SseLimits> = { maxLineChars: 16 * 1024 * 1024, maxEventChars: 16 * 1024 * 1024 };
+
+const BOM = 0xfeff;
 
 /**
- * Decodes a server-sent event stream from bytes, as the WHATWG grammar defines it: frames end at
- * a blank line, `data:` lines join with newlines, `:` lines are comments, CR/LF/CRLF all end lines,
- * and multi-byte characters split across chunks are reassembled. Frames come in batches, one per
- * body chunk that completed any, so a burst costs one step of the pipeline rather than one per frame.
+ * Decodes a server-sent event stream from bytes, as the WHATWG grammar defines it: a leading byte
+ * order mark is dropped, frames end at a blank line, `data:` lines join with newlines, `:` lines are
+ * comments, CR/LF/CRLF all end lines, and multi-byte characters split across chunks are
+ * reassembled. Frames come in batches, one per body chunk that completed any, so a burst costs one
+ * step of the pipeline rather than one per frame.
+ *
+ * A line longer than `limits.maxLineChars`, or an event whose data grows past
+ * `limits.maxEventChars`, is a 502, whatever the chunking: a line of exactly the limit passes. The
+ * frames completed before the offending line still come out, then the error.
  */
-export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame[]> {
+export async function* decodeSse(body: AsyncIterable<Uint8Array>, limits: Readonly<SseLimits> = SSE_LIMITS): AsyncGenerator<SseFrame[]> {
+  const { maxLineChars, maxEventChars } = limits;
   // StringDecoder keeps a character split across chunks for the next one, at a seventh of TextDecoder's cost per chunk.
   const decoder = new StringDecoder('utf8');
   // Text after the last line end, kept in pieces: a long line is joined once, when it ends, not on every chunk.
   let pending: string[] = [];
   let pendingChars = 0;
+  let atStart = true;
   let event: string | undefined;
   let data: string[] = [];
+  /** The length of `data` joined with newlines. */
+  let dataChars = 0;
+  let failure: RouterError | undefined;
   const flush = (): SseFrame | undefined => {
-    const frame = data.length ? { ...(event !== undefined ? { event } : {}), data: data.join('\n') } : undefined;
+    const frame = data.length ? { ...(event !== undefined ? { event } : {}), data: data.length === 1 ? data[0]! : data.join('\n') } : undefined;
     event = undefined;
     data = [];
+    dataChars = 0;
     return frame;
   };
-  /** Reads the complete lines of `text`, collecting frames; returns the unfinished rest. */
+  /** One complete, non-empty line; false when it breaks the event bound (then `failure` is set). */
+  const field = (line: string): boolean => {
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? line : line.slice(0, colon);
+    if (name === 'data') {
+      let value = colon === -1 ? '' : line.slice(colon + 1);
+      if (value.charCodeAt(0) === 32) value = value.slice(1);
+      dataChars += data.length === 0 ? value.length : value.length + 1;
+      if (dataChars > maxEventChars) {
+        failure = eventTooLarge(maxEventChars);
+        return false;
+      }
+      data.push(value);
+    } else if (name === 'event') {
+      const value = line.slice(colon + 1);
+      event = value.charCodeAt(0) === 32 ? value.slice(1) : value;
+    }
+    return true;
+  };
+  /** Reads the complete lines of `text`, collecting frames; returns the unfinished rest. Stops at a bound broken. */
   const readLines = (text: string, frames: SseFrame[]): string => {
     let start = 0;
     // Most streams never send a CR: then a line ends at the next LF, found natively.
@@ -37,54 +77,71 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
     for (;;) {
       const end = plainLf ? text.indexOf('\n', start) : nextLineEnd(text, start);
       if (end === -1) break;
-      const line = text.slice(start, end);
-      start = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
-      if (line === '') {
+      if (end - start > maxLineChars) {
+        failure = lineTooLong(maxLineChars);
+        return '';
+      }
+      if (end === start) {
         const frame = flush();
         if (frame) frames.push(frame);
-        continue;
+      } else if (!field(text.slice(start, end))) {
+        return '';
       }
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      let value = colon === -1 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'data') data.push(value);
-      else if (field === 'event') event = value;
+      start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
     }
-    return text.slice(start);
+    const rest = start === 0 ? text : text.slice(start);
+    // A CR last in the text is a line end waiting to see whether LF follows, not part of the line.
+    if (rest.length - (rest.charCodeAt(rest.length - 1) === 13 ? 1 : 0) > maxLineChars) failure = lineTooLong(maxLineChars);
+    return rest;
   };
   for await (const chunk of body) {
-    const text = decoder.write(chunk);
+    let text = decoder.write(chunk);
+    if (atStart) {
+      // The byte order mark may come split over chunks; StringDecoder hands it over whole.
+      if (text === '') continue;
+      atStart = false;
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+    }
     if (text === '') continue;
     // No line end in this chunk (and none waiting to be confirmed): nothing can complete yet.
     if (!LINE_END.test(text) && !(pendingChars && pending.at(-1)!.endsWith('\r'))) {
       pending.push(text);
       pendingChars += text.length;
-      if (pendingChars > MAX_LINE_CHARS) throw lineTooLong();
+      if (pendingChars > maxLineChars) throw lineTooLong(maxLineChars);
       continue;
     }
     const frames: SseFrame[] = [];
     // A lone CR at the end may be the first half of CRLF: readLines keeps it for the next chunk.
-    const rest = readLines(pending.join('') + text, frames);
+    const rest = readLines(pendingChars ? pending.join('') + text : text, frames);
     pending = rest === '' ? [] : [rest];
     pendingChars = rest.length;
     if (frames.length) yield frames;
-    if (pendingChars > MAX_LINE_CHARS) throw lineTooLong();
+    if (failure) throw failure;
   }
   const frames: SseFrame[] = [];
-  const buffer = readLines(pending.join('') + decoder.end(), frames);
-  if (buffer !== '') {
-    const colon = buffer.indexOf(':');
-    if (colon !== -1 && buffer.slice(0, colon) === 'data') data.push(buffer.slice(colon + 1).replace(/^ /, ''));
+  let tail = pending.join('') + decoder.end();
+  if (atStart && tail.charCodeAt(0) === BOM) tail = tail.slice(1);
+  let last = readLines(tail, frames);
+  // At the end of the body a CR kept to see whether LF follows has its answer, and an unfinished line is complete.
+  if (!failure && last !== '') {
+    if (last.charCodeAt(last.length - 1) === 13) last = last.slice(0, -1);
+    if (last !== '') field(last);
   }
-  const frame = flush();
-  if (frame) frames.push(frame);
+  if (!failure) {
+    const frame = flush();
+    if (frame) frames.push(frame);
+  }
   if (frames.length) yield frames;
+  if (failure) throw failure;
 }
 
 const LINE_END = /[\r\n]/;
 
-const lineTooLong = (): RouterError => new RouterError(502, 'upstream', 'The upstream sent an event line larger than 16 MiB.');
+const size = (chars: number): string => (chars % (1024 * 1024) === 0 ? `${chars / (1024 * 1024)} MiB` : `${chars} characters`);
+
+const lineTooLong = (limit: number): RouterError => new RouterError(502, 'upstream', `The upstream sent an event line larger than ${size(limit)}.`);
+
+const eventTooLarge = (limit: number): RouterError => new RouterError(502, 'upstream', `The upstream sent an event whose data is larger than ${size(limit)}.`);
 
 /** Where the line starting at `from` ends (CR, LF or CRLF), or -1; a CR last in the text waits to see whether LF follows. */
 function nextLineEnd(text: string, from: number): number {
