@@ -3,6 +3,19 @@ import path from 'node:path';
 import Conf from 'conf';
 import { withDefaults, type Settings } from './settings.js';
 
+/**
+ * The settings' name-keyed tables (keys by developer slug, backends and routes by name) as objects
+ * without a prototype: a name such as `constructor` or `__proto__` is then an entry like any other,
+ * found only when it was stored, and storing `__proto__` stores an entry instead of replacing the
+ * table's prototype.
+ */
+function ownTables(settings: Settings): Settings {
+  settings.keys = Object.assign(Object.create(null) as Settings['keys'], settings.keys);
+  settings.backends = Object.assign(Object.create(null) as Settings['backends'], settings.backends);
+  settings.routes = Object.assign(Object.create(null) as Settings['routes'], settings.routes);
+  return settings;
+}
+
 /** Where svc-router keeps its config and ledger: `SVC_ROUTER_HOME`, else the platform's config dir. */
 function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
   const home = dir ?? process.env.SVC_ROUTER_HOME;
@@ -40,7 +53,7 @@ export class ConfigStore {
   read(): Settings {
     const stamp = fileStamp(this.conf.path);
     if (!this.snapshot || stamp !== this.stamp) {
-      this.snapshot = withDefaults(this.conf.store);
+      this.snapshot = ownTables(withDefaults(this.conf.store));
       this.stamp = stamp;
     }
     return this.snapshot;
@@ -48,7 +61,7 @@ export class ConfigStore {
 
   /** Applies a change to a fresh copy of the file and writes it back atomically. */
   update(change: (settings: Settings) => void): Settings {
-    const settings = structuredClone(withDefaults(this.conf.store));
+    const settings = ownTables(structuredClone(withDefaults(this.conf.store)));
     change(settings);
     this.conf.store = settings;
     return this.read();

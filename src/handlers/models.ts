@@ -1,3 +1,5 @@
+import { RouterError, invalidRequest } from '../core/errors.js';
+import type { Settings } from '../config/settings.js';
 import { isSkuName, SKUS } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
@@ -10,14 +12,43 @@ const SKU_CREATED = 1_767_225_600;
  * Anthropic clients, Codex's model catalog for Codex, OpenAI's list for everyone else.
  */
 export async function handleModels({ request, settings }: RequestContext): Promise<ApiResponse> {
-  const ids = [...SKUS, ...Object.keys(settings.routes).filter((name) => isSkuName(name) && !name.includes('*') && !(SKUS as readonly string[]).includes(name))];
+  const ids = listedModels(settings);
   if (request.headers['anthropic-version'] !== undefined) {
-    const data = ids.map((id) => ({ type: 'model', id, display_name: id, created_at: new Date(SKU_CREATED * 1000).toISOString() }));
+    const data = ids.map(anthropicEntry);
     return { status: 200, json: { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null } };
   }
   if (isCodex(request.headers)) return { status: 200, json: codexModelCatalog(ids) };
-  return { status: 200, json: { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: SKU_CREATED, owned_by: 'svc-router' })) } };
+  return { status: 200, json: { object: 'list', data: ids.map(openaiEntry) } };
 }
+
+/** Where the one-model endpoint lives; the rest of the path is the model id. */
+export const MODEL_PATH_PREFIX = '/v1/models/';
+
+/**
+ * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs): the entry of one listed model,
+ * in the list's shape, or 404. The id is compared with the listed names only, never used as a key.
+ */
+export async function handleModel({ request, settings }: RequestContext): Promise<ApiResponse> {
+  let id: string;
+  try {
+    id = decodeURIComponent(request.path.slice(MODEL_PATH_PREFIX.length).replace(/\/$/, ''));
+  } catch {
+    throw invalidRequest('The model id in the path is not valid percent-encoding.', 'model');
+  }
+  if (!listedModels(settings).includes(id)) {
+    throw new RouterError(404, 'not_found', `No model '${id.slice(0, 200)}'. Use one of the svc SKUs: ${SKUS.join(', ')}.`, 'model', 'model_not_found');
+  }
+  return { status: 200, json: request.headers['anthropic-version'] !== undefined ? anthropicEntry(id) : openaiEntry(id) };
+}
+
+/** The three SKUs plus any other plain svc.* name a route serves. */
+const listedModels = (settings: Settings): string[] => [
+  ...SKUS,
+  ...Object.keys(settings.routes).filter((name) => isSkuName(name) && !name.includes('*') && !(SKUS as readonly string[]).includes(name)),
+];
+
+const openaiEntry = (id: string) => ({ id, object: 'model', created: SKU_CREATED, owned_by: 'svc-router' });
+const anthropicEntry = (id: string) => ({ type: 'model', id, display_name: id, created_at: new Date(SKU_CREATED * 1000).toISOString() });
 
 /**
  * Codex names itself in `originator` (codex_exec, codex_cli_rs, codex_vscode, …) and in its

@@ -56,7 +56,8 @@ function lookup(settings: Settings, key: string): Identity | undefined {
 
 function verify(settings: Settings, key: string): Identity | undefined {
   const slug = slugOfKey(key);
-  const record = slug === undefined ? undefined : settings.keys[slug];
+  // Only a record the config holds: a slug such as `constructor` must not reach Object.prototype.
+  const record = slug !== undefined && Object.hasOwn(settings.keys, slug) ? settings.keys[slug] : undefined;
   // Hash and compare even when no record matches, so timing does not reveal which slugs exist.
   const matches = keyMatchesHash(key, record?.hash ?? NO_MATCH_HASH);
   if (!record || !matches) return undefined;

@@ -24,22 +24,40 @@ export function resolveRoute(settings: Settings, model: string, endpoint: Endpoi
     );
   }
   const configured = findConfiguredRoute(settings.routes, model);
-  if (configured) return configured.map(parseTarget);
+  if (configured) return configured.targets.map(parseTarget);
   if (anthropicId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
   const hint = endpoint === 'messages' ? `, or a claude-* model id` : '';
   throw invalidRequest(`Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${hint}.`, 'model', 'model_not_found');
 }
 
-/** An exact route wins; otherwise the most specific (longest) matching `*` pattern. */
-function findConfiguredRoute(routes: Settings['routes'], model: string): string[] | undefined {
-  const exact = routes[model];
-  if (exact) return exact;
-  let best: { pattern: string; targets: string[] } | undefined;
+/**
+ * An exact route wins; otherwise the most specific (longest) matching `*` pattern. Only entries the
+ * config holds count: a client's name is never looked up through a prototype (`constructor`,
+ * `__proto__`, `toString` … are routes only if the config has one by that name).
+ */
+function findConfiguredRoute(routes: Settings['routes'], model: string): { name: string; targets: string[] } | undefined {
+  const exact = Object.hasOwn(routes, model) ? routes[model] : undefined;
+  if (Array.isArray(exact)) return { name: model, targets: exact };
+  let best: { name: string; targets: string[] } | undefined;
   for (const [pattern, targets] of Object.entries(routes)) {
-    if (!pattern.includes('*') || !globMatches(pattern, model)) continue;
-    if (!best || pattern.length > best.pattern.length) best = { pattern, targets };
+    if (!pattern.includes('*') || !Array.isArray(targets) || !globMatches(pattern, model)) continue;
+    if (!best || pattern.length > best.name.length) best = { name: pattern, targets };
   }
-  return best?.targets;
+  return best;
+}
+
+/** The label of a model name no configured route or SKU claims. */
+export const OTHER_ROUTE = 'other';
+
+/**
+ * The route a model name is served by, as a bounded label: the configured route's own name (exact
+ * name or pattern), a built-in SKU, or `other` for anything else (unrouted claude-* ids served
+ * offline, unknown names). The set of answers is fixed by the config, whatever clients send.
+ */
+export function routeLabel(settings: Settings, model: string): string {
+  const configured = findConfiguredRoute(settings.routes, model);
+  if (configured) return configured.name;
+  return (SKUS as readonly string[]).includes(model) ? model : OTHER_ROUTE;
 }
 
 const compiled = new Map<string, RegExp>();

@@ -6,7 +6,7 @@ import { newId } from '../formats/shared/ids.js';
 import { authenticate, presentedKey } from '../identity/authenticate.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
-import { ENDPOINTS, type ErrorShape } from './endpoints.js';
+import { ENDPOINTS, findEndpoint, type ErrorShape } from './endpoints.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -32,8 +32,9 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
     if (trace) trace.endpoint = path;
     return publicEndpoint(request, path, requestId);
   }
-  const endpoint = ENDPOINTS[path];
-  if (trace && endpoint) Object.assign(trace, { endpoint: path, format: endpoint.name });
+  const found = findEndpoint(path);
+  const endpoint = found?.endpoint;
+  if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
   const shape: ErrorShape = endpoint?.errorShape ?? (path.includes('messages') ? 'anthropic' : 'openai');
   try {
     if (!endpoint) throw notFound(request.method, path);
@@ -71,8 +72,8 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
 /** A 404 that tells the usual cause: a base URL without `/v1` (or with it twice). */
 function notFound(method: string, path: string): RouterError {
   let hint = '';
-  if (ENDPOINTS[`/v1${path}`]) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
-  else if (path.startsWith('/v1/v1/') && ENDPOINTS[path.slice(3)]) hint = ' The base URL has /v1 twice; remove one.';
+  if (findEndpoint(`/v1${path}`)) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
+  else if (path.startsWith('/v1/v1/') && findEndpoint(path.slice(3))) hint = ' The base URL has /v1 twice; remove one.';
   else if (path === '/metrics') hint = ' Metrics are off: start the router with svc-router serve --metrics (or config set server.metrics true).';
   else hint = ' Model endpoints live under /v1: include /v1 in the base URL for chat-format and responses-format clients.';
   return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');

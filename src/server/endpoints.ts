@@ -5,7 +5,7 @@ import type { ApiResponse } from '../handlers/api.js';
 import { handleCompletion } from '../handlers/completion.js';
 import type { RequestContext } from '../handlers/context.js';
 import { handleCountTokens } from '../handlers/count-tokens.js';
-import { handleModels } from '../handlers/models.js';
+import { handleModel, handleModels, MODEL_PATH_PREFIX } from '../handlers/models.js';
 import { handleWhoami } from '../handlers/whoami.js';
 
 export type ErrorShape = 'openai' | 'anthropic';
@@ -20,10 +20,14 @@ export interface Endpoint {
   needsVersion?: boolean;
 }
 
+/** The one path with a parameter: GET /v1/models/{id}. */
+const MODEL_PATH = `${MODEL_PATH_PREFIX}{id}`;
+
 /** The authenticated endpoints: the spec's section 4, plus Anthropic's token counting. */
 export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
   '/whoami': { name: 'whoami', method: 'GET', handle: handleWhoami, errorShape: 'openai' },
   '/v1/models': { name: 'models', method: 'GET', handle: handleModels, errorShape: 'openai' },
+  [MODEL_PATH]: { name: 'models', method: 'GET', handle: handleModel, errorShape: 'openai' },
   '/v1/chat/completions': { name: 'chat', method: 'POST', handle: (context) => handleCompletion(context, chatFormat), errorShape: 'openai' },
   '/v1/responses': { name: 'responses', method: 'POST', handle: (context) => handleCompletion(context, responsesFormat), errorShape: 'openai' },
   '/v1/messages': {
@@ -35,3 +39,15 @@ export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
   },
   '/v1/messages/count_tokens': { name: 'count_tokens', method: 'POST', handle: handleCountTokens, errorShape: 'anthropic', needsVersion: true },
 };
+
+/**
+ * The endpoint serving a path, with its table key (a fixed string, fit for logs and metrics). A
+ * path is client input, so it is never looked up through a prototype.
+ */
+export function findEndpoint(path: string): { key: string; endpoint: Endpoint } | undefined {
+  if (Object.hasOwn(ENDPOINTS, path)) return { key: path, endpoint: ENDPOINTS[path]! };
+  if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length && !path.includes('/', MODEL_PATH_PREFIX.length)) {
+    return { key: MODEL_PATH, endpoint: ENDPOINTS[MODEL_PATH]! };
+  }
+  return undefined;
+}
