@@ -16,7 +16,7 @@ _svc_router_backends() {
 _svc_router_takes_value() {
     case $1 in
         --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | \
-            --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --key | -m | --model | -s | --system | --max-tokens)
+            --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -128,7 +128,7 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout $help" ;;
+                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout $help" ;;
                 list) options="--json $help" ;;
             esac
             ;;

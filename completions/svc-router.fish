@@ -16,7 +16,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -126,7 +126,8 @@ complete -c svc-router -n '__svc_router_in backends add' -l api-key-env -x -a '(
 complete -c svc-router -n '__svc_router_in backends add' -l header -x -d 'extra header sent upstream (NAME=VALUE)'
 complete -c svc-router -n '__svc_router_in backends add' -l connect-timeout -x -d 'time to open a connection (ms)'
 complete -c svc-router -n '__svc_router_in backends add' -l first-byte-timeout -x -d 'time to the response headers (ms)'
-complete -c svc-router -n '__svc_router_in backends add' -l idle-timeout -x -d 'longest pause between streamed chunks (ms)'
+complete -c svc-router -n '__svc_router_in backends add' -l idle-timeout -x -d 'longest pause between body chunks (ms)'
+complete -c svc-router -n '__svc_router_in backends add' -l total-timeout -x -d 'longest a non-streamed call may take (ms)'
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'
 complete -c svc-router -n '__svc_router_is backends remove' -a '(__svc_router_backends)' -d backend
 

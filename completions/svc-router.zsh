@@ -142,7 +142,8 @@ _svc_router_backends_args() {
         '*--header=[extra header sent upstream]:name=value' \
         '--connect-timeout=[time to open a connection (ms)]:ms' \
         '--first-byte-timeout=[time to the response headers (ms)]:ms' \
-        '--idle-timeout=[longest pause between streamed chunks (ms)]:ms' \
+        '--idle-timeout=[longest pause between body chunks (ms)]:ms' \
+        '--total-timeout=[longest a non-streamed call may take (ms)]:ms' \
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;

@@ -66,8 +66,9 @@ export function buildProgram(version: string): Command {
     .option('--api-key-env <var>', 'environment variable holding the upstream API key')
     .option('--header <name=value...>', 'extra header sent upstream (repeatable)')
     .option('--connect-timeout <ms>', 'time to open a connection (default 10000)')
-    .option('--first-byte-timeout <ms>', 'time to the response headers; for a non-streaming call, the whole answer (default 300000)')
-    .option('--idle-timeout <ms>', 'longest pause between streamed chunks (default 120000)')
+    .option('--first-byte-timeout <ms>', 'time to the response headers (default 300000)')
+    .option('--idle-timeout <ms>', 'longest pause between body chunks, streamed or not (default 120000)')
+    .option('--total-timeout <ms>', 'longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

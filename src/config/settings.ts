@@ -20,13 +20,19 @@ export interface BackendSettings {
 export interface BackendTimeouts {
   /** To open the TCP/TLS connection. */
   connectMs?: number;
-  /** From sending the request to the response headers (for a non-streaming call: the whole answer). */
+  /** From sending the request to the response headers. */
   firstByteMs?: number;
-  /** Between two chunks of a streamed body. */
+  /** Between two chunks of a body, streamed or not. */
   idleMs?: number;
+  /**
+   * A non-streamed call as a whole: from sending the request to the last byte of the answer,
+   * connecting included (each attempt on its own). A stream is bounded by it only until its
+   * headers: an answer may stream for as long as chunks keep coming, and the idle timeout bounds it.
+   */
+  totalMs?: number;
 }
 
-export const DEFAULT_TIMEOUTS: Required<BackendTimeouts> = { connectMs: 10_000, firstByteMs: 300_000, idleMs: 120_000 };
+export const DEFAULT_TIMEOUTS: Required<BackendTimeouts> = { connectMs: 10_000, firstByteMs: 300_000, idleMs: 120_000, totalMs: 600_000 };
 
 /** An issued key: only its hash is kept, with the identity it stands for. */
 export interface KeyRecord {

@@ -50,14 +50,15 @@ export interface UpstreamRequest {
 /**
  * POSTs JSON upstream and returns the response once its status is known to be 2xx. Network
  * failures, timeouts and error statuses become RouterErrors (retryable ones included), never raw
- * exceptions.
+ * exceptions. The total timeout runs until the body is read whole (readJson, or an error body);
+ * reading the body as a stream ends it, and the idle timeout bounds the stream.
  */
 export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...call.timeouts };
   let response: UpstreamResponse;
   try {
     const url = parsedUrl(call.url);
-    response = await new Exchange(call.backend, call.signal).start(dispatcherFor(timeouts.connectMs), {
+    response = await new Exchange(call.backend, call.signal).limitTotal(timeouts.totalMs).start(dispatcherFor(timeouts.connectMs), {
       origin: url.origin,
       path: url.path,
       method: 'POST',

@@ -1,6 +1,6 @@
 import { errors, type Dispatcher } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
-import type { RouterError } from '../../core/errors.js';
+import { RouterError } from '../../core/errors.js';
 import { networkError } from './upstream-error.js';
 
 /** A streamed body queued past either bound (unread by its consumer) pauses the upstream socket. */
@@ -48,6 +48,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private waiter: Deferred<IteratorResult<Buffer>> | null = null;
   /** A readAll in progress: it takes chunks as they come and never pauses the upstream. */
   private collector: (Deferred<Buffer> & { limit: number }) | null = null;
+  /** The whole-exchange deadline, while it runs. */
+  private deadline: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly backend: string,
@@ -66,6 +68,33 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
       this.signal.addEventListener('abort', this);
       dispatcher.dispatch(options, this);
     });
+  }
+
+  /**
+   * Bounds the whole exchange, from now until its body has been read to the end with readAll (a
+   * non-streamed answer, or an error body): past `ms` it fails with a 504 and the upstream request
+   * is aborted. A body read as a stream ends the deadline at its first read; the idle timeout
+   * bounds a stream instead, however long the answer.
+   */
+  limitTotal(ms: number): this {
+    this.deadline = setTimeout(() => this.expire(ms), ms);
+    this.deadline.unref();
+    return this;
+  }
+
+  private expire(ms: number): void {
+    this.deadline = null;
+    if (this.done) return;
+    const reason = new RouterError(504, 'upstream', `Backend '${this.backend}' did not finish its answer within ${ms} ms.`, undefined, 'upstream_timeout');
+    this.fail(reason);
+    this.controller?.abort(reason);
+  }
+
+  private endDeadline(): void {
+    if (this.deadline) {
+      clearTimeout(this.deadline);
+      this.deadline = null;
+    }
   }
 
   /** The caller's signal aborted: fail every pending read at once, then abort the request. */
@@ -110,6 +139,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   onResponseEnd(): void {
     if (this.done) return;
     this.done = true;
+    this.endDeadline();
     this.signal.removeEventListener('abort', this);
     if (this.collector) this.finishCollect();
     const waiter = this.waiter;
@@ -123,6 +153,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   }
 
   next(): Promise<IteratorResult<Buffer>> {
+    if (this.deadline) this.endDeadline();
     if (this.queue.length) {
       // Everything queued goes out as one chunk: one step through the consumer's pipeline.
       const chunk = this.take(Infinity);
@@ -181,6 +212,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   private fail(error: RouterError): void {
     this.done = true;
+    this.endDeadline();
     this.error = error;
     this.queue = [];
     this.queuedBytes = 0;

@@ -18,6 +18,7 @@ export interface AddBackendOptions {
   connectTimeout?: string;
   firstByteTimeout?: string;
   idleTimeout?: string;
+  totalTimeout?: string;
 }
 
 export function runBackendsAdd(name: string, options: AddBackendOptions): void {
@@ -38,6 +39,7 @@ export function runBackendsAdd(name: string, options: AddBackendOptions): void {
   if (options.connectTimeout !== undefined) timeouts.connectMs = parsePositiveInteger(options.connectTimeout, '--connect-timeout');
   if (options.firstByteTimeout !== undefined) timeouts.firstByteMs = parsePositiveInteger(options.firstByteTimeout, '--first-byte-timeout');
   if (options.idleTimeout !== undefined) timeouts.idleMs = parsePositiveInteger(options.idleTimeout, '--idle-timeout');
+  if (options.totalTimeout !== undefined) timeouts.totalMs = parsePositiveInteger(options.totalTimeout, '--total-timeout');
   if (Object.keys(timeouts).length) backend.timeouts = timeouts;
   const config = new ConfigStore();
   const replaced = name in config.read().backends;
