@@ -5,6 +5,9 @@ import { RouterError } from '../core/errors.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { RequestTrace } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
+import type { Settings } from '../config/settings.js';
+import { OTHER_ROUTE, routeLabel } from '../routing/resolve-route.js';
+import { ENDPOINTS } from './endpoints.js';
 
 /** The path metrics are served on, when they are on. */
 export const METRICS_PATH = '/metrics';
@@ -12,9 +15,20 @@ export const METRICS_PATH = '/metrics';
 /** Seconds; from a cached answer to a long agent turn streamed in full. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
+/** Every `endpoint` label there can be: the router's own paths; any other path is `other`. */
+const ENDPOINT_LABELS: ReadonlySet<string> = new Set(['/', '/health', ...Object.keys(ENDPOINTS)]);
+
+/** A status the router answered with, or `other` (a label is never a free-form value). */
+const statusLabel = (status: number): string => (Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'other');
+
 /**
  * The router's Prometheus metrics, in a registry of their own (nothing global), fed by the HTTP
  * layer once a response has finished and by a thin wrapper around each backend.
+ *
+ * No label holds a string a client chose: endpoints are the router's paths or `other`, statuses
+ * are numbers, backends and SKUs are names from the config (the route a model matched, or
+ * `other`). However many names, paths and methods clients invent, the number of series is bounded
+ * by the config.
  */
 export class RouterMetrics {
   readonly registry = new Registry();
@@ -39,7 +53,7 @@ export class RouterMetrics {
   });
   private readonly tokens = new Counter({
     name: 'svc_router_tokens_total',
-    help: 'Tokens recorded for completed requests, by SKU (the model the client asked for), backend and direction.',
+    help: 'Tokens recorded for completed requests, by SKU (the SKU or configured route the requested model matched, else other), backend and direction.',
     labelNames: ['sku', 'backend', 'direction'] as const,
     registers: [this.registry],
   });
@@ -49,6 +63,8 @@ export class RouterMetrics {
     registers: [this.registry],
   });
   private readonly wrapped = new WeakMap<Backend, Backend>();
+  /** The settings in force, to name the route a model was served by; set by `instrument`. */
+  private settings: (() => Settings) | undefined;
 
   get contentType(): string {
     return this.registry.contentType;
@@ -67,14 +83,15 @@ export class RouterMetrics {
     this.streams.dec();
   }
 
-  /** One finished request: its endpoint (or `other` for unknown paths), status, duration and tokens. */
+  /** One finished request: its endpoint (or `other` for unknown paths), status, duration and tokens (by the route the model matched). */
   observe(trace: RequestTrace | undefined, status: number, seconds: number): void {
-    const endpoint = trace?.endpoint ?? 'other';
-    this.requests.inc({ endpoint, status: String(status) });
+    const endpoint = trace?.endpoint !== undefined && ENDPOINT_LABELS.has(trace.endpoint) ? trace.endpoint : 'other';
+    this.requests.inc({ endpoint, status: statusLabel(status) });
     this.latency.observe({ endpoint }, seconds);
     // Token counting (count_tokens) answers a number but consumes nothing.
     if (trace?.model && trace.format !== 'count_tokens' && (trace.inputTokens !== undefined || trace.outputTokens !== undefined)) {
-      const labels = { sku: trace.model, backend: trace.backend ?? 'unknown' };
+      const settings = this.settings?.();
+      const labels = { sku: settings ? routeLabel(settings, trace.model) : OTHER_ROUTE, backend: trace.backend ?? 'unknown' };
       this.tokens.inc({ ...labels, direction: 'input' }, trace.inputTokens ?? 0);
       this.tokens.inc({ ...labels, direction: 'output' }, trace.outputTokens ?? 0);
     }
@@ -82,6 +99,7 @@ export class RouterMetrics {
 
   /** The same app, with every backend it hands out counting its failures here. */
   instrument(app: App): App {
+    this.settings = () => app.config.read();
     const registry: BackendRegistry = Object.create(app.backends) as BackendRegistry;
     registry.get = (name, settings) => this.wrap(app.backends.get(name, settings));
     return { ...app, backends: registry };
@@ -121,6 +139,6 @@ export class RouterMetrics {
     const status = error instanceof RouterError ? error.status : 500;
     // The client hanging up is not the upstream's failure.
     if (status === 499) return;
-    this.upstreamErrors.inc({ backend, status: String(status) });
+    this.upstreamErrors.inc({ backend, status: statusLabel(status) });
   }
 }
