@@ -4,10 +4,12 @@ import type { Ledger } from './ledger.js';
 import { RedisLedger } from './redis-ledger.js';
 
 export const LEDGER_FILE = 'usage.jsonl';
+/** Where a Redis ledger keeps usage Redis has not yet confirmed, one file per router process. */
+export const OUTBOX_DIR = 'usage-outbox';
 
 /** The ledger a `usage.store` setting names: `file` (under the config directory) or a `redis://` URL. */
 export function openLedger(store: string, configDir: string): Ledger {
-  if (/^rediss?:\/\//.test(store)) return new RedisLedger(store);
+  if (/^rediss?:\/\//.test(store)) return new RedisLedger(store, { outboxDir: path.join(configDir, OUTBOX_DIR) });
   return new FileLedger(path.join(configDir, LEDGER_FILE));
 }
 

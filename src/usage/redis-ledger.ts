@@ -1,25 +1,67 @@
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { DailyBuckets } from './daily-buckets.js';
 import { DAY_MS, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageSummary } from './ledger.js';
+import { Outbox } from './outbox.js';
 
 /** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
 const MAX_QUEUED = 100_000;
 /** A day's bucket outlives the 30-day window by a day, then Redis drops it. */
 const BUCKET_TTL_SECONDS = (WINDOW_DAYS + 1) * 86_400;
 const KEY_PREFIX = 'svc-router:usage';
+/** Marks a request id as counted, for as long as its bucket can still be in the window. */
+const APPLIED_PREFIX = 'svc-router:applied';
+/** Records written per Redis call. */
+const BATCH = 500;
 /** How long a summary waits for Redis before answering from memory (a healthy Redis takes a few ms). */
 export const READ_TIMEOUT_MS = 1_000;
 /** How long closing waits for queued usage to be written. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
 const bucketKey = (developer: string, day: number): string => `${KEY_PREFIX}:${developer}:${day}`;
+export const appliedKey = (requestId: string): string => `${APPLIED_PREFIX}:${requestId}`;
 
 /**
- * The shared ledger: per-developer, per-UTC-day token buckets in Redis, updated with atomic
- * increments, so several routers report one usage and enforce one cap. When Redis is down the
- * router keeps serving: records queue in memory (bounded), summaries fall back to what this
- * process last saw plus its queue, and the queue is written as soon as Redis is back.
+ * Applies a batch of records, each at most once: a record's increments happen only if its request
+ * id is not yet marked, and the mark is set in the same atomic step. A write whose reply was lost
+ * (Redis killed after applying it, a connection reset) can therefore be sent again safely.
+ * KEYS: mark, bucket per record; ARGV: ttl, then in, out, n per record. Returns how many applied.
+ */
+const APPLY_ONCE = `
+local ttl = ARGV[1]
+local applied = 0
+for i = 1, #KEYS, 2 do
+  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
+    local bucket = KEYS[i + 1]
+    local at = 2 + (i - 1) / 2 * 3
+    redis.call('HINCRBY', bucket, 'in', ARGV[at])
+    redis.call('HINCRBY', bucket, 'out', ARGV[at + 1])
+    redis.call('HINCRBY', bucket, 'n', ARGV[at + 2])
+    redis.call('EXPIRE', bucket, ttl)
+    applied = applied + 1
+  end
+end
+return applied
+`;
+
+type ApplyOnce = Redis & { applyUsageOnce(...args: Array<string | number>): Promise<number> };
+
+export interface RedisLedgerOptions {
+  /**
+   * Directory of outbox files: records are written there as they are queued and replayed after a
+   * crash. Without it, queued records live only in memory.
+   */
+  outboxDir?: string;
+  log?: (message: string) => void;
+}
+
+/**
+ * The shared ledger: per-developer, per-UTC-day token buckets in Redis, updated atomically and at
+ * most once per request id, so several routers report one usage and enforce one cap. When Redis is
+ * down the router keeps serving: records queue in memory (bounded) and in an outbox file, summaries
+ * fall back to what this process last saw plus its queue, and the queue is written as soon as
+ * Redis is back, or by the next router to start if this one is killed first.
  */
 export class RedisLedger implements Ledger {
   private readonly redis: Redis;
@@ -29,11 +71,15 @@ export class RedisLedger implements Ledger {
   private flushing: Promise<void> | undefined;
   private readonly reads = new Map<string, Promise<UsageSummary | undefined>>();
   private warned = false;
+  private readonly outbox: Outbox | undefined;
+  private readonly log: (message: string) => void;
 
-  constructor(
-    url: string,
-    private readonly log: (message: string) => void = (message) => process.stderr.write(`svc-router: ${message}\n`),
-  ) {
+  constructor(url: string, options: RedisLedgerOptions = {}) {
+    this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
+    if (options.outboxDir) {
+      this.outbox = new Outbox(options.outboxDir);
+      this.takeOverOrphans();
+    }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     this.redis = new RedisClient(url, {
@@ -42,15 +88,24 @@ export class RedisLedger implements Ledger {
       maxRetriesPerRequest: 1,
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
+    this.redis.defineCommand('applyUsageOnce', { lua: APPLY_ONCE });
     this.redis.on('error', () => this.warnOnce());
     this.redis.on('ready', () => {
       if (this.warned) this.log('usage store is reachable again; writing queued usage.');
       this.warned = false;
+      this.takeOverOrphans();
       void this.flush();
     });
   }
 
   record(entry: UsageRecord): void {
+    // Redis counts each request id once; a record without one gets one, so its retries are safe too.
+    if (!entry.requestId) entry = { ...entry, requestId: `rec_${randomUUID()}` };
+    try {
+      this.outbox?.append([entry]);
+    } catch {
+      // A full or read-only disk costs crash safety, not the record: it still queues in memory.
+    }
     this.queue.push(entry);
     if (this.queue.length > MAX_QUEUED) {
       this.queue.shift();
@@ -106,7 +161,22 @@ export class RedisLedger implements Ledger {
       this.flush().catch(() => undefined),
       CLOSE_TIMEOUT_MS,
     );
+    // What Redis has not taken stays in the outbox for the next router to start.
+    this.outbox?.close(this.queue.length === 0);
     this.redis.disconnect();
+  }
+
+  /** Queues the records of dead routers' outboxes (on this host) for writing. */
+  private takeOverOrphans(): void {
+    try {
+      const taken = (this.outbox?.claimOrphans() ?? []).map((entry) => (entry.requestId ? entry : { ...entry, requestId: `rec_${randomUUID()}` }));
+      if (taken.length) {
+        this.queue.push(...taken);
+        this.log(`replaying ${taken.length} usage record(s) left queued by a router that stopped.`);
+      }
+    } catch {
+      // An unreadable outbox directory leaves those records where they are.
+    }
   }
 
   /** Writes the queue in order; one flush at a time, and records stay queued until Redis took them. */
@@ -119,21 +189,31 @@ export class RedisLedger implements Ledger {
 
   private async writeQueue(): Promise<void> {
     while (this.queue.length && this.redis.status === 'ready') {
-      const batch = this.queue.slice(0, 500);
-      const transaction = this.redis.multi();
+      const batch = this.queue.slice(0, BATCH);
+      const keys: string[] = [];
+      const args: Array<string | number> = [BUCKET_TTL_SECONDS];
       for (const entry of batch) {
-        const key = bucketKey(entry.developer, Math.floor(entry.ts / DAY_MS));
-        transaction.hincrby(key, 'in', entry.inputTokens).hincrby(key, 'out', entry.outputTokens).hincrby(key, 'n', entry.requests).expire(key, BUCKET_TTL_SECONDS);
+        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, Math.floor(entry.ts / DAY_MS)));
+        args.push(entry.inputTokens, entry.outputTokens, entry.requests);
       }
       try {
-        await transaction.exec();
+        await (this.redis as ApplyOnce).applyUsageOnce(keys.length, ...keys, ...args);
       } catch {
         this.warnOnce();
         return;
       }
       this.queue.splice(0, batch.length);
+      if (this.queue.length === 0) this.clearOutbox();
     }
     if (this.queue.length && this.redis.status !== 'ready') this.warnOnce();
+  }
+
+  private clearOutbox(): void {
+    try {
+      this.outbox?.clear();
+    } catch {
+      // Left as it is, its records are replayed once more and Redis ignores them.
+    }
   }
 
   private withQueued(summary: UsageSummary, developer: string): UsageSummary {
