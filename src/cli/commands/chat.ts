@@ -1,8 +1,8 @@
-import type { Ora } from 'ora';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
 import { errorMessage, openClient } from '../router-client.js';
+import { startSpinner } from '../spinner.js';
 import { ensureOk, type QuickCheckOptions } from './quick-checks.js';
 
 export interface ChatOptions extends QuickCheckOptions {
@@ -28,7 +28,7 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
   try {
     const response = await client.call('POST', '/v1/chat/completions', body);
     if (!response.frames) {
-      spinner?.stop();
+      spinner.stop();
       const reply = ensureOk(response) as ChatReply;
       if (options.json) return printJson(reply);
       printLine(reply.choices[0]?.message.content ?? '');
@@ -38,7 +38,10 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
     let meta: ChatReply['svc_meta'];
     const chunks: unknown[] = [];
     for await (const frame of response.frames) {
-      spinner?.stop();
+      // The spinner goes before the first byte of the answer and only then: ora's stop() returns
+      // the cursor to column 1, so a stop between chunks would overwrite the text before it.
+      // (Later calls are no-ops.)
+      spinner.stop();
       const data = frame.startsWith('data: ') ? frame.slice(6).trim() : '';
       if (!data || data === '[DONE]') continue;
       const chunk = JSON.parse(data) as ChatChunk;
@@ -51,7 +54,7 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
     printLine();
     printMeta(meta);
   } finally {
-    spinner?.stop();
+    spinner.stop();
     await client.close();
   }
 }
@@ -71,12 +74,6 @@ function printMeta(meta: ChatReply['svc_meta']): void {
   if (!meta || !process.stderr.isTTY) return;
   const model = meta.upstream_model ? `${meta.backend}:${meta.upstream_model}` : meta.backend;
   process.stderr.write(chalk.dim(`— ${model} · ${meta.usage.total_tokens} tokens · ${meta.latency_ms} ms · ${meta.remaining_tokens} left\n`));
-}
-
-async function startSpinner(text: string): Promise<Ora | undefined> {
-  if (!process.stderr.isTTY) return undefined;
-  const { default: ora } = await import('ora');
-  return ora({ text, stream: process.stderr }).start();
 }
 
 async function readStdin(): Promise<string> {
