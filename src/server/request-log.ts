@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import { redactText, redactValue, rememberedSecrets } from '../core/redact.js';
 
 /**
  * One finished request as the request log sees it. Built by the HTTP layer from what the
@@ -52,6 +53,8 @@ export interface RequestLogOptions {
   write?: (text: string) => void;
   /** Entries queued before a flush is forced at once rather than on the next turn of the event loop. */
   maxQueued?: number;
+  /** Values never to write (beyond the usual credential shapes). Default: the upstream keys this process has used. */
+  secrets?: () => Iterable<string>;
 }
 
 /**
@@ -63,6 +66,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   const colours = new Chalk({ level: options.color ? 1 : 0 });
   const format = options.format === 'json' ? formatJson : (entry: RequestLogEntry) => formatText(entry, colours);
   const maxQueued = options.maxQueued ?? 256;
+  const secrets = options.secrets ?? rememberedSecrets;
   let queue: RequestLogEntry[] = [];
   let scheduled: NodeJS.Immediate | undefined;
 
@@ -73,7 +77,8 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     const entries = queue;
     queue = [];
     let text = '';
-    for (const entry of entries) text += `${format(entry)}\n`;
+    const known = [...secrets()];
+    for (const entry of entries) text += `${format(redactEntry(entry, known))}\n`;
     write(text);
   };
 
@@ -85,6 +90,21 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       else scheduled ??= setImmediate(flush);
     },
     flush,
+  };
+}
+
+/**
+ * The entry with its error text and bodies scrubbed of credentials. Upstream text is redacted
+ * before it reaches the pipeline already; this is the second line of defence, at the last moment,
+ * off the request's path.
+ */
+export function redactEntry(entry: RequestLogEntry, secrets: Iterable<string> = []): RequestLogEntry {
+  if (entry.error === undefined && entry.requestBody === undefined && entry.responseBody === undefined) return entry;
+  return {
+    ...entry,
+    ...(entry.error !== undefined ? { error: redactText(entry.error, secrets) } : {}),
+    ...(entry.requestBody !== undefined ? { requestBody: redactValue(entry.requestBody, secrets) } : {}),
+    ...(entry.responseBody !== undefined ? { responseBody: redactValue(entry.responseBody, secrets) } : {}),
   };
 }
 

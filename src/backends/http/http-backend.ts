@@ -1,4 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
+import { RouterError } from '../../core/errors.js';
+import { redactError, redactText, rememberSecret } from '../../core/redact.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
@@ -20,12 +22,40 @@ export interface HttpBackendSpec {
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
 }
 
-/** A backend that POSTs JSON to an upstream and decodes its JSON reply or SSE stream. */
+const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
+
+/**
+ * A backend that POSTs JSON to an upstream and decodes its JSON reply or SSE stream.
+ *
+ * This is also where upstream text is made safe to show: every error that leaves complete() or
+ * stream(), thrown or as an error event, is redacted here with this backend's own key (and the
+ * usual credential shapes), whichever part of the call produced it. Decoders may quote upstream
+ * text freely; nothing they quote reaches a client, a log line or svc_meta without passing here.
+ */
 export function createHttpBackend(name: string, settings: BackendSettings, spec: HttpBackendSpec): Backend {
   const url = spec.url(settings.baseUrl.replace(/\/+$/, ''));
 
+  /** The values to scrub: the key as configured or as read from its environment variable. */
+  function secretsOf(): string[] {
+    let key: string | undefined;
+    try {
+      key = resolveApiKey(name, settings);
+    } catch {
+      key = undefined;
+    }
+    const secrets = key ? [key] : [];
+    // A configured header may carry a credential too (a gateway's own key).
+    for (const [header, value] of Object.entries(settings.headers ?? {})) {
+      if (CREDENTIAL_HEADER.test(header) && typeof value === 'string') secrets.push(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
+    }
+    return secrets;
+  }
+
+  const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
+
   function send(call: BackendCall, stream: boolean) {
     const key = resolveApiKey(name, settings);
+    if (key) rememberSecret(key);
     return postJson({
       backend: name,
       url,
@@ -42,16 +72,36 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     name,
     wireFormat: spec.wireFormat,
     async complete(call): Promise<Reply> {
-      const response = await send(call, false);
-      return spec.decodeReply(name, await readJson(name, response, call.signal), call.request);
+      let reply: Reply;
+      try {
+        const response = await send(call, false);
+        reply = spec.decodeReply(name, await readJson(name, response, call.signal), call.request);
+      } catch (error) {
+        throw safe(error, call);
+      }
+      if (reply.id !== undefined) reply.id = redactText(reply.id, secretsOf());
+      return reply;
     },
     async *stream(call): AsyncGenerator<StreamEvent[]> {
-      const response = await send(call, true);
+      let response;
       try {
-        yield* spec.decodeStream(name, decodeSse(response.body), call.request);
+        response = await send(call, true);
       } catch (error) {
-        throw networkError(name, error, call.signal);
+        throw safe(error, call);
+      }
+      try {
+        for await (const batch of spec.decodeStream(name, decodeSse(response.body), call.request)) {
+          for (let i = 0; i < batch.length; i++) {
+            const event = batch[i]!;
+            if (event.type === 'error') batch[i] = { type: 'error', error: redactError(event.error, secretsOf()) };
+            else if (event.type === 'start' && event.id !== undefined) batch[i] = { ...event, id: redactText(event.id, secretsOf()) };
+          }
+          yield batch;
+        }
+      } catch (error) {
+        throw safe(error, call);
       } finally {
+        // Past the terminal event the decoder has stopped reading: release the upstream request now.
         response.body.destroy();
       }
     },

@@ -79,7 +79,8 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
   try {
     message = errorMessageOf(JSON.parse(text));
   } catch {
-    message = text.trim().slice(0, 300) || undefined;
+    // Whole (at most MAX_ERROR_BODY): upstreamError cuts it after redaction, so no key is cut in half.
+    message = text.trim() || undefined;
   }
   throw upstreamError(call.backend, response.statusCode, message, call.secrets, parseRetryAfter(response.headers));
 }

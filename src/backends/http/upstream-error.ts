@@ -1,6 +1,7 @@
 import { errors } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
+import { MAX_UPSTREAM_TEXT, redactText } from '../../core/redact.js';
 
 /**
  * Maps an upstream's error status to what the client should see. Rate limits and server faults
@@ -21,11 +22,9 @@ export function upstreamError(backend: string, status: number, message: string |
   return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`);
 }
 
-/** Removes anything that looks like a credential from upstream text before a client sees it. */
+/** Removes anything that looks like a credential from upstream text before a client sees it, then bounds it. */
 export function redact(text: string, secrets: string[]): string {
-  let clean = text.slice(0, 2000);
-  for (const secret of secrets) if (secret.length >= 6) clean = clean.split(secret).join('[redacted]');
-  return clean.replace(/\b(sk|svc|key|tok)[-_][A-Za-z0-9_*-]{6,}/g, '[redacted]');
+  return redactText(text, secrets, MAX_UPSTREAM_TEXT);
 }
 
 /** The message inside an OpenAI- or Anthropic-shaped error body, if there is one. */

@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { upstreamText } from '../../core/redact.js';
 import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
 import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -52,5 +53,5 @@ function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage 
 
 function errorHint(raw: unknown): string {
   const error = (raw as { error?: { message?: unknown } } | null)?.error;
-  return typeof error?.message === 'string' ? ` (it reported an error: ${error.message.slice(0, 200)})` : '';
+  return typeof error?.message === 'string' ? ` (it reported an error: ${upstreamText(error.message)})` : '';
 }

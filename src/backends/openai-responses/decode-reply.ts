@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { upstreamText } from '../../core/redact.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
@@ -19,7 +20,7 @@ interface OutputItem {
 export function decodeResponsesReply(backend: string, raw: unknown): Reply {
   const body = raw as { id?: string; status?: string; output?: OutputItem[]; usage?: unknown; error?: { message?: string } | null };
   if (!body || !Array.isArray(body.output)) throw new RouterError(502, 'upstream', `Backend '${backend}' answered without an output list.`);
-  if (body.status === 'failed') throw new RouterError(502, 'upstream', `Backend '${backend}' failed: ${String(body.error?.message ?? 'unknown error').slice(0, 200)}`);
+  if (body.status === 'failed') throw new RouterError(502, 'upstream', `Backend '${backend}' failed: ${upstreamText(body.error?.message ?? 'unknown error')}`);
   const content: ReplyPart[] = [];
   for (const item of body.output) {
     if (item.type === 'message') {

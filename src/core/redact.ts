@@ -1,0 +1,121 @@
+import { RouterError } from './errors.js';
+
+/** What replaces a credential in text a client or a log line may see. */
+export const REDACTED = '[redacted]';
+
+/** Upstream text in an error message is cut to this many characters, after it has been redacted. */
+export const MAX_UPSTREAM_TEXT = 500;
+
+/** Configured secrets shorter than this are not searched for: replacing them would mangle text. */
+const MIN_SECRET_CHARS = 6;
+
+/**
+ * Well-known key shapes, whatever the words around them: OpenAI and Anthropic (`sk-…`,
+ * `sk-ant-…`, `sk-proj-…`), this router's own (`svc_…`), Google (`AIza…`), AWS access key ids,
+ * GitHub, Slack, Hugging Face, Groq, xAI, Perplexity, Replicate, and JSON Web Tokens.
+ */
+const KEY_SHAPES =
+  /\b(?:(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_*-]{8,}|sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g;
+
+/** An auth scheme and its credential: `Bearer abc…`, `Basic dXNl…`. */
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/-]{6,}=*)/gi;
+
+/** A credential header or parameter and its value: `x-api-key: …`, `api_key=…`, `"authorization": "…"`. */
+const CREDENTIAL_FIELD =
+  /\b(x-api-key|x-goog-api-key|api[-_]?key|apikey|access[-_]?token|auth[-_]?token|refresh[-_]?token|client[-_]?secret|authorization|password|passwd)(["']?\s*[:=]\s*["']?)(?!Bearer\b|Basic\b|Token\b)([^\s"',;&)]{4,})/gi;
+
+/** A random-looking value after a word that names a credential: `key 0f3a…`, `token: AbC…`. */
+const NAMED_CREDENTIAL = /\b(keys?|tokens?|secrets?|credentials?)(\s*[:=]?\s*["'`]?)([A-Za-z0-9+/_.~-]{12,}=*)/gi;
+
+/** Letters and digits mixed, or a long run of hex or base64: a credential, not a word. */
+function looksRandom(value: string): boolean {
+  if (/\d/.test(value) && /[A-Za-z]/.test(value)) return true;
+  return value.length >= 32 && /^[A-Za-z0-9+/_=-]+$/.test(value);
+}
+
+/**
+ * Removes credentials from text that came from an upstream (or that carries upstream text)
+ * before a client, a log line or `svc_meta` sees it: the backend's own secrets wherever they
+ * appear, any `Bearer …`, `x-api-key: …`-style value, well-known key shapes, and random-looking
+ * values after words such as "key" or "token". Ordinary words are left alone.
+ *
+ * `limit` cuts the result, and only the result: cutting first could leave part of a key behind.
+ */
+export function redactText(text: string, secrets: Iterable<string> = [], limit?: number): string {
+  let clean = text;
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SECRET_CHARS && clean.includes(secret)) clean = clean.split(secret).join(REDACTED);
+  }
+  clean = clean
+    .replace(KEY_SHAPES, REDACTED)
+    .replace(AUTH_SCHEME, (match, scheme: string, space: string, value: string) => (/^[a-z]+$/.test(value) ? match : `${scheme}${space}${REDACTED}`))
+    .replace(CREDENTIAL_FIELD, (match, name: string, separator: string, value: string) => (value === REDACTED || value.startsWith('[redacted') ? match : `${name}${separator}${REDACTED}`))
+    .replace(NAMED_CREDENTIAL, (match, name: string, separator: string, value: string) => (looksRandom(value) ? `${name}${separator}${REDACTED}` : match));
+  return limit !== undefined && clean.length > limit ? `${clean.slice(0, limit)}…` : clean;
+}
+
+/**
+ * Upstream text for an error message, bounded for memory but not yet for display: enough beyond
+ * MAX_UPSTREAM_TEXT that a credential straddling the cut is past where redaction will cut it.
+ */
+export function upstreamText(value: unknown): string {
+  return String(value).slice(0, 16 * 1024);
+}
+
+/** The same error with its message (and any upstream-provided param or code) redacted and bounded. */
+export function redactError(error: RouterError, secrets: Iterable<string> = []): RouterError {
+  const list = [...secrets];
+  const message = redactText(error.message, list, MAX_UPSTREAM_TEXT + 200);
+  const param = error.param === undefined ? undefined : redactText(error.param, list, 200);
+  const code = error.code === undefined ? undefined : redactText(error.code, list, 200);
+  if (message === error.message && param === error.param && code === error.code) return error;
+  return new RouterError(error.status, error.kind, message, param, code, error.retryAfterMs);
+}
+
+/**
+ * A JSON value with every string in it redacted (object keys included), for logging bodies.
+ * Values without anything to redact come back as they are.
+ */
+export function redactValue(value: unknown, secrets: Iterable<string> = []): unknown {
+  const list = [...secrets];
+  const walk = (node: unknown, depth: number): unknown => {
+    if (typeof node === 'string') return redactText(node, list);
+    if (node === null || typeof node !== 'object' || depth > 100) return node;
+    if (Array.isArray(node)) {
+      let changed = false;
+      const out = node.map((item) => {
+        const next = walk(item, depth + 1);
+        if (next !== item) changed = true;
+        return next;
+      });
+      return changed ? out : node;
+    }
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(node)) {
+      const cleanKey = redactText(key, list);
+      const next = walk(item, depth + 1);
+      if (next !== item || cleanKey !== key) changed = true;
+      out[cleanKey] = next;
+    }
+    return changed ? out : node;
+  };
+  return walk(value, 0);
+}
+
+/**
+ * The upstream keys this process has sent, so a log can scrub them even where it cannot tell
+ * which backend a text came from. Bounded: keys are few, but a config could rotate many in.
+ */
+const usedSecrets = new Set<string>();
+const MAX_REMEMBERED = 256;
+
+export function rememberSecret(secret: string): void {
+  if (secret.length < MIN_SECRET_CHARS || usedSecrets.has(secret)) return;
+  if (usedSecrets.size >= MAX_REMEMBERED) usedSecrets.delete(usedSecrets.values().next().value as string);
+  usedSecrets.add(secret);
+}
+
+export function rememberedSecrets(): Iterable<string> {
+  return usedSecrets;
+}
