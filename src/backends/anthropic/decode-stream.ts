@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { upstreamText } from '../../core/redact.js';
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
@@ -29,9 +30,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
   let finish: FinishReason = 'stop';
 
   let stopped = false;
-  yield* eventBatches(batches, (frame, out) => {
-    // Read on to the end after message_stop rather than return: leaving early makes the body abort with an error.
-    if (stopped) return;
+  yield* eventBatches(batches, () => stopped, (frame, out) => {
     const event = parseFrameJson<AnthropicEvent>(backend, frame);
     switch (event.type) {
       case 'message_start':
@@ -89,7 +88,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         break;
       case 'error': {
         const kind = event.error?.type;
-        const message = `Backend '${backend}' failed mid-stream: ${String(event.error?.message ?? kind ?? 'unknown error').slice(0, 200)}`;
+        const message = `Backend '${backend}' failed mid-stream: ${upstreamText(event.error?.message ?? kind ?? 'unknown error')}`;
         throw kind === 'overloaded_error' ? new RouterError(503, 'overloaded', message) : new RouterError(502, 'upstream', message);
       }
       default:

@@ -1,5 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../../core/estimate-tokens.js';
+import { upstreamText } from '../../core/redact.js';
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
@@ -28,6 +29,10 @@ interface Chunk {
  * Chat Completions chunks to canonical events. Tool calls are keyed by their `index`; their id and
  * name come in the first delta and arguments in later ones. A stream that ends without a finish
  * reason or `[DONE]` was cut off, and says so.
+ *
+ * The stream is over at `[DONE]`, or once a finish reason and then usage have arrived (the usage
+ * chunk is the last one OpenAI sends before `[DONE]`): the decoder stops reading there, whether or
+ * not the upstream closes its connection, so the client gets its ending at once.
  */
 export async function* decodeChatStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncGenerator<StreamEvent[]> {
   let started = false;
@@ -54,21 +59,22 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
     out.push(kind === 'text' ? { type: 'text-delta', text } : { type: 'reasoning-delta', text });
   };
 
-  yield* eventBatches(batches, (frame, out) => {
-    // Read on to the end after [DONE] rather than break: leaving early makes the body abort with an error.
-    if (done) return;
+  yield* eventBatches(batches, () => done, (frame, out) => {
     if (frame.data === '[DONE]') {
       done = true;
       return;
     }
     const chunk = parseFrameJson<Chunk>(backend, frame);
-    if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(chunk.error.message ?? 'unknown error').slice(0, 200)}`);
+    if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(chunk.error.message ?? 'unknown error')}`);
     if (!started) {
       started = true;
       out.push({ type: 'start', ...(chunk.id ? { id: chunk.id } : {}), usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } });
     }
-    usage = usageFromChat(chunk.usage) ?? usage;
+    const reported = usageFromChat(chunk.usage);
+    if (reported) usage = reported;
     const choice = chunk.choices?.[0];
+    // Usage with or after the finish reason: nothing more is coming that the client needs.
+    if (reported && (finish !== undefined || choice?.finish_reason)) done = true;
     if (!choice) return;
     const delta = choice.delta ?? {};
     const reasoning = delta.reasoning_content ?? delta.reasoning;

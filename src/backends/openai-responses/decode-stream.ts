@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { upstreamText } from '../../core/redact.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { eventBatches } from '../http/event-batches.js';
@@ -24,9 +25,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
   let reasoningOpen = false;
 
   let finished = false;
-  yield* eventBatches(batches, (frame, out) => {
-    // Read on to the end after the terminal event rather than return: leaving early makes the body abort with an error.
-    if (finished) return;
+  yield* eventBatches(batches, () => finished, (frame, out) => {
     const event = parseFrameJson<ResponsesEvent>(backend, frame);
     switch (event.type) {
       case 'response.created':
@@ -80,7 +79,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
         break;
       case 'response.failed':
       case 'error':
-        throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${String(event.response?.error?.message ?? event.message ?? 'unknown error').slice(0, 200)}`);
+        throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(event.response?.error?.message ?? event.message ?? 'unknown error')}`);
       default:
         break;
     }

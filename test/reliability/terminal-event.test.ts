@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRouter, type TestRouter } from '../helpers/router.js';
+import {
+  addRoutes,
+  ANTHROPIC_OPENING_INPUT_TOKENS,
+  bodyFor,
+  callFormat,
+  CLIENT_FORMATS,
+  closingFrames,
+  openingFrames,
+  parseSse,
+  startEventStream,
+  startFaultUpstream,
+  UPSTREAM_KINDS,
+  type FaultUpstream,
+  type UpstreamKind,
+} from './support.js';
+
+/**
+ * An upstream that sends a whole, well-formed stream and then keeps its connection open (a proxy
+ * that holds keep-alive streams, a server that never ends the chunked body) must not hold the
+ * client: the terminal event ends the client's stream at once, the usage is billed, and the router
+ * hangs up on the upstream. No timing is asserted; if the router waited for the upstream to close,
+ * these tests would run into their timeout (the idle timeout is set far beyond it).
+ */
+
+/** Anthropic streams report input tokens in their opening frames, the others at their end: the same figure for all. */
+const USAGE = { input: ANTHROPIC_OPENING_INPUT_TOKENS, output: 7 };
+
+/** The extra frames some upstreams send after their terminal event, which the router must not wait for. */
+const AFTER_END: Record<UpstreamKind, string> = {
+  'openai-chat': ': keep-alive\n\n',
+  anthropic: 'event: ping\ndata: {"type":"ping"}\n\n',
+  'openai-responses': ': keep-alive\n\n',
+};
+
+let router: TestRouter;
+let upstream: FaultUpstream;
+/** Per upstream kind: resolves when the router hung up on the held stream. */
+const hungUp = new Map<string, Promise<void>[]>();
+
+beforeAll(async () => {
+  [router, upstream] = await Promise.all([startRouter(), startFaultUpstream()]);
+  addRoutes(
+    router,
+    UPSTREAM_KINDS.map((kind) => ({
+      sku: `svc.held-${kind}`,
+      backend: `held-${kind}`,
+      type: kind,
+      baseUrl: upstream.url,
+      upstreamModel: `held-${kind}`,
+      // Far beyond the test timeout: only the terminal event can end these streams in time.
+      timeouts: { idleMs: 120_000, firstByteMs: 120_000 },
+    })),
+  );
+  addRoutes(router, [{ sku: 'svc.held-no-done', backend: 'held-no-done', type: 'openai-chat', baseUrl: upstream.url, upstreamModel: 'held-no-done', timeouts: { idleMs: 120_000 } }]);
+  upstream.serve('held-no-done', (call) => {
+    startEventStream(call.res);
+    call.res.write(openingFrames('openai-chat', 'Held open') + closingFrames('openai-chat', USAGE).replace('data: [DONE]\n\n', ''));
+  });
+  for (const kind of UPSTREAM_KINDS) {
+    hungUp.set(kind, []);
+    upstream.serve(`held-${kind}`, (call) => {
+      hungUp.get(kind)!.push(call.closed);
+      startEventStream(call.res);
+      // The whole stream, then nothing: the response is never ended.
+      call.res.write(openingFrames(kind, 'Held open') + closingFrames(kind, USAGE) + AFTER_END[kind]);
+    });
+  }
+});
+
+afterAll(async () => {
+  await upstream?.close();
+  await router?.close();
+});
+
+describe('a complete upstream stream whose connection stays open', () => {
+  it('openai-chat upstream that sends its finish and usage chunks but no [DONE]: the chat client still gets its ending', { timeout: 20_000 }, async () => {
+    const before = (await router.app.ledger.summary('alice')).totalTokens;
+    const reply = await callFormat(router, 'chat', bodyFor('chat', 'svc.held-no-done', true), 15_000);
+    expect(reply.status, reply.text).toBe(200);
+    const frames = parseSse(reply.text);
+    expect(frames.at(-1)!.data).toBe('[DONE]');
+    expect(JSON.parse(frames.at(-2)!.data).usage).toMatchObject({ prompt_tokens: USAGE.input, completion_tokens: USAGE.output });
+    expect((await router.app.ledger.summary('alice')).totalTokens - before).toBe(USAGE.input + USAGE.output);
+  });
+
+  for (const kind of UPSTREAM_KINDS) {
+    for (const format of CLIENT_FORMATS) {
+      it(`${kind} upstream → ${format} client: the stream ends with its terminal event and bills the usage`, { timeout: 20_000 }, async () => {
+        const before = (await router.app.ledger.summary('alice')).totalTokens;
+        const closedBefore = hungUp.get(kind)!.length;
+        const reply = await callFormat(router, format, bodyFor(format, `svc.held-${kind}`, true), 15_000);
+        expect(reply.status, reply.text).toBe(200);
+        const frames = parseSse(reply.text);
+        const last = frames.at(-1)!;
+        switch (format) {
+          case 'chat': {
+            expect(last.data).toBe('[DONE]');
+            const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame.data));
+            expect(chunks.some((chunk) => chunk.error)).toBe(false);
+            expect(chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? '').join('')).toBe('Held open');
+            expect(chunks.find((chunk) => chunk.choices?.[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
+            expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: USAGE.input, completion_tokens: USAGE.output });
+            break;
+          }
+          case 'messages': {
+            expect(last.event).toBe('message_stop');
+            expect(frames.some((frame) => frame.event === 'error')).toBe(false);
+            const delta = JSON.parse(frames.find((frame) => frame.event === 'message_delta')!.data);
+            expect(delta.delta.stop_reason).toBe('end_turn');
+            expect(delta.usage.output_tokens).toBe(USAGE.output);
+            break;
+          }
+          case 'responses': {
+            expect(last.event).toBe('response.completed');
+            const completed = JSON.parse(last.data);
+            expect(completed.response.status).toBe('completed');
+            expect(completed.response.usage).toMatchObject({ input_tokens: USAGE.input, output_tokens: USAGE.output });
+            break;
+          }
+        }
+        // Billed once, the upstream's own figures.
+        expect((await router.app.ledger.summary('alice')).totalTokens - before).toBe(USAGE.input + USAGE.output);
+        // And the router let go of the upstream rather than waiting for it to close.
+        expect(hungUp.get(kind)!.length).toBe(closedBefore + 1);
+        await hungUp.get(kind)!.at(-1);
+      });
+    }
+  }
+});
