@@ -34,6 +34,19 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       'usage_cap_exceeded',
     );
   }
+  // The cap also bounds one request: one whose input alone would not fit in what is left is refused
+  // before it costs anything (output cannot be known in advance and is not counted here).
+  const needed = estimateRequestTokens(decoded.request);
+  const remaining = identity.capTokens - used;
+  if (needed > remaining) {
+    throw new RouterError(
+      429,
+      'rate_limit',
+      `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${remaining} of ${identity.capTokens} tokens remain in the last 30 days. Shorten the request, ask for a higher cap, or wait for older usage to leave the window.`,
+      undefined,
+      'usage_cap_exceeded',
+    );
+  }
 
   let attempted: Attempted | undefined;
   let recorded: SvcMeta | undefined;

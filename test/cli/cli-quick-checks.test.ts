@@ -244,7 +244,8 @@ describe('chat', () => {
 
   it('past the usage cap, exits 1 with the 429 message', async () => {
     const capped = freshHome();
-    await initHome(capped, ['--developer', 'frank', '--cap', '1']);
+    // Room for the first prompt's input (a request larger than what is left is refused), not for its answer too.
+    await initHome(capped, ['--developer', 'frank', '--cap', '10']);
     expect((await runCli(['chat', 'first'], { home: capped })).code).toBe(0);
     const result = await runCli(['chat', 'second'], { home: capped });
     expect(result.code).toBe(1);

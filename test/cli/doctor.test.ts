@@ -266,7 +266,8 @@ describe('svc-router doctor: reaching the router', () => {
   });
 
   it('fails the usage cap when the key has used it up (model requests would get 429)', async () => {
-    const live = await router({ capTokens: 1 });
+    // Room for the prompt's input (a request larger than what is left is refused), not for the answer too.
+    const live = await router({ capTokens: 10 });
     const chat = await fetch(`${live.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' },
@@ -275,7 +276,7 @@ describe('svc-router doctor: reaching the router', () => {
     expect(chat.status).toBe(200);
     const { code, report } = await doctor(['--base-url', live.baseURL], live.home);
     expect(failed(report)).toEqual(['usage-cap']);
-    expect(check(report, 'usage-cap').message).toMatch(/^usage cap reached: \d+ of 1 tokens/);
+    expect(check(report, 'usage-cap').message).toMatch(/^usage cap reached: \d+ of 10 tokens/);
     expect(check(report, 'usage-cap').remedy).toContain('--cap');
     expect(code).toBe(1);
   });
