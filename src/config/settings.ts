@@ -47,6 +47,21 @@ export interface KeyRecord {
   createdAt: string;
 }
 
+/** How serve listens, and what it allows clients. */
+export interface ServerSettings {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  /** Serve GET /metrics (read when serve starts; serve --metrics turns it on too). */
+  metrics: boolean;
+  /** From a request's headers to the end of its body; past it, 408 and the connection is closed (read when serve starts). */
+  bodyTimeoutMs: number;
+  /** From a connection's first byte (or a kept-alive request's) to the end of its headers; Node answers 408 past it (read when serve starts). */
+  headersTimeoutMs: number;
+  /** Open client connections; one more is answered 503 and closed (read when serve starts). */
+  maxConnections: number;
+}
+
 export interface Settings {
   /** The local developer's own key, so the CLI can call the router (file mode 0600). */
   localKey?: string;
@@ -56,8 +71,7 @@ export interface Settings {
   backends: Record<string, BackendSettings>;
   /** Model name or pattern → ordered targets `BACKEND[:UPSTREAM_MODEL]` (fallback order). */
   routes: Record<string, string[]>;
-  /** `metrics`: serve GET /metrics (read when serve starts; serve --metrics turns it on too). */
-  server: { host: string; port: number; bodyLimitBytes: number; metrics: boolean };
+  server: ServerSettings;
   usage: { store: string };
   defaults: { organisation: string; tier: string; capTokens: number };
 }
@@ -66,7 +80,18 @@ export const DEFAULT_SETTINGS: Settings = {
   keys: {},
   backends: {},
   routes: {},
-  server: { host: '127.0.0.1', port: 8787, bodyLimitBytes: 20 * 1024 * 1024, metrics: false },
+  server: {
+    host: '127.0.0.1',
+    port: 8787,
+    bodyLimitBytes: 20 * 1024 * 1024,
+    metrics: false,
+    // A 20 MiB body needs about 3 Mbit/s to arrive in time; a JSON prompt on loopback takes milliseconds.
+    bodyTimeoutMs: 60_000,
+    headersTimeoutMs: 60_000,
+    // Far beyond what a team's agents hold open (a few kept-alive sockets each). Each connection is a file
+    // descriptor, and a request may hold an upstream socket too: keep `ulimit -n` above twice this.
+    maxConnections: 1024,
+  },
   usage: { store: 'file' },
   defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
 };

@@ -1,7 +1,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
+import { RouterError } from '../core/errors.js';
+import { openaiErrorBody } from '../formats/openai-error.js';
 import type { ApiRequest, ApiResponse, RequestTrace } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
@@ -14,21 +18,88 @@ export interface HttpServerOptions {
   requestLog?: RequestLog;
   /** Counts requests, latency, upstream errors, tokens and open streams, and serves GET /metrics. */
   metrics?: RouterMetrics;
+  /** Overrides the config's `server.*` limits (read once, when the server is created). */
+  limits?: Partial<ServerLimits>;
 }
+
+/** What the server allows a client: time for headers and for a body, and open connections. */
+export type ServerLimits = Pick<ServerSettings, 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>;
 
 /** node:http in front of dispatch: turns sockets into ApiRequests and ApiResponses into bytes. */
 export function createHttpServer(app: App, options: HttpServerOptions = {}): http.Server {
   const served = options.metrics ? options.metrics.instrument(app) : app;
-  return http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    serve(served, options, req, res).catch(() => {
-      // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
-      res.destroy();
-    });
+  const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
+  const server = http.createServer(
+    {
+      keepAliveTimeout: 65_000,
+      headersTimeout: headersTimeoutMs,
+      // Node's own deadline for a whole request, a backstop behind the body deadline read-body keeps
+      // (which answers in the client's format); both are checked on a clock this coarse.
+      requestTimeout: headersTimeoutMs + bodyTimeoutMs + 1_000,
+      connectionsCheckingInterval: Math.max(10, Math.min(15_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      serve(served, options, bodyTimeoutMs, req, res).catch(() => {
+        // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
+        res.destroy();
+      });
+    },
+  );
+  capConnections(server, maxConnections);
+  return server;
+}
+
+const pickLimits = (settings: ServerSettings): ServerLimits => ({
+  bodyTimeoutMs: settings.bodyTimeoutMs,
+  headersTimeoutMs: settings.headersTimeoutMs,
+  maxConnections: settings.maxConnections,
+});
+
+/**
+ * At most `max` client connections at once. One more is not dropped silently: it is answered 503
+ * (in OpenAI's error shape, as no request has been read to tell the format) with `connection:
+ * close`, and closed once the client has finished sending or a second has passed. A connection
+ * counts until its socket closes.
+ */
+function capConnections(server: http.Server, max: number): void {
+  // node:http parses every socket it is handed on 'connection'; hand it only the admitted ones.
+  const parse = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= max) return refuse(socket, max);
+    open++;
+    socket.once('close', () => open--);
+    for (const listener of parse) listener.call(server, socket);
   });
 }
 
-async function serve(app: App, options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+const REFUSE_LINGER_MS = 1_000;
+
+function refuse(socket: Socket, max: number): void {
+  const body = JSON.stringify(
+    openaiErrorBody(new RouterError(503, 'overloaded', `The router has ${max} connections open, its limit (config key server.maxConnections); try again shortly.`, undefined, 'too_many_connections')),
+  );
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
+  );
+  // Read and drop what the client still sends, so closing does not reset the answer away; then close.
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  socket.setTimeout(REFUSE_LINGER_MS, () => socket.destroy());
+}
+
+async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedAt = performance.now();
+  const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
+  let reading = false;
+  let timedOut = false;
+  // A body nobody reads (the answer came first) may still trickle in: drop the connection at the deadline.
+  const backstop = setTimeout(() => {
+    if (!req.complete && !reading) req.socket.destroy();
+  }, bodyTimeoutMs);
+  req.once('close', () => clearTimeout(backstop));
   const gone = new ClientGone();
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();
@@ -47,9 +118,17 @@ async function serve(app: App, options: HttpServerOptions, req: IncomingMessage,
     path,
     headers: req.headers as Record<string, string | undefined>,
     readBody: async (limitBytes) => {
-      const body = await readJsonBody(req, limitBytes);
-      if (bodies) bodies.request = body;
-      return body;
+      reading = true;
+      try {
+        const body = await readJsonBody(req, limitBytes, bodyDeadline);
+        if (bodies) bodies.request = body;
+        return body;
+      } catch (error) {
+        if (error instanceof RouterError && error.status === 408) timedOut = true;
+        throw error;
+      } finally {
+        reading = false;
+      }
     },
     signal: gone,
     ...(trace ? { trace } : {}),
@@ -59,7 +138,8 @@ async function serve(app: App, options: HttpServerOptions, req: IncomingMessage,
     const response = await dispatch(app, request);
     status = response.status;
     if (bodies && 'json' in response) bodies.response = response.json;
-    await writeResponse(res, response, method === 'HEAD', metrics);
+    // A body that did not arrive in time is not waited for: answer, then close the connection.
+    await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics);
   } finally {
     if (trace) {
       const latencyMs = performance.now() - startedAt;

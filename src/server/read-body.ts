@@ -1,11 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import { RouterError, invalidRequest } from '../core/errors.js';
 
-/** Reads a JSON body no larger than `limit` bytes: 413 past it, 400 when it is not JSON. */
-export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
+/** How long a body may take to arrive: `ms` in all, counted from `startedAt` (performance.now() when its headers arrived). */
+export interface BodyDeadline {
+  startedAt: number;
+  ms: number;
+}
+
+/**
+ * Reads a JSON body no larger than `limit` bytes: 413 past it, 400 when it is not JSON, 408 when it
+ * has not all arrived by the deadline (a client trickling bytes holds a socket and a buffer).
+ */
+export async function readJsonBody(request: IncomingMessage, limit: number, deadline?: BodyDeadline): Promise<unknown> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) throw tooLarge(limit);
-  const raw = await collect(request, limit);
+  const raw = await collect(request, limit, deadline);
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object.', 'body');
   const text = raw.toString('utf8');
   let body: unknown;
@@ -34,13 +43,23 @@ function nestsDeeperThan(value: unknown, levels: number): boolean {
 }
 
 /** The body's bytes, gathered with plain stream events (cheaper per request than an async iterator). */
-function collect(request: IncomingMessage, limit: number): Promise<Buffer> {
+function collect(request: IncomingMessage, limit: number, deadline: BodyDeadline | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let timer: NodeJS.Timeout | undefined;
     const done = () => {
+      clearTimeout(timer);
       request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     };
+    if (deadline && !request.complete) {
+      const remaining = Math.max(0, deadline.startedAt + deadline.ms - performance.now());
+      timer = setTimeout(() => {
+        if (request.complete) return;
+        done();
+        reject(tooSlow(deadline.ms));
+      }, remaining);
+    }
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
@@ -65,6 +84,10 @@ function collect(request: IncomingMessage, limit: number): Promise<Buffer> {
     request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
+
+/** The body did not arrive in time; the connection is closed after this answer. */
+export const tooSlow = (ms: number): RouterError =>
+  new RouterError(408, 'invalid_request', `The request body did not arrive within ${ms} ms (config key server.bodyTimeoutMs).`, 'body', 'request_timeout');
 
 const tooLarge = (limit: number): RouterError =>
   new RouterError(413, 'too_large', `The request body is larger than the limit of ${limit} bytes (config key server.bodyLimitBytes).`, 'body', 'request_too_large');
