@@ -13,7 +13,13 @@ export interface Attempted {
   attempts: number;
 }
 
-/** Failures another target may not share: the upstream is down, overloaded or out of capacity. */
+/**
+ * Failures another target may not share: the upstream is down, overloaded or out of capacity, or
+ * the fault is the target's own rather than the request's. An upstream 401/403 (the backend's key
+ * was refused) and 404 (the backend has no such model or endpoint) arrive here as 502s, so the
+ * route falls through: the next backend may have a valid key or the model. A 4xx that is about the
+ * request itself (400, 413, 422) comes back at once.
+ */
 export const isRetryable = (error: unknown): boolean =>
   error instanceof RouterError && (error.status === 429 || error.status >= 500);
 

@@ -134,6 +134,41 @@ describe('fallback to the next target', () => {
   });
 });
 
+describe("a target whose own key is refused, or that lacks the model, is the route's to replace", () => {
+  const refusedKey = { error: { message: 'Incorrect API key provided.', type: 'authentication_error', code: 'invalid_api_key' } };
+
+  it.each([
+    [401, 'openai-chat'],
+    [403, 'anthropic'],
+    [404, 'openai-responses'],
+  ] as const)('falls through to the next target when the first answers %i (%s)', async (status, kind) => {
+    const { first, second } = await failingThenGood(status, kind, refusedKey);
+    const completion = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hello' }] });
+    expect(completion.choices[0]!.message.content).toBe(ANSWER);
+    expect(metaOf(completion)).toMatchObject({ backend: 'second', upstream_model: 'model-second', attempts: 2 });
+
+    const chunks = await chatChunks();
+    expectOneCleanChatStream(chunks);
+    expect(metaOf(chunks.at(-1)!)).toMatchObject({ backend: 'second', attempts: 2 });
+
+    expectOneCleanMessagesStream(await rawMessagesStream());
+    // Each request asked the first target once (no retry on the same key), then the second.
+    expect(first.requests).toHaveLength(3);
+    expect(second.requests).toHaveLength(3);
+  });
+
+  it('answers 502 naming the backend when the last target refuses its key', async () => {
+    const fake = await fakes.start('openai-chat', [{ status: 401, errorBody: refusedKey }]);
+    addBackend(router, 'only', 'openai-chat', fake.url);
+    setRoute(router, SKU, ['only:model-only']);
+    const error = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hello' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: 502, type: 'upstream_error' });
+    expect((error as Error).message).toContain("Backend 'only' rejected its API key (HTTP 401)");
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
 describe('errors that are not retried', () => {
   const rejection = { error: { message: "Invalid value for 'temperature'.", type: 'invalid_request_error', param: 'temperature', code: null } };
 
