@@ -8,6 +8,14 @@ import { finishedReasoningItem, messageItem, reasoningItem, toolCallItem } from 
 import { responseObject } from './response-object.js';
 
 /**
+ * Text written out before the encoder builds more. The grammar repeats a whole item in three
+ * events at its end and the whole output once more in the terminal event: built into one piece,
+ * a long answer would be held four times over; handed on one at a time, each is written (and
+ * freed) before the next exists.
+ */
+const YIELD_CHARS = 1024 * 1024;
+
+/**
  * The Responses streaming grammar from canonical events: response.created and .in_progress, then
  * per output item `output_item.added`, its part and delta events, `output_item.done`, and one
  * terminal response.completed / .incomplete / .failed carrying the full output and usage. Every
@@ -54,12 +62,21 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           break;
         case 'text-end': {
           if (!text) break;
-          const item = messageItem(text.text, text.id);
-          output[text.index] = item;
-          out += emit('response.output_text.done', { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }) +
-            emit('response.content_part.done', { item_id: text.id, output_index: text.index, content_index: 0, part: item.content[0] }) +
-            emit('response.output_item.done', { output_index: text.index, item });
+          const { id, index, text: whole } = text;
+          const item = messageItem(whole, id);
+          output[index] = item;
           text = undefined;
+          for (const next of [
+            () => emit('response.output_text.done', { item_id: id, output_index: index, content_index: 0, text: whole, logprobs: [] }),
+            () => emit('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part: item.content[0] }),
+            () => emit('response.output_item.done', { output_index: index, item }),
+          ]) {
+            out += next();
+            if (out.length >= YIELD_CHARS) {
+              yield out;
+              out = '';
+            }
+          }
           break;
         }
         case 'reasoning-start':
@@ -87,10 +104,19 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
           output[reasoning.index] = item;
           const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
-          out += emit('response.reasoning_summary_text.done', { ...where, text: reasoning.text }) +
-            emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: reasoning.text } }) +
-            emit('response.output_item.done', { output_index: reasoning.index, item });
+          const { index, text: whole } = reasoning;
           reasoning = undefined;
+          for (const next of [
+            () => emit('response.reasoning_summary_text.done', { ...where, text: whole }),
+            () => emit('response.reasoning_summary_part.done', { ...where, part: { type: 'summary_text', text: whole } }),
+            () => emit('response.output_item.done', { output_index: index, item }),
+          ]) {
+            out += next();
+            if (out.length >= YIELD_CHARS) {
+              yield out;
+              out = '';
+            }
+          }
           break;
         }
         case 'tool-call-start': {
@@ -114,13 +140,27 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           const item = toolCallItem({ type: 'tool-call', id: event.id, name: call.name, arguments: call.args }, options, call.itemId);
           output[call.index] = item;
           const where = { item_id: call.itemId, output_index: call.index };
-          out += (item.type === 'custom_tool_call'
-            ? emit('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + emit('response.custom_tool_call_input.done', { ...where, input: item.input })
-            : emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args })) +
-            emit('response.output_item.done', { output_index: call.index, item });
+          for (const next of [
+            () =>
+              item.type === 'custom_tool_call'
+                ? emit('response.custom_tool_call_input.delta', { ...where, delta: item.input }) + emit('response.custom_tool_call_input.done', { ...where, input: item.input })
+                : emit('response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args }),
+            () => emit('response.output_item.done', { output_index: call.index, item }),
+          ]) {
+            out += next();
+            if (out.length >= YIELD_CHARS) {
+              yield out;
+              out = '';
+            }
+          }
           break;
         }
         case 'finish': {
+          // The terminal event repeats the whole output: what is already built leaves first.
+          if (out.length >= YIELD_CHARS) {
+            yield out;
+            out = '';
+          }
           const meta = context.finish(event.usage);
           const status = event.reason === 'length' ? 'incomplete' : 'completed';
           const done = output.filter((item) => item !== undefined);
@@ -137,6 +177,10 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
         }
         default:
           break;
+      }
+      if (out.length >= YIELD_CHARS) {
+        yield out;
+        out = '';
       }
     }
     if (out) yield out;
