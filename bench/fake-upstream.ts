@@ -4,6 +4,8 @@
  *   POST /v1/chat/completions   OpenAI Chat Completions (JSON, or a 20-chunk SSE stream)
  *   POST /v1/messages           Anthropic Messages (JSON, or a 20-delta SSE stream)
  *   POST /slow/v1/...           the same endpoints, streaming one chunk every 100 ms (30 chunks)
+ *   POST /big/v1/chat/completions      a 50 MiB streamed answer (4 KiB of text per chunk), as fast as it is read
+ *   POST /bigevent/v1/chat/completions a stream with one 16 MiB event (a line just under the router's cap)
  *   GET  /_stats                {"slow_active", "slow_peak"}; `?reset` zeroes the peak
  *
  * Replies are precomputed bytes; a request is streamed when its body holds `"stream":true`.
@@ -11,7 +13,7 @@
  */
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildReplies, type Replies, type StreamReply } from './upstream-replies.js';
+import { bigAnswerStream, bigEventStream, buildReplies, type Replies, type StreamReply } from './upstream-replies.js';
 
 const SLOW_TICK_MS = 100;
 const STREAM_MARK = Buffer.from('"stream":true');
@@ -22,6 +24,17 @@ const replies: Record<string, Replies> = {
 };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+
+/** Big answers for the memory test, built on first use (they cost the other measurements nothing). */
+const bigReplies = new Map<string, StreamReply>();
+const BIG: Record<string, () => StreamReply> = { '/big/v1/chat/completions': bigAnswerStream, '/bigevent/v1/chat/completions': bigEventStream };
+const big = (url: string): StreamReply | undefined => {
+  const build = BIG[url];
+  if (!build) return undefined;
+  let reply = bigReplies.get(url);
+  if (!reply) bigReplies.set(url, (reply = build()));
+  return reply;
+};
 
 let slowActive = 0;
 let slowPeak = 0;
@@ -36,6 +49,8 @@ server.headersTimeout = 70_000;
 
 function respond(method: string, url: string, body: Buffer, res: ServerResponse): void {
   if (method === 'GET' && url.startsWith('/_stats')) return sendStats(url, res);
+  const bigReply = method === 'POST' ? big(url) : undefined;
+  if (bigReply) return void streamBig(bigReply, res);
   const slow = url.startsWith('/slow/');
   const reply = replies[slow ? url.slice('/slow'.length) : url];
   if (method !== 'POST' || !reply) {
@@ -75,6 +90,27 @@ function streamSlowly(reply: StreamReply, res: ServerResponse): void {
     slowActive--;
   }
   res.on('close', finish);
+}
+
+/** Writes the whole stream as fast as the reader takes it: a write waits for 'drain' when the socket is full. */
+async function streamBig(reply: StreamReply, res: ServerResponse): Promise<void> {
+  res.writeHead(200, SSE_HEADERS);
+  res.on('error', () => {});
+  for (const piece of [reply.head, ...reply.pieces]) {
+    if (res.destroyed) return;
+    if (!res.write(piece)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
+  res.end(reply.tail);
 }
 
 function sendStats(url: string, res: ServerResponse): void {

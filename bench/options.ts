@@ -12,6 +12,10 @@ export interface BenchOptions {
   only: string[];
   /** Concurrent slow streams for the memory / event-loop test; 0 skips it. */
   streams: number;
+  /** Rounds of the slow-stream test on one router, RSS after each (flat when nothing is kept per stream). */
+  streamRounds: number;
+  /** Only the memory measurements: big streams and the slow-stream rounds. */
+  memoryOnly: boolean;
   /** Force a load generator (default: wrk if present or installable, else autocannon). */
   load?: 'wrk' | 'autocannon';
 }
@@ -20,6 +24,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --quick        1 round, 2 s per measurement
   --only PATH    e.g. chat->openai-chat (repeatable); paths: ${PATHS.map((path) => path.name).join(', ')}
   --streams N    concurrent slow streams for the memory / event-loop test (default 1000; 0 skips)
+  --stream-rounds N  rounds of those streams on one router, RSS after each (default 3)
+  --memory-only  only the memory tests: one 50 MiB answer and one 16 MiB event per client format, and the slow-stream rounds
   --rounds N     rounds per measurement (default 2; the median is reported)
   --seconds S    seconds per throughput measurement (default 5)
   --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)`;
@@ -31,6 +37,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       only: { type: 'string', multiple: true, default: [] },
       streams: { type: 'string', default: '1000' },
+      'stream-rounds': { type: 'string' },
+      'memory-only': { type: 'boolean', default: false },
       rounds: { type: 'string' },
       seconds: { type: 'string' },
       load: { type: 'string' },
@@ -54,6 +62,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     latencySeconds: values.quick ? 0.5 : 1,
     only,
     streams: number(values.streams, 1000, '--streams'),
+    streamRounds: Math.max(1, number(values['stream-rounds'], 3, '--stream-rounds')),
+    memoryOnly: values['memory-only'],
     ...(values.load ? { load: values.load } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { BigStreamResult } from './big-streams.js';
 import type { CliTimes } from './cli-start.js';
 import type { StreamsResult } from './slow-streams.js';
 import type { FloorResult, PathResult } from './summarise.js';
@@ -15,6 +16,7 @@ export interface BenchReport {
   floor: FloorResult[];
   paths: PathResult[];
   streams_1000: StreamsResult | null;
+  big_streams: BigStreamResult[];
   cli: CliTimes | null;
   targets: TargetCheck[];
 }
@@ -133,4 +135,22 @@ export function printReport(report: BenchReport, print: (text: string) => void):
   print(targetsTable(report.targets));
   const passed = report.targets.filter((t) => t.pass).length;
   print(`${passed}/${report.targets.length} targets met`);
+}
+
+/** Memory for big answers (peak RSS over the RSS before, one stream per fresh process) and across slow-stream rounds. */
+export function printMemory(big: BigStreamResult[], streams: StreamsResult | undefined, print: (line: string) => void): void {
+  print('');
+  print('memory for big answers (one stream, fresh process; peak RSS during it minus RSS before):');
+  print(
+    formatTable(
+      ['through', 'answer', 'received MB', 'complete', '+peak RSS MB'],
+      big.map((r) => [r.through, r.kind === 'answer' ? `${r.upstream_mb} MiB answer` : `one ${r.upstream_mb} MiB event`, fixed(r.received_mb, 1), r.complete ? 'yes' : 'NO', fixed(r.peak_rss_delta_mb, 0)]),
+    ),
+  );
+  if (streams?.rounds.length) {
+    print(
+      `${streams.streams} slow streams, ${streams.rounds.length} round(s) on one router: ` +
+        streams.rounds.map((r, i) => `#${i + 1} ${r.completed} done, peak ${r.rss_mb_peak.toFixed(0)} MB, after ${r.rss_mb_after.toFixed(0)} MB, heap after GC ${r.heap_mb_after_gc.toFixed(1)} MB`).join(' · '),
+    );
+  }
 }

@@ -12,6 +12,9 @@ export const MODELS = {
   slow: 'svc.intelligent-lite',
 } as const;
 
+/** The memory test's routes: a normal stream, a 50 MiB answer, a stream with one 16 MiB event. */
+export const BIG_MODELS = { small: 'svc.bench-small', answer: 'svc.bench-big-answer', event: 'svc.bench-big-event' } as const;
+
 export interface RouterHome {
   dir: string;
   /** the local developer's key */
@@ -35,6 +38,11 @@ export function createRouterHome(upstreamOrigin?: string): RouterHome {
       settings.routes[MODELS['openai-chat']] = ['oa:m'];
       settings.routes[MODELS.anthropic] = ['an:m'];
       settings.routes[MODELS.slow] = ['slow:m'];
+      settings.backends.big = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/big/v1`, apiKey: 'sk-bench-openai' };
+      settings.backends.bigevent = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/bigevent/v1`, apiKey: 'sk-bench-openai' };
+      settings.routes[BIG_MODELS.small] = ['oa:m'];
+      settings.routes[BIG_MODELS.answer] = ['big:m'];
+      settings.routes[BIG_MODELS.event] = ['bigevent:m'];
     });
   }
   return { dir, key, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };

@@ -4,8 +4,9 @@
  * no such metric).
  *
  * Run as its own process with an IPC channel: `node router-with-eld.js <dist dir>`, with
- * SVC_ROUTER_HOME set. Prints `READY <port>`; answers {type:'reset'} by clearing the histogram
- * and {type:'report'} with {type:'eld', p50_ms, p99_ms, max_ms}.
+ * SVC_ROUTER_HOME set. Prints `READY <port>`; answers {type:'reset'} by clearing the histogram,
+ * {type:'report'} with {type:'eld', p50_ms, p99_ms, max_ms}, and {type:'memory'} with
+ * {type:'memory', heap_used, rss} after a full collection when run with --expose-gc.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,11 @@ delay.enable();
 const ms = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
 process.on('message', (message: { type?: string }) => {
   if (message.type === 'reset') delay.reset();
+  if (message.type === 'memory') {
+    (globalThis as { gc?: () => void }).gc?.();
+    const { heapUsed, rss } = process.memoryUsage();
+    process.send!({ type: 'memory', heap_used: heapUsed, rss });
+  }
   if (message.type === 'report') {
     process.send!({ type: 'eld', p50_ms: ms(delay.percentile(50)), p99_ms: ms(delay.percentile(99)), max_ms: ms(delay.max) });
   }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { runBigStreams, type BigStreamResult } from './big-streams.js';
 import { compileChildEntries } from './child-entries.js';
 import { measureCliStart, type CliTimes } from './cli-start.js';
 import { DRIVER_CPU, SUT_CPU, setUpPinning } from './cpu-pinning.js';
@@ -15,7 +16,7 @@ import { parseOptions } from './options.js';
 import { PATHS } from './paths.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
-import { machine, printReport, writeReport, type BenchReport } from './report.js';
+import { machine, printMemory, printReport, writeReport, type BenchReport } from './report.js';
 import { createRouterHome } from './router-home.js';
 import { runRounds } from './rounds.js';
 import { serveArgs } from './serve-command.js';
@@ -47,8 +48,14 @@ async function main(): Promise<void> {
   const streamsHome = createRouterHome(upstream.origin);
   const cliHome = createRouterHome();
   try {
-    const bare = await startServer({ name: 'bare proxy', command: [...pinning.prefix(SUT_CPU), node, entry('bare-proxy.ts'), upstream.origin] });
     const routerArgs = serveArgs(BIN);
+    if (options.memoryOnly) {
+      const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
+      const streams = options.streams > 0 ? await slowStreams() : undefined;
+      printMemory(big, streams, console.log);
+      return;
+    }
+    const bare = await startServer({ name: 'bare proxy', command: [...pinning.prefix(SUT_CPU), node, entry('bare-proxy.ts'), upstream.origin] });
     const router = await startServer({
       name: 'svc-router',
       command: [...pinning.prefix(SUT_CPU), node, BIN, ...routerArgs],
@@ -63,11 +70,9 @@ async function main(): Promise<void> {
     const samples = await runRounds(load, { upstream: upstream.origin, bare, router, key: home.key }, { paths, ...options, ...(pinning.enabled ? { sutCpu: SUT_CPU } : {}) }, log);
     await Promise.all([bare.stop(), router.stop()]);
 
-    let streams: StreamsResult | undefined;
-    if (options.streams > 0) {
-      log(`${options.streams} concurrent slow streams through the router…`);
-      streams = await runSlowStreams({ count: options.streams, entry: entry('router-with-eld.ts'), distDir: path.join(ROOT, 'dist'), home: streamsHome, upstreamOrigin: upstream.origin, pinning });
-    }
+    log('big streams (memory)…');
+    const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
+    const streams = options.streams > 0 ? await slowStreams() : undefined;
     log('CLI start times…');
     const cli: CliTimes = measureCliStart(BIN, cliHome.dir, pinning);
 
@@ -90,12 +95,19 @@ async function main(): Promise<void> {
       floor: [false, true].flatMap((stream) => upstreams.map((u) => summariseFloor(u, stream, samples))),
       paths: pathResults,
       streams_1000: streams ?? null,
+      big_streams: big,
       cli,
       targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli }),
     };
     writeReport(report, RESULTS);
     printReport(report, console.log);
+    printMemory(big, streams, console.log);
     console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} · ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+    async function slowStreams(): Promise<StreamsResult> {
+      log(`${options.streams} concurrent slow streams through the router, ${options.streamRounds} round(s)…`);
+      return runSlowStreams({ count: options.streams, rounds: options.streamRounds, entry: entry('router-with-eld.ts'), distDir: path.join(ROOT, 'dist'), home: streamsHome, upstreamOrigin: upstream.origin, pinning });
+    }
   } finally {
     await upstream.stop();
     for (const dir of [home, streamsHome, cliHome]) dir.remove();

@@ -19,6 +19,18 @@ export interface StreamsResult {
   eventloop_max_ms: number;
   /** Most streams the upstream served at once: below `streams` when the router queues upstream calls. */
   upstream_peak_concurrent: number;
+  /** One entry per round on the same router (the first is the round above): RSS should level off, not climb. */
+  rounds: StreamsRound[];
+}
+
+export interface StreamsRound {
+  completed: number;
+  /** Peak RSS during the round. */
+  rss_mb_peak: number;
+  /** RSS once the round's streams have ended (no collection forced). */
+  rss_mb_after: number;
+  /** V8 heap in use after a full collection, once the round has ended: what is still referenced. */
+  heap_mb_after_gc: number;
 }
 
 export interface StreamsSetup {
@@ -29,6 +41,8 @@ export interface StreamsSetup {
   home: { dir: string; key: string };
   upstreamOrigin: string;
   pinning: Pinning;
+  /** Rounds of `count` streams on the same router (default 1). */
+  rounds?: number;
 }
 
 const RSS_SAMPLE_MS = 100;
@@ -39,7 +53,7 @@ const RAMP_MS = 1_000;
 export async function runSlowStreams(setup: StreamsSetup): Promise<StreamsResult> {
   const router = await startServer({
     name: 'router (event-loop monitor)',
-    command: [...setup.pinning.prefix(SUT_CPU), process.execPath, setup.entry, setup.distDir],
+    command: [...setup.pinning.prefix(SUT_CPU), process.execPath, '--expose-gc', setup.entry, setup.distDir],
     env: { SVC_ROUTER_HOME: setup.home.dir },
     ipc: true,
   });
@@ -49,26 +63,36 @@ export async function runSlowStreams(setup: StreamsSetup): Promise<StreamsResult
     await fetchJson(`${setup.upstreamOrigin}/_stats?reset`);
     resetDelay(router);
 
-    let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(router.pid))), RSS_SAMPLE_MS);
-    const started = performance.now();
-    const completed = await streamAll(slowStreamRequest(router.origin, setup.home.key), setup.count);
-    const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
-    peak = Math.max(peak, rssMb(router.pid));
-
-    const eld = await readDelay(router);
-    const upstream = (await fetchJson(`${setup.upstreamOrigin}/_stats`)) as { slow_peak: number };
+    const rounds: StreamsRound[] = [];
+    let first: { seconds: number; eld: DelayReport; upstreamPeak: number } | undefined;
+    for (let round = 0; round < (setup.rounds ?? 1); round++) {
+      let peak = rssMb(router.pid);
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(router.pid))), RSS_SAMPLE_MS);
+      const started = performance.now();
+      const completed = await streamAll(slowStreamRequest(router.origin, setup.home.key), setup.count);
+      const seconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      const after = rssMb(router.pid);
+      peak = Math.max(peak, after);
+      if (!first) {
+        const eld = await readDelay(router);
+        const upstream = (await fetchJson(`${setup.upstreamOrigin}/_stats`)) as { slow_peak: number };
+        first = { seconds, eld, upstreamPeak: upstream.slow_peak };
+      }
+      rounds.push({ completed, rss_mb_peak: peak, rss_mb_after: after, heap_mb_after_gc: (await readMemory(router)).heap_used / (1024 * 1024) });
+    }
+    const { seconds, eld, upstreamPeak } = first!;
     return {
       streams: setup.count,
-      completed,
+      completed: rounds[0]!.completed,
       seconds,
-      rss_mb: peak,
+      rss_mb: rounds[0]!.rss_mb_peak,
       rss_mb_idle: idle,
       eventloop_p50_ms: eld.p50_ms,
       eventloop_p99_ms: eld.p99_ms,
       eventloop_max_ms: eld.max_ms,
-      upstream_peak_concurrent: upstream.slow_peak,
+      upstream_peak_concurrent: upstreamPeak,
+      rounds,
     };
   } finally {
     await router.stop();
@@ -113,6 +137,13 @@ function resetDelay(server: Server): void {
 async function readDelay(server: Server): Promise<DelayReport> {
   server.child.send({ type: 'report' });
   const [reply] = (await once(server.child, 'message')) as [DelayReport];
+  return reply;
+}
+
+/** The router's heap after a full collection (it runs with --expose-gc for this). */
+async function readMemory(server: Server): Promise<{ heap_used: number; rss: number }> {
+  server.child.send({ type: 'memory' });
+  const [reply] = (await once(server.child, 'message')) as [{ heap_used: number; rss: number }];
   return reply;
 }
 

@@ -58,6 +58,17 @@ function chatJson(text: string, outputTokens: number): Buffer {
   );
 }
 
+/** The memory test's answers: one 50 MiB streamed answer, and a stream whose one event is 16 MiB. */
+export const BIG_ANSWER_BYTES = 50 * 1024 * 1024;
+export const BIG_EVENT_BYTES = 16 * 1024 * 1024;
+const BIG_PIECE = `${'x'.repeat(4095)} `;
+
+/** 50 MiB of text in 4 KiB deltas (12,800 chunks). */
+export const bigAnswerStream = (): StreamReply => chatStream(Array.from({ length: BIG_ANSWER_BYTES / BIG_PIECE.length }, () => BIG_PIECE));
+
+/** One delta whose `data:` line is just under 16 MiB (the JSON around the text is under 512 bytes). */
+export const bigEventStream = (): StreamReply => chatStream([`${'y'.repeat(BIG_EVENT_BYTES - 512)}`]);
+
 /** A Chat Completions stream as sent when the request asks for `stream_options.include_usage`. */
 function chatStream(pieces: string[]): StreamReply {
   const base = { id: 'chatcmpl-bench0000000000000000000002', object: 'chat.completion.chunk', created: CREATED, model: MODEL, service_tier: 'default', system_fingerprint: 'fp_bench' };
