@@ -32,7 +32,7 @@ _svc_router() {
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
     local types='openai-chat openai-responses anthropic'
     local shells='bash zsh fish'
-    local config_keys='server.host server.port server.bodyLimitBytes server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve init keys backends routes config whoami models chat env doctor connect completion help'
     local clients='codex claude openai-sdk anthropic-sdk'
     local help='-h --help'

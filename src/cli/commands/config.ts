@@ -28,6 +28,21 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     get: (s) => s.server.bodyLimitBytes,
     set: (s, v) => void (s.server.bodyLimitBytes = parsePositiveInteger(v, 'server.bodyLimitBytes')),
   },
+  'server.bodyTimeoutMs': {
+    describe: 'ms from request headers to the end of the body (408 and close past it; read when serve starts)',
+    get: (s) => s.server.bodyTimeoutMs,
+    set: (s, v) => void (s.server.bodyTimeoutMs = parseDuration(v, 'server.bodyTimeoutMs')),
+  },
+  'server.headersTimeoutMs': {
+    describe: 'ms to receive request headers (408 and close past it; read when serve starts)',
+    get: (s) => s.server.headersTimeoutMs,
+    set: (s, v) => void (s.server.headersTimeoutMs = parseDuration(v, 'server.headersTimeoutMs')),
+  },
+  'server.maxConnections': {
+    describe: 'open client connections allowed (503 and close past it; read when serve starts)',
+    get: (s) => s.server.maxConnections,
+    set: (s, v) => void (s.server.maxConnections = parsePositiveInteger(v, 'server.maxConnections')),
+  },
   'server.metrics': {
     describe: 'serve Prometheus metrics on GET /metrics (true or false; read when serve starts)',
     get: (s) => String(s.server.metrics),
@@ -57,8 +72,16 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
   },
 };
 
+/** Milliseconds, at most a day (timers cannot wait much longer). */
+function parseDuration(value: string, name: string): number {
+  const ms = parsePositiveInteger(value, name);
+  if (ms > 86_400_000) throw usageError(`${name} must be at most 86400000 (a day), got '${value}'`);
+  return ms;
+}
+
 function settingKey(name: string): SettingKey {
-  const key = SETTING_KEYS[name];
+  // Only the table's own entries: `config get constructor` is an unknown key, not Object's.
+  const key = Object.hasOwn(SETTING_KEYS, name) ? SETTING_KEYS[name] : undefined;
   if (!key) throw usageError(`unknown config key '${name}'; known keys: ${Object.keys(SETTING_KEYS).join(', ')}`);
   return key;
 }
