@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConfigGet, runConfigSet } from '../../src/cli/commands/config.js';
+import { runRoutesSet } from '../../src/cli/commands/routes.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { generateKey } from '../../src/identity/keys.js';
 import { startFakeServer } from '../fakes/fake-server.js';
@@ -194,5 +196,13 @@ describe('configured names that are prototype properties', () => {
     expect('toString' in read.backends).toBe(false);
     expect('constructor' in read.routes).toBe(false);
     expect('hasOwnProperty' in read.keys).toBe(false);
+  });
+
+  it('refuses prototype names as config keys and as route names, with a clear message', () => {
+    for (const name of NAMES) {
+      expect(() => runConfigGet(name), name).toThrow(/unknown config key/);
+      expect(() => runConfigSet(name, '1'), name).toThrow(/unknown config key/);
+      expect(() => runRoutesSet(name, ['offline']), name).toThrow(/cannot route .*use an svc\.\* name/);
+    }
   });
 });
