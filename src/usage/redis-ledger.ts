@@ -77,7 +77,11 @@ export class RedisLedger implements Ledger {
   constructor(url: string, options: RedisLedgerOptions = {}) {
     this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
     if (options.outboxDir) {
-      this.outbox = new Outbox(options.outboxDir);
+      try {
+        this.outbox = new Outbox(options.outboxDir);
+      } catch (error) {
+        this.log(`cannot keep queued usage in ${options.outboxDir} (${(error as Error).message}); it is kept in memory only.`);
+      }
       this.takeOverOrphans();
     }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
