@@ -29,7 +29,7 @@ const NAMED_CREDENTIAL = /\b(keys?|tokens?|secrets?|credentials?)(\s*[:=]?\s*["'
 
 /** Letters and digits mixed, or a long run of hex or base64: a credential, not a word. */
 function looksRandom(value: string): boolean {
-  if (/\d/.test(value) && /[A-Za-z]/.test(value)) return true;
+  if (value.length >= 8 && /\d/.test(value) && /[A-Za-z]/.test(value)) return true;
   return value.length >= 32 && /^[A-Za-z0-9+/_=-]+$/.test(value);
 }
 
@@ -49,7 +49,9 @@ export function redactText(text: string, secrets: Iterable<string> = [], limit?:
   clean = clean
     .replace(KEY_SHAPES, REDACTED)
     .replace(AUTH_SCHEME, (match, scheme: string, space: string, value: string) => (/^[a-z]+$/.test(value) ? match : `${scheme}${space}${REDACTED}`))
-    .replace(CREDENTIAL_FIELD, (match, name: string, separator: string, value: string) => (value === REDACTED || value.startsWith('[redacted') ? match : `${name}${separator}${REDACTED}`))
+    .replace(CREDENTIAL_FIELD, (match, name: string, separator: string, value: string) =>
+      value.startsWith(REDACTED) || !(looksRandom(value) || value.length >= 16) ? match : `${name}${separator}${REDACTED}`,
+    )
     .replace(NAMED_CREDENTIAL, (match, name: string, separator: string, value: string) => (looksRandom(value) ? `${name}${separator}${REDACTED}` : match));
   return limit !== undefined && clean.length > limit ? `${clean.slice(0, limit)}…` : clean;
 }

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { RouterError } from '../../src/core/errors.js';
+import { redactError, redactText, redactValue } from '../../src/core/redact.js';
+import { formatJson, formatText, redactEntry } from '../../src/server/request-log.js';
+import { Chalk } from 'chalk';
+
+describe('redactText', () => {
+  it.each([
+    ['the configured key, anywhere', 'quota exceeded for abcdefgh12345678zz, sorry', ['abcdefgh12345678zz'], 'quota exceeded for [redacted], sorry'],
+    ['a bearer credential', 'sent Authorization: Bearer eyzzzz0123456789abc', [], 'sent Authorization: Bearer [redacted]'],
+    ['an x-api-key header', 'header x-api-key: 0123456789abcdef0123 was refused', [], 'header x-api-key: [redacted] was refused'],
+    ['a JSON api_key field', '{"api_key":"a1b2c3d4e5f6g7h8"}', [], '{"api_key":"[redacted]"}'],
+    ['an OpenAI project key', 'Incorrect API key provided: sk-proj-AbCdEf0123456789xyz.', [], 'Incorrect API key provided: [redacted].'],
+    ['an Anthropic key', 'key sk-ant-api03-abcdefghijKLMNOP-qrstu_vwx', [], 'key [redacted]'],
+    ['a Google key', 'API key AIzaSyA1234567890abcdefghijklmnopqrstuv not valid', [], 'API key [redacted] not valid'],
+    ['a random token after "token"', 'token 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b rejected', [], 'token [redacted] rejected'],
+  ])('removes %s', (_, text, secrets, expected) => {
+    expect(redactText(text, secrets)).toBe(expected);
+  });
+
+  it.each([
+    "max_tokens must be at most 4096, got 10000",
+    "The model `gpt-4o-mini-2024-07-18` does not exist or you do not have access to it.",
+    "Invalid 'messages[0].content': expected a string, got an object.",
+    'token limit exceeded: 200000 tokens requested',
+    'the bearer of bad news; authorization required',
+    'Invalid key: must be a string',
+    'request req_01HZX8ABCDEF failed; task_123456789 queued; disk-00012345 full',
+    'Overloaded',
+  ])('leaves ordinary text alone: %s', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('cuts only after redacting, so a key across the cut leaves nothing behind', () => {
+    const key = 'Zq8wX3vB7nM2kL9pR4tY6uI1oE5aS0dF';
+    const text = `${'x'.repeat(490)}${key} more`;
+    const clean = redactText(text, [key], 500);
+    expect(clean).not.toContain(key.slice(0, 6));
+    expect(clean.length).toBeLessThanOrEqual(501);
+  });
+});
+
+describe('redactError and redactValue', () => {
+  it('redacts message, param and code, keeping status, kind and retry-after', () => {
+    const error = new RouterError(503, 'overloaded', 'busy for secret-key-1234', 'secret-key-1234', 'secret-key-1234', 2000);
+    const clean = redactError(error, ['secret-key-1234']);
+    expect(clean).toMatchObject({ status: 503, kind: 'overloaded', message: 'busy for [redacted]', param: '[redacted]', code: '[redacted]', retryAfterMs: 2000 });
+  });
+
+  it('walks a JSON body, leaving untouched values as they are', () => {
+    const body = { error: { message: 'bad Bearer abcdefgh12345678' }, list: ['ok', 'sk-abcdef1234567890'], n: 1 };
+    expect(redactValue(body)).toEqual({ error: { message: 'bad Bearer [redacted]' }, list: ['ok', '[redacted]'], n: 1 });
+    const clean = { a: 'fine', b: [1, 2] };
+    expect(redactValue(clean)).toBe(clean);
+  });
+});
+
+describe('the request log as a second line of defence', () => {
+  it('scrubs error text and bodies in both formats', () => {
+    const entry = {
+      time: 0,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      status: 502,
+      latencyMs: 1,
+      error: 'failed: quota for upstream-secret-0001',
+      requestBody: { messages: [{ role: 'user', content: 'my key is sk-proj-abcdefghij0123456789' }] },
+      responseBody: { error: { message: 'x-api-key: upstream-secret-0001' } },
+    };
+    const clean = redactEntry(entry, ['upstream-secret-0001']);
+    for (const line of [formatJson(clean), formatText(clean, new Chalk({ level: 0 }))]) {
+      expect(line).not.toContain('upstream-secret-0001');
+      expect(line).not.toContain('sk-proj-abcdefghij0123456789');
+      expect(line).toContain('[redacted]');
+    }
+  });
+});
