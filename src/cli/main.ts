@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { CliError, EXIT_FAILED, EXIT_USAGE } from './cli-error.js';
+import { handleClosedOutput } from './closed-output.js';
 import { buildProgram } from './program.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
+handleClosedOutput();
 const program = buildProgram(version);
 program.exitOverride();
 for (const command of program.commands) {
