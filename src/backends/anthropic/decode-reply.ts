@@ -1,4 +1,6 @@
 import { RouterError } from '../../core/errors.js';
+import { upstreamText } from '../../core/redact.js';
+import { errorMessageOf } from '../http/upstream-error.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { finishReasonFromAnthropic } from './map-stop-reason.js';
@@ -14,7 +16,11 @@ interface MessageBody {
 /** An Anthropic `message` body in canonical form. */
 export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   const body = raw as MessageBody;
-  if (!body || !Array.isArray(body.content)) throw new RouterError(502, 'upstream', `Backend '${backend}' answered without message content.`);
+  if (!body || !Array.isArray(body.content)) {
+    // A 200 carrying an error body: say what the upstream said (the backend redacts it on the way out).
+    const said = errorMessageOf(raw);
+    throw new RouterError(502, 'upstream', `Backend '${backend}' answered without message content${said ? ` (it reported an error: ${upstreamText(said)})` : ''}.`);
+  }
   const content: ReplyPart[] = [];
   for (const block of body.content) {
     if (block.type === 'text') content.push({ type: 'text', text: block.text ?? '' });

@@ -3,6 +3,7 @@ import { upstreamText } from '../../core/redact.js';
 import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
 import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
+import { errorMessageOf } from '../http/upstream-error.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
 
@@ -52,6 +53,6 @@ function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage 
 }
 
 function errorHint(raw: unknown): string {
-  const error = (raw as { error?: { message?: unknown } } | null)?.error;
-  return typeof error?.message === 'string' ? ` (it reported an error: ${upstreamText(error.message)})` : '';
+  const said = errorMessageOf(raw);
+  return said ? ` (it reported an error: ${upstreamText(said)})` : '';
 }

@@ -6,6 +6,7 @@ import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { errorMessageOf } from '../http/upstream-error.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
 
@@ -22,7 +23,7 @@ interface Chunk {
     finish_reason?: string | null;
   }>;
   usage?: unknown;
-  error?: { message?: string };
+  error?: unknown;
 }
 
 /**
@@ -65,7 +66,7 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
       return;
     }
     const chunk = parseFrameJson<Chunk>(backend, frame);
-    if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(chunk.error.message ?? 'unknown error')}`);
+    if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(errorMessageOf(chunk) ?? 'unknown error')}`);
     if (!started) {
       started = true;
       out.push({ type: 'start', ...(chunk.id ? { id: chunk.id } : {}), usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } });

@@ -18,13 +18,13 @@ describe('anthropic decodeAnthropicReply', () => {
     });
   });
 
-  it('treats a body without content as a 502', () => {
+  it('treats a body without content as a 502 that says what the upstream reported', () => {
     let thrown: unknown;
     try {
       decode('reply-error');
     } catch (error) {
       thrown = error;
     }
-    expect(expectRouterError(thrown, 502, 'upstream').message).toBe("Backend 'claude' answered without message content.");
+    expect(expectRouterError(thrown, 502, 'upstream').message).toBe("Backend 'claude' answered without message content (it reported an error: Internal server error).");
   });
 });
