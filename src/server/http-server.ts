@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ServerSettings } from '../config/settings.js';
+import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
@@ -49,11 +49,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): htt
   return server;
 }
 
-const pickLimits = (settings: ServerSettings): ServerLimits => ({
-  bodyTimeoutMs: settings.bodyTimeoutMs,
-  headersTimeoutMs: settings.headersTimeoutMs,
-  maxConnections: settings.maxConnections,
-});
+/** The config's limits; a value a hand-edited file got wrong (not a positive whole number) keeps its default. */
+function pickLimits(settings: ServerSettings): ServerLimits {
+  const pick = (name: keyof ServerLimits): number => {
+    const value = settings[name];
+    return Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_SETTINGS.server[name];
+  };
+  return { bodyTimeoutMs: pick('bodyTimeoutMs'), headersTimeoutMs: pick('headersTimeoutMs'), maxConnections: pick('maxConnections') };
+}
 
 /**
  * At most `max` client connections at once. One more is not dropped silently: it is answered 503

@@ -211,4 +211,15 @@ describe('connections past server.maxConnections', () => {
     const served = await slowClient(live.port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n', '');
     expect(served.status).toBe(200);
   });
+
+  it('keeps the defaults when a hand-edited config holds values that are not positive whole numbers', async () => {
+    const live = await start({}, { bodyTimeoutMs: 'soon' as unknown as number, headersTimeoutMs: -1, maxConnections: 0 });
+    const served = await slowClient(
+      live.port,
+      postHead('/v1/messages/count_tokens', { 'x-api-key': live.key, 'anthropic-version': '2023-06-01', connection: 'close' }),
+      BODY,
+      { everyMs: 1 },
+    );
+    expect(served.status, served.text).toBe(200);
+  });
 });
