@@ -1,3 +1,7 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {
@@ -128,4 +132,39 @@ describe('a complete upstream stream whose connection stays open', () => {
       });
     }
   }
+});
+
+describe('a complete upstream stream whose response ends just after its terminal event', () => {
+  it('keeps the upstream connection for the next call (the end is awaited briefly, not cut)', { timeout: 30_000 }, async () => {
+    const sockets = new Set<Socket>();
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const kind: UpstreamKind = req.url!.endsWith('/chat/completions') ? 'openai-chat' : req.url!.endsWith('/messages') ? 'anthropic' : 'openai-responses';
+        startEventStream(res);
+        // The terminal frame in one write, the end of the response in a separate packet a moment later
+        // (as a real upstream's last chunk often is), well within the router's grace for it.
+        res.write(openingFrames(kind) + closingFrames(kind, USAGE), () => setTimeout(() => res.end(), 5));
+      });
+    });
+    server.on('connection', (socket) => sockets.add(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      addRoutes(router, UPSTREAM_KINDS.map((kind) => ({ sku: `svc.ends-${kind}`, backend: `ends-${kind}`, type: kind, baseUrl: url, upstreamModel: 'ends' })));
+      for (const kind of UPSTREAM_KINDS) {
+        const before = sockets.size;
+        for (let i = 0; i < 10; i++) {
+          const reply = await callFormat(router, 'chat', bodyFor('chat', `svc.ends-${kind}`, true), 10_000);
+          expect(parseSse(reply.text).at(-1)!.data, reply.text).toBe('[DONE]');
+        }
+        // Cut at the terminal event, each call would need a new connection.
+        expect(sockets.size - before, `${kind}: upstream connections for 10 streams`).toBeLessThanOrEqual(3);
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

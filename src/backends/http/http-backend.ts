@@ -8,6 +8,7 @@ import type { Backend, BackendCall } from '../backend.js';
 import { resolveApiKey } from './resolve-api-key.js';
 import { decodeSse, type SseFrame } from './sse-decoder.js';
 import { postJson, readJson } from './upstream-client.js';
+import type { UpstreamBody } from './upstream-exchange.js';
 import { networkError } from './upstream-error.js';
 
 /** What makes one kind of HTTP upstream differ from another; the calling is shared. */
@@ -23,6 +24,33 @@ export interface HttpBackendSpec {
 }
 
 const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
+
+/** How long a finished stream's upstream may take to end its response before it is cut off. */
+export const END_GRACE_MS = 500;
+/** What a finished stream's upstream may still send (comments, pings) before it is cut off. */
+const END_GRACE_BYTES = 64 * 1024;
+
+/**
+ * Reads what is left of a body whose stream has ended, discarding it, until the upstream ends the
+ * response (the connection then stays open for reuse) or the grace runs out (it is destroyed).
+ * Nothing waits for this.
+ */
+function releaseAfterEnd(body: UpstreamBody): void {
+  const timer = setTimeout(() => body.destroy(), END_GRACE_MS);
+  void (async () => {
+    let bytes = 0;
+    try {
+      for await (const chunk of body) {
+        bytes += chunk.length;
+        if (bytes > END_GRACE_BYTES) break;
+      }
+    } catch {
+      // Destroyed by the grace timer, or the client left: either way, released.
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
+}
 
 /**
  * A backend that POSTs JSON to an upstream and decodes its JSON reply or SSE stream.
@@ -89,8 +117,14 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       } catch (error) {
         throw safe(error, call);
       }
+      const body = response.body;
+      // The decoder reads through this view, which does not end the exchange when the decoder
+      // stops: that is decided below, once it is known whether the stream ended well.
+      const chunks = body[Symbol.asyncIterator]();
+      const view: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) };
+      let complete = false;
       try {
-        for await (const batch of spec.decodeStream(name, decodeSse(response.body), call.request)) {
+        for await (const batch of spec.decodeStream(name, decodeSse(view), call.request)) {
           for (let i = 0; i < batch.length; i++) {
             const event = batch[i]!;
             if (event.type === 'error') batch[i] = { type: 'error', error: redactError(event.error, secretsOf()) };
@@ -98,11 +132,15 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
           }
           yield batch;
         }
+        complete = true;
       } catch (error) {
         throw safe(error, call);
       } finally {
-        // Past the terminal event the decoder has stopped reading: release the upstream request now.
-        response.body.destroy();
+        // The decoder stopped at the terminal event: the client has its ending already. Let the
+        // upstream's own end (usually in the same burst) arrive, so its connection is kept for
+        // the next call, but release it soon whatever it does. Any other way out releases it now.
+        if (complete) releaseAfterEnd(body);
+        else body.destroy();
       }
     },
   };
