@@ -153,16 +153,17 @@ describe('configured names that are prototype properties', () => {
     const upstream = await startOpenAIChatUpstream([{ text: 'from the constructor backend', usage: { input: 3, output: 4 } }]);
     const live = await startRouter();
     try {
-      let constructorKey = '';
+      // Typed as plain strings: TypeScript would read `.constructor` as Object's own.
+      const [ctor, proto]: string[] = ['constructor', '__proto__'];
       live.config.update((settings) => {
-        settings.backends.constructor = { type: 'openai-chat', baseUrl: upstream.url };
-        settings.backends.__proto__ = { type: 'openai-chat', baseUrl: upstream.url };
+        settings.backends[ctor!] = { type: 'openai-chat', baseUrl: upstream.url };
+        settings.backends[proto!] = { type: 'openai-chat', baseUrl: upstream.url };
         settings.routes['svc.intelligent-pro'] = ['__proto__:up-model'];
         settings.routes['svc.intelligent-lite'] = ['constructor:up-model'];
         // Only a hand-edited file holds a route like this (routes set refuses the name); it is an entry like any other.
-        settings.routes.constructor = ['constructor:up-model'];
+        settings.routes[ctor!] = ['constructor:up-model'];
       });
-      constructorKey = live.issueKey('constructor');
+      const constructorKey = live.issueKey('constructor');
       const stored = new ConfigStore(live.home).read();
       expect(Object.keys(stored.backends).sort()).toEqual(['__proto__', 'constructor']);
       expect(Object.keys(stored.routes).sort()).toEqual(['constructor', 'svc.intelligent-lite', 'svc.intelligent-pro']);
