@@ -7,7 +7,12 @@ export const REDACTED = '[redacted]';
 export const MAX_UPSTREAM_TEXT = 500;
 
 /** Configured secrets shorter than this are not searched for: replacing them would mangle text. */
-const MIN_SECRET_CHARS = 6;
+const MIN_SECRET_CHARS = 8;
+/**
+ * Keys remembered for every log line must look like real keys: placeholder keys that local servers
+ * accept (`ollama`, `lm-studio`, `sk-no-key-required`) would otherwise vanish from every prompt logged.
+ */
+const MIN_REMEMBERED_CHARS = 20;
 
 /**
  * Well-known key shapes, whatever the words around them: OpenAI and Anthropic (`sk-…`,
@@ -113,7 +118,7 @@ const usedSecrets = new Set<string>();
 const MAX_REMEMBERED = 256;
 
 export function rememberSecret(secret: string): void {
-  if (secret.length < MIN_SECRET_CHARS || usedSecrets.has(secret)) return;
+  if (secret.length < MIN_REMEMBERED_CHARS || usedSecrets.has(secret)) return;
   if (usedSecrets.size >= MAX_REMEMBERED) usedSecrets.delete(usedSecrets.values().next().value as string);
   usedSecrets.add(secret);
 }

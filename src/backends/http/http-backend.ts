@@ -1,6 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
-import { redactError, redactText, rememberSecret } from '../../core/redact.js';
+import { redactError, redactText, rememberedSecrets, rememberSecret } from '../../core/redact.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
@@ -72,6 +72,8 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       key = undefined;
     }
     const secrets = key ? [key] : [];
+    // Any key sent to any upstream, should one upstream quote another's (a gateway in front of several).
+    for (const secret of rememberedSecrets()) if (secret !== key) secrets.push(secret);
     // A configured header may carry a credential too (a gateway's own key).
     for (const [header, value] of Object.entries(settings.headers ?? {})) {
       if (CREDENTIAL_HEADER.test(header) && typeof value === 'string') secrets.push(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
