@@ -33,7 +33,7 @@ _svc_router() {
     local types='openai-chat openai-responses anthropic'
     local shells='bash zsh fish'
     local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve init keys backends routes config whoami models chat env doctor connect completion help'
+    local commands='serve status stop init keys backends routes config whoami models chat env doctor connect completion help'
     local clients='codex claude openai-sdk anthropic-sdk'
     local help='-h --help'
     local connection='--base-url --key --json'
@@ -119,6 +119,8 @@ _svc_router() {
     case $cmd in
         '') options='-V --version -h --help' ;;
         serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics $help" ;;
+        status) options="--json $help" ;;
+        stop) options="--timeout $help" ;;
         init) options="--developer --org --tier --cap --force --json $help" ;;
         keys)
             case $sub in
@@ -203,7 +205,7 @@ _svc_router() {
             ;;
         completion) ((nargs == 0)) && words=$shells ;;
         connect) ((nargs == 0)) && words=$clients ;;
-        serve | init | whoami | models | env | doctor) words=$options ;;
+        serve | status | stop | init | whoami | models | env | doctor) words=$options ;;
     esac
 
     COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -66,6 +66,8 @@ complete -c svc-router -s h -l help -d 'display help for command'
 
 # Commands
 complete -c svc-router -n '__svc_router_is' -a serve -d 'run the router'
+complete -c svc-router -n '__svc_router_is' -a status -d 'show whether serve is running, its address, pid and uptime'
+complete -c svc-router -n '__svc_router_is' -a stop -d 'stop the running serve and wait until it has exited'
 complete -c svc-router -n '__svc_router_is' -a init -d "issue the local developer's own key and store it for the CLI"
 complete -c svc-router -n '__svc_router_is' -a keys -d 'issue, list and revoke keys for developers'
 complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream backends'
@@ -79,7 +81,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve init keys backends routes config whoami models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve status stop init keys backends routes config whoami models chat env doctor connect completion'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind'
@@ -90,6 +92,10 @@ complete -c svc-router -n '__svc_router_in serve' -l log-format -x -a 'text json
 complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
 complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics'
+
+# status, stop
+complete -c svc-router -n '__svc_router_in status' -l json -d 'print a JSON object'
+complete -c svc-router -n '__svc_router_in stop' -l timeout -x -d 'how long to wait for it to exit (ms)'
 
 # init
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug'

@@ -70,6 +70,8 @@ _svc_router_commands() {
   local -a commands
   commands=(
     'serve:run the router'
+    'status:show whether serve is running, its address, pid and uptime'
+    'stop:stop the running serve and wait until it has exited'
     "init:issue the local developer's own key and store it for the CLI"
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
@@ -212,6 +214,12 @@ _svc_router() {
         '(--quiet)--log-bodies[also log request and response bodies]' \
         '--metrics[serve Prometheus metrics on GET /metrics]' \
         $help && ret=0
+      ;;
+    status)
+      _arguments '--json[print a JSON object]' $help && ret=0
+      ;;
+    stop)
+      _arguments '--timeout=[how long to wait for it to exit (ms)]:ms' $help && ret=0
       ;;
     init)
       _arguments \

@@ -1,4 +1,4 @@
-/** Exit codes: 0 success, 1 a request or operation failed, 2 bad usage (arguments, config). */
+/** Exit codes: 0 success, 1 a request or operation failed, 2 bad usage (arguments, config), 3 (status) not running. */
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
@@ -14,3 +14,6 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string): CliError => new CliError(message, EXIT_USAGE);
+
+/** `status`: no server is running (as an init script's status reports it). */
+export const EXIT_NOT_RUNNING = 3;

@@ -25,6 +25,18 @@ export function buildProgram(version: string): Command {
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program
+    .command('status')
+    .description('show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not')
+    .option('--json', 'print a JSON object')
+    .action(async (options) => (await import('./commands/status.js')).runStatus(options));
+
+  program
+    .command('stop')
+    .description('stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs')
+    .option('--timeout <ms>', 'how long to wait for it to exit, in milliseconds (default: 15000)')
+    .action(async (options) => (await import('./commands/stop.js')).runStop(options));
+
+  program
     .command('init')
     .description("issue the local developer's own key and store it for the CLI")
     .option('--developer <slug>', 'developer slug (default: your login name)')

@@ -8,8 +8,11 @@ import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
 import { SKUS } from '../../routing/skus.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
+import { keepRunningWhenOutputCloses } from '../closed-output.js';
+import { isLoopbackHost } from '../loopback.js';
 import { chalk, printLine, warn } from '../output.js';
 import { parsePort } from '../parse-options.js';
+import { displayUsageStore, findServer, removeServerState, writeServerState } from '../server-state.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
 
@@ -26,9 +29,10 @@ export interface ServeOptions {
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
 const SHUTDOWN_GRACE_MS = 10_000;
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function runServe(options: ServeOptions): Promise<void> {
+  // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
+  keepRunningWhenOutputCloses();
   const config = new ConfigStore();
   let settings = config.read();
   const host = options.host ?? settings.server.host;
@@ -74,15 +78,35 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
   const address = server.address() as AddressInfo;
   const origin = `http://${hostForUrl(host)}:${address.port}`;
+  const other = findServer({ dir: config.dir });
+  if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
+  writeServerState(
+    {
+      pid: process.pid,
+      host: address.address,
+      port: address.port,
+      url: origin,
+      usageStore: displayUsageStore(options.usageStore ?? settings.usage.store),
+      startedAt: new Date().toISOString(),
+    },
+    config.dir,
+  );
+  // However the process ends (a signal, an uncaught error), it no longer claims to be running.
+  process.on('exit', () => removeServerState(process.pid, config.dir));
   printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
-  if (!LOOPBACK.has(host)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
+  // The address actually bound decides, so a name that resolves to loopback counts as loopback.
+  if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal does not wait for in-flight requests.
+      server.closeAllConnections();
+      return;
+    }
     stopping = true;
-    printLine(chalk.dim(`${signal}: finishing in-flight requests (up to ${SHUTDOWN_GRACE_MS / 1000} s)…`));
+    printLine(chalk.dim(`${signal}: finishing in-flight requests (up to ${SHUTDOWN_GRACE_MS / 1000} s; again to stop now)…`));
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(async () => {
@@ -93,8 +117,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     });
     server.closeIdleConnections();
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
 
 function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigStore } from '../config/store.js';
+
+/**
+ * What a running `serve` leaves in the config directory, so that other commands (`status`,
+ * `stop`, and later `env`, `connect`, `doctor`) can find it: written once the server listens,
+ * removed when it exits. A file whose process is gone (the server was killed with SIGKILL, or
+ * the machine restarted) is stale.
+ */
+export interface ServerState {
+  pid: number;
+  /** The address actually bound (after resolving --host, and the real port for --port 0). */
+  host: string;
+  port: number;
+  /** The origin clients dial, e.g. http://127.0.0.1:8787 (a wildcard bind is reached on loopback). */
+  url: string;
+  /** Where usage is recorded: 'file' or a redis:// URL without its password. */
+  usageStore: string;
+  /** ISO 8601 time the server started listening. */
+  startedAt: string;
+}
+
+export type ServerLookup =
+  | { status: 'running'; state: ServerState; file: string }
+  /** A file was there but its process has gone; lookups remove it unless asked not to. */
+  | { status: 'stale'; state: ServerState; file: string }
+  | { status: 'none'; file: string };
+
+export const SERVER_STATE_FILE = 'serve.json';
+
+/** The state file's path, in `dir` or the config directory (SVC_ROUTER_HOME, else the platform's). */
+export function serverStatePath(dir?: string): string {
+  return path.join(dir ?? new ConfigStore().dir, SERVER_STATE_FILE);
+}
+
+/** Records this process as the running server (atomically: readers never see half a file). */
+export function writeServerState(state: ServerState, dir?: string): string {
+  const file = serverStatePath(dir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return file;
+}
+
+/**
+ * Finds the server a state file describes and whether its process still runs. A stale file is
+ * removed (pass `{ clean: false }` to leave it); an unreadable one counts as none.
+ */
+export function findServer(options: { dir?: string; clean?: boolean } = {}): ServerLookup {
+  const file = serverStatePath(options.dir);
+  const state = readStateFile(file);
+  if (!state) return { status: 'none', file };
+  if (isProcessAlive(state.pid)) return { status: 'running', state, file };
+  if (options.clean !== false) removeServerState(state.pid, options.dir);
+  return { status: 'stale', state, file };
+}
+
+/** Removes the state file if it still names `pid` (a newer server's file is left alone). */
+export function removeServerState(pid: number, dir?: string): void {
+  const file = serverStatePath(dir);
+  if (readStateFile(file)?.pid !== pid) return;
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Whether a process with this id runs (one owned by another user counts). An exited process
+ * that nobody has reaped yet (a zombie, on Linux) does not.
+ */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/PID/stat: "PID (COMMAND) STATE …"; the command may itself contain ') '.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc here: the signal check is all there is
+  }
+}
+
+/** A usage store as it may be shown: a redis:// URL loses its password. */
+export function displayUsageStore(store: string): string {
+  if (!/^rediss?:\/\//.test(store)) return store;
+  try {
+    const url = new URL(store);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'redis';
+  }
+}
+
+function readStateFile(file: string): ServerState | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const state = parsed as Partial<ServerState> | null;
+  if (!state || !Number.isSafeInteger(state.pid) || (state.pid as number) <= 0 || typeof state.url !== 'string') return undefined;
+  return state as ServerState;
+}
