@@ -32,7 +32,10 @@ export class BackendRegistry {
     if (!configured) throw new RouterError(502, 'upstream', `The route names a backend '${name}' that is not configured.`);
     const cached = this.built.get(name);
     if (cached && cached.settings === configured) return cached.backend;
-    const backend = FACTORIES[configured.type](name, configured);
+    // The type comes from a config file a person may have edited: only the table's own entries count.
+    const create = Object.hasOwn(FACTORIES, configured.type) ? FACTORIES[configured.type] : undefined;
+    if (!create) throw new RouterError(502, 'upstream', `Backend '${name}' has an unknown type '${String(configured.type)}'; use one of ${Object.keys(FACTORIES).join(', ')}.`);
+    const backend = create(name, configured);
     this.built.set(name, { settings: configured, backend });
     return backend;
   }

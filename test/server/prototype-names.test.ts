@@ -185,6 +185,23 @@ describe('configured names that are prototype properties', () => {
     }
   });
 
+  it('answers a hand-edited backend whose type is a prototype name with a 502 naming it, never a 500', async () => {
+    const live = await startRouter();
+    try {
+      live.config.update((settings) => {
+        for (const type of ['constructor', 'toString', '__proto__']) {
+          settings.backends[`odd-${type}`] = { type: type as 'anthropic', baseUrl: 'http://127.0.0.1:1' };
+        }
+        settings.routes['svc.intelligent-pro'] = ['odd-constructor', 'odd-toString', 'odd-__proto__'];
+      });
+      const reply = await send(live, 'POST', '/v1/chat/completions', { headers: bearer(live.key), body: { model: 'svc.intelligent-pro', messages: [{ role: 'user', content: 'hi' }] } });
+      expectOpenAIError(reply, 502, { type: 'upstream_error' });
+      expect(reply.json.error.message).toMatch(/unknown type '.+'; use one of openai-chat/);
+    } finally {
+      await live.close();
+    }
+  });
+
   it('reads a stored __proto__ entry back as an entry, not as the table prototype', () => {
     const home = tempHome();
     const config = new ConfigStore(home);

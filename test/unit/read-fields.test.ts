@@ -230,6 +230,13 @@ describe('optionalMetadata', () => {
     expect(optionalMetadata(holder(value), 'field')).toEqual(result);
   });
 
+  it('keeps a key named __proto__ as an own entry, never as a prototype', () => {
+    const metadata = optionalMetadata(JSON.parse('{"metadata":{"__proto__":"x","constructor":"y"}}'), 'metadata')!;
+    expect(Object.hasOwn(metadata, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);
+    expect(Object.entries(metadata)).toEqual([['__proto__', 'x'], ['constructor', 'y']]);
+  });
+
   it.each<[string, unknown]>([
     ['an array', [['a', 'b']]],
     ['a string', 'user_id=u1'],

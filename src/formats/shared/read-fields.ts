@@ -68,11 +68,8 @@ export function optionalMetadata(object: Json, key: string): Record<string, stri
   const value = object[key];
   if (value === undefined || value === null) return undefined;
   const record = asObject(value, key);
-  const metadata: Record<string, string> = {};
-  for (const [name, item] of Object.entries(record)) {
-    if (typeof item === 'string') metadata[name] = item;
-  }
-  return metadata;
+  // fromEntries defines own properties, so a key named `__proto__` is kept, not turned into a prototype.
+  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 export const missing = (path: string) => invalidRequest(`${path}: this field is required.`, path, 'missing_required_parameter');
