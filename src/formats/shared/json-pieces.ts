@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+
+/** Stands in for a long string while the rest of a value is serialised; no client text can equal it. */
+const MARK = `\u0000svc-long-string-${randomUUID()}\u0000`;
+const MARK_JSON = JSON.stringify(MARK);
+
+/**
+ * The JSON text of `value`, in pieces that join to exactly `JSON.stringify(value)`: each string
+ * longer than `sliceChars` is escaped a slice at a time, so a value that carries a long answer is
+ * never held as one more string of that size (nor copied again for the socket) while it is
+ * written. Slices never part a surrogate pair.
+ */
+export function* jsonPieces(value: unknown, sliceChars: number): Generator<string> {
+  const long: string[] = [];
+  const json = JSON.stringify(value, (_key, field: unknown) => {
+    if (typeof field === 'string' && field.length > sliceChars) {
+      long.push(field);
+      return MARK;
+    }
+    return field;
+  });
+  let from = 0;
+  for (const text of long) {
+    const at = json.indexOf(MARK_JSON, from);
+    yield `${json.slice(from, at)}"`;
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + sliceChars);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - start > 1 ? -1 : 1;
+      const escaped = JSON.stringify(text.slice(start, end));
+      yield escaped.slice(1, -1);
+      start = end;
+    }
+    from = at + MARK_JSON.length - 1; // the closing quote goes out with what follows
+  }
+  yield from === 0 ? json : json.slice(from);
+}
