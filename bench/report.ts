@@ -148,9 +148,14 @@ export function printMemory(big: BigStreamResult[], streams: StreamsResult | und
     ),
   );
   if (streams?.rounds.length) {
+    const retained = streams.heap_mb_after_gc_after - streams.heap_mb_after_gc_before;
     print(
-      `${streams.streams} slow streams, ${streams.rounds.length} round(s) on one router: ` +
-        streams.rounds.map((r, i) => `#${i + 1} ${r.completed} done, peak ${r.rss_mb_peak.toFixed(0)} MB, after ${r.rss_mb_after.toFixed(0)} MB, heap after GC ${r.heap_mb_after_gc.toFixed(1)} MB`).join(' · '),
+      `${streams.streams} slow streams, ${streams.rounds.length} round(s) on one router, RSS peak / after: ` +
+        streams.rounds.map((r, i) => `#${i + 1} ${r.rss_mb_peak.toFixed(0)} / ${r.rss_mb_after.toFixed(0)} MB${r.completed === streams.streams ? '' : ` (${r.completed} completed)`}`).join(' · '),
+    );
+    print(
+      `heap after a full GC: ${streams.heap_mb_after_gc_before.toFixed(1)} MB before the first round, ${streams.heap_mb_after_gc_after.toFixed(1)} MB after the last ` +
+        `(${retained >= 0 ? '+' : ''}${((retained * 1024 * 1024) / (streams.streams * streams.rounds.length)).toFixed(0)} bytes per stream)`,
     );
   }
 }
