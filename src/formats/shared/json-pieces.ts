@@ -25,8 +25,8 @@ export function* jsonPieces(value: unknown, sliceChars: number): Generator<strin
     yield `${json.slice(from, at)}"`;
     for (let start = 0; start < text.length; ) {
       let end = Math.min(text.length, start + sliceChars);
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - start > 1 ? -1 : 1;
+      // A pair parted here would come out as two escaped halves: cut before it (or after it, for a slice of one).
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end += end - start > 1 ? -1 : 1;
       const escaped = JSON.stringify(text.slice(start, end));
       yield escaped.slice(1, -1);
       start = end;
@@ -35,3 +35,6 @@ export function* jsonPieces(value: unknown, sliceChars: number): Generator<strin
   }
   yield from === 0 ? json : json.slice(from);
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
