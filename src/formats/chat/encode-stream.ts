@@ -2,6 +2,7 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import type { EncodeContext } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { newId } from '../shared/ids.js';
+import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
@@ -18,6 +19,12 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
   const chunk = (delta: unknown, finish: string | null = null, extra = '') => chunkOf(JSON.stringify(delta), finish, extra);
   const chunkOf = (deltaJson: string, finish: string | null = null, extra = '') =>
     `data: ${head},"choices":[{"index":0,"delta":${deltaJson},"logprobs":null,"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${extra}}\n\n`;
+  /** A chunk whose delta carries text longer than PIECE_CHARS, in pieces. */
+  function* chunkInPieces(delta: unknown): Generator<string> {
+    yield `data: ${head},"choices":[{"index":0,"delta":`;
+    yield* jsonPieces(delta, PIECE_CHARS);
+    yield ',"logprobs":null,"finish_reason":null}]}\n\n';
+  }
   const toolIndex = new Map<string, number>();
   let started = false;
 
@@ -34,21 +41,38 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
       }
       switch (event.type) {
         case 'text-delta':
-          // The token path: only the text needs escaping.
-          if (event.text) out += chunkOf(`{"content":${JSON.stringify(event.text)}}`);
+        case 'reasoning-delta': {
+          if (!event.text) break;
+          if (event.text.length > PIECE_CHARS) {
+            if (out) yield out;
+            out = '';
+            yield* chunkInPieces(event.type === 'text-delta' ? { content: event.text } : { reasoning_content: event.text });
+          } else if (event.type === 'text-delta') {
+            // The token path: only the text needs escaping.
+            out += chunkOf(`{"content":${JSON.stringify(event.text)}}`);
+          } else {
+            out += chunk({ reasoning_content: event.text });
+          }
           break;
-        case 'reasoning-delta':
-          if (event.text) out += chunk({ reasoning_content: event.text });
-          break;
+        }
         case 'tool-call-start': {
           const index = toolIndex.size;
           toolIndex.set(event.id, index);
           out += chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
           break;
         }
-        case 'tool-call-delta':
-          if (event.argumentsDelta) out += chunk({ tool_calls: [{ index: toolIndex.get(event.id) ?? 0, function: { arguments: event.argumentsDelta } }] });
+        case 'tool-call-delta': {
+          if (!event.argumentsDelta) break;
+          const delta = { tool_calls: [{ index: toolIndex.get(event.id) ?? 0, function: { arguments: event.argumentsDelta } }] };
+          if (event.argumentsDelta.length <= PIECE_CHARS) {
+            out += chunk(delta);
+            break;
+          }
+          if (out) yield out;
+          out = '';
+          yield* chunkInPieces(delta);
           break;
+        }
         case 'finish': {
           const meta = `,"svc_meta":${JSON.stringify(context.finish(event.usage))}`;
           const reason = chatFinishReason(event.reason);

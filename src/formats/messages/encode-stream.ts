@@ -4,6 +4,7 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
+import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { MessagesOptions } from './decode-request.js';
 import { anthropicUsage } from './encode-usage.js';
@@ -44,6 +45,12 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
   // Most of a stream is deltas: their frame is fixed text around the index and the delta itself.
   const delta = (payload: unknown) =>
     `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open?.index ?? 0},"delta":${JSON.stringify(payload)}}\n\n`;
+  /** The same frame as delta(), in pieces: for a delta longer than PIECE_CHARS. */
+  function* deltaInPieces(payload: unknown): Generator<string> {
+    yield `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open?.index ?? 0},"delta":`;
+    yield* jsonPieces(payload, PIECE_CHARS);
+    yield '}\n\n';
+  }
   const closeBlock = () => {
     if (!open) return '';
     const frame = sse({ type: 'content_block_stop', index: open.index }, 'content_block_stop');
@@ -67,7 +74,14 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock() + startBlock('text', { type: 'text', text: '' });
           break;
         case 'text-delta':
-          if (event.text) out += delta({ type: 'text_delta', text: event.text });
+          if (!event.text) break;
+          if (event.text.length <= PIECE_CHARS) {
+            out += delta({ type: 'text_delta', text: event.text });
+            break;
+          }
+          if (out) yield out;
+          out = '';
+          yield* deltaInPieces({ type: 'text_delta', text: event.text });
           break;
         case 'reasoning-start':
           // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
@@ -79,7 +93,14 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
             thinkingPending = false;
             out += startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
           }
-          if (event.text) out += delta({ type: 'thinking_delta', thinking: event.text });
+          if (!event.text) break;
+          if (event.text.length <= PIECE_CHARS) {
+            out += delta({ type: 'thinking_delta', thinking: event.text });
+            break;
+          }
+          if (out) yield out;
+          out = '';
+          yield* deltaInPieces({ type: 'thinking_delta', thinking: event.text });
           break;
         case 'reasoning-end':
           if (event.origin === 'openai') {
@@ -104,7 +125,14 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
           break;
         case 'tool-call-delta':
-          if (event.argumentsDelta) out += delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
+          if (!event.argumentsDelta) break;
+          if (event.argumentsDelta.length <= PIECE_CHARS) {
+            out += delta({ type: 'input_json_delta', partial_json: event.argumentsDelta });
+            break;
+          }
+          if (out) yield out;
+          out = '';
+          yield* deltaInPieces({ type: 'input_json_delta', partial_json: event.argumentsDelta });
           break;
         case 'text-end':
         case 'tool-call-end':

@@ -2,7 +2,7 @@ import type { ReasoningPart } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
-import { jsonPieces } from '../shared/json-pieces.js';
+import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { finishedReasoningItem, messageItem, reasoningItem, toolCallItem } from './output-items.js';
@@ -14,7 +14,7 @@ import { responseObject } from './response-object.js';
  * a long answer would be held four times over. Text longer than this is handed on in slices of
  * this size instead, each written (and freed) before the next exists.
  */
-const YIELD_CHARS = 1024 * 1024;
+const YIELD_CHARS = PIECE_CHARS;
 
 /**
  * The Responses streaming grammar from canonical events: response.created and .in_progress, then

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
+/**
+ * Text longer than this leaves the stream encoders in slices of this size: an event that carries
+ * it is never built as one string (nor copied whole again for the socket), and each slice is
+ * written, under the client's backpressure, before the next is made.
+ */
+export const PIECE_CHARS = 1024 * 1024;
+
 /** Stands in for a long string while the rest of a value is serialised; no client text can equal it. */
 const MARK = `\u0000svc-long-string-${randomUUID()}\u0000`;
 const MARK_JSON = JSON.stringify(MARK);
