@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRouter, type TestRouter } from '../helpers/router.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runBackendsAdd } from '../../src/cli/commands/backends.js';
+import { ConfigStore } from '../../src/config/store.js';
+import { startRouter, tempHome, type TestRouter } from '../helpers/router.js';
 import {
   addRoutes,
   bodyFor,
@@ -105,5 +108,22 @@ describe('total timeout', () => {
 
   it('lets a non-streamed answer that comes in time through', async () => {
     for (const format of CLIENT_FORMATS) expectSuccess(format, await callFormat(router, format, bodyFor(format, 'svc.fast-json', false)), false);
+  });
+});
+
+describe('backends add --total-timeout', () => {
+  it('stores the total timeout with the others, and refuses a value that is not a positive whole number', () => {
+    const home = tempHome();
+    vi.stubEnv('SVC_ROUTER_HOME', home);
+    const print = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', firstByteTimeout: '1000', totalTimeout: '300' });
+      expect(new ConfigStore(home).read().backends.slow?.timeouts).toEqual({ firstByteMs: 1000, totalMs: 300 });
+      expect(() => runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', totalTimeout: '0' })).toThrow(/--total-timeout/);
+    } finally {
+      print.mockRestore();
+      vi.unstubAllEnvs();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
