@@ -1,3 +1,4 @@
+import type { BackendSettings } from '../config/settings.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
@@ -23,4 +24,13 @@ export interface Backend {
   complete(call: BackendCall): Promise<Reply>;
   /** The reply as batches of events: one batch per burst the upstream sent. */
   stream(call: BackendCall): AsyncIterable<StreamEvent[]>;
+}
+
+/**
+ * What a backend folder exports: its type (the `type` of a configured backend, offered by
+ * `backends add --type`) and how to build one from its settings. src/backends/registry.ts lists them.
+ */
+export interface BackendDescriptor<Type extends string = string> {
+  readonly type: Type;
+  create(name: string, settings: BackendSettings): Backend;
 }

@@ -1,18 +1,29 @@
 import { RouterError } from '../core/errors.js';
-import type { BackendSettings, BackendType, Settings } from '../config/settings.js';
+import type { BackendSettings, Settings } from '../config/settings.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
-import { createAnthropicBackend } from './anthropic/anthropic-backend.js';
-import type { Backend } from './backend.js';
+import { anthropicBackend } from './anthropic/anthropic-backend.js';
+import type { Backend, BackendDescriptor } from './backend.js';
 import { createOfflineBackend } from './offline/offline-backend.js';
 import type { ScriptedTurn } from './offline/script.js';
-import { createOpenAIChatBackend } from './openai-chat/openai-chat-backend.js';
-import { createOpenAIResponsesBackend } from './openai-responses/openai-responses-backend.js';
+import { openaiChatBackend } from './openai-chat/openai-chat-backend.js';
+import { openaiResponsesBackend } from './openai-responses/openai-responses-backend.js';
 
-const FACTORIES: Record<BackendType, (name: string, settings: BackendSettings) => Backend> = {
-  'openai-chat': createOpenAIChatBackend,
-  anthropic: createAnthropicBackend,
-  'openai-responses': createOpenAIResponsesBackend,
-};
+/**
+ * Every backend type a config may name, in the order help and completions list them. Adding a
+ * type is one folder that exports a BackendDescriptor, and one line here; the `BackendType` union,
+ * settings validation, `backends add --type`, the completion scripts and the README derive from it.
+ */
+export const BACKENDS = [openaiChatBackend, openaiResponsesBackend, anthropicBackend] as const satisfies readonly BackendDescriptor[];
+
+export type BackendType = (typeof BACKENDS)[number]['type'];
+
+export const BACKEND_TYPES: readonly BackendType[] = BACKENDS.map((backend) => backend.type);
+
+/** Keyed by type for lookups; a type read from a config file is looked up as an own entry only. */
+const FACTORIES: Readonly<Record<string, BackendDescriptor['create']>> = Object.fromEntries(BACKENDS.map((backend) => [backend.type, backend.create]));
+
+/** Whether a string (from a config file or the command line) names a backend type. */
+export const isBackendType = (type: unknown): type is BackendType => typeof type === 'string' && Object.hasOwn(FACTORIES, type);
 
 /**
  * Finds the backend a target names, from the settings in force for this request. Instances are
@@ -33,8 +44,8 @@ export class BackendRegistry {
     const cached = this.built.get(name);
     if (cached && cached.settings === configured) return cached.backend;
     // The type comes from a config file a person may have edited: only the table's own entries count.
-    const create = Object.hasOwn(FACTORIES, configured.type) ? FACTORIES[configured.type] : undefined;
-    if (!create) throw new RouterError(502, 'upstream', `Backend '${name}' has an unknown type '${String(configured.type)}'; use one of ${Object.keys(FACTORIES).join(', ')}.`);
+    const create = isBackendType(configured.type) ? FACTORIES[configured.type] : undefined;
+    if (!create) throw new RouterError(502, 'upstream', `Backend '${name}' has an unknown type '${String(configured.type)}'; use one of ${BACKEND_TYPES.join(', ')}.`);
     const backend = create(name, configured);
     this.built.set(name, { settings: configured, backend });
     return backend;

@@ -1,4 +1,5 @@
 import { Argument, Command, Option } from 'commander';
+import { BACKEND_TYPES } from '../backends/registry.js';
 import { SKUS } from '../routing/skus.js';
 
 /**
@@ -72,7 +73,7 @@ export function buildProgram(version: string): Command {
   backends
     .command('add <name>')
     .description('add or replace a backend')
-    .addOption(new Option('--type <type>', 'wire format the upstream speaks').choices(['openai-chat', 'openai-responses', 'anthropic']).makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'wire format the upstream speaks').choices(BACKEND_TYPES).makeOptionMandatory())
     .requiredOption('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1')
     .option('--api-key <key>', 'upstream API key (stored in the 0600 config file)')
     .option('--api-key-env <var>', 'environment variable holding the upstream API key')

@@ -1,9 +1,10 @@
 /** The shape of the stored configuration (config.json under the svc-router home). */
 
 import { randomBytes } from 'node:crypto';
+import type { BackendType } from '../backends/registry.js';
 
-export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic'] as const;
-export type BackendType = (typeof BACKEND_TYPES)[number];
+/** The backend types are those src/backends/registry.ts lists (BACKEND_TYPES there). */
+export type { BackendType };
 
 export interface BackendSettings {
   type: BackendType;

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_KEYS } from '../../src/cli/commands/config.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { BACKEND_TYPES } from '../../src/config/settings.js';
+import { BACKEND_TYPES } from '../../src/backends/registry.js';
 import { SKUS } from '../../src/routing/skus.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend } from '../backend.js';
+import type { Backend, BackendDescriptor } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
@@ -12,7 +12,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
   return createHttpBackend(name, settings, {
     wireFormat: 'messages',
     // Accept the base URL with or without /v1.
-    url: (base) => `${base.replace(/\/v1$/, '')}/v1/messages`,
+    url: (base): string => `${base.replace(/\/v1$/, '')}/v1/messages`,
     headers: (key, request) => {
       const beta = request.passthrough?.headers?.['anthropic-beta'];
       return { 'anthropic-version': ANTHROPIC_VERSION, ...(beta ? { 'anthropic-beta': beta } : {}), ...(key ? { 'x-api-key': key } : {}) };
@@ -22,3 +22,5 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),
   });
 }
+
+export const anthropicBackend = { type: 'anthropic', create: createAnthropicBackend } as const satisfies BackendDescriptor;

@@ -7,15 +7,26 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendCall } from '../backend.js';
 import { resolveApiKey } from './resolve-api-key.js';
 import { decodeSse, type SseFrame } from './sse-decoder.js';
-import { postJson, readJson } from './upstream-client.js';
 import type { UpstreamBody } from './upstream-exchange.js';
 import { networkError } from './upstream-error.js';
+
+/**
+ * The HTTP client (undici) loads on a backend's first call, not when the backend registry is
+ * imported: the CLI reads the registry for its list of types and should not pay for it.
+ */
+let upstreamClient: Promise<typeof import('./upstream-client.js')> | undefined;
+const loadClient = () => (upstreamClient ??= import('./upstream-client.js'));
+
+type UpstreamClient = Awaited<ReturnType<typeof loadClient>>;
 
 /** What makes one kind of HTTP upstream differ from another; the calling is shared. */
 export interface HttpBackendSpec {
   wireFormat: NonNullable<Backend['wireFormat']>;
-  /** The endpoint URL for a configured base URL. */
-  url(baseUrl: string): string;
+  /**
+   * The endpoint URL for a configured base URL (no trailing slash), the upstream model and whether
+   * the call streams: most upstreams have one URL, some put the model and the method in it.
+   */
+  url(baseUrl: string, model: string, stream: boolean): string;
   /** Auth and protocol headers for this call (the key, when the backend has one). */
   headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
@@ -61,7 +72,7 @@ function releaseAfterEnd(body: UpstreamBody): void {
  * text freely; nothing they quote reaches a client, a log line or svc_meta without passing here.
  */
 export function createHttpBackend(name: string, settings: BackendSettings, spec: HttpBackendSpec): Backend {
-  const url = spec.url(settings.baseUrl.replace(/\/+$/, ''));
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
 
   /** The values to scrub: the key as configured or as read from its environment variable. */
   function secretsOf(): string[] {
@@ -83,12 +94,12 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
 
   const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
 
-  function send(call: BackendCall, stream: boolean) {
+  function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
     const key = resolveApiKey(name, settings);
     if (key) rememberSecret(key);
-    return postJson({
+    return client.postJson({
       backend: name,
-      url,
+      url: spec.url(baseUrl, call.upstreamModel, stream),
       // Configured headers first, so they can add to but never replace the upstream's auth.
       headers: { ...settings.headers, ...spec.headers(key, call.request), ...(stream ? { accept: 'text/event-stream' } : {}) },
       body: spec.encode(call.request, call.upstreamModel, stream),
@@ -104,8 +115,9 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     async complete(call): Promise<Reply> {
       let reply: Reply;
       try {
-        const response = await send(call, false);
-        reply = spec.decodeReply(name, await readJson(name, response, call.signal), call.request);
+        const client = await loadClient();
+        const response = await send(client, call, false);
+        reply = spec.decodeReply(name, await client.readJson(name, response, call.signal), call.request);
       } catch (error) {
         throw safe(error, call);
       }
@@ -115,7 +127,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     async *stream(call): AsyncGenerator<StreamEvent[]> {
       let response;
       try {
-        response = await send(call, true);
+        response = await send(await loadClient(), call, true);
       } catch (error) {
         throw safe(error, call);
       }

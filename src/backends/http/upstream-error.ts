@@ -1,4 +1,3 @@
-import { errors } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
 import { MAX_UPSTREAM_TEXT, redactText } from '../../core/redact.js';
@@ -47,14 +46,17 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** A failed call (refused, reset, timed out, or the client gone) as the RouterError the client sees. */
+/**
+ * A failed call (refused, reset, timed out, or the client gone) as the RouterError the client sees.
+ * undici's errors are told apart by their codes, so this file does not load undici.
+ */
 export function networkError(backend: string, error: unknown, signal?: ClientSignal): RouterError {
   if (signal?.aborted) return new RouterError(499, 'invalid_request', 'The client closed the request.');
   if (error instanceof RouterError) return error;
   const code = (error as { code?: string } | null | undefined)?.code ?? '';
-  if (error instanceof errors.HeadersTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' did not answer in time.`, undefined, 'upstream_timeout');
-  if (error instanceof errors.ConnectTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' could not be connected to in time.`, undefined, 'upstream_timeout');
-  if (error instanceof errors.BodyTimeoutError) return new RouterError(504, 'upstream', `Backend '${backend}' stopped sending.`, undefined, 'upstream_timeout');
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' did not answer in time.`, undefined, 'upstream_timeout');
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' could not be connected to in time.`, undefined, 'upstream_timeout');
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' stopped sending.`, undefined, 'upstream_timeout');
   if (code === 'ECONNREFUSED') return new RouterError(502, 'upstream', `Backend '${backend}' refused the connection.`, undefined, 'upstream_unreachable');
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RouterError(502, 'upstream', `Backend '${backend}' host could not be resolved.`, undefined, 'upstream_unreachable');
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return new RouterError(502, 'upstream', `Backend '${backend}' closed the connection.`, undefined, 'upstream_reset');

@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend } from '../backend.js';
+import type { Backend, BackendDescriptor } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeChatReply } from './decode-reply.js';
 import { decodeChatStream } from './decode-stream.js';
@@ -9,10 +9,12 @@ import { encodeChatRequest } from './encode-request.js';
 export function createOpenAIChatBackend(name: string, settings: BackendSettings): Backend {
   return createHttpBackend(name, settings, {
     wireFormat: 'chat',
-    url: (base) => `${base}/chat/completions`,
+    url: (base): string => `${base}/chat/completions`,
     headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
     encode: encodeChatRequest,
     decodeReply: decodeChatReply,
     decodeStream: decodeChatStream,
   });
 }
+
+export const openaiChatBackend = { type: 'openai-chat', create: createOpenAIChatBackend } as const satisfies BackendDescriptor;

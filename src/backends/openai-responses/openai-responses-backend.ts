@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend } from '../backend.js';
+import type { Backend, BackendDescriptor } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
@@ -9,10 +9,12 @@ import { encodeResponsesRequest } from './encode-request.js';
 export function createOpenAIResponsesBackend(name: string, settings: BackendSettings): Backend {
   return createHttpBackend(name, settings, {
     wireFormat: 'responses',
-    url: (base) => `${base}/responses`,
+    url: (base): string => `${base}/responses`,
     headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
     encode: encodeResponsesRequest,
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,
   });
 }
+
+export const openaiResponsesBackend = { type: 'openai-responses', create: createOpenAIResponsesBackend } as const satisfies BackendDescriptor;

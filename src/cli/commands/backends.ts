@@ -1,4 +1,5 @@
-import { BACKEND_TYPES, type BackendSettings, type BackendTimeouts, type BackendType } from '../../config/settings.js';
+import { BACKEND_TYPES, isBackendType } from '../../backends/registry.js';
+import type { BackendSettings, BackendTimeouts } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -24,14 +25,14 @@ export interface AddBackendOptions {
 export function runBackendsAdd(name: string, options: AddBackendOptions): void {
   if (!NAME_PATTERN.test(name)) throw usageError(`backend name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
   if (name === OFFLINE_BACKEND) throw usageError(`'${OFFLINE_BACKEND}' is the built-in backend; choose another name`);
-  if (!(BACKEND_TYPES as readonly string[]).includes(options.type)) {
+  if (!isBackendType(options.type)) {
     throw usageError(`unknown backend type '${options.type}'; expected one of ${BACKEND_TYPES.join(', ')}`);
   }
   if (options.apiKey !== undefined && options.apiKeyEnv !== undefined) throw usageError('give --api-key or --api-key-env, not both');
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
-  const backend: BackendSettings = { type: options.type as BackendType, baseUrl: parseHttpUrl(options.baseUrl, '--base-url') };
+  const backend: BackendSettings = { type: options.type, baseUrl: parseHttpUrl(options.baseUrl, '--base-url') };
   if (options.apiKey !== undefined) backend.apiKey = options.apiKey;
   if (options.apiKeyEnv !== undefined) backend.apiKeyEnv = options.apiKeyEnv;
   if (options.header?.length) backend.headers = Object.fromEntries(options.header.map(parseHeader));

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { BACKEND_TYPES, BACKENDS, BackendRegistry, isBackendType } from '../../src/backends/registry.js';
+import { withDefaults, type BackendSettings } from '../../src/config/settings.js';
+
+describe('backend registry', () => {
+  it('lists each type once, and BACKEND_TYPES follows it', () => {
+    expect(new Set(BACKEND_TYPES).size).toBe(BACKENDS.length);
+    expect(BACKEND_TYPES).toEqual(BACKENDS.map((backend) => backend.type));
+  });
+
+  it('knows a type only as its own entry', () => {
+    for (const type of BACKEND_TYPES) expect(isBackendType(type)).toBe(true);
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', '', 'gemini']) expect(isBackendType(name)).toBe(false);
+  });
+
+  it('builds a configured backend of every listed type, and names the types for an unknown one', () => {
+    const registry = new BackendRegistry();
+    const backends: Record<string, BackendSettings> = {};
+    for (const type of BACKEND_TYPES) backends[`b-${type}`] = { type, baseUrl: 'http://127.0.0.1:9/v1' };
+    backends.odd = { type: 'toString' as BackendSettings['type'], baseUrl: 'http://127.0.0.1:9/v1' };
+    const settings = withDefaults({ backends });
+    for (const type of BACKEND_TYPES) expect(registry.get(`b-${type}`, settings).name).toBe(`b-${type}`);
+    expect(() => registry.get('odd', settings)).toThrow(BACKEND_TYPES.join(', '));
+  });
+});
