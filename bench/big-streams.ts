@@ -31,6 +31,20 @@ export interface BigStreamsSetup {
   clients?: ClientFormat[];
 }
 
+/**
+ * The largest single event the client gets, in MB: 16 MiB for the big event; for the big answer
+ * 4 KiB deltas, except that a Responses client gets the whole answer again in each done event.
+ */
+export function largestEventMb(result: Pick<BigStreamResult, 'through' | 'kind' | 'upstream_mb'>): number {
+  return result.kind === 'event' || result.through === 'router responses' ? result.upstream_mb : 0;
+}
+
+/** Peak memory the router may add for one big stream: what the bare proxy needs, 4 × the largest event, and 32 MB. */
+export function bigStreamLimitMb(result: BigStreamResult, all: BigStreamResult[]): number {
+  const bare = all.find((other) => other.through === 'bare proxy' && other.kind === result.kind)?.peak_rss_delta_mb ?? 0;
+  return bare + 4 * largestEventMb(result) + 32;
+}
+
 const ENDPOINT: Record<ClientFormat, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
 const ENDS: Record<ClientFormat, string> = { chat: 'data: [DONE]', messages: 'event: message_stop', responses: 'event: response.completed' };
 const ROUTER_READY = /listening on http:\/\/127\.0\.0\.1:(\d+)/;

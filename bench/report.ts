@@ -77,7 +77,7 @@ function floorTable(floor: FloorResult[]): string {
   );
 }
 
-function targetsTable(targets: TargetCheck[]): string {
+export function targetsTable(targets: TargetCheck[]): string {
   return formatTable(
     ['target', 'value', 'goal', '', ''],
     targets.map((t) => [

@@ -16,7 +16,7 @@ import { parseOptions } from './options.js';
 import { PATHS } from './paths.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
-import { machine, printMemory, printReport, writeReport, type BenchReport } from './report.js';
+import { machine, printMemory, printReport, targetsTable, writeReport, type BenchReport } from './report.js';
 import { createRouterHome } from './router-home.js';
 import { runRounds } from './rounds.js';
 import { serveArgs } from './serve-command.js';
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
       const streams = options.streams > 0 ? await slowStreams() : undefined;
       printMemory(big, streams, console.log);
+      console.log(targetsTable(checkTargets({ paths: [], idleRssMb: NaN, big }).filter((check) => check.target.includes('peak RSS added'))));
       return;
     }
     const bare = await startServer({ name: 'bare proxy', command: [...pinning.prefix(SUT_CPU), node, entry('bare-proxy.ts'), upstream.origin] });
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
       streams_1000: streams ?? null,
       big_streams: big,
       cli,
-      targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli }),
+      targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big }),
     };
     writeReport(report, RESULTS);
     printReport(report, console.log);

@@ -1,3 +1,4 @@
+import { bigStreamLimitMb, type BigStreamResult } from './big-streams.js';
 import type { CliTimes } from './cli-start.js';
 import type { StreamsResult } from './slow-streams.js';
 import type { PathResult } from './summarise.js';
@@ -29,9 +30,10 @@ export interface TargetInputs {
   idleRssMb: number;
   streams?: StreamsResult;
   cli?: CliTimes;
+  big?: BigStreamResult[];
 }
 
-export function checkTargets({ paths, idleRssMb, streams, cli }: TargetInputs): TargetCheck[] {
+export function checkTargets({ paths, idleRssMb, streams, cli, big }: TargetInputs): TargetCheck[] {
   const checks: TargetCheck[] = [];
   for (const path of paths) {
     const label = `${path.name}${path.stream ? ' stream' : ''}`;
@@ -45,6 +47,11 @@ export function checkTargets({ paths, idleRssMb, streams, cli }: TargetInputs): 
   if (streams) {
     checks.push(check(`${streams.streams} streams: RSS`, streams.rss_mb, 'max', 250, ' MB'));
     checks.push(check(`${streams.streams} streams: event-loop p99`, streams.eventloop_p99_ms, 'max', 20, ' ms'));
+  }
+  for (const result of big ?? []) {
+    if (result.through === 'bare proxy') continue;
+    const what = result.kind === 'answer' ? `${result.upstream_mb} MiB answer` : `one ${result.upstream_mb} MiB event`;
+    checks.push(check(`${result.through}, ${what}: peak RSS added`, result.complete ? result.peak_rss_delta_mb : NaN, 'max', bigStreamLimitMb(result, big!), ' MB', 'bare proxy + 4 × largest event + 32 MB'));
   }
   if (cli) {
     checks.push(check('svc-router --version', cli.version_ms, 'max', 150, ' ms'));
