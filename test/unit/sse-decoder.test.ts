@@ -168,6 +168,7 @@ describe('decodeSse bounds', () => {
       text.map((value) => `event: ${value}`),
       text.map((value) => `: ${value}`),
       fc.constant('data'),
+      fc.constant('event'),
       fc.constant(''),
       text,
     );

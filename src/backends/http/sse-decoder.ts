@@ -64,7 +64,7 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, limits: Readon
       }
       data.push(value);
     } else if (name === 'event') {
-      const value = line.slice(colon + 1);
+      const value = colon === -1 ? '' : line.slice(colon + 1);
       event = value.charCodeAt(0) === 32 ? value.slice(1) : value;
     }
     return true;
