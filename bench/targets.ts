@@ -51,7 +51,7 @@ export function checkTargets({ paths, idleRssMb, streams, cli, big }: TargetInpu
   for (const result of big ?? []) {
     if (result.through === 'bare proxy') continue;
     const what = result.kind === 'answer' ? `${result.upstream_mb} MiB answer` : `one ${result.upstream_mb} MiB event`;
-    checks.push(check(`${result.through}, ${what}: peak RSS added`, result.complete ? result.peak_rss_delta_mb : NaN, 'max', bigStreamLimitMb(result, big!), ' MB', 'bare proxy + 4 × largest event + 32 MB'));
+    checks.push(check(`${result.through}, ${what}: peak RSS added`, result.complete ? result.peak_rss_delta_mb : NaN, 'max', Math.round(bigStreamLimitMb(result, big!)), ' MB', 'bare proxy + 4 × largest event + 32 MB'));
   }
   if (cli) {
     checks.push(check('svc-router --version', cli.version_ms, 'max', 150, ' ms'));
