@@ -1,5 +1,4 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
@@ -225,10 +224,26 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
         setImmediate(uncork);
       }
       // Backpressure: a slow client pauses the stream instead of growing a buffer.
-      if (!res.write(frame)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(frame)) await drained(res);
     }
   } finally {
     metrics?.streamEnded();
   }
   res.end();
+}
+
+/**
+ * Resolves when a slow client has read what was queued, or has gone. Both listeners are removed
+ * either way: a long stream waits many times, and each wait must leave nothing behind.
+ */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
