@@ -3,6 +3,7 @@ import type { ClientSignal } from '../core/client-signal.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import type { FormatName } from '../formats/registry.js';
 
 export interface BackendCall {
   request: CanonicalRequest;
@@ -20,7 +21,7 @@ export interface Backend {
   readonly name: string;
   readonly offline?: boolean;
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
-  readonly wireFormat?: 'chat' | 'messages' | 'responses';
+  readonly wireFormat?: FormatName;
   complete(call: BackendCall): Promise<Reply>;
   /** The reply as batches of events: one batch per burst the upstream sent. */
   stream(call: BackendCall): AsyncIterable<StreamEvent[]>;

@@ -2,7 +2,9 @@ import type { RouterError } from '../core/errors.js';
 import type { Reply, Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
-import type { Endpoint } from '../routing/resolve-route.js';
+import type { ApiResponse } from '../handlers/api.js';
+import type { RequestContext } from '../handlers/context.js';
+import type { KeySource } from '../identity/authenticate.js';
 
 /** What a client request decodes to: the canonical request plus what only its own format needs. */
 export interface Decoded<Options = unknown> {
@@ -13,9 +15,15 @@ export interface Decoded<Options = unknown> {
   droppedTools?: string[];
 }
 
-/** What decoding may need beyond the body: the secret that seals replayed reasoning. */
+/** What decoding may need beyond the body: the secret that seals replayed reasoning, and the request around the body. */
 export interface DecodeContext {
   secret: string;
+  /** Header names in lower case. */
+  headers?: Readonly<Record<string, string | undefined>>;
+  /** The values of the route's `{name}` path segments (e.g. the model in a path). */
+  params?: Readonly<Record<string, string>>;
+  /** The query string, parsed. */
+  query?: URLSearchParams;
 }
 
 /** The router's own report on a request, attached to chat and responses bodies as `svc_meta`. */
@@ -46,13 +54,70 @@ export interface EncodeContext<Options = unknown> {
   finish(usage: Usage): SvcMeta;
 }
 
-/** A front door: one client wire format, decoded to and encoded from the canonical form. */
+/** Headers in lower case, as a request carries them. */
+export type Headers = Readonly<Record<string, string | undefined>>;
+
+/** One path a format serves. */
+export interface FormatRoute {
+  readonly method: 'GET' | 'POST';
+  /**
+   * An exact path (`/v1/messages`), or a pattern whose `{name}` segments match one path segment
+   * each (`/v1beta/models/{model}:generateContent`); the values reach the decoder as `params`, the
+   * query string as `query`.
+   */
+  readonly path: string;
+  /** A short name for logs and metrics; the format's name when left out. */
+  readonly name?: string;
+  /** What serves it; the completion pipeline in this format when left out. */
+  handle?(context: RequestContext): Promise<ApiResponse>;
+}
+
+/** A header every request of a format must carry (e.g. `anthropic-version`). */
+export interface RequiredHeader {
+  readonly name: string;
+  /** Other names accepted for it. */
+  readonly aliases?: readonly string[];
+  /** What a valid value looks like, for the error message: "a date such as 2023-06-01". */
+  readonly expected: string;
+  readonly example: string;
+  valid(value: string): boolean;
+}
+
+/** How GET /v1/models and /v1/models/{id} answer a client of this format. */
+export interface ModelsShape {
+  /** Whether a request to the shared models endpoints comes from a client of this format. */
+  claims(headers: Headers): boolean;
+  list(ids: readonly string[], headers: Headers): unknown;
+  entry(id: string): unknown;
+}
+
+/** Model names a format serves beyond the svc SKUs (e.g. claude-* ids on messages). */
+export interface ModelIds {
+  matches(model: string): boolean;
+  /** Named in the unknown-model error: "a claude-* model id". */
+  readonly description: string;
+}
+
+/**
+ * A front door: one client wire format, decoded to and encoded from the canonical form, with
+ * everything the server needs to serve it. Each format folder exports one; src/formats/registry.ts
+ * lists them.
+ */
 export interface ClientFormat<Options = unknown> {
-  readonly endpoint: Endpoint;
+  /** The format's name: `svc_meta`, logs, metrics, and same-format forwarding (a backend's wireFormat). */
+  readonly name: string;
+  readonly routes: readonly FormatRoute[];
+  /** Where a client of this format sends its key, in the order they are read. */
+  readonly keySources: readonly KeySource[];
+  readonly requiredHeaders?: readonly RequiredHeader[];
+  /** Client headers forwarded as they are to a same-format upstream (e.g. `anthropic-beta`). */
+  readonly passThroughHeaders?: readonly string[];
+  readonly models: ModelsShape;
+  readonly modelIds?: ModelIds;
   decode(body: unknown, context: DecodeContext): Decoded<Options>;
   encodeReply(reply: Reply, context: EncodeContext<Options>): unknown;
   /** One piece of text per batch of events, so a burst leaves in one write. */
   encodeStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<Options>): AsyncIterable<string>;
-  /** The body of an error, also used as the data of an in-stream error event. */
+  /** The body of every error of this format, also used as the data of an in-stream error event. */
   errorBody(error: RouterError, requestId: string): unknown;
 }

@@ -8,6 +8,8 @@ export interface ApiRequest {
   method: string;
   /** The path without its query string. */
   path: string;
+  /** The query string, without its `?` (absent or empty when there is none). */
+  query?: string;
   /** Header names in lower case. */
   headers: Readonly<Record<string, string | undefined>>;
   /** The parsed JSON body, no larger than `limitBytes`; read only after the request is authenticated. Throws 400 or 413. */

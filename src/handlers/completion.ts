@@ -3,6 +3,7 @@ import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.j
 import type { Usage } from '../core/reply.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
+import { FORMATS } from '../formats/registry.js';
 import { resolveRoute } from '../routing/resolve-route.js';
 import type { Target } from '../routing/target.js';
 import type { ApiResponse } from './api.js';
@@ -17,13 +18,25 @@ import { checkRequestBounds } from './request-bounds.js';
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { app, identity } = context;
   const secret = context.settings.secret ?? '';
-  const decoded = format.decode(await context.request.readBody(context.settings.server.bodyLimitBytes), { secret });
-  const beta = context.request.headers['anthropic-beta'];
-  if (beta && decoded.request.passthrough) decoded.request.passthrough.headers = { 'anthropic-beta': beta };
+  const { headers } = context.request;
+  const decoded = format.decode(await context.request.readBody(context.settings.server.bodyLimitBytes), {
+    secret,
+    headers,
+    params: context.params ?? {},
+    query: new URLSearchParams(context.request.query ?? ''),
+  });
+  if (decoded.request.passthrough && format.passThroughHeaders) {
+    const passed: Record<string, string> = {};
+    for (const name of format.passThroughHeaders) {
+      const value = headers[name];
+      if (value) passed[name] = value;
+    }
+    if (Object.keys(passed).length) decoded.request.passthrough.headers = passed;
+  }
   checkRequestBounds(decoded.request);
   const trace = context.request.trace;
   if (trace) Object.assign(trace, { model: decoded.request.model, stream: decoded.stream });
-  const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format.endpoint);
+  const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format, FORMATS);
   const used = (await app.ledger.summary(identity.developer)).totalTokens;
   if (used >= identity.capTokens) {
     throw new RouterError(
@@ -74,7 +87,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       latency_ms: Math.round(performance.now() - context.startedAt),
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
-      ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.endpoint ? { dropped_tools: decoded.droppedTools } : {}),
+      ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
     };
     return recorded;
   };

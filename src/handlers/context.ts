@@ -13,4 +13,6 @@ export interface RequestContext {
   requestId: string;
   /** performance.now() when the request arrived. */
   startedAt: number;
+  /** The values of the route's `{name}` path segments. */
+  params?: Readonly<Record<string, string>>;
 }

@@ -5,6 +5,7 @@ import { RouterError } from '../core/errors.js';
 import { estimateRequestTokens } from '../core/estimate-tokens.js';
 import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
+import { messagesFormat } from '../formats/messages/messages-format.js';
 import { resolveRoute } from '../routing/resolve-route.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
@@ -31,7 +32,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   const decoded = decodeMessagesRequest(withCap);
   checkRequestBounds(decoded.request);
   const model = decoded.request.model;
-  const targets = resolveRoute(context.settings, model, 'messages');
+  const targets = resolveRoute(context.settings, model, messagesFormat);
   const trace = context.request.trace;
   if (trace) trace.model = model;
 

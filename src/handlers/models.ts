@@ -1,24 +1,18 @@
 import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
+import { modelsFormatOf } from '../formats/registry.js';
 import { isSkuName, SKUS } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
 
-/** Unix seconds of the SKUs' introduction, so the list is stable across restarts. */
-const SKU_CREATED = 1_767_225_600;
+export { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../formats/responses/codex-models.js';
 
 /**
- * GET /v1/models: the three SKUs plus any other svc.* name a route serves. Anthropic's shape for
- * Anthropic clients, Codex's model catalog for Codex, OpenAI's list for everyone else.
+ * GET /v1/models: the three SKUs plus any other svc.* name a route serves, in the shape of the
+ * format whose client asks (Anthropic's list, Codex's model catalog, OpenAI's list by default).
  */
 export async function handleModels({ request, settings }: RequestContext): Promise<ApiResponse> {
-  const ids = listedModels(settings);
-  if (request.headers['anthropic-version'] !== undefined) {
-    const data = ids.map(anthropicEntry);
-    return { status: 200, json: { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null } };
-  }
-  if (isCodex(request.headers)) return { status: 200, json: codexModelCatalog(ids) };
-  return { status: 200, json: { object: 'list', data: ids.map(openaiEntry) } };
+  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers) };
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
@@ -28,17 +22,17 @@ export const MODEL_PATH_PREFIX = '/v1/models/';
  * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs): the entry of one listed model,
  * in the list's shape, or 404. The id is compared with the listed names only, never used as a key.
  */
-export async function handleModel({ request, settings }: RequestContext): Promise<ApiResponse> {
+export async function handleModel({ request, settings, params }: RequestContext): Promise<ApiResponse> {
   let id: string;
   try {
-    id = decodeURIComponent(request.path.slice(MODEL_PATH_PREFIX.length).replace(/\/$/, ''));
+    id = decodeURIComponent(params?.id ?? request.path.slice(MODEL_PATH_PREFIX.length).replace(/\/$/, ''));
   } catch {
     throw invalidRequest('The model id in the path is not valid percent-encoding.', 'model');
   }
   if (!listedModels(settings).includes(id)) {
     throw new RouterError(404, 'not_found', `No model '${id.slice(0, 200)}'. Use one of the svc SKUs: ${SKUS.join(', ')}.`, 'model', 'model_not_found');
   }
-  return { status: 200, json: request.headers['anthropic-version'] !== undefined ? anthropicEntry(id) : openaiEntry(id) };
+  return { status: 200, json: modelsFormatOf(request.headers).models.entry(id) };
 }
 
 /** The three SKUs plus any other plain svc.* name a route serves. */
@@ -46,59 +40,3 @@ const listedModels = (settings: Settings): string[] => [
   ...SKUS,
   ...Object.keys(settings.routes).filter((name) => isSkuName(name) && !name.includes('*') && !(SKUS as readonly string[]).includes(name)),
 ];
-
-const openaiEntry = (id: string) => ({ id, object: 'model', created: SKU_CREATED, owned_by: 'svc-router' });
-const anthropicEntry = (id: string) => ({ type: 'model', id, display_name: id, created_at: new Date(SKU_CREATED * 1000).toISOString() });
-
-/**
- * Codex names itself in `originator` (codex_exec, codex_cli_rs, codex_vscode, …) and in its
- * user agent. It asks for `/models?client_version=…` only for providers whose key comes from an
- * `auth` command; with `env_key` it never asks and needs `model_catalog_json` instead.
- */
-const isCodex = (headers: Readonly<Record<string, string | undefined>>): boolean =>
-  /^codex[_-]/i.test(headers.originator ?? '') || /^codex[_-]/i.test(headers['user-agent'] ?? '');
-
-/**
- * Codex's system prompt for these models. Codex rejects a catalog entry without one, and sends it
- * in place of the built-in prompt it uses for models it has no metadata for.
- */
-export const CODEX_BASE_INSTRUCTIONS = [
-  'You are a coding agent running in the Codex CLI, working in the user\'s workspace on their machine.',
-  'Work through the task with the tools you are given: run shell commands to inspect files, build and test, and edit files with apply_patch.',
-  'Read before you change anything, keep changes small and focused on the request, and follow the conventions already in the code.',
-  'Do not undo changes you did not make, and do not run destructive commands (deleting data, rewriting history) unless asked.',
-  'If instructions in AGENTS.md files apply to the files you touch, follow them.',
-  'When you are done, reply briefly: what you changed, how you checked it, and anything left open.',
-].join('\n\n');
-
-/** A context window every routed upstream can be expected to hold; Codex compacts history before it. */
-const CODEX_CONTEXT_WINDOW = 128_000;
-
-/**
- * Codex 0.169's model catalog (`{"models": [ModelInfo…]}`), the shape of both its `/models`
- * answer and its `model_catalog_json` file. Listing the SKUs here stops the "model metadata not
- * found" fallback, which withholds the apply_patch tool; only the fields Codex requires, plus
- * apply_patch, parallel calls, the context window and the prompt, are set.
- */
-export function codexModelCatalog(ids: readonly string[], baseInstructions: string = CODEX_BASE_INSTRUCTIONS) {
-  return {
-    models: ids.map((slug, index) => ({
-      slug,
-      display_name: slug,
-      description: `svc-router SKU ${slug}`,
-      supported_reasoning_levels: (['low', 'medium', 'high'] as const).map((effort) => ({ effort, description: `${effort} reasoning effort` })),
-      shell_type: 'shell_command',
-      visibility: 'list',
-      supported_in_api: true,
-      priority: index + 1,
-      support_verbosity: false,
-      truncation_policy: { mode: 'bytes', limit: 10_000 },
-      experimental_supported_tools: [] as string[],
-      apply_patch_tool_type: 'freeform',
-      supports_parallel_tool_calls: true,
-      context_window: CODEX_CONTEXT_WINDOW,
-      input_modalities: ['text', 'image'],
-      base_instructions: baseInstructions,
-    })),
-  };
-}

@@ -72,12 +72,25 @@ function verify(settings: Settings, key: string): Identity | undefined {
 const unauthorized = (message: string): RouterError =>
   new RouterError(401, 'authentication', message, undefined, 'invalid_api_key');
 
-/** The key a request presents: `x-api-key`, else the token of `Authorization: Bearer`. */
-export function presentedKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
-  const apiKey = headers['x-api-key'];
-  if (apiKey !== undefined) return apiKey;
-  const authorization = headers.authorization;
-  if (authorization === undefined) return undefined;
-  // Keep everything after the scheme's single space: a doubled space is part of what was sent.
-  return /^bearer /i.test(authorization) ? authorization.slice(7) : authorization;
+/** A header a client format sends its key in; with a scheme, the value's `<scheme> ` prefix is dropped when present. */
+export interface KeySource {
+  /** In lower case. */
+  readonly header: string;
+  readonly scheme?: string;
+}
+
+/** Where a request that speaks no particular format (whoami, models) may send its key: `x-api-key`, else `Authorization: Bearer`. */
+export const DEFAULT_KEY_SOURCES: readonly KeySource[] = [{ header: 'x-api-key' }, { header: 'authorization', scheme: 'bearer' }];
+
+/** The key a request presents: the first of `sources` it carries. */
+export function presentedKey(headers: Readonly<Record<string, string | undefined>>, sources: readonly KeySource[] = DEFAULT_KEY_SOURCES): string | undefined {
+  for (const { header, scheme } of sources) {
+    const value = headers[header];
+    if (value === undefined) continue;
+    if (scheme === undefined) return value;
+    // Keep everything after the scheme's single space: a doubled space is part of what was sent.
+    const prefix = value.slice(0, scheme.length + 1);
+    return prefix.length === scheme.length + 1 && prefix.endsWith(' ') && prefix.slice(0, -1).toLowerCase() === scheme.toLowerCase() ? value.slice(scheme.length + 1) : value;
+  }
+  return undefined;
 }

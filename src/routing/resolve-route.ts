@@ -1,32 +1,39 @@
 import { invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
+import type { ModelIds } from '../formats/client-format.js';
 import { isAnthropicModelId, isSkuName, OFFLINE_BACKEND, SKUS } from './skus.js';
 import { parseTarget, type Target } from './target.js';
 
-export type Endpoint = 'chat' | 'responses' | 'messages';
+/** What routing needs of a client format: its paths, and the model ids it serves beyond the SKUs. */
+export interface RoutedFormat {
+  readonly routes: readonly { readonly path: string }[];
+  readonly modelIds?: ModelIds;
+}
 
 const SKU_LIST = SKUS.join(', ');
 
 /**
  * Maps the model a client asked for to its ordered chain of targets, or explains in a 400 why
- * the name is not served on this endpoint.
+ * the name is not served in this format. `formats` are all the formats served, to point a client
+ * that asks for another format's model id (claude-* on chat) to where it is served.
  */
-export function resolveRoute(settings: Settings, model: string, endpoint: Endpoint): Target[] {
+export function resolveRoute(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = []): Target[] {
   if (/^gpt-/i.test(model)) {
     throw invalidRequest(`The model '${model}' is not served here. Use one of the svc SKUs: ${SKU_LIST}.`, 'model', 'model_not_found');
   }
-  const anthropicId = isAnthropicModelId(model);
-  if (anthropicId && endpoint !== 'messages') {
+  const ownId = format.modelIds?.matches(model) === true;
+  const home = ownId ? undefined : formats.find((other) => other !== format && other.modelIds?.matches(model));
+  if (home) {
     throw invalidRequest(
-      `The model '${model}' is accepted only on /v1/messages. Use one of the svc SKUs here: ${SKU_LIST}.`,
+      `The model '${model}' is accepted only on ${home.routes[0]?.path ?? 'another endpoint'}. Use one of the svc SKUs here: ${SKU_LIST}.`,
       'model',
       'model_not_found',
     );
   }
   const configured = findConfiguredRoute(settings.routes, model);
   if (configured) return configured.targets.map(parseTarget);
-  if (anthropicId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
-  const hint = endpoint === 'messages' ? `, or a claude-* model id` : '';
+  if (ownId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
+  const hint = format.modelIds ? `, or ${format.modelIds.description}` : '';
   throw invalidRequest(`Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${hint}.`, 'model', 'model_not_found');
 }
 

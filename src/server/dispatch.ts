@@ -1,18 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import { RouterError, toRouterError } from '../core/errors.js';
-import { anthropicErrorBody } from '../formats/anthropic-error.js';
-import { openaiErrorBody } from '../formats/openai-error.js';
+import type { RequiredHeader } from '../formats/client-format.js';
+import { DEFAULT_FORMAT } from '../formats/registry.js';
 import { newId } from '../formats/shared/ids.js';
 import { authenticate, presentedKey } from '../identity/authenticate.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
-import { ENDPOINTS, findEndpoint, type ErrorShape } from './endpoints.js';
+import { ENDPOINTS, findEndpoint, likelyEndpoint } from './endpoints.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-/** `anthropic-version` (or the spec's `vendor-version`) must be a date; any date is accepted. */
-const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const defaultErrorBody = (error: RouterError, requestId: string): unknown => DEFAULT_FORMAT.errorBody(error, requestId);
 
 /**
  * Routes one request to its handler: path, method, key, version header, then the handler; every
@@ -26,7 +25,7 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
   if (trace) trace.requestId = requestId;
 
   if (CONTROL_CHARACTERS.test(request.path)) {
-    return { status: 400, headers: { 'x-request-id': requestId }, json: openaiErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.')) };
+    return { status: 400, headers: { 'x-request-id': requestId }, json: defaultErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.'), requestId) };
   }
   if (path === '/' || path === '/health') {
     if (trace) trace.endpoint = path;
@@ -35,22 +34,22 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
   const found = findEndpoint(path);
   const endpoint = found?.endpoint;
   if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
-  const shape: ErrorShape = endpoint?.errorShape ?? (path.includes('messages') ? 'anthropic' : 'openai');
+  const errorBody = (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
   try {
     if (!endpoint) throw notFound(request.method, path);
     if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {
       throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
     }
     const settings = app.config.read();
-    const identity = authenticate(settings, presentedKey(request.headers));
+    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources));
     if (trace) trace.caller = identity.developer;
-    if (endpoint.needsVersion) checkVersion(request.headers);
-    const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt });
+    for (const header of endpoint.requiredHeaders) checkHeader(request.headers, header);
+    const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, params: found.params });
     return withRequestId(response, requestId);
   } catch (error) {
     const routerError = toRouterError(error);
     if (trace) trace.error = routerError.message;
-    const body = shape === 'anthropic' ? anthropicErrorBody(routerError, requestId) : openaiErrorBody(routerError);
+    const body = errorBody(routerError, requestId);
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
     if (routerError.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(routerError.retryAfterMs / 1000));
@@ -62,7 +61,7 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
   const headers = { 'x-request-id': requestId };
   if (request.method === 'HEAD') return { status: 200, headers, empty: true };
   if (request.method !== 'GET') {
-    return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, json: openaiErrorBody(new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`)) };
+    return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, json: defaultErrorBody(new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`), requestId) };
   }
   return path === '/health'
     ? { status: 200, headers, json: { status: 'ok' } }
@@ -79,19 +78,15 @@ function notFound(method: string, path: string): RouterError {
   return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');
 }
 
-function checkVersion(headers: ApiRequest['headers']): void {
-  const version = headers['anthropic-version'] ?? headers['vendor-version'];
-  if (version === undefined || version === '') {
-    throw new RouterError(400, 'invalid_request', 'anthropic-version: header is required (for example "anthropic-version: 2023-06-01").', 'anthropic-version');
+/** A header the endpoint's format requires (anthropic-version on messages), under its name or an alias. */
+function checkHeader(headers: ApiRequest['headers'], header: RequiredHeader): void {
+  let value = headers[header.name];
+  for (const alias of header.aliases ?? []) value ??= headers[alias];
+  const { name } = header;
+  if (value === undefined || value === '') {
+    throw new RouterError(400, 'invalid_request', `${name}: header is required (for example "${name}: ${header.example}").`, name);
   }
-  if (!VERSION_PATTERN.test(version) || !isCalendarDate(version)) {
-    throw new RouterError(400, 'invalid_request', `anthropic-version: expected a date such as 2023-06-01, got "${version.slice(0, 40)}".`, 'anthropic-version');
-  }
-}
-
-function isCalendarDate(text: string): boolean {
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+  if (!header.valid(value)) throw new RouterError(400, 'invalid_request', `${name}: expected ${header.expected}, got "${value.slice(0, 40)}".`, name);
 }
 
 const withRequestId = (response: ApiResponse, requestId: string): ApiResponse => ({

@@ -1,53 +1,122 @@
-import { chatFormat } from '../formats/chat/chat-format.js';
-import { messagesFormat } from '../formats/messages/messages-format.js';
-import { responsesFormat } from '../formats/responses/responses-format.js';
+import type { RouterError } from '../core/errors.js';
+import type { ClientFormat, RequiredHeader } from '../formats/client-format.js';
+import { DEFAULT_FORMAT, FORMATS } from '../formats/registry.js';
 import type { ApiResponse } from '../handlers/api.js';
 import { handleCompletion } from '../handlers/completion.js';
 import type { RequestContext } from '../handlers/context.js';
-import { handleCountTokens } from '../handlers/count-tokens.js';
-import { handleModel, handleModels, MODEL_PATH_PREFIX } from '../handlers/models.js';
+import { handleModel, handleModels } from '../handlers/models.js';
 import { handleWhoami } from '../handlers/whoami.js';
-
-export type ErrorShape = 'openai' | 'anthropic';
+import type { KeySource } from '../identity/authenticate.js';
 
 export interface Endpoint {
   /** A short name for logs and metrics: the client format for the model endpoints. */
   name: string;
   method: 'GET' | 'POST';
   handle(context: RequestContext): Promise<ApiResponse>;
-  errorShape: ErrorShape;
-  /** Messages clients must also send a version header. */
-  needsVersion?: boolean;
+  /** The format whose error body, key sources and required headers the endpoint uses. */
+  format: ClientFormat;
+  keySources: readonly KeySource[];
+  requiredHeaders: readonly RequiredHeader[];
+  errorBody(error: RouterError, requestId: string): unknown;
 }
 
-/** The one path with a parameter: GET /v1/models/{id}. */
-const MODEL_PATH = `${MODEL_PATH_PREFIX}{id}`;
+/** The endpoints no one format owns: they answer in the default format's errors, and take its key sources. */
+const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handle: Endpoint['handle'] }[] = [
+  { path: '/whoami', name: 'whoami', method: 'GET', handle: handleWhoami },
+  { path: '/v1/models', name: 'models', method: 'GET', handle: handleModels },
+  // `client.models.retrieve(id)` in both SDKs.
+  { path: '/v1/models/{id}', name: 'models', method: 'GET', handle: handleModel },
+];
 
-/** The authenticated endpoints: the spec's section 4, plus Anthropic's token counting. */
-export const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
-  '/whoami': { name: 'whoami', method: 'GET', handle: handleWhoami, errorShape: 'openai' },
-  '/v1/models': { name: 'models', method: 'GET', handle: handleModels, errorShape: 'openai' },
-  [MODEL_PATH]: { name: 'models', method: 'GET', handle: handleModel, errorShape: 'openai' },
-  '/v1/chat/completions': { name: 'chat', method: 'POST', handle: (context) => handleCompletion(context, chatFormat), errorShape: 'openai' },
-  '/v1/responses': { name: 'responses', method: 'POST', handle: (context) => handleCompletion(context, responsesFormat), errorShape: 'openai' },
-  '/v1/messages': {
-    name: 'messages',
-    method: 'POST',
-    handle: (context) => handleCompletion(context, messagesFormat),
-    errorShape: 'anthropic',
-    needsVersion: true,
-  },
-  '/v1/messages/count_tokens': { name: 'count_tokens', method: 'POST', handle: handleCountTokens, errorShape: 'anthropic', needsVersion: true },
-};
+const endpointOf = (format: ClientFormat, route: { name?: string; method: 'GET' | 'POST'; handle?: Endpoint['handle'] }): Endpoint => ({
+  name: route.name ?? format.name,
+  method: route.method,
+  handle: route.handle ?? ((context) => handleCompletion(context, format)),
+  format,
+  keySources: format.keySources,
+  requiredHeaders: format.requiredHeaders ?? [],
+  errorBody: (error, requestId) => format.errorBody(error, requestId),
+});
+
+/** A path with `{name}` segments, matched after the exact paths. */
+interface PatternEndpoint {
+  key: string;
+  regExp: RegExp;
+  names: string[];
+  endpoint: Endpoint;
+}
+
+function buildTable(): { exact: Record<string, Endpoint>; patterns: PatternEndpoint[]; all: [string, Endpoint][] } {
+  // No prototype: a path is client input, and `constructor` or `__proto__` must not find anything.
+  const exact: Record<string, Endpoint> = Object.create(null) as Record<string, Endpoint>;
+  const patterns: PatternEndpoint[] = [];
+  const all: [string, Endpoint][] = [];
+  const add = (path: string, endpoint: Endpoint) => {
+    if (all.some(([known]) => known === path)) throw new Error(`Two endpoints claim ${path}.`);
+    all.push([path, endpoint]);
+    if (!path.includes('{')) {
+      exact[path] = endpoint;
+      return;
+    }
+    const names: string[] = [];
+    const source = path
+      .split(/(\{[A-Za-z_]\w*\})/)
+      .map((piece) => {
+        if (!/^\{\w+\}$/.test(piece)) return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(piece.slice(1, -1));
+        return '([^/]+?)';
+      })
+      .join('');
+    patterns.push({ key: path, regExp: new RegExp(`^${source}$`), names, endpoint });
+  };
+  for (const route of SHARED_ROUTES) add(route.path, endpointOf(DEFAULT_FORMAT, route));
+  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route));
+  return { exact, patterns, all };
+}
+
+const TABLE = buildTable();
+
+/** Every endpoint by its path (patterns as written, `/v1/models/{id}`), in the order they were added. */
+export const ENDPOINTS: Readonly<Record<string, Endpoint>> = Object.freeze(Object.fromEntries(TABLE.all));
+
+export interface FoundEndpoint {
+  /** The table key: the path, or the pattern it matched (a fixed string, fit for logs and metrics). */
+  key: string;
+  endpoint: Endpoint;
+  /** The values of the pattern's `{name}` segments. */
+  params: Record<string, string>;
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 
 /**
- * The endpoint serving a path, with its table key (a fixed string, fit for logs and metrics). A
- * path is client input, so it is never looked up through a prototype.
+ * The endpoint serving a path: an exact path is one lookup in a table without a prototype, then the
+ * patterns in order. A path is client input, so it is never looked up through a prototype.
  */
-export function findEndpoint(path: string): { key: string; endpoint: Endpoint } | undefined {
-  if (Object.hasOwn(ENDPOINTS, path)) return { key: path, endpoint: ENDPOINTS[path]! };
-  if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length && !path.includes('/', MODEL_PATH_PREFIX.length)) {
-    return { key: MODEL_PATH, endpoint: ENDPOINTS[MODEL_PATH]! };
+export function findEndpoint(path: string): FoundEndpoint | undefined {
+  if (Object.hasOwn(TABLE.exact, path)) return { key: path, endpoint: TABLE.exact[path]!, params: NO_PARAMS };
+  for (const pattern of TABLE.patterns) {
+    const match = pattern.regExp.exec(path);
+    if (!match) continue;
+    const params: Record<string, string> = Object.create(null) as Record<string, string>;
+    pattern.names.forEach((name, index) => (params[name] = match[index + 1]!));
+    return { key: pattern.key, endpoint: pattern.endpoint, params };
+  }
+  return undefined;
+}
+
+/**
+ * The endpoint an unmatched path was probably meant for, so its 404 comes in the right format: the
+ * same path with `/v1` added or doubled `/v1` removed, else a route the path extends or whose last
+ * segment it names (`/messages` → messages).
+ */
+export function likelyEndpoint(path: string): Endpoint | undefined {
+  const near = findEndpoint(`/v1${path}`) ?? (path.startsWith('/v1/v1/') ? findEndpoint(path.slice(3)) : undefined);
+  if (near) return near.endpoint;
+  for (const [key, endpoint] of Object.entries(ENDPOINTS)) {
+    if (key.includes('{')) continue;
+    const last = key.slice(key.lastIndexOf('/') + 1);
+    if (path.startsWith(`${key}/`) || path.includes(last)) return endpoint;
   }
   return undefined;
 }

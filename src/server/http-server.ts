@@ -118,6 +118,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   const request: ApiRequest = {
     method,
     path,
+    ...(query === -1 ? {} : { query: url.slice(query + 1) }),
     headers: req.headers as Record<string, string | undefined>,
     readBody: async (limitBytes) => {
       reading = true;

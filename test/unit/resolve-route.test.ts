@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withDefaults } from '../../src/config/settings.js';
-import { globMatches, isRoutableModelName, resolveRoute, type Endpoint } from '../../src/routing/resolve-route.js';
+import { FORMATS, type FormatName } from '../../src/formats/registry.js';
+import { globMatches, isRoutableModelName, resolveRoute as resolveOn } from '../../src/routing/resolve-route.js';
 import type { Target } from '../../src/routing/target.js';
 import { expectInvalid, type InvalidCase } from './decoders/support.js';
 
@@ -31,6 +32,11 @@ const messagesOnly = (model: string): InvalidCase => ({
   message: `The model '${model}' is accepted only on /v1/messages. Use one of the svc SKUs here: ${SKU_LIST}.`,
   code: 'model_not_found',
 });
+type Endpoint = FormatName;
+/** Resolves as the server does: in the named format, among all the formats served. */
+const resolveRoute = (settings: typeof ROUTES, model: string, endpoint: Endpoint) =>
+  resolveOn(settings, model, FORMATS.find((format) => format.name === endpoint)!, FORMATS);
+
 const unknown = (model: string, endpoint: Endpoint): InvalidCase => ({
   param: 'model',
   message: `Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${endpoint === 'messages' ? ', or a claude-* model id' : ''}.`,

@@ -1,11 +1,17 @@
 import type { ClientFormat } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
+import { openaiModelEntry, openaiModelList } from '../openai-models.js';
+import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
 import { decodeChatRequest, type ChatOptions } from './decode-request.js';
 import { encodeChatReply } from './encode-reply.js';
 import { encodeChatStream } from './encode-stream.js';
 
-export const chatFormat: ClientFormat<ChatOptions> = {
-  endpoint: 'chat',
+/** OpenAI Chat Completions. */
+export const chatFormat: ClientFormat<ChatOptions> & { readonly name: 'chat' } = {
+  name: 'chat',
+  routes: [{ method: 'POST', path: '/v1/chat/completions' }],
+  keySources: API_KEY_OR_BEARER,
+  models: { claims: () => false, list: openaiModelList, entry: openaiModelEntry },
   decode: decodeChatRequest,
   encodeReply: encodeChatReply,
   encodeStream: encodeChatStream,

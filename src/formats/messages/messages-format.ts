@@ -1,11 +1,33 @@
+import { handleCountTokens } from '../../handlers/count-tokens.js';
+import { isAnthropicModelId } from '../../routing/skus.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { ClientFormat } from '../client-format.js';
+import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
 import { decodeMessagesRequest, type MessagesOptions } from './decode-request.js';
 import { encodeMessagesReply } from './encode-reply.js';
 import { encodeMessagesStream } from './encode-stream.js';
+import { anthropicModelEntry, anthropicModelList } from './models-list.js';
 
-export const messagesFormat: ClientFormat<MessagesOptions> = {
-  endpoint: 'messages',
+/** `anthropic-version` (or the spec's `vendor-version`) must be a date; any date is accepted. */
+const isCalendarDate = (text: string): boolean => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+};
+
+/** Anthropic Messages, with its token counting. */
+export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'messages' } = {
+  name: 'messages',
+  routes: [
+    { method: 'POST', path: '/v1/messages' },
+    { method: 'POST', path: '/v1/messages/count_tokens', name: 'count_tokens', handle: handleCountTokens },
+  ],
+  keySources: API_KEY_OR_BEARER,
+  requiredHeaders: [{ name: 'anthropic-version', aliases: ['vendor-version'], expected: 'a date such as 2023-06-01', example: '2023-06-01', valid: isCalendarDate }],
+  passThroughHeaders: ['anthropic-beta'],
+  // Anthropic's SDK sends anthropic-version on every call, the models endpoints included.
+  models: { claims: (headers) => headers['anthropic-version'] !== undefined, list: anthropicModelList, entry: anthropicModelEntry },
+  modelIds: { matches: isAnthropicModelId, description: 'a claude-* model id' },
   decode: decodeMessagesRequest,
   encodeReply: encodeMessagesReply,
   encodeStream: encodeMessagesStream,

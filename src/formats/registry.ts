@@ -1,0 +1,25 @@
+import type { Backend } from '../backends/backend.js';
+import type { CanonicalRequest } from '../core/request.js';
+import { chatFormat } from './chat/chat-format.js';
+import type { ClientFormat, Headers } from './client-format.js';
+import { messagesFormat } from './messages/messages-format.js';
+import { responsesFormat } from './responses/responses-format.js';
+
+/**
+ * Every client format the router serves. Adding one is a folder that exports a ClientFormat and
+ * one line here: its routes join the server's table, its key sources, required headers, error
+ * body, model names and models-list shape come with it.
+ */
+export const FORMATS = [chatFormat, responsesFormat, messagesFormat] as const satisfies readonly ClientFormat[];
+
+export type FormatName = (typeof FORMATS)[number]['name'];
+
+/** The format a request to a shared endpoint (whoami, models, an unknown path) is answered in when no format claims it. */
+export const DEFAULT_FORMAT: ClientFormat = chatFormat;
+
+/** The format whose client sent a request to the shared models endpoints. */
+export const modelsFormatOf = (headers: Headers): ClientFormat => FORMATS.find((format) => format.models.claims(headers)) ?? DEFAULT_FORMAT;
+
+// The names are the ones a backend's wireFormat and a same-format passthrough carry.
+type Assert<T extends true> = T;
+export type NamesMatchWireFormats = Assert<FormatName extends NonNullable<Backend['wireFormat']> & NonNullable<CanonicalRequest['passthrough']>['format'] ? true : false>;
