@@ -3,6 +3,7 @@ import type { BackendSettings, Settings } from '../config/settings.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
 import { anthropicBackend } from './anthropic/anthropic-backend.js';
 import type { Backend, BackendDescriptor } from './backend.js';
+import { geminiBackend } from './gemini/gemini-backend.js';
 import { createOfflineBackend } from './offline/offline-backend.js';
 import type { ScriptedTurn } from './offline/script.js';
 import { openaiChatBackend } from './openai-chat/openai-chat-backend.js';
@@ -13,7 +14,7 @@ import { openaiResponsesBackend } from './openai-responses/openai-responses-back
  * type is one folder that exports a BackendDescriptor, and one line here; the `BackendType` union,
  * settings validation, `backends add --type`, the completion scripts and the README derive from it.
  */
-export const BACKENDS = [openaiChatBackend, openaiResponsesBackend, anthropicBackend] as const satisfies readonly BackendDescriptor[];
+export const BACKENDS = [openaiChatBackend, openaiResponsesBackend, anthropicBackend, geminiBackend] as const satisfies readonly BackendDescriptor[];
 
 export type BackendType = (typeof BACKENDS)[number]['type'];
 

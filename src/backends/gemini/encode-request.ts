@@ -1,0 +1,196 @@
+import { invalidRequest } from '../../core/errors.js';
+import type { CanonicalRequest, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
+import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
+import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
+import { readToolCallId } from './tool-call-id.js';
+
+/** Thinking budgets for a bare effort, within what every 2.5 model accepts. */
+const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { minimal: 512, low: 2048, medium: 8192, high: 24_576 };
+
+/**
+ * Google's documented stand-in for a function call Gemini did not make itself (a conversation
+ * begun on another model), which Gemini 3 would otherwise refuse for want of a signature:
+ * https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
+ */
+export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
+
+/**
+ * The `generateContent` body for a canonical request (the stream variant takes the same body;
+ * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
+ */
+export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: string, _stream: boolean): GeminiRequestBody {
+  const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
+  const system = request.system.map((part) => part.text).filter((text) => text !== '');
+  if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
+
+  if (request.tools.length) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => {
+          const parameters = sanitizeToolParameters(tool.parameters);
+          return { name: tool.name, ...(tool.description ? { description: tool.description } : {}), ...(parameters ? { parameters } : {}) };
+        }),
+      },
+    ];
+    if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: encodeToolChoice(request.toolChoice) };
+    // parallelToolCalls has no Gemini counterpart: Gemini decides how many calls to make.
+  }
+
+  const config: NonNullable<GeminiRequestBody['generationConfig']> = {};
+  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.topP !== undefined) config.topP = request.topP;
+  if (request.stop?.length) config.stopSequences = request.stop;
+  if (request.outputSchema) {
+    config.responseMimeType = 'application/json';
+    config.responseSchema = sanitizeSchema(request.outputSchema.schema);
+  }
+  const budget = request.reasoningBudget ?? (request.reasoningEffort ? BUDGET_BY_EFFORT[request.reasoningEffort] : undefined);
+  // Asked-for reasoning comes back as thought summaries, which clients show as reasoning.
+  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: true };
+  if (Object.keys(config).length) body.generationConfig = config;
+  return body;
+}
+
+function encodeToolChoice(choice: ToolChoice): NonNullable<GeminiRequestBody['toolConfig']>['functionCallingConfig'] {
+  if (choice === 'auto') return { mode: 'AUTO' };
+  if (choice === 'none') return { mode: 'NONE' };
+  if (choice === 'required') return { mode: 'ANY' };
+  return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+}
+
+/**
+ * Canonical messages as Gemini turns: `user` for user text, mid-conversation system text and tool
+ * results; `model` for the assistant. Neighbouring turns of one role are joined, as Gemini wants
+ * turns to alternate.
+ */
+function encodeContents(messages: Message[]): GeminiContent[] {
+  const names = callNames(messages);
+  const contents: GeminiContent[] = [];
+  /** The calls of the latest model turn, for results whose call id is unknown (matched by order). */
+  let lastCalls: string[] = [];
+  let resultIndex = 0;
+  messages.forEach((message, messageIndex) => {
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const parts: GeminiPart[] = [];
+    if (message.role === 'assistant') {
+      lastCalls = [];
+      resultIndex = 0;
+    }
+    message.content.forEach((part, partIndex) => {
+      const path = `messages[${messageIndex}].content[${partIndex}]`;
+      if (part.type === 'tool-call') lastCalls.push(part.name);
+      if (part.type === 'tool-result') {
+        const name = names.get(part.callId) ?? lastCalls[resultIndex];
+        if (name === undefined) {
+          throw invalidRequest(`${path}: the tool result for call '${part.callId}' answers no tool call in the conversation; Gemini needs the function's name.`, path);
+        }
+        resultIndex++;
+        parts.push(...encodeToolResult(part, name, path));
+        return;
+      }
+      parts.push(...encodePart(part, path));
+    });
+    if (!parts.length) return;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  });
+  markUnsignedCalls(contents);
+  return contents;
+}
+
+/** Call id → function name, from every tool call the conversation replays. */
+function callNames(messages: Message[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const message of messages) for (const part of message.content) if (part.type === 'tool-call') names.set(part.id, part.name);
+  return names;
+}
+
+function encodePart(part: Exclude<Part, { type: 'tool-result' }>, path: string): GeminiPart[] {
+  switch (part.type) {
+    case 'text':
+      return part.text ? [{ text: part.text }] : [];
+    case 'image':
+      return [encodeImage(part, path)];
+    case 'tool-call': {
+      const carried = readToolCallId(part.id);
+      return [
+        {
+          functionCall: { name: part.name, args: parseArguments(part.arguments, `${path}.arguments`), ...(carried.upstreamId ? { id: carried.upstreamId } : {}) },
+          ...(carried.thoughtSignature ? { thoughtSignature: carried.thoughtSignature } : {}),
+        },
+      ];
+    }
+    case 'reasoning':
+      // Gemini needs no earlier thoughts back, only signatures, which ride on the parts they came on;
+      // another upstream's reasoning means nothing to it.
+      return [];
+  }
+}
+
+function encodeToolResult(part: Extract<Part, { type: 'tool-result' }>, name: string, path: string): GeminiPart[] {
+  const carried = readToolCallId(part.callId);
+  const text = part.content
+    .filter((inner) => inner.type === 'text')
+    .map((inner) => inner.text)
+    .join('\n\n');
+  // `output` holds a function's output and `error` its failure: https://ai.google.dev/api/caching#FunctionResponse
+  const response = { name, response: part.isError ? { error: text } : { output: text }, ...(carried.upstreamId ? { id: carried.upstreamId } : {}) };
+  // Images a tool returned follow its response in the same turn.
+  const images = part.content.flatMap((inner, index) => (inner.type === 'image' ? [encodeImage(inner, `${path}.content[${index}]`)] : []));
+  return [{ functionResponse: response }, ...images];
+}
+
+/** A data: URL goes inline; any other URL by reference. https://ai.google.dev/api/caching#Part */
+function encodeImage(part: ImagePart, path: string): GeminiPart {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
+  if (data) return { inlineData: { mimeType: data[1]!, data: data[2]! } };
+  if (!/^https?:\/\//i.test(part.url) && !/^gs:\/\//i.test(part.url)) throw invalidRequest(`${path}: an image must be a base64 data: URL or an http(s) URL.`, path);
+  return { fileData: { mimeType: part.mediaType ?? mediaTypeOf(part.url), fileUri: part.url } };
+}
+
+function mediaTypeOf(url: string): string {
+  const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
+  switch (extension) {
+    case 'png':
+      return 'image/png';
+    case 'webp':
+      return 'image/webp';
+    case 'gif':
+      return 'image/gif';
+    case 'heic':
+      return 'image/heic';
+    default:
+      return 'image/jpeg';
+  }
+}
+
+/** Gemini's args are a JSON object, not text; text that is not one is refused here, naming the part. */
+function parseArguments(args: string, path: string): Record<string, unknown> {
+  if (!args.trim()) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(args);
+  } catch {
+    throw invalidRequest(`${path}: the tool call's arguments are not JSON, and Gemini takes them only as a JSON object.`, path);
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}
+
+/**
+ * In the current turn (after the last user message that is not only tool results), the first call
+ * of each model step must carry a signature. A step whose calls carry none was not made by Gemini
+ * (or lost its id): it gets Google's stand-in rather than a 400.
+ */
+function markUnsignedCalls(contents: GeminiContent[]): void {
+  let start = 0;
+  contents.forEach((content, index) => {
+    if (content.role === 'user' && content.parts.some((part) => !part.functionResponse)) start = index + 1;
+  });
+  for (const content of contents.slice(start)) {
+    if (content.role !== 'model') continue;
+    const calls = content.parts.filter((part) => part.functionCall);
+    if (calls.length && !calls.some((part) => part.thoughtSignature)) calls[0]!.thoughtSignature = SKIP_SIGNATURE_VALIDATION;
+  }
+}

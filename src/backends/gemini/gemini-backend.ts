@@ -1,0 +1,64 @@
+import type { BackendSettings } from '../../config/settings.js';
+import { RouterError } from '../../core/errors.js';
+import type { StreamEvent } from '../../core/stream-events.js';
+import type { Backend, BackendDescriptor } from '../backend.js';
+import { createHttpBackend } from '../http/http-backend.js';
+import { decodeGeminiReply } from './decode-reply.js';
+import { decodeGeminiStream } from './decode-stream.js';
+import { encodeGeminiRequest } from './encode-request.js';
+
+/** The API version a base URL without one gets (thought signatures and thinking need v1beta). */
+export const GEMINI_API_VERSION = 'v1beta';
+
+/**
+ * The model's method URL: `…/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`
+ * for server-sent events (https://ai.google.dev/api/generate-content). The base URL may name an API
+ * version (https://generativelanguage.googleapis.com/v1beta) or not; a model may be given as
+ * `models/…`.
+ */
+export function geminiUrl(baseUrl: string, model: string, stream: boolean): string {
+  const base = /\/v\d+(?:alpha|beta)?\d*$/.test(baseUrl) ? baseUrl : `${baseUrl}/${GEMINI_API_VERSION}`;
+  const path = model.replace(/^models\//, '').split('/').map(encodeURIComponent).join('/');
+  return `${base}/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+}
+
+/** Google's Gemini API (or any server that speaks it); the key goes in `x-goog-api-key`. */
+export function createGeminiBackend(name: string, settings: BackendSettings): Backend {
+  const http = createHttpBackend(name, settings, {
+    // The shared HTTP backend asks every upstream for a client format; Gemini's is none of them,
+    // so the backend below leaves it out: nothing is forwarded as is, and dropped tools are reported.
+    wireFormat: 'chat',
+    url: geminiUrl,
+    headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
+    encode: encodeGeminiRequest,
+    decodeReply: decodeGeminiReply,
+    decodeStream: decodeGeminiStream,
+  });
+  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'upstream', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
+  return {
+    name: http.name,
+    async complete(call) {
+      try {
+        return await http.complete(call);
+      } catch (error) {
+        throw keyRefused(error);
+      }
+    },
+    async *stream(call): AsyncGenerator<StreamEvent[]> {
+      try {
+        yield* http.stream(call);
+      } catch (error) {
+        throw keyRefused(error);
+      }
+    },
+  };
+}
+
+/**
+ * Gemini answers a wrong key with 400 INVALID_ARGUMENT ("API key not valid"), not 401: that is the
+ * router's configuration failing, not the client's request, so it is a 502 the route may fall back
+ * from, as a refused key is for every other backend.
+ */
+const isKeyRefusal = (error: unknown): boolean => error instanceof RouterError && error.status === 400 && /API key not valid|API_KEY_INVALID/.test(error.message);
+
+export const geminiBackend = { type: 'gemini', create: createGeminiBackend } as const satisfies BackendDescriptor;

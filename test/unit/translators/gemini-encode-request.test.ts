@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import { encodeGeminiRequest, SKIP_SIGNATURE_VALIDATION } from '../../../src/backends/gemini/encode-request.js';
+import { geminiUrl } from '../../../src/backends/gemini/gemini-backend.js';
+import { readToolCallId, toolCallId } from '../../../src/backends/gemini/tool-call-id.js';
+import type { CanonicalRequest, Message, ToolChoice } from '../../../src/core/request.js';
+import { expectRouterError, userRequest } from './support.js';
+
+const SIGNATURE = 'CiQBjz1rX9ZqT6sYw0yW5tL3+uGvN2xPzQ/k8hJc7aRbE4mD1fU=';
+const encode = (request: CanonicalRequest) => encodeGeminiRequest(request, 'gemini-2.5-flash', false);
+const withMessages = (messages: Message[], extra: Partial<CanonicalRequest> = {}): CanonicalRequest => ({ ...userRequest(), messages, ...extra });
+
+describe('gemini encodeGeminiRequest', () => {
+  it('puts the system prompt in systemInstruction and user text in a user turn', () => {
+    expect(encode(userRequest('Say hello', { system: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: '' }] }))).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Say hello' }] }],
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    });
+  });
+
+  it('sends images inline (data: URLs) or by reference, and joins neighbouring turns of one role', () => {
+    const body = encode(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' }] },
+        { role: 'system', content: [{ type: 'text', text: 'Stay on topic.' }] },
+        { role: 'user', content: [{ type: 'image', url: 'https://example.test/cat.webp' }, { type: 'image', url: 'https://example.test/x', mediaType: 'image/gif' }] },
+      ]),
+    );
+    expect(body.contents).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { text: 'Look' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+          { text: 'Stay on topic.' },
+          { fileData: { mimeType: 'image/webp', fileUri: 'https://example.test/cat.webp' } },
+          { fileData: { mimeType: 'image/gif', fileUri: 'https://example.test/x' } },
+        ],
+      },
+    ]);
+  });
+
+  it('refuses an image that is neither a data: nor an http(s) URL, naming the part', () => {
+    let thrown: unknown;
+    try {
+      encode(withMessages([{ role: 'user', content: [{ type: 'image', url: 'file:///etc/passwd' }] }]));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(expectRouterError(thrown, 400, 'invalid_request').message).toContain('messages[0].content[0]');
+  });
+
+  it('replays calls with the signature and id their tool-call ids carry, and results named for their calls', () => {
+    const signed = toolCallId({ thoughtSignature: SIGNATURE, upstreamId: 'fc-1' });
+    const plain = toolCallId();
+    const body = encode(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Anthropic thought', signature: 'anthropic-sig', origin: 'anthropic' },
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool-call', id: signed, name: 'get_weather', arguments: '{"city":"Paris"}' },
+            { type: 'tool-call', id: plain, name: 'get_time', arguments: '' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', callId: signed, content: [{ type: 'text', text: 'sunny' }] },
+            { type: 'tool-result', callId: plain, content: [{ type: 'text', text: 'no clock' }], isError: true },
+          ],
+        },
+      ]),
+    );
+    expect(body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather?' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Checking.' },
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'fc-1' }, thoughtSignature: SIGNATURE },
+          { functionCall: { name: 'get_time', args: {} } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'get_weather', response: { output: 'sunny' }, id: 'fc-1' } },
+          { functionResponse: { name: 'get_time', response: { error: 'no clock' } } },
+        ],
+      },
+    ]);
+  });
+
+  it('gives calls of the current turn that Gemini did not sign its documented stand-in, and leaves earlier turns alone', () => {
+    const call = (id: string, city: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', id, name: 'get_weather', arguments: JSON.stringify({ city }) }] });
+    const result = (id: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', callId: id, content: [{ type: 'text', text: 'ok' }] }] });
+    const body = encode(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'Earlier question' }] },
+        call('toolu_old', 'Rome'),
+        result('toolu_old'),
+        { role: 'user', content: [{ type: 'text', text: 'Now Paris, then Oslo' }] },
+        call('toolu_a', 'Paris'),
+        result('toolu_a'),
+        call('toolu_b', 'Oslo'),
+        result('toolu_b'),
+      ]),
+    );
+    const signatures = body.contents.filter((content) => content.role === 'model').map((content) => content.parts[0]!.thoughtSignature);
+    expect(signatures).toEqual([undefined, SKIP_SIGNATURE_VALIDATION, SKIP_SIGNATURE_VALIDATION]);
+  });
+
+  it('names a result whose call id is unknown by the order of the last model turn’s calls', () => {
+    const body = encode(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'Two things' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', id: 'a', name: 'first_tool', arguments: '{}' },
+            { type: 'tool-call', id: 'b', name: 'second_tool', arguments: '{}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', callId: 'renamed-1', content: [{ type: 'text', text: '1' }] },
+            { type: 'tool-result', callId: 'renamed-2', content: [{ type: 'text', text: '2' }] },
+          ],
+        },
+      ]),
+    );
+    expect(body.contents[2]!.parts.map((part) => part.functionResponse?.name)).toEqual(['first_tool', 'second_tool']);
+  });
+
+  it('refuses a tool result that answers no call, naming the part', () => {
+    let thrown: unknown;
+    try {
+      encode(withMessages([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'tool', content: [{ type: 'tool-result', callId: 'ghost', content: [] }] }]));
+    } catch (error) {
+      thrown = error;
+    }
+    const error = expectRouterError(thrown, 400, 'invalid_request');
+    expect(error.message).toContain('messages[1].content[0]');
+    expect(error.param).toBe('messages[1].content[0]');
+  });
+
+  it('refuses tool-call arguments that are not JSON, naming the part', () => {
+    let thrown: unknown;
+    try {
+      encode(withMessages([{ role: 'assistant', content: [{ type: 'tool-call', id: 'x', name: 'f', arguments: '{oops' }] }]));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(expectRouterError(thrown, 400, 'invalid_request').message).toContain('messages[0].content[0].arguments');
+  });
+
+  it('sends tool results’ images after the response', () => {
+    const body = encode(
+      withMessages([
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'shot', name: 'screenshot', arguments: '{}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', callId: 'shot', content: [{ type: 'text', text: 'here' }, { type: 'image', url: 'data:image/jpeg;base64,/9j/' }] }] },
+      ]),
+    );
+    expect(body.contents[1]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { name: 'screenshot', response: { output: 'here' } } }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/' } }],
+    });
+  });
+
+  it('declares tools with sanitised parameters, leaving them out for a tool that takes none', () => {
+    const body = encode(
+      userRequest('hi', {
+        tools: [
+          { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false, $schema: 'x' } },
+          { name: 'now', parameters: { type: 'object', properties: {} } },
+        ],
+      }),
+    );
+    expect(body.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+          { name: 'now' },
+        ],
+      },
+    ]);
+    expect(body.toolConfig).toBeUndefined();
+  });
+
+  it.each<[ToolChoice, unknown]>([
+    ['auto', { mode: 'AUTO' }],
+    ['none', { mode: 'NONE' }],
+    ['required', { mode: 'ANY' }],
+    [{ name: 'get_weather' }, { mode: 'ANY', allowedFunctionNames: ['get_weather'] }],
+  ])('maps tool choice %o to functionCallingConfig %o', (choice, expected) => {
+    const body = encode(userRequest('hi', { tools: [{ name: 'get_weather', parameters: { type: 'object', properties: { a: { type: 'string' } } } }], toolChoice: choice }));
+    expect(body.toolConfig).toEqual({ functionCallingConfig: expected });
+  });
+
+  it('puts sampling, caps, stops, structured output and thinking in generationConfig', () => {
+    const body = encode(
+      userRequest('hi', {
+        maxOutputTokens: 512,
+        temperature: 0.2,
+        topP: 0.9,
+        stop: ['END'],
+        reasoningEffort: 'low',
+        outputSchema: { name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false } },
+      }),
+    );
+    expect(body.generationConfig).toEqual({
+      maxOutputTokens: 512,
+      temperature: 0.2,
+      topP: 0.9,
+      stopSequences: ['END'],
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      thinkingConfig: { thinkingBudget: 2048, includeThoughts: true },
+    });
+    expect(encode(userRequest('hi', { reasoningBudget: 3000, reasoningEffort: 'high' })).generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } });
+    expect(encode(userRequest('hi')).generationConfig).toBeUndefined();
+  });
+});
+
+describe('gemini tool-call ids', () => {
+  it.each([
+    [{}, /^call_[A-Za-z0-9]{16}$/],
+    [{ thoughtSignature: SIGNATURE }, /^call_[A-Za-z0-9]{16}_[A-Za-z0-9_-]+$/],
+    [{ upstreamId: 'fc-9', thoughtSignature: SIGNATURE }, /^call_[A-Za-z0-9]{16}_[A-Za-z0-9_-]+$/],
+  ])('carry %o and read it back', (carried, shape) => {
+    const id = toolCallId(carried);
+    expect(id).toMatch(shape);
+    expect(readToolCallId(id)).toEqual(carried);
+    expect(toolCallId(carried)).not.toBe(id);
+  });
+
+  it.each(['toolu_01ABC', 'call_abc', 'call_AAAAAAAAAAAAAAAA_notbase64json', 'call_AAAAAAAAAAAAAAAA_bnVsbA', ''])('carry nothing when not made here: %s', (id) => {
+    expect(readToolCallId(id)).toEqual({});
+  });
+});
+
+describe('gemini method URLs', () => {
+  it.each([
+    ['https://generativelanguage.googleapis.com/v1beta', 'gemini-2.5-flash', false, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent'],
+    ['https://generativelanguage.googleapis.com/v1beta', 'gemini-2.5-flash', true, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'],
+    ['https://generativelanguage.googleapis.com', 'models/gemini-3-pro-preview', false, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-3-pro-preview:generateContent'],
+    ['http://127.0.0.1:9/v1', 'gemini-pro', true, 'http://127.0.0.1:9/v1/models/gemini-pro:streamGenerateContent?alt=sse'],
+    ['http://gateway.test/google/v1alpha', 'a b?c', false, 'http://gateway.test/google/v1alpha/models/a%20b%3Fc:generateContent'],
+  ])('%s + %s (stream: %s) → %s', (base, model, stream, expected) => {
+    expect(geminiUrl(base, model, stream)).toBe(expected);
+  });
+});
