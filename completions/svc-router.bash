@@ -1,4 +1,5 @@
 # bash completion for svc-router
+# Generated from the command tree by `npm run docs` (src/cli/completion/); do not edit by hand.
 #
 # Load it in the current shell:
 #   source <(svc-router completion bash)
@@ -15,8 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | \
-            --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -30,13 +30,9 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local types='openai-chat openai-responses anthropic'
-    local shells='bash zsh fish'
     local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve status stop init keys backends routes config whoami models chat env doctor connect completion help'
-    local clients='codex claude openai-sdk anthropic-sdk'
     local help='-h --help'
-    local connection='--base-url --key --json'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
     # so `--type=op` arrives as "--type" "=" "op"; without it, as one word.
@@ -89,19 +85,19 @@ _svc_router() {
 
     if [[ -n $opt ]]; then
         case $opt in
-            --type)
-                COMPREPLY=($(compgen -W "$types" -- "$cur"))
-                ;;
             --offline-script)
                 compopt -o filenames 2>/dev/null
                 local IFS=$'\n'
                 COMPREPLY=($(compgen -f -- "$cur"))
                 ;;
-            -m | --model)
-                COMPREPLY=($(compgen -W "$skus" -- "$cur"))
-                ;;
             --log-format)
                 COMPREPLY=($(compgen -W 'text json' -- "$cur"))
+                ;;
+            --type)
+                COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic' -- "$cur"))
+                ;;
+            -m | --model)
+                COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
         esac
         if [[ -n $pfx ]]; then
@@ -126,24 +122,37 @@ _svc_router() {
             case $sub in
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
                 list) options="--json $help" ;;
+                revoke) options="$help" ;;
             esac
             ;;
         backends)
             case $sub in
                 add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout $help" ;;
                 list) options="--json $help" ;;
+                remove) options="$help" ;;
             esac
             ;;
         routes)
             case $sub in
+                set) options="$help" ;;
                 list) options="--json $help" ;;
+                unset) options="$help" ;;
             esac
             ;;
-        whoami | models) options="$connection $help" ;;
-        chat) options="-m --model -s --system --max-tokens --stream $connection $help" ;;
+        config)
+            case $sub in
+                path) options="$help" ;;
+                get) options="$help" ;;
+                set) options="$help" ;;
+            esac
+            ;;
+        whoami) options="--base-url --key --json $help" ;;
+        models) options="--base-url --key --json $help" ;;
+        chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
         doctor) options="--base-url --key --timeout --json $help" ;;
         connect) options="--write --base-url --key $help" ;;
+        completion) options="$help" ;;
     esac
 
     if [[ $cur == -* ]]; then
@@ -155,57 +164,122 @@ _svc_router() {
     case $cmd in
         '') words=$commands ;;
         help) ((nargs == 0)) && words=$commands ;;
+        serve) words=$options ;;
+        status) words=$options ;;
+        stop) words=$options ;;
+        init) words=$options ;;
         keys)
             case $sub in
                 '') words='issue list revoke help' ;;
                 help) ((nargs == 0)) && words='issue list revoke' ;;
-                issue | list) words=$options ;;
+                issue) words=$options ;;
+                list) words=$options ;;
+                revoke)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
             esac
             ;;
         backends)
             case $sub in
                 '') words='add list remove help' ;;
                 help) ((nargs == 0)) && words='add list remove' ;;
-                add) ((nargs > 0)) && words=$options ;;
+                add)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 list) words=$options ;;
-                remove) ((nargs == 0)) && words=$(_svc_router_backends) ;;
+                remove)
+                    if ((nargs == 0)); then
+                        words="$(_svc_router_backends)"
+                    else
+                        words=$options
+                    fi
+                    ;;
             esac
             ;;
         routes)
             case $sub in
                 '') words='set list unset help' ;;
                 help) ((nargs == 0)) && words='set list unset' ;;
-                set | unset)
+                set)
                     if ((nargs == 0)); then
-                        COMPREPLY=($(compgen -W "$skus claude-*" -- "$cur"))
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
                         # Escape the '*' so the shell passes the pattern on instead of globbing it.
                         COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
                         return 0
+                    elif ((nargs >= 1)); then
+                        words="$(_svc_router_backends) offline"
                     fi
-                    [[ $sub == set ]] && words="$(_svc_router_backends) offline"
                     ;;
                 list) words=$options ;;
+                unset)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
             esac
             ;;
         config)
             case $sub in
                 '') words='path get set help' ;;
                 help) ((nargs == 0)) && words='path get set' ;;
-                get) ((nargs == 0)) && words=$config_keys ;;
+                path) words=$options ;;
+                get)
+                    if ((nargs == 0)); then
+                        words="$config_keys"
+                    else
+                        words=$options
+                    fi
+                    ;;
                 set)
                     if ((nargs == 0)); then
-                        words=$config_keys
-                    elif ((nargs == 1)) && [[ ${args[0]} == usage.store ]]; then
-                        words=file
-                    elif ((nargs == 1)) && [[ ${args[0]} == server.metrics ]]; then
-                        words='true false'
+                        words="$config_keys"
+                    elif ((nargs == 1)); then
+                        case ${args[0]} in
+                            server.metrics) words='true false' ;;
+                            usage.store) words=file ;;
+                        esac
+                    else
+                        words=$options
                     fi
                     ;;
             esac
             ;;
-        completion) ((nargs == 0)) && words=$shells ;;
-        connect) ((nargs == 0)) && words=$clients ;;
-        serve | status | stop | init | whoami | models | env | doctor) words=$options ;;
+        whoami) words=$options ;;
+        models) words=$options ;;
+        chat)
+            if ((nargs >= 0)); then
+                :
+            fi
+            ;;
+        env) words=$options ;;
+        doctor) words=$options ;;
+        connect)
+            if ((nargs == 0)); then
+                words='codex claude openai-sdk anthropic-sdk'
+            else
+                words=$options
+            fi
+            ;;
+        completion)
+            if ((nargs == 0)); then
+                words='bash zsh fish'
+            else
+                words=$options
+            fi
+            ;;
     esac
 
     COMPREPLY=($(compgen -W "$words" -- "$cur"))

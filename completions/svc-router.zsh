@@ -1,5 +1,6 @@
 #compdef svc-router
 # zsh completion for svc-router
+# Generated from the command tree by `npm run docs` (src/cli/completion/); do not edit by hand.
 #
 # Load it in the current shell (after compinit):
 #   source <(svc-router completion zsh)
@@ -9,9 +10,9 @@
 _svc_router_skus() {
   local -a skus
   skus=(
-    'svc.intelligent-pro:the most capable SKU'
-    'svc.intelligent-basic:the everyday SKU'
-    'svc.intelligent-lite:the fastest, cheapest SKU'
+    'svc.intelligent-pro:SKU'
+    'svc.intelligent-basic:SKU'
+    'svc.intelligent-lite:SKU'
   )
   _describe -t skus 'SKU' skus
 }
@@ -45,7 +46,7 @@ _svc_router_config_keys() {
   keys=(
     'server.host:address serve binds to'
     'server.port:port serve listens on'
-    'server.bodyLimitBytes:largest request body accepted (413 past it)'
+    'server.bodyLimitBytes:largest request body accepted'
     'server.bodyTimeoutMs:ms from request headers to the end of the body'
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
@@ -60,8 +61,8 @@ _svc_router_config_keys() {
 
 _svc_router_config_value() {
   case $words[2] in
-    usage.store) _values 'value' file ;;
     server.metrics) _values 'value' true false ;;
+    usage.store) _values 'value' file ;;
     *) _message -e values 'value' ;;
   esac
 }
@@ -69,19 +70,19 @@ _svc_router_config_value() {
 _svc_router_commands() {
   local -a commands
   commands=(
-    'serve:run the router'
-    'status:show whether serve is running, its address, pid and uptime'
-    'stop:stop the running serve and wait until it has exited'
-    "init:issue the local developer's own key and store it for the CLI"
+    'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
+    'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
+    'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
+    'init:issue the local developer'\''s own key and store it for the CLI'
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'models:list the models the router serves'
-    'chat:send one chat message'
+    'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
-    'doctor:check the key, base URL, router, backends, routes, config file and serve port'
+    'doctor:check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
     'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
@@ -118,16 +119,16 @@ _svc_router_keys_args() {
   case $words[1] in
     issue)
       _arguments \
-        '--developer=[developer slug]:slug' \
-        '--org=[organisation]:name' \
-        '--tier=[tier]:name' \
-        '--cap=[30-day token cap]:tokens' \
-        "--force[replace the developer's existing key]" \
+        '--developer[developer slug, e.g. alice]:developer:' \
+        '--org[organisation]:org:' \
+        '--tier[tier]:tier:' \
+        '--cap[30-day token cap]:cap:' \
+        '--force[replace the developer'\''s existing key]' \
         '--json[print a JSON object]' \
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;
-    revoke) _arguments ':developer slug' $help ;;
+    revoke) _arguments ':slug:' $help ;;
     help) _arguments ':command:(issue list revoke)' ;;
     *) return 1 ;;
   esac
@@ -139,20 +140,20 @@ _svc_router_backends_args() {
   case $words[1] in
     add)
       _arguments \
-        ':backend name' \
-        '--type=[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic)' \
-        '--base-url=[upstream base URL]:url:_urls' \
-        '(--api-key-env)--api-key=[upstream API key]:key' \
-        '(--api-key)--api-key-env=[environment variable holding the upstream API key]:variable:_parameters -g "*export*"' \
-        '*--header=[extra header sent upstream]:name=value' \
-        '--connect-timeout=[time to open a connection (ms)]:ms' \
-        '--first-byte-timeout=[time to the response headers (ms)]:ms' \
-        '--idle-timeout=[longest pause between body chunks (ms)]:ms' \
-        '--total-timeout=[longest a non-streamed call may take (ms)]:ms' \
+        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic)' \
+        '--base-url[upstream base URL, e.g. https://api.openai.com/v1]:baseUrl:' \
+        '--api-key[upstream API key (stored in the 0600 config file)]:apiKey:' \
+        '--api-key-env[environment variable holding the upstream API key]:apiKeyEnv:' \
+        '*--header[extra header sent upstream (repeatable)]:header:' \
+        '--connect-timeout[time to open a connection (default 10000)]:connectTimeout:' \
+        '--first-byte-timeout[time to the response headers (default 300000)]:firstByteTimeout:' \
+        '--idle-timeout[longest pause between body chunks, streamed or not (default 120000)]:idleTimeout:' \
+        '--total-timeout[longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)]:totalTimeout:' \
+        ':name:' \
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;
-    remove) _arguments ':backend:_svc_router_backend_names' $help ;;
+    remove) _arguments ':name:_svc_router_backend_names' $help ;;
     help) _arguments ':command:(add list remove)' ;;
     *) return 1 ;;
   esac
@@ -162,7 +163,12 @@ _svc_router_routes_args() {
   local -a help
   help=('(- *)'{-h,--help}'[display help for command]')
   case $words[1] in
-    set) _arguments ':model:_svc_router_route_models' '*:target (BACKEND[\:UPSTREAM_MODEL]):_svc_router_targets' $help ;;
+    set)
+      _arguments \
+        ':model:_svc_router_route_models' \
+        '*:targets:_svc_router_targets' \
+        $help
+      ;;
     list) _arguments '--json[print JSON]' $help ;;
     unset) _arguments ':model:_svc_router_route_models' $help ;;
     help) _arguments ':command:(set list unset)' ;;
@@ -176,7 +182,12 @@ _svc_router_config_args() {
   case $words[1] in
     path) _arguments $help ;;
     get) _arguments ':key:_svc_router_config_keys' $help ;;
-    set) _arguments ':key:_svc_router_config_keys' ':value:_svc_router_config_value' $help ;;
+    set)
+      _arguments \
+        ':key:_svc_router_config_keys' \
+        ':value:_svc_router_config_value' \
+        $help
+      ;;
     help) _arguments ':command:(path get set)' ;;
     *) return 1 ;;
   esac
@@ -187,12 +198,6 @@ _svc_router() {
   typeset -A opt_args
   local -a help
   help=('(- *)'{-h,--help}'[display help for command]')
-  local -a connection
-  connection=(
-    '--base-url=[talk to a router over HTTP instead of in-process]:url:_urls'
-    '--key=[key to send]:key'
-    '--json[print the raw response body]'
-  )
 
   _arguments -C \
     '(- *)'{-V,--version}'[output the version number]' \
@@ -205,86 +210,105 @@ _svc_router() {
   case $words[1] in
     serve)
       _arguments \
-        '--host=[address to bind]:host:_hosts' \
-        '--port=[port to listen on (0 picks a free one)]:port' \
-        '--offline-script=[JSON list of turns for the offline backend to replay]:file:_files' \
-        '--usage-store=[where usage is recorded (file or redis://HOST:PORT)]:store:(file)' \
-        '--log-format=[request log format]:format:(text json)' \
-        '(--log-bodies)--quiet[no request log]' \
-        '(--quiet)--log-bodies[also log request and response bodies]' \
-        '--metrics[serve Prometheus metrics on GET /metrics]' \
+        '--host[address to bind (default: config server.host, 127.0.0.1)]:host:' \
+        '--port[port to listen on; 0 picks a free one (default: config server.port, 8787)]:port:' \
+        '--offline-script[JSON list of turns for the offline backend to replay (text and/or tool calls)]:offlineScript:_files' \
+        '--usage-store[where usage is recorded: '\''file'\'' or redis://HOST:PORT (default: config usage.store)]:usageStore:' \
+        '--log-format[request log on standard error: coloured text lines, or JSON lines]:logFormat:(text json)' \
+        '--quiet[no request log]' \
+        '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
+        '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
         $help && ret=0
       ;;
-    status)
-      _arguments '--json[print a JSON object]' $help && ret=0
-      ;;
-    stop)
-      _arguments '--timeout=[how long to wait for it to exit (ms)]:ms' $help && ret=0
-      ;;
+    status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
+    stop) _arguments '--timeout[how long to wait for it to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
     init)
       _arguments \
-        '--developer=[developer slug]:slug' \
-        '--org=[organisation]:name' \
-        '--tier=[tier]:name' \
-        '--cap=[30-day token cap]:tokens' \
+        '--developer[developer slug (default: your login name)]:developer:' \
+        '--org[organisation]:org:' \
+        '--tier[tier]:tier:' \
+        '--cap[30-day token cap]:cap:' \
         '--force[replace an existing local key]' \
         '--json[print a JSON object]' \
         $help && ret=0
       ;;
     keys)
-      _svc_router_group keys 'issue:issue a key for a developer' 'list:list issued keys' "revoke:revoke a developer's key" \
-        'help:display help for command' && ret=0
+      _svc_router_group keys \
+        'issue:issue a key for a developer (printed once; only its hash is stored)' \
+        'list:list issued keys (never prints a key)' \
+        'revoke:revoke a developer'\''s key'
+      ret=$?
       ;;
     backends)
-      _svc_router_group backends 'add:add or replace a backend' 'list:list backends' 'remove:remove a backend no route uses' \
-        'help:display help for command' && ret=0
+      _svc_router_group backends \
+        'add:add or replace a backend' \
+        'list:list backends (never prints keys)' \
+        'remove:remove a backend no route uses'
+      ret=$?
       ;;
     routes)
-      _svc_router_group routes 'set:route a model to backend targets, in fallback order' 'list:list routes' 'unset:remove a route' \
-        'help:display help for command' && ret=0
+      _svc_router_group routes \
+        'set:route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as '\''claude-*'\'') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order' \
+        'list:list routes, including the offline defaults' \
+        'unset:remove a route'
+      ret=$?
       ;;
     config)
-      _svc_router_group config 'path:print the config file path' 'get:print a setting' 'set:change a setting' \
-        'help:display help for command' && ret=0
+      _svc_router_group config \
+        'path:print the config file path' \
+        'get:print a setting' \
+        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+      ret=$?
       ;;
-    whoami | models)
-      _arguments $connection $help && ret=0
+    whoami)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help && ret=0
+      ;;
+    models)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help && ret=0
       ;;
     chat)
       _arguments \
-        '(-m --model)'{-m+,--model=}'[model to ask]:model:_svc_router_skus' \
-        '(-s --system)'{-s+,--system=}'[system prompt]:text' \
-        '--max-tokens=[output cap]:n' \
+        '(-m --model)'{-m,--model}'[model to ask]:model:_svc_router_skus' \
+        '(-s --system)'{-s,--system}'[system prompt]:system:' \
+        '--max-tokens[output cap]:maxTokens:' \
         '--stream[print tokens as they arrive]' \
-        $connection \
-        '*:prompt' \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        '*:prompt:' \
         $help && ret=0
       ;;
     env)
       _arguments \
-        "--base-url=[the router's address]:url:_urls" \
-        '--key=[key to put in the lines]:key' \
+        '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
+        '--key[key to put in the lines (default: the stored local key)]:key:' \
         $help && ret=0
       ;;
     doctor)
       _arguments \
-        "--base-url=[the router's address as clients use it]:url:_urls" \
-        '--key=[key to check]:key' \
-        '--timeout=[how long each network check may take (ms)]:ms' \
+        '--base-url[the router'\''s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)]:baseUrl:' \
+        '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--timeout[how long each network check may take, in milliseconds (default: 2000)]:timeout:' \
         '--json[print the results as JSON]' \
         $help && ret=0
       ;;
     connect)
       _arguments \
-        ':client:((codex\:"Codex CLI" claude\:"Claude Code" openai-sdk\:"OpenAI SDK" anthropic-sdk\:"Anthropic SDK"))' \
-        "--write[merge the settings into the client's own config file]" \
-        "--base-url=[the router's address]:url:_urls" \
-        '--key=[key to use]:key' \
+        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes]' \
+        '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
+        '--key[key to use (default: the stored local key)]:key:' \
+        ':client:(codex claude openai-sdk anthropic-sdk)' \
         $help && ret=0
       ;;
-    completion)
-      _arguments ':shell:(bash zsh fish)' $help && ret=0
-      ;;
+    completion) _arguments ':shell:(bash zsh fish)' $help && ret=0 ;;
     help)
       _arguments ':command:_svc_router_commands' && ret=0
       ;;

@@ -1,10 +1,19 @@
-// Regenerates the CLI reference section of README.md from the commander program.
+// Regenerates what is derived from the commander program: the CLI reference section of README.md
+// and the completion scripts in completions/.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { SHELLS } from '../src/cli/completion-hints.js';
+import { completionData, renderCompletion } from '../src/cli/completion/index.js';
 import { buildProgram } from '../src/cli/program.js';
 import { renderCliReference, withReference } from '../src/cli/reference.js';
 
 const readmeUrl = new URL('../README.md', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const program = buildProgram(version);
 const readme = readFileSync(readmeUrl, 'utf8');
-writeFileSync(readmeUrl, withReference(readme, renderCliReference(buildProgram(version))));
+writeFileSync(readmeUrl, withReference(readme, renderCliReference(program)));
 console.log('README.md: CLI reference regenerated');
+const data = await completionData();
+for (const shell of SHELLS) {
+  writeFileSync(new URL(`../completions/svc-router.${shell}`, import.meta.url), renderCompletion(shell, program, data));
+  console.log(`completions/svc-router.${shell}: regenerated`);
+}

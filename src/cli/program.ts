@@ -1,6 +1,8 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../backends/registry.js';
 import { SKUS } from '../routing/skus.js';
+import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
+import { CLIENTS } from './connect-clients.js';
 
 /**
  * The whole command tree. Actions import their modules only when they run, so `--version` and
@@ -17,7 +19,7 @@ export function buildProgram(version: string): Command {
     .description('run the router (zero configuration: the built-in offline backend serves every SKU)')
     .option('--host <host>', 'address to bind (default: config server.host, 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: config server.port, 8787)')
-    .option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)')
+    .addOption(completeWith(new Option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)'), 'files'))
     .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
     .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
     .option('--quiet', 'no request log')
@@ -88,14 +90,12 @@ export function buildProgram(version: string): Command {
     .description('list backends (never prints keys)')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/backends.js')).runBackendsList(options));
-  backends
-    .command('remove <name>')
+  completeArguments(backends.command('remove <name>'), 'backends')
     .description('remove a backend no route uses')
     .action(async (name) => (await import('./commands/backends.js')).runBackendsRemove(name));
 
   const routes = program.command('routes').description('map models to backends');
-  routes
-    .command('set <model> <targets...>')
+  completeArguments(routes.command('set <model> <targets...>'), 'route-models', 'targets')
     .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
     .action(async (model, targets) => (await import('./commands/routes.js')).runRoutesSet(model, targets));
   routes
@@ -103,8 +103,7 @@ export function buildProgram(version: string): Command {
     .description('list routes, including the offline defaults')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/routes.js')).runRoutesList(options));
-  routes
-    .command('unset <model>')
+  completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));
 
@@ -113,12 +112,10 @@ export function buildProgram(version: string): Command {
     .command('path')
     .description('print the config file path')
     .action(async () => (await import('./commands/config.js')).runConfigPath());
-  config
-    .command('get <key>')
+  completeArguments(config.command('get <key>'), 'config-keys')
     .description('print a setting')
     .action(async (key) => (await import('./commands/config.js')).runConfigGet(key));
-  config
-    .command('set <key> <value>')
+  completeArguments(config.command('set <key> <value>'), 'config-keys', 'config-value')
     .description('change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)')
     .action(async (key, value) => (await import('./commands/config.js')).runConfigSet(key, value));
 
@@ -138,7 +135,7 @@ export function buildProgram(version: string): Command {
     program
       .command('chat [prompt...]')
       .description('send one chat message (prompt from the arguments, or standard input)')
-      .option('-m, --model <model>', 'model to ask', 'svc.intelligent-basic')
+      .addOption(completeWith(new Option('-m, --model <model>', 'model to ask').default('svc.intelligent-basic'), 'skus'))
       .option('-s, --system <text>', 'system prompt')
       .option('--max-tokens <n>', 'output cap')
       .option('--stream', 'print tokens as they arrive'),
@@ -163,15 +160,14 @@ export function buildProgram(version: string): Command {
   program
     .command('connect')
     .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
-    .addArgument(new Argument('<client>', 'the client to connect').choices(['codex', 'claude', 'openai-sdk', 'anthropic-sdk']))
+    .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
     .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
     .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));
 
-  program
-    .command('completion <shell>')
-    .description('print a completion script for bash, zsh or fish')
+  completeArguments(program.command('completion <shell>'), { words: SHELLS })
+    .description(`print a completion script for ${SHELLS.slice(0, -1).join(', ')} or ${SHELLS.at(-1)}`)
     .action(async (shell) => (await import('./commands/completion.js')).runCompletion(shell));
 
   return program;

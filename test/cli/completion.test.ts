@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_KEYS } from '../../src/cli/commands/config.js';
+import { SHELLS } from '../../src/cli/completion-hints.js';
+import { completionData, renderCompletion } from '../../src/cli/completion/index.js';
+import { CLIENTS } from '../../src/cli/connect-clients.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { BACKEND_TYPES } from '../../src/backends/registry.js';
 import { SKUS } from '../../src/routing/skus.js';
@@ -52,6 +55,13 @@ function completeBash(line: string, env: NodeJS.ProcessEnv = {}): string[] {
 const sorted = (list: readonly string[]) => [...list].sort();
 const longOptions = (command: Command) => command.options.map((option) => option.long).filter((long): long is string => !!long);
 
+describe('completions/ is generated from the command tree', () => {
+  it.each(SHELLS)('completions/svc-router.%s is what `npm run docs` writes', async (shell) => {
+    const generated = renderCompletion(shell, buildProgram('0.0.0'), await completionData());
+    expect(fs.readFileSync(script(shell), 'utf8'), 'run `npm run docs` to regenerate the completion scripts').toBe(generated);
+  });
+});
+
 describe('bash completion (plain bash, no bash-completion)', () => {
   it('completes `svc-router ro` to routes', () => {
     expect(completeBash('svc-router ro')).toEqual(['routes']);
@@ -70,11 +80,11 @@ describe('bash completion (plain bash, no bash-completion)', () => {
     expect(sorted(completeBash('svc-router routes '))).toEqual(['help', 'list', 'set', 'unset']);
   });
 
-  it('lists the three backend types after --type, also as --type=', () => {
+  it('lists the backend types after --type, also as --type=', () => {
     expect(sorted(completeBash('svc-router backends add x --type '))).toEqual(sorted(BACKEND_TYPES));
     // readline splits `--type=op` at '=' into "--type" "=" "op".
     const words = ['svc-router', 'backends', 'add', 'x', '--type', '=', 'openai-'];
-    expect(sorted(completeBash(words.join(' ')))).toEqual(['openai-chat', 'openai-responses']);
+    expect(sorted(completeBash(words.join(' ')))).toEqual(sorted(BACKEND_TYPES.filter((type) => type.startsWith('openai-'))));
   });
 
   it('lists bash, zsh and fish for `svc-router completion `', () => {
@@ -87,7 +97,7 @@ describe('bash completion (plain bash, no bash-completion)', () => {
   });
 
   it('offers the clients after `connect`, the log formats after --log-format, and true/false for server.metrics', () => {
-    expect(sorted(completeBash('svc-router connect '))).toEqual(['anthropic-sdk', 'claude', 'codex', 'openai-sdk']);
+    expect(sorted(completeBash('svc-router connect '))).toEqual(sorted(CLIENTS));
     expect(completeBash('svc-router connect co')).toEqual(['codex']);
     expect(sorted(completeBash('svc-router serve --log-format '))).toEqual(['json', 'text']);
     expect(sorted(completeBash('svc-router config set server.metrics '))).toEqual(['false', 'true']);

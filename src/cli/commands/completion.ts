@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { usageError } from '../cli-error.js';
+import { SHELLS } from '../completion-hints.js';
 
-const SHELLS = ['bash', 'zsh', 'fish'] as const;
-
-/** Prints the completion script shipped in completions/, so the two can never differ. */
+/** Prints the completion script shipped in completions/ (generated from the command tree by `npm run docs`). */
 export function runCompletion(shell: string): void {
   if (!(SHELLS as readonly string[]).includes(shell)) throw usageError(`unknown shell '${shell}'; expected one of ${SHELLS.join(', ')}`);
   const file = new URL(`../../../completions/svc-router.${shell}`, import.meta.url);

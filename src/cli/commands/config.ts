@@ -7,6 +7,8 @@ import { parsePort, parsePositiveInteger } from '../parse-options.js';
 
 interface SettingKey {
   describe: string;
+  /** Values worth offering in shell completion (the key takes others too). */
+  values?: readonly string[];
   get(settings: Settings): string | number;
   set(settings: Settings, value: string): void;
 }
@@ -45,6 +47,7 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
   },
   'server.metrics': {
     describe: 'serve Prometheus metrics on GET /metrics (true or false; read when serve starts)',
+    values: ['true', 'false'],
     get: (s) => String(s.server.metrics),
     set: (s, v) => {
       if (v !== 'true' && v !== 'false') throw usageError(`server.metrics: expected 'true' or 'false', got '${v}'`);
@@ -53,6 +56,7 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
   },
   'usage.store': {
     describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
+    values: ['file'],
     get: (s) => s.usage.store,
     set: (s, v) => {
       if (!isUsageStore(v)) throw usageError(`usage.store: expected 'file' or a redis://HOST:PORT URL, got '${v}'`);

@@ -16,12 +16,12 @@ import {
   openaiSdkSnippet,
   originOf,
 } from '../client-settings.js';
+import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
 import { chalk, printLine } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
 import { hostForUrl } from './env.js';
 
-export const CLIENTS = ['codex', 'claude', 'openai-sdk', 'anthropic-sdk'] as const;
-export type Client = (typeof CLIENTS)[number];
+export { CLIENTS, type Client } from '../connect-clients.js';
 
 export interface ConnectOptions {
   write?: boolean;
@@ -38,8 +38,9 @@ export const claudeSettingsPath = (): string => path.join(process.env.CLAUDE_CON
 /** Prints the settings that point a client at the router, or merges them into the client's config file. */
 export function runConnect(client: string, options: ConnectOptions): void {
   if (!(CLIENTS as readonly string[]).includes(client)) throw usageError(`unknown client '${client}'; expected one of ${CLIENTS.join(', ')}`);
-  if (options.write && (client === 'openai-sdk' || client === 'anthropic-sdk')) {
-    throw usageError(`--write is for codex and claude, which have a config file; for ${client}, copy the printed snippet into your code`);
+  if (options.write && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
+    const withFile = CONNECT_CLIENTS.filter((known) => known.configFile).map((known) => known.name);
+    throw usageError(`--write is for ${withFile.join(' and ')}, which have a config file; for ${client}, copy the printed snippet into your code`);
   }
   const settings = new ConfigStore().read();
   const origin = originOf(options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : `http://${hostForUrl(settings.server.host)}:${settings.server.port}`);
@@ -53,11 +54,13 @@ export function runConnect(client: string, options: ConnectOptions): void {
     case 'claude':
       return connectClaude(origin, key, options.write === true);
     case 'openai-sdk':
-      return printSnippet('OpenAI SDK (chat and responses)', key, openaiSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), key, openaiSdkSnippet(origin, KEY_ENV));
     case 'anthropic-sdk':
-      return printSnippet('Anthropic SDK (messages)', key, anthropicSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), key, anthropicSdkSnippet(origin, KEY_ENV));
   }
 }
+
+const titleOf = (client: Client): string => CONNECT_CLIENTS.find((known) => known.name === client)?.title ?? client;
 
 function connectCodex(origin: string, key: string, write: boolean): void {
   const file = codexConfigPath();
