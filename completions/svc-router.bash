@@ -94,7 +94,7 @@ _svc_router() {
                 COMPREPLY=($(compgen -W 'text json' -- "$cur"))
                 ;;
             --type)
-                COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic' -- "$cur"))
+                COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini' -- "$cur"))
                 ;;
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))

@@ -160,7 +160,7 @@ complete -c svc-router -n '__svc_router_in keys list' -l json -d 'print JSON'
 # keys revoke
 
 # backends add
-complete -c svc-router -n '__svc_router_in backends add' -l type -x -a 'openai-chat openai-responses anthropic' -d 'wire format the upstream speaks'
+complete -c svc-router -n '__svc_router_in backends add' -l type -x -a 'openai-chat openai-responses anthropic gemini' -d 'wire format the upstream speaks'
 complete -c svc-router -n '__svc_router_in backends add' -l base-url -x -d 'upstream base URL, e.g. https://api.openai.com/v1'
 complete -c svc-router -n '__svc_router_in backends add' -l api-key -x -d 'upstream API key (stored in the 0600 config file)'
 complete -c svc-router -n '__svc_router_in backends add' -l api-key-env -x -d 'environment variable holding the upstream API key'

@@ -140,7 +140,7 @@ _svc_router_backends_args() {
   case $words[1] in
     add)
       _arguments \
-        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic)' \
+        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini)' \
         '--base-url[upstream base URL, e.g. https://api.openai.com/v1]:baseUrl:' \
         '--api-key[upstream API key (stored in the 0600 config file)]:apiKey:' \
         '--api-key-env[environment variable holding the upstream API key]:apiKeyEnv:' \
