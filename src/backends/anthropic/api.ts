@@ -1,0 +1,169 @@
+import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import { checkedUpstream, items, name, nested, object, optionalArray, optionalIndex, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
+
+/**
+ * The Messages wire as this backend sees it: the body it sends (Anthropic's own request type) and
+ * the fields of a `message` body or stream event its decoders read, checked. What the decoders
+ * can do without is optional; what would otherwise be made up (a block's text, a tool call's id
+ * or name) is required.
+ */
+
+/** The body POSTed to /messages. */
+export type AnthropicRequestBody = MessageCreateParamsBase;
+
+// ---- Reply ---------------------------------------------------------------------------------
+
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/**
+ * A content block as far as the decoder reads it; which fields are there depends on `type`, and
+ * blocks of other types (server tools) pass unread.
+ */
+export interface AnthropicContentBlock {
+  type: string;
+  /** text: required. */
+  text?: string;
+  /** thinking: required; its signature optional. */
+  thinking?: string;
+  signature?: string | null;
+  /** redacted_thinking: required. */
+  data?: string;
+  /** tool_use: id and name required, not empty; input any JSON. */
+  id?: string;
+  name?: string;
+  input?: unknown;
+}
+
+export interface AnthropicReply {
+  id?: string | null;
+  /** Absent only in a body that is not a message (an error); the decoder says so. */
+  content?: AnthropicContentBlock[];
+  stop_reason?: string | null;
+  usage?: AnthropicUsage | null;
+}
+
+/** A `message` body, checked where the decoder reads it. */
+export function readAnthropicReply(backend: string, raw: unknown): AnthropicReply {
+  return checkedUpstream(backend, 'reply', raw, checkReply);
+}
+
+function checkReply(raw: unknown): AnthropicReply {
+  const body = object(raw, '');
+  optionalString(body.id, 'id');
+  optionalString(body.stop_reason, 'stop_reason');
+  if (body.usage !== undefined && body.usage !== null) nested(body.usage, 'usage', checkUsage);
+  const content = optionalArray(body.content, 'content');
+  if (content) items(content, 'content', checkBlock);
+  return body as AnthropicReply;
+}
+
+function checkBlock(block: Json): void {
+  switch (string(block.type, 'type')) {
+    case 'text':
+      string(block.text, 'text');
+      break;
+    case 'thinking':
+      string(block.thinking, 'thinking');
+      optionalString(block.signature, 'signature');
+      break;
+    case 'redacted_thinking':
+      string(block.data, 'data');
+      break;
+    case 'tool_use':
+      name(block.id, 'id');
+      name(block.name, 'name');
+      break;
+  }
+}
+
+function checkUsage(value: unknown): void {
+  const usage = object(value, '');
+  optionalNumber(usage.input_tokens, 'input_tokens');
+  optionalNumber(usage.output_tokens, 'output_tokens');
+  optionalNumber(usage.cache_read_input_tokens, 'cache_read_input_tokens');
+  optionalNumber(usage.cache_creation_input_tokens, 'cache_creation_input_tokens');
+}
+
+// ---- Stream --------------------------------------------------------------------------------
+
+export interface AnthropicStreamEvent {
+  type: string;
+  index?: number | null;
+  message?: { id?: string | null; usage?: AnthropicUsage | null } | null;
+  /** content_block_start: a tool_use block's name is required; a redacted_thinking block's data too. */
+  content_block?: { type: string; id?: string | null; name?: string; data?: string } | null;
+  delta?: {
+    type?: string | null;
+    text?: string | null;
+    thinking?: string | null;
+    signature?: string | null;
+    partial_json?: string | null;
+    stop_reason?: string | null;
+  } | null;
+  usage?: AnthropicUsage | null;
+  error?: { type?: string | null; message?: string | null } | null;
+}
+
+/** One Messages stream event, checked where the decoder reads it; unknown event types pass. */
+export function readAnthropicEvent(backend: string, raw: unknown): AnthropicStreamEvent {
+  return checkedUpstream(backend, 'stream event', raw, checkEvent);
+}
+
+function checkEvent(raw: unknown): AnthropicStreamEvent {
+  const event = object(raw, '');
+  switch (string(event.type, 'type')) {
+    case 'content_block_delta': {
+      optionalIndex(event.index, 'index');
+      const delta = optionalObject(event.delta, 'delta');
+      if (delta === undefined) break;
+      optionalString(delta.type, 'delta.type');
+      optionalString(delta.text, 'delta.text');
+      optionalString(delta.thinking, 'delta.thinking');
+      optionalString(delta.signature, 'delta.signature');
+      optionalString(delta.partial_json, 'delta.partial_json');
+      break;
+    }
+    case 'content_block_start': {
+      optionalIndex(event.index, 'index');
+      const block = optionalObject(event.content_block, 'content_block');
+      if (block === undefined) break;
+      const type = string(block.type, 'content_block.type');
+      if (type === 'tool_use') {
+        optionalString(block.id, 'content_block.id');
+        name(block.name, 'content_block.name');
+      } else if (type === 'redacted_thinking') {
+        string(block.data, 'content_block.data');
+      }
+      break;
+    }
+    case 'content_block_stop':
+      optionalIndex(event.index, 'index');
+      break;
+    case 'message_start': {
+      const message = optionalObject(event.message, 'message');
+      if (message === undefined) break;
+      optionalString(message.id, 'message.id');
+      if (message.usage !== undefined && message.usage !== null) nested(message.usage, 'message.usage', checkUsage);
+      break;
+    }
+    case 'message_delta': {
+      const delta = optionalObject(event.delta, 'delta');
+      if (delta) optionalString(delta.stop_reason, 'delta.stop_reason');
+      if (event.usage !== undefined && event.usage !== null) nested(event.usage, 'usage', checkUsage);
+      break;
+    }
+    case 'error': {
+      const error = optionalObject(event.error, 'error');
+      if (error === undefined) break;
+      optionalString(error.type, 'error.type');
+      optionalString(error.message, 'error.message');
+      break;
+    }
+  }
+  return event as unknown as AnthropicStreamEvent;
+}
