@@ -21,7 +21,8 @@ type UpstreamClient = Awaited<ReturnType<typeof loadClient>>;
 
 /** What makes one kind of HTTP upstream differ from another; the calling is shared. */
 export interface HttpBackendSpec {
-  wireFormat: NonNullable<Backend['wireFormat']>;
+  /** The client format the upstream speaks natively, if any (same-format calls forward the body). */
+  wireFormat?: Backend['wireFormat'];
   /**
    * The endpoint URL for a configured base URL (no trailing slash), the upstream model and whether
    * the call streams: most upstreams have one URL, some put the model and the method in it.
@@ -111,7 +112,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
 
   return {
     name,
-    wireFormat: spec.wireFormat,
+    ...(spec.wireFormat ? { wireFormat: spec.wireFormat } : {}),
     async complete(call): Promise<Reply> {
       let reply: Reply;
       try {
