@@ -4,27 +4,13 @@ import { estimateRequestTokens, estimateTokens } from '../../core/estimate-token
 import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import { errorMessageOf } from '../http/upstream-error.js';
+import { readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
 
-interface ChatCompletionBody {
-  id?: string;
-  choices?: Array<{
-    message?: {
-      content?: string | null;
-      refusal?: string | null;
-      reasoning_content?: string | null;
-      reasoning?: string | null;
-      tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }> | null;
-    };
-    finish_reason?: string | null;
-  }>;
-  usage?: unknown;
-}
-
 /** A `chat.completion` body in canonical form; a 200 that carries no choice is an upstream fault. */
 export function decodeChatReply(backend: string, raw: unknown, request: CanonicalRequest): Reply {
-  const body = raw as ChatCompletionBody;
+  const body = readChatReply(backend, raw);
   const choice = body?.choices?.[0];
   if (!choice?.message) {
     throw new RouterError(502, 'upstream', `Backend '${backend}' answered without a choice${errorHint(raw)}.`);
