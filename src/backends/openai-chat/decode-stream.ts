@@ -7,24 +7,9 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { errorMessageOf } from '../http/upstream-error.js';
+import { openedCallName, readChatChunk, type ChatChunkToolCall } from './api.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
-
-interface ChunkToolCall {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-interface Chunk {
-  id?: string;
-  choices?: Array<{
-    delta?: { content?: string | null; refusal?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ChunkToolCall[] | null };
-    finish_reason?: string | null;
-  }>;
-  usage?: unknown;
-  error?: unknown;
-}
 
 /**
  * Chat Completions chunks to canonical events. Tool calls are keyed by their `index`; their id and
@@ -65,7 +50,7 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
       done = true;
       return;
     }
-    const chunk = parseFrameJson<Chunk>(backend, frame);
+    const chunk = readChatChunk(backend, parseFrameJson(backend, frame));
     if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(errorMessageOf(chunk) ?? 'unknown error')}`);
     if (!started) {
       started = true;
@@ -90,7 +75,7 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
         close(out);
         id = call.id || `call_${index}_${Date.now().toString(36)}`;
         calls.set(index, id);
-        out.push({ type: 'tool-call-start', id, name: call.function?.name ?? '' });
+        out.push({ type: 'tool-call-start', id, name: openedCallName(backend, delta, call) });
       }
       const args = call.function?.arguments;
       if (args) {
@@ -118,8 +103,8 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
  * The stream position of a tool-call delta: its `index`, or, from servers that send each call
  * whole without one (Gemini's compatible API), a new position per new id.
  */
-function toolCallIndex(call: ChunkToolCall, calls: Map<number, string>): number {
-  if (call.index !== undefined) return call.index;
+function toolCallIndex(call: ChatChunkToolCall, calls: Map<number, string>): number {
+  if (call.index !== undefined && call.index !== null) return call.index;
   if (call.id) {
     for (const [index, id] of calls) if (id === call.id) return index;
     return calls.size;
