@@ -56,6 +56,11 @@ export function optionalString(value: unknown, path: string): void {
   if (value !== undefined && value !== null && typeof value !== 'string') throw fault(value, path, 'a string');
 }
 
+/** Absent, or a string: for fields the providers leave out rather than send as null. */
+export function absentOrString(value: unknown, path: string): void {
+  if (value !== undefined && typeof value !== 'string') throw fault(value, path, 'a string');
+}
+
 export function optionalNumber(value: unknown, path: string): void {
   if (value !== undefined && value !== null && (typeof value !== 'number' || !Number.isFinite(value))) throw fault(value, path, 'a number');
 }
@@ -85,7 +90,7 @@ export function nested(value: unknown, path: string, check: (value: unknown) => 
 }
 
 function fault(value: unknown, path: string, expected: string): FieldFault {
-  return new FieldFault(path, value === undefined || value === null ? 'is missing' : `is not ${expected}`);
+  return new FieldFault(path, value === undefined ? 'is missing' : value === null ? 'is null' : `is not ${expected}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
-import { checkedUpstream, items, name, nested, object, optionalArray, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
+import { absentOrString, checkedUpstream, items, name, nested, object, optionalArray, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
 
 /**
  * The Responses wire as this backend sees it: the body it sends (OpenAI's own request type) and
@@ -31,7 +31,7 @@ export interface ResponsesOutputItem {
   /** function_call and custom_tool_call: required, not empty. */
   call_id?: string;
   name?: string;
-  namespace?: string | null;
+  namespace?: string;
   /** function_call: required. */
   arguments?: string;
   /** custom_tool_call: required. */
@@ -94,7 +94,7 @@ function checkOutputItem(item: Json): void {
 function checkCall(item: Json): void {
   name(item.call_id, 'call_id');
   name(item.name, 'name');
-  optionalString(item.namespace, 'namespace');
+  absentOrString(item.namespace, 'namespace');
 }
 
 function checkContentPart(part: Json): void {
@@ -125,7 +125,7 @@ export interface ResponsesStreamItem {
   /** Required on function and custom tool calls: what the client is asked to call. */
   name?: string;
   call_id?: string | null;
-  namespace?: string | null;
+  namespace?: string;
   /** A custom tool call's whole input, on its `.done` event (required there). */
   input?: string;
   encrypted_content?: string | null;
@@ -181,7 +181,7 @@ function checkAddedItem(value: unknown): void {
   if (type === 'function_call' || type === 'custom_tool_call') {
     optionalString(item.call_id, 'call_id');
     name(item.name, 'name');
-    optionalString(item.namespace, 'namespace');
+    absentOrString(item.namespace, 'namespace');
   }
 }
 
