@@ -2,23 +2,12 @@ import { RouterError } from '../../core/errors.js';
 import { upstreamText } from '../../core/redact.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
+import { readResponsesReply } from './api.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
-
-interface OutputItem {
-  type: string;
-  namespace?: string;
-  input?: string;
-  content?: Array<{ type: string; text?: string; refusal?: string }>;
-  summary?: Array<{ text?: string }>;
-  encrypted_content?: string | null;
-  call_id?: string;
-  name?: string;
-  arguments?: string;
-}
 
 /** A Responses `response` body in canonical form. */
 export function decodeResponsesReply(backend: string, raw: unknown): Reply {
-  const body = raw as { id?: string; status?: string; output?: OutputItem[]; usage?: unknown; error?: { message?: string } | null };
+  const body = readResponsesReply(backend, raw);
   if (!body || !Array.isArray(body.output)) throw new RouterError(502, 'upstream', `Backend '${backend}' answered without an output list.`);
   if (body.status === 'failed') throw new RouterError(502, 'upstream', `Backend '${backend}' failed: ${upstreamText(body.error?.message ?? 'unknown error')}`);
   const content: ReplyPart[] = [];
