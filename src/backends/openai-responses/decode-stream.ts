@@ -4,16 +4,8 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { readResponsesEvent } from './api.js';
 import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
-
-interface ResponsesEvent {
-  type: string;
-  item_id?: string;
-  item?: { id?: string; type?: string; call_id?: string; name?: string; namespace?: string; input?: string; encrypted_content?: string | null };
-  delta?: string;
-  response?: { id?: string; status?: string; usage?: unknown; error?: { message?: string } | null };
-  message?: string;
-}
 
 /**
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
@@ -26,7 +18,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
 
   let finished = false;
   yield* eventBatches(batches, () => finished, (frame, out) => {
-    const event = parseFrameJson<ResponsesEvent>(backend, frame);
+    const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
     switch (event.type) {
       case 'response.created':
         out.push({ type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) });
