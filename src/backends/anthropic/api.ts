@@ -37,6 +37,8 @@ export interface AnthropicContentBlock {
   id?: string;
   name?: string;
   input?: unknown;
+  /** text: read only when it is a list, and then passed on whole. */
+  citations?: unknown;
 }
 
 export interface AnthropicReply {
@@ -44,6 +46,7 @@ export interface AnthropicReply {
   /** Absent only in a body that is not a message (an error); the decoder says so. */
   content?: AnthropicContentBlock[];
   stop_reason?: string | null;
+  stop_sequence?: string | null;
   usage?: AnthropicUsage | null;
 }
 
@@ -56,6 +59,7 @@ function checkReply(raw: unknown): AnthropicReply {
   const body = object(raw, '');
   optionalString(body.id, 'id');
   optionalString(body.stop_reason, 'stop_reason');
+  optionalString(body.stop_sequence, 'stop_sequence');
   if (body.usage !== undefined && body.usage !== null) nested(body.usage, 'usage', checkUsage);
   const content = optionalArray(body.content, 'content');
   if (content) items(content, 'content', checkBlock);
@@ -104,6 +108,7 @@ export interface AnthropicStreamEvent {
     signature?: string | null;
     partial_json?: string | null;
     stop_reason?: string | null;
+    stop_sequence?: string | null;
   } | null;
   usage?: AnthropicUsage | null;
   error?: { type?: string | null; message?: string | null } | null;
@@ -153,7 +158,10 @@ function checkEvent(raw: unknown): AnthropicStreamEvent {
     }
     case 'message_delta': {
       const delta = optionalObject(event.delta, 'delta');
-      if (delta) optionalString(delta.stop_reason, 'delta.stop_reason');
+      if (delta) {
+        optionalString(delta.stop_reason, 'delta.stop_reason');
+        optionalString(delta.stop_sequence, 'delta.stop_sequence');
+      }
       if (event.usage !== undefined && event.usage !== null) nested(event.usage, 'usage', checkUsage);
       break;
     }
