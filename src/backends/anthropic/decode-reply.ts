@@ -2,6 +2,7 @@ import { RouterError } from '../../core/errors.js';
 import { upstreamText } from '../../core/redact.js';
 import { errorMessageOf } from '../http/upstream-error.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
+import { readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { finishReasonFromAnthropic } from './map-stop-reason.js';
 
@@ -15,7 +16,7 @@ interface MessageBody {
 
 /** An Anthropic `message` body in canonical form. */
 export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
-  const body = raw as MessageBody;
+  const body = readAnthropicReply(backend, raw);
   if (!body || !Array.isArray(body.content)) {
     // A 200 carrying an error body: say what the upstream said (the backend redacts it on the way out).
     const said = errorMessageOf(raw);
