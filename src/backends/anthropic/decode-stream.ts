@@ -4,6 +4,7 @@ import type { FinishReason, Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { finishReasonFromAnthropic } from './map-stop-reason.js';
 
@@ -31,7 +32,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
-    const event = parseFrameJson<AnthropicEvent>(backend, frame);
+    const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
     switch (event.type) {
       case 'message_start':
         usage = usageFromAnthropic(event.message?.usage);
