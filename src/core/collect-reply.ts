@@ -1,3 +1,4 @@
+import { mergeMetadata } from './provider-metadata.js';
 import type { Reply, ReplyPart } from './reply.js';
 import type { StreamEvent } from './stream-events.js';
 import type { ToolCallPart } from './request.js';
@@ -8,39 +9,39 @@ export async function collectReply(batches: AsyncIterable<StreamEvent[]>): Promi
   const calls = new Map<string, ToolCallPart>();
   const reply: Reply = { content, finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } };
   let open: ReplyPart | undefined;
+  const endOpen = (event: { providerMetadata?: Reply['providerMetadata'] }) => {
+    if (open && event.providerMetadata) open.providerMetadata = mergeMetadata(open.providerMetadata, event.providerMetadata)!;
+    open = undefined;
+  };
   for await (const batch of batches) for (const event of batch) {
     switch (event.type) {
       case 'start':
         if (event.id) reply.id = event.id;
         if (event.usage) reply.usage = { ...event.usage };
+        if (event.providerMetadata) reply.providerMetadata = event.providerMetadata;
         break;
       case 'text-start':
-        open = { type: 'text', text: '' };
+        open = { type: 'text', text: '', ...(event.providerMetadata ? { providerMetadata: event.providerMetadata } : {}) };
         content.push(open);
         break;
       case 'text-delta':
         if (open?.type === 'text') open.text += event.text;
         break;
       case 'reasoning-start':
-        open = { type: 'reasoning', text: '' };
+        open = { type: 'reasoning', text: '', ...(event.providerMetadata ? { providerMetadata: event.providerMetadata } : {}) };
         content.push(open);
         break;
       case 'reasoning-delta':
         if (open?.type === 'reasoning') open.text += event.text;
         break;
       case 'reasoning-end':
-        if (open?.type === 'reasoning') {
-          if (event.signature) open.signature = event.signature;
-          if (event.redactedData) open.redactedData = event.redactedData;
-          if (event.origin) open.origin = event.origin;
-        }
-        open = undefined;
+        endOpen(open?.type === 'reasoning' ? event : {});
         break;
       case 'text-end':
-        open = undefined;
+        endOpen(open?.type === 'text' ? event : {});
         break;
       case 'tool-call-start': {
-        const call: ToolCallPart = { type: 'tool-call', id: event.id, name: event.name, arguments: '' };
+        const call: ToolCallPart = { type: 'tool-call', id: event.id, name: event.name, arguments: '', ...(event.providerMetadata ? { providerMetadata: event.providerMetadata } : {}) };
         calls.set(event.id, call);
         content.push(call);
         break;
@@ -50,11 +51,17 @@ export async function collectReply(batches: AsyncIterable<StreamEvent[]>): Promi
         if (call) call.arguments += event.argumentsDelta;
         break;
       }
-      case 'tool-call-end':
+      case 'tool-call-end': {
+        const call = calls.get(event.id);
+        if (call && event.providerMetadata) call.providerMetadata = mergeMetadata(call.providerMetadata, event.providerMetadata)!;
         break;
+      }
       case 'finish':
         reply.finishReason = event.reason;
+        if (event.finish) reply.finish = event.finish;
         reply.usage = event.usage;
+        if (event.providerMetadata) reply.providerMetadata = mergeMetadata(reply.providerMetadata, event.providerMetadata)!;
+        if (event.warnings?.length) reply.warnings = event.warnings;
         break;
       case 'error':
         throw event.error;

@@ -1,15 +1,43 @@
+import type { ProviderMetadata } from './provider-metadata.js';
 import type { ReasoningPart, TextPart, ToolCallPart } from './request.js';
 
+/** Why the answer ended, in terms every client format can say. */
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error';
 
+/**
+ * Why the answer ended: the unified reason plus the upstream's own word for it (`raw`, verbatim,
+ * e.g. `pause_turn`, `MAX_TOKENS`) and the stop sequence it matched, when it says. A client of the
+ * upstream's own format gets the raw reason back from the provider's namespace
+ * (`providerMetadata.anthropic.stopReason`); every other client gets the nearest native value.
+ */
+export interface Finish {
+  unified: FinishReason;
+  raw?: string;
+  stopSequence?: string;
+}
+
+/**
+ * Tokens used. `inputTokens` counts all input: the part read from the upstream's prompt cache
+ * (`cachedInputTokens`), the part written to it (`cacheWriteInputTokens`) and the rest (no cache:
+ * see inputNoCacheTokens). `outputTokens` counts all output: reasoning (`reasoningTokens`) and text.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
-  /** Input tokens served from the upstream's prompt cache (part of inputTokens). */
+  /** Input tokens read from the upstream's prompt cache (part of inputTokens). */
   cachedInputTokens?: number;
+  /** Input tokens written to the upstream's prompt cache (part of inputTokens). */
+  cacheWriteInputTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens?: number;
+  /** The upstream's own usage object, as it reported it. */
+  raw?: unknown;
 }
+
+export const inputNoCacheTokens = (usage: Usage): number =>
+  Math.max(0, usage.inputTokens - (usage.cachedInputTokens ?? 0) - (usage.cacheWriteInputTokens ?? 0));
+
+export const outputTextTokens = (usage: Usage): number => Math.max(0, usage.outputTokens - (usage.reasoningTokens ?? 0));
 
 export type ReplyPart = TextPart | ToolCallPart | ReasoningPart;
 
@@ -17,8 +45,15 @@ export interface Reply {
   /** Upstream response id, when it gave one. */
   id?: string;
   content: ReplyPart[];
+  /** The unified reason (see `finish` for the upstream's own). */
   finishReason: FinishReason;
+  /** The upstream's raw reason and matched stop sequence, when the backend knows them. */
+  finish?: Finish;
   usage: Usage;
+  /** Reply-level provider data (e.g. `anthropic.stopReason`), read only by that provider's format. */
+  providerMetadata?: ProviderMetadata;
+  /** What the upstream returned that the client's format cannot carry; surfaced in svc_meta.warnings. */
+  warnings?: string[];
 }
 
 export const totalTokens = (usage: Usage): number => usage.inputTokens + usage.outputTokens;

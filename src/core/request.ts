@@ -1,11 +1,15 @@
+import type { ProviderMetadata } from './provider-metadata.js';
+
 /**
  * The canonical request: what every client format decodes into and every backend encodes from.
- * Nothing here knows a wire format.
+ * Nothing here knows a wire format. Every part may carry `providerMetadata`: data one provider
+ * needs back (a signature, a cache_control, a citation), read only by that provider's translators.
  */
 
 export interface TextPart {
   type: 'text';
   text: string;
+  providerMetadata?: ProviderMetadata;
 }
 
 export interface ImagePart {
@@ -13,6 +17,27 @@ export interface ImagePart {
   /** An http(s) URL or a data: URL; passed to the upstream as it is, never fetched here. */
   url: string;
   mediaType?: string;
+  providerMetadata?: ProviderMetadata;
+}
+
+/**
+ * Where a file's bytes are: inline (base64), plain text (a document given as text), a URL the
+ * upstream fetches, or a file id one provider issued, which only that provider can resolve.
+ */
+export type FileSource =
+  | { kind: 'base64'; data: string }
+  | { kind: 'text'; text: string }
+  | { kind: 'url'; url: string }
+  | { kind: 'file-id'; id: string; provider: 'openai' | 'anthropic' | (string & {}) };
+
+/** A document or other file a client attached (a PDF, a text file). Never fetched or stored here. */
+export interface FilePart {
+  type: 'file';
+  source: FileSource;
+  /** IANA media type, when the client said or it can be told (`application/pdf`, `text/plain`). */
+  mediaType?: string;
+  filename?: string;
+  providerMetadata?: ProviderMetadata;
 }
 
 export interface ToolCallPart {
@@ -21,6 +46,7 @@ export interface ToolCallPart {
   name: string;
   /** JSON text of the arguments, exactly as the model produced it. */
   arguments: string;
+  providerMetadata?: ProviderMetadata;
 }
 
 export interface ToolResultPart {
@@ -28,20 +54,22 @@ export interface ToolResultPart {
   callId: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
+  providerMetadata?: ProviderMetadata;
 }
 
 export interface ReasoningPart {
   type: 'reasoning';
+  /** The readable reasoning or its summary; empty when the upstream returned it only sealed. */
   text: string;
-  /** Upstream proof that the reasoning is genuine (Anthropic thinking signature). */
-  signature?: string;
-  /** Reasoning the upstream returned only in encrypted form (Anthropic redacted_thinking, OpenAI encrypted_content). */
-  redactedData?: string;
-  /** Which kind of upstream made the signature or encrypted data; only that kind can verify it. */
-  origin?: 'anthropic' | 'openai';
+  /**
+   * What the upstream that made it needs to see it again: `anthropic.signature` /
+   * `anthropic.redactedData`, `openai.encryptedContent` / `openai.itemId`, `gemini.thoughtSignature`.
+   * A backend replays reasoning only when its own namespace holds what it needs.
+   */
+  providerMetadata?: ProviderMetadata;
 }
 
-export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
+export type Part = TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart;
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -73,6 +101,8 @@ export interface CanonicalRequest {
   maxOutputTokens?: number;
   temperature?: number;
   topP?: number;
+  /** Sample only from the top K options (Anthropic, Gemini); OpenAI has no such setting. */
+  topK?: number;
   stop?: string[];
   reasoningEffort?: ReasoningEffort;
   /** Thinking budget in tokens when the client asked for one explicitly. */
@@ -85,4 +115,11 @@ export interface CanonicalRequest {
    * the model renamed, so fields the canonical form does not model still reach the upstream.
    */
   passthrough?: { format: 'chat' | 'messages' | 'responses'; body: Record<string, unknown>; headers?: Record<string, string> };
+  /**
+   * Settings or parts that were not honoured as asked (decoding), surfaced in `svc_meta.warnings`.
+   * See core/warnings.ts for how backends add theirs.
+   */
+  warnings?: string[];
+  /** What the backend that last encoded this request could not honour; replaced on each encoding. */
+  backendWarnings?: string[];
 }

@@ -254,7 +254,7 @@ describe('encodeResponsesStream golden streams', () => {
         { type: 'reasoning-start' },
         { type: 'reasoning-delta', text: 'Need the ' },
         { type: 'reasoning-delta', text: 'weather.' },
-        { type: 'reasoning-end', signature: 'sig-anthropic-1', origin: 'anthropic' },
+        { type: 'reasoning-end', providerMetadata: { anthropic: { signature: 'sig-anthropic-1' } } },
         { type: 'tool-call-start', id: 'toolu_1', name: 'get_weather' },
         { type: 'tool-call-delta', id: 'toolu_1', argumentsDelta: '{"city":"Paris"}' },
         { type: 'tool-call-end', id: 'toolu_1' },
@@ -288,7 +288,7 @@ describe('encodeResponsesStream golden streams', () => {
     expect(reasoning).toMatchObject({ id: events[2]!.item.id, type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Need the weather.' }] });
     if (include) {
       expect(reasoning.encrypted_content).toMatch(/^svcr1\./);
-      expect(unsealReasoning(reasoning.encrypted_content, SECRET, 'x')).toEqual({ type: 'reasoning', text: 'Need the weather.', signature: 'sig-anthropic-1', origin: 'anthropic' });
+      expect(unsealReasoning(reasoning.encrypted_content, SECRET, 'x')).toEqual({ type: 'reasoning', text: 'Need the weather.', providerMetadata: { anthropic: { signature: 'sig-anthropic-1' } } });
       expect(() => unsealReasoning(reasoning.encrypted_content, 'another-secret', 'input[0].encrypted_content')).toThrow(/encrypted_content/);
     } else {
       expect(reasoning).not.toHaveProperty('encrypted_content');

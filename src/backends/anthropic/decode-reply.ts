@@ -4,13 +4,14 @@ import { errorMessageOf } from '../http/upstream-error.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
-import { finishReasonFromAnthropic } from './map-stop-reason.js';
+import { anthropicFinish } from './map-stop-reason.js';
 
 interface MessageBody {
   id?: string;
   type?: string;
-  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string; data?: string; id?: string; name?: string; input?: unknown }>;
+  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string | null; data?: string; id?: string; name?: string; input?: unknown; citations?: unknown }>;
   stop_reason?: string | null;
+  stop_sequence?: string | null;
   usage?: unknown;
 }
 
@@ -23,16 +24,32 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
     throw new RouterError(502, 'upstream', `Backend '${backend}' answered without message content${said ? ` (it reported an error: ${upstreamText(said)})` : ''}.`);
   }
   const content: ReplyPart[] = [];
+  const skipped: string[] = [];
   for (const block of body.content) {
-    if (block.type === 'text') content.push({ type: 'text', text: block.text ?? '' });
-    else if (block.type === 'thinking') content.push({ type: 'reasoning', text: block.thinking ?? '', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) });
-    else if (block.type === 'redacted_thinking') content.push({ type: 'reasoning', text: '', redactedData: block.data ?? '', origin: 'anthropic' });
-    else if (block.type === 'tool_use') content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
+    if (block.type === 'text') {
+      const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
+      content.push({ type: 'text', text: block.text ?? '', ...citations });
+    } else if (block.type === 'thinking') {
+      content.push({ type: 'reasoning', text: block.thinking ?? '', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
+    } else if (block.type === 'redacted_thinking') {
+      content.push({ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
+    } else if (block.type === 'tool_use') {
+      content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
+    } else if (!skipped.includes(block.type)) {
+      skipped.push(block.type);
+    }
   }
+  const { finish, providerMetadata } = anthropicFinish(body.stop_reason, body.stop_sequence);
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
-    finishReason: finishReasonFromAnthropic(body.stop_reason),
+    finishReason: finish.unified,
+    finish,
     usage: usageFromAnthropic(body.usage),
+    ...(providerMetadata ? { providerMetadata } : {}),
+    ...(skipped.length ? { warnings: skipped.map(skippedBlockWarning) } : {}),
   };
 }
+
+/** Server-tool blocks (web search results, code execution output) have no canonical form. */
+export const skippedBlockWarning = (type: string): string => `The upstream's ${type} content blocks have no form in the router's canonical reply and were left out.`;

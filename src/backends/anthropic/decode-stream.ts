@@ -1,12 +1,13 @@
 import { RouterError } from '../../core/errors.js';
 import { upstreamText } from '../../core/redact.js';
-import type { FinishReason, Usage } from '../../core/reply.js';
+import type { Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
-import { finishReasonFromAnthropic } from './map-stop-reason.js';
+import { skippedBlockWarning } from './decode-reply.js';
+import { anthropicFinish } from './map-stop-reason.js';
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'ignored';
 
@@ -15,7 +16,7 @@ interface AnthropicEvent {
   index?: number;
   message?: { id?: string; usage?: unknown };
   content_block?: { type: string; id?: string; name?: string; data?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: unknown;
   error?: { type?: string; message?: string };
 }
@@ -28,7 +29,8 @@ interface AnthropicEvent {
 export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
   const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string }>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  let finish: FinishReason = 'stop';
+  let finish = anthropicFinish(undefined, undefined);
+  const skipped: string[] = [];
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
@@ -50,13 +52,14 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         } else if (block?.type === 'redacted_thinking') {
           blocks.set(index, { kind: 'ignored' });
           out.push({ type: 'reasoning-start' });
-          out.push({ type: 'reasoning-end', redactedData: block.data ?? '', origin: 'anthropic' });
+          out.push({ type: 'reasoning-end', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
         } else if (block?.type === 'tool_use') {
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
           out.push({ type: 'tool-call-start', id, name: block.name ?? '' });
         } else {
           blocks.set(index, { kind: 'ignored' }); // server-tool blocks: nothing a client format here can carry
+          if (block?.type && !skipped.includes(block.type)) skipped.push(block.type);
         }
         break;
       }
@@ -75,16 +78,23 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
         if (block?.kind === 'text') out.push({ type: 'text-end' });
-        else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', origin: 'anthropic', ...(block.signature ? { signature: block.signature } : {}) });
+        else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
         else if (block?.kind === 'tool') out.push({ type: 'tool-call-end', id: block.id! });
         break;
       }
       case 'message_delta':
-        if (event.delta?.stop_reason) finish = finishReasonFromAnthropic(event.delta.stop_reason);
+        if (event.delta?.stop_reason) finish = anthropicFinish(event.delta.stop_reason, event.delta.stop_sequence);
         usage = usageFromAnthropic(event.usage, usage);
         break;
       case 'message_stop':
-        out.push({ type: 'finish', reason: finish, usage });
+        out.push({
+          type: 'finish',
+          reason: finish.finish.unified,
+          finish: finish.finish,
+          usage,
+          ...(finish.providerMetadata ? { providerMetadata: finish.providerMetadata } : {}),
+          ...(skipped.length ? { warnings: skipped.map(skippedBlockWarning) } : {}),
+        });
         stopped = true;
         break;
       case 'error': {

@@ -7,17 +7,23 @@ interface AnthropicUsage {
   cache_creation_input_tokens?: number | null;
 }
 
-/** Anthropic reports cached input apart from `input_tokens`; canonical input counts all of it. */
+/**
+ * Anthropic reports input read from and written to the prompt cache apart from `input_tokens`;
+ * canonical input counts all three, and keeps the two cache parts so a Messages client gets them
+ * back exactly (https://docs.anthropic.com/en/api/messages#response-usage). A later report
+ * (message_delta) completes an earlier one: what it leaves out stays as it was.
+ */
 export function usageFromAnthropic(raw: unknown, previous?: Usage): Usage {
   const usage = (raw ?? {}) as AnthropicUsage;
-  const cacheRead = usage.cache_read_input_tokens ?? 0;
-  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const cacheRead = usage.cache_read_input_tokens ?? (usage.input_tokens == null ? previous?.cachedInputTokens : undefined) ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? (usage.input_tokens == null ? previous?.cacheWriteInputTokens : undefined) ?? 0;
   const input = usage.input_tokens == null ? undefined : usage.input_tokens + cacheRead + cacheWrite;
   const result: Usage = {
     inputTokens: input ?? previous?.inputTokens ?? 0,
     outputTokens: usage.output_tokens ?? previous?.outputTokens ?? 0,
   };
-  const cached = usage.input_tokens == null ? previous?.cachedInputTokens : cacheRead;
-  if (cached) result.cachedInputTokens = cached;
+  if (cacheRead) result.cachedInputTokens = cacheRead;
+  if (cacheWrite) result.cacheWriteInputTokens = cacheWrite;
+  if (raw && typeof raw === 'object') result.raw = previous?.raw && typeof previous.raw === 'object' ? { ...previous.raw, ...raw } : raw;
   return result;
 }

@@ -1,4 +1,7 @@
-import type { CanonicalRequest, Message, Part, ToolChoice } from '../../core/request.js';
+import { invalidRequest } from '../../core/errors.js';
+import { setBackendWarnings } from '../../core/warnings.js';
+import { metadataOf, metadataString } from '../../core/provider-metadata.js';
+import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../../core/request.js';
 import { thinkingBudget } from './thinking-budget.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
@@ -15,7 +18,11 @@ interface AnthropicMessage {
  * the model renamed (keeping cache_control, betas' fields and anything else we do not model).
  */
 export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
-  if (request.passthrough?.format === 'messages') return { ...request.passthrough.body, model: upstreamModel, stream };
+  if (request.passthrough?.format === 'messages') {
+    setBackendWarnings(request, []);
+    return { ...request.passthrough.body, model: upstreamModel, stream };
+  }
+  const warnings: string[] = [];
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
   const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text', text: part.text }));
@@ -35,13 +42,20 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   if (budget !== undefined) {
     // With thinking on, Anthropic accepts only the default sampling settings.
     body.thinking = { type: 'enabled', budget_tokens: budget };
+    const dropped = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
+    if (dropped.length) warnings.push(`${dropped.map(settingName).join(', ')} not sent: Anthropic takes only its default sampling while thinking.`);
   } else {
-    if (request.temperature !== undefined) body.temperature = Math.min(1, request.temperature);
+    if (request.temperature !== undefined) {
+      body.temperature = Math.min(1, request.temperature);
+      if (request.temperature > 1) warnings.push(`temperature ${request.temperature} sent as 1, Anthropic's highest.`);
+    }
     if (request.topP !== undefined) body.top_p = request.topP;
+    if (request.topK !== undefined) body.top_k = request.topK;
   }
   if (request.stop?.length) body.stop_sequences = request.stop;
   if (request.metadata?.user_id) body.metadata = { user_id: request.metadata.user_id };
   if (stream) body.stream = true;
+  setBackendWarnings(request, warnings);
   return body;
 }
 
@@ -50,12 +64,14 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
  * (first, as Anthropic requires), mid-conversation system text becomes a user-side note, and
  * blocks Anthropic refuses (empty text, unsigned reasoning) are left out.
  */
+const settingName = (key: 'temperature' | 'topP' | 'topK'): string => ({ temperature: 'temperature', topP: 'top_p', topK: 'top_k' })[key];
+
 function encodeMessages(messages: Message[]): AnthropicMessage[] {
   const encoded: AnthropicMessage[] = [];
-  for (const message of messages) {
+  messages.forEach((message, messageIndex) => {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = message.content.flatMap((part) => encodePart(part, message.role === 'system'));
-    if (!blocks.length) continue;
+    const blocks = message.content.flatMap((part, partIndex) => withCacheControl(part, encodePart(part, message.role === 'system', `messages[${messageIndex}].content[${partIndex}]`)));
+    if (!blocks.length) return;
     const last = encoded.at(-1);
     if (last?.role === role) {
       // Tool results must lead a user turn; after any results already there, so parallel results keep their order.
@@ -68,11 +84,11 @@ function encodeMessages(messages: Message[]): AnthropicMessage[] {
     } else {
       encoded.push({ role, content: blocks });
     }
-  }
+  });
   return encoded;
 }
 
-function encodePart(part: Part, fromSystem: boolean): Block[] {
+function encodePart(part: Part, fromSystem: boolean, path: string): Block[] {
   switch (part.type) {
     case 'text':
       if (!part.text) return [];
@@ -86,15 +102,57 @@ function encodePart(part: Part, fromSystem: boolean): Block[] {
         {
           type: 'tool_result',
           tool_use_id: part.callId,
-          content: part.content.flatMap((inner) => encodePart(inner, false)),
+          content: part.content.flatMap((inner, index) => encodePart(inner, false, `${path}.content[${index}]`)),
           ...(part.isError ? { is_error: true } : {}),
         },
       ];
-    case 'reasoning':
-      if (part.origin === 'openai') return []; // another upstream's sealed reasoning means nothing here
-      if (part.redactedData) return [{ type: 'redacted_thinking', data: part.redactedData }];
-      if (part.signature) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
-      return [];
+    case 'reasoning': {
+      // Only what Anthropic itself signed or sealed goes back; reasoning from any other upstream
+      // (or unsigned) would be refused, so it is left out.
+      const redacted = metadataString(part.providerMetadata, 'anthropic', 'redactedData');
+      if (redacted) return [{ type: 'redacted_thinking', data: redacted }];
+      const signature = metadataString(part.providerMetadata, 'anthropic', 'signature');
+      return signature ? [{ type: 'thinking', thinking: part.text, signature }] : [];
+    }
+    case 'file':
+      return [encodeDocument(part, path)];
+  }
+}
+
+/** A cache breakpoint the client set on a block (kept in the anthropic namespace) stays on it. */
+function withCacheControl(part: Part, blocks: Block[]): Block[] {
+  const cacheControl = metadataOf(part.providerMetadata, 'anthropic')?.cacheControl;
+  if (cacheControl && blocks.length) blocks[blocks.length - 1]!.cache_control = cacheControl;
+  return blocks;
+}
+
+/**
+ * A file as a `document` block: a PDF inline (base64) or by URL, plain text as a text source, an
+ * Anthropic file id as a file source.
+ * https://docs.anthropic.com/en/docs/build-with-claude/pdf-support and /en/docs/build-with-claude/files
+ * Anything else (another provider's file id, a non-PDF binary) is refused, naming the part.
+ */
+function encodeDocument(part: FilePart, path: string): Block {
+  const title = part.filename ? { title: part.filename } : {};
+  const { source } = part;
+  const mediaType = part.mediaType?.toLowerCase();
+  switch (source.kind) {
+    case 'text':
+      return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: source.text }, ...title };
+    case 'base64':
+      if (mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: source.data }, ...title };
+      if (mediaType?.startsWith('text/')) {
+        return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(source.data, 'base64').toString('utf8') }, ...title };
+      }
+      throw invalidRequest(`${path}: Anthropic takes a file inline only as a PDF or plain text, not as ${mediaType ?? 'an unknown media type'}.`, path);
+    case 'url':
+      if (mediaType && mediaType !== 'application/pdf') throw invalidRequest(`${path}: Anthropic fetches only PDFs by URL, not ${mediaType}.`, path);
+      return { type: 'document', source: { type: 'url', url: source.url }, ...title };
+    case 'file-id':
+      if (source.provider !== 'anthropic') {
+        throw invalidRequest(`${path}: the file id '${source.id}' was issued by ${source.provider}, and Anthropic cannot read another provider's files; send the file's data instead.`, path);
+      }
+      return { type: 'document', source: { type: 'file', file_id: source.id }, ...title };
   }
 }
 

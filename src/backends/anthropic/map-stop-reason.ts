@@ -1,5 +1,10 @@
-import type { FinishReason } from '../../core/reply.js';
+import type { Finish, FinishReason } from '../../core/reply.js';
+import type { ProviderMetadata } from '../../core/provider-metadata.js';
 
+/**
+ * Anthropic's stop_reason in canonical terms (https://docs.anthropic.com/en/api/handling-stop-reasons):
+ * `pause_turn` (a server tool loop paused) and `stop_sequence` end the turn like `end_turn`.
+ */
 export function finishReasonFromAnthropic(reason: unknown): FinishReason {
   switch (reason) {
     case 'max_tokens':
@@ -12,4 +17,15 @@ export function finishReasonFromAnthropic(reason: unknown): FinishReason {
     default:
       return 'stop';
   }
+}
+
+/** The unified reason, the raw one and the matched stop sequence; the raw pair also in the anthropic namespace. */
+export function anthropicFinish(reason: unknown, stopSequence: unknown): { finish: Finish; providerMetadata?: ProviderMetadata } {
+  const unified = finishReasonFromAnthropic(reason);
+  if (typeof reason !== 'string') return { finish: { unified } };
+  const sequence = typeof stopSequence === 'string' ? stopSequence : undefined;
+  return {
+    finish: { unified, raw: reason, ...(sequence !== undefined ? { stopSequence: sequence } : {}) },
+    providerMetadata: { anthropic: { stopReason: reason, ...(sequence !== undefined ? { stopSequence: sequence } : {}) } },
+  };
 }

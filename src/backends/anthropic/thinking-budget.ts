@@ -1,3 +1,4 @@
+import { metadataOf } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, ReasoningEffort } from '../../core/request.js';
 
 const MIN_BUDGET = 1024;
@@ -13,10 +14,14 @@ export function thinkingBudget(request: CanonicalRequest, maxTokens: number): nu
   if (request.reasoningBudget === undefined && request.reasoningEffort === undefined) return undefined;
   if (request.toolChoice === 'required' || typeof request.toolChoice === 'object') return undefined;
   const lastAssistant = [...request.messages].reverse().find((message) => message.role === 'assistant');
-  if (lastAssistant?.content.some((part) => part.type === 'tool-call') && !lastAssistant.content.some((part) => part.type === 'reasoning' && part.origin !== 'openai' && (part.signature || part.redactedData))) {
+  if (lastAssistant?.content.some((part) => part.type === 'tool-call') && !lastAssistant.content.some((part) => part.type === 'reasoning' && isReplayable(metadataOf(part.providerMetadata, 'anthropic')))) {
     return undefined;
   }
   const wanted = request.reasoningBudget ?? BUDGET_BY_EFFORT[request.reasoningEffort ?? 'medium'];
   const budget = Math.min(wanted, maxTokens - 1);
   return budget >= MIN_BUDGET ? budget : undefined;
 }
+
+/** Anthropic takes back only thinking it signed, or redacted thinking it sealed. */
+export const isReplayable = (anthropic: Record<string, unknown> | undefined): boolean =>
+  typeof anthropic?.signature === 'string' || typeof anthropic?.redactedData === 'string';

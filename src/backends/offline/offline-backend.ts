@@ -25,7 +25,7 @@ export function createOfflineBackend(script?: ScriptedTurn[]): Backend {
     if (turn.reasoning) {
       yield { type: 'reasoning-start' };
       yield* chunks(turn.reasoning, (text) => ({ type: 'reasoning-delta', text }));
-      yield { type: 'reasoning-end', signature: 'offline' };
+      yield { type: 'reasoning-end' };
       produced += turn.reasoning;
     }
     let finish: FinishReason = turn.toolCalls?.length ? 'tool-calls' : 'stop';

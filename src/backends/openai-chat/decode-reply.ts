@@ -24,10 +24,13 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
   calls.forEach((call, index) => {
     content.push({ type: 'tool-call', id: call.id || `call_${index}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' });
   });
+  // Some servers say "stop" after calling tools; the calls are what the client must act on.
+  const unified = calls.length && choice.finish_reason !== 'length' ? 'tool-calls' : finishReasonFromChat(choice.finish_reason);
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
-    finishReason: calls.length && choice.finish_reason !== 'length' ? 'tool-calls' : finishReasonFromChat(choice.finish_reason),
+    finishReason: unified,
+    ...(typeof choice.finish_reason === 'string' ? { finish: { unified, raw: choice.finish_reason } } : {}),
     usage: usageFromChat(body.usage) ?? estimatedUsage(request, content),
   };
 }

@@ -25,6 +25,7 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
   let open: 'text' | 'reasoning' | undefined;
   const calls = new Map<number, string>();
   let finish: FinishReason | undefined;
+  let rawFinish: string | undefined;
   let usage: Usage | undefined;
   let outputChars = 0;
   let done = false;
@@ -83,17 +84,22 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
         out.push({ type: 'tool-call-delta', id, argumentsDelta: args });
       }
     }
-    if (choice.finish_reason) finish = finishReasonFromChat(choice.finish_reason);
+    if (choice.finish_reason) {
+      finish = finishReasonFromChat(choice.finish_reason);
+      rawFinish = choice.finish_reason;
+    }
   });
   if (!done && finish === undefined) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before it finished.`);
   const out: StreamEvent[] = [];
   if (!started) out.push({ type: 'start', usage: { inputTokens: estimateRequestTokens(request), outputTokens: 0 } });
   close(out);
   for (const id of calls.values()) out.push({ type: 'tool-call-end', id });
+  // Some servers say "stop" after calling tools; the calls are what the client must act on.
+  const reason = calls.size && (finish === undefined || finish === 'stop') ? 'tool-calls' : (finish ?? 'stop');
   out.push({
     type: 'finish',
-    // Some servers say "stop" after calling tools; the calls are what the client must act on.
-    reason: calls.size && (finish === undefined || finish === 'stop') ? 'tool-calls' : (finish ?? 'stop'),
+    reason,
+    ...(rawFinish !== undefined ? { finish: { unified: reason, raw: rawFinish } } : {}),
     usage: usage ?? { inputTokens: estimateRequestTokens(request), outputTokens: tokensForChars(outputChars) },
   });
   yield out;

@@ -7,6 +7,7 @@ interface ChatUsage {
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
+/** https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage */
 export function usageFromChat(raw: unknown): Usage | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const usage = raw as ChatUsage;
@@ -15,5 +16,6 @@ export function usageFromChat(raw: unknown): Usage | undefined {
   if (cached) result.cachedInputTokens = cached;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   if (reasoning) result.reasoningTokens = reasoning;
+  result.raw = raw;
   return result;
 }

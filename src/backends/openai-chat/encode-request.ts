@@ -1,4 +1,7 @@
-import type { CanonicalRequest, ImagePart, Message, TextPart, ToolChoice } from '../../core/request.js';
+import { invalidRequest } from '../../core/errors.js';
+import { fileDataUrl } from '../../core/file-data.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart, ToolChoice } from '../../core/request.js';
+import { setBackendWarnings } from '../../core/warnings.js';
 
 type ChatMessage = Record<string, unknown>;
 
@@ -10,8 +13,10 @@ const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
  */
 export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> =
-    request.passthrough?.format === 'chat' ? { ...request.passthrough.body, model: upstreamModel } : buildBody(request, upstreamModel);
+  const same = request.passthrough?.format === 'chat';
+  const body: Record<string, unknown> = same ? { ...request.passthrough!.body, model: upstreamModel } : buildBody(request, upstreamModel);
+  // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
+  setBackendWarnings(request, !same && request.topK !== undefined ? ['top_k not sent: OpenAI has no such setting.'] : []);
   if (stream) {
     body.stream = true;
     body.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
@@ -26,7 +31,7 @@ function buildBody(request: CanonicalRequest, model: string): Record<string, unk
   const messages: ChatMessage[] = [];
   const system = joinText(request.system);
   if (system) messages.push({ role: 'system', content: system });
-  for (const message of request.messages) messages.push(...encodeMessage(message));
+  request.messages.forEach((message, index) => messages.push(...encodeMessage(message, `messages[${index}]`)));
   const body: Record<string, unknown> = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
@@ -49,12 +54,12 @@ function buildBody(request: CanonicalRequest, model: string): Record<string, unk
   return body;
 }
 
-function encodeMessage(message: Message): ChatMessage[] {
+function encodeMessage(message: Message, path: string): ChatMessage[] {
   switch (message.role) {
     case 'system':
       return [{ role: 'system', content: joinText(message.content.filter((part): part is TextPart => part.type === 'text')) }];
     case 'user':
-      return [{ role: 'user', content: encodeUserContent(message.content.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image')) }];
+      return [{ role: 'user', content: encodeUserContent(message.content, path) }];
     case 'tool':
       return message.content.flatMap((part) =>
         part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.callId, content: joinText(part.content.filter((inner): inner is TextPart => inner.type === 'text')) }] : [],
@@ -70,9 +75,38 @@ function encodeMessage(message: Message): ChatMessage[] {
 }
 
 /** A lone text stays a plain string, which every OpenAI-compatible server accepts. */
-function encodeUserContent(parts: Array<TextPart | ImagePart>): unknown {
-  if (parts.every((part) => part.type === 'text')) return joinText(parts as TextPart[]);
-  return parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url } }));
+function encodeUserContent(content: Message['content'], path: string): unknown {
+  const parts = content.flatMap((part, index) => (part.type === 'text' || part.type === 'image' || part.type === 'file' ? [{ part, index }] : []));
+  if (parts.every(({ part }) => part.type === 'text')) return joinText(parts.map(({ part }) => part as TextPart));
+  return parts.map(({ part, index }) =>
+    part.type === 'text' ? { type: 'text', text: part.text } : part.type === 'image' ? imageUrl(part) : fileContent(part, `${path}.content[${index}]`),
+  );
+}
+
+const imageUrl = (part: ImagePart) => ({ type: 'image_url', image_url: { url: part.url } });
+
+/**
+ * A `file` content part: inline data as a data: URL in `file_data`, or an OpenAI `file_id`
+ * (https://platform.openai.com/docs/guides/pdf-files?api-mode=chat); a document given as text is
+ * sent as its text. Chat Completions takes no file URL, and no other provider's file id: both are
+ * refused, naming the part.
+ */
+function fileContent(part: FilePart, path: string): Record<string, unknown> {
+  const filename = part.filename ? { filename: part.filename } : {};
+  const { source } = part;
+  switch (source.kind) {
+    case 'base64':
+      return { type: 'file', file: { ...filename, file_data: fileDataUrl(part, source.data) } };
+    case 'text':
+      return { type: 'text', text: source.text };
+    case 'url':
+      throw invalidRequest(`${path}: Chat Completions takes a file only inline or by an OpenAI file id, not by URL; send the file's data instead.`, path);
+    case 'file-id':
+      if (source.provider !== 'openai') {
+        throw invalidRequest(`${path}: the file id '${source.id}' was issued by ${source.provider}, and OpenAI cannot read another provider's files; send the file's data instead.`, path);
+      }
+      return { type: 'file', file: { ...filename, file_id: source.id } };
+  }
 }
 
 const joinText = (parts: TextPart[]): string => parts.map((part) => part.text).join('\n\n');

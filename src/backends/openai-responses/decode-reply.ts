@@ -3,7 +3,8 @@ import { upstreamText } from '../../core/redact.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { readResponsesReply } from './api.js';
-import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
+import { responsesFinish, usageFromResponses } from './decode-usage.js';
+import { openaiReasoningMetadata } from './reasoning-metadata.js';
 
 /** A Responses `response` body in canonical form. */
 export function decodeResponsesReply(backend: string, raw: unknown): Reply {
@@ -21,13 +22,16 @@ export function decodeResponsesReply(backend: string, raw: unknown): Reply {
       content.push({ type: 'tool-call', id: item.call_id ?? '', name: canonicalToolName(item.name ?? '', item.namespace), arguments: customToolArguments(item.input ?? '') });
     } else if (item.type === 'reasoning') {
       const text = (item.summary ?? []).map((part) => part.text ?? '').join('\n');
-      content.push({ type: 'reasoning', text, ...(item.encrypted_content ? { redactedData: item.encrypted_content, origin: 'openai' as const } : {}) });
+      const providerMetadata = openaiReasoningMetadata(item);
+      content.push({ type: 'reasoning', text, ...(providerMetadata ? { providerMetadata } : {}) });
     }
   }
+  const finish = responsesFinish(body, content.some((part) => part.type === 'tool-call'));
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
-    finishReason: finishReasonFromResponse(body.status, content.some((part) => part.type === 'tool-call')),
+    finishReason: finish.unified,
+    finish,
     usage: usageFromResponses(body.usage),
   };
 }

@@ -5,7 +5,8 @@ import { canonicalToolName, customToolArguments } from '../../core/tool-conventi
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readResponsesEvent } from './api.js';
-import { finishReasonFromResponse, usageFromResponses } from './decode-usage.js';
+import { responsesFinish, usageFromResponses } from './decode-usage.js';
+import { openaiReasoningMetadata } from './reasoning-metadata.js';
 
 /**
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
@@ -54,8 +55,8 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
           out.push({ type: 'text-end' });
         } else if (event.item?.type === 'reasoning' && reasoningOpen) {
           reasoningOpen = false;
-          const sealed = event.item.encrypted_content;
-          out.push({ type: 'reasoning-end', ...(sealed ? { redactedData: sealed, origin: 'openai' as const } : {}) });
+          const providerMetadata = openaiReasoningMetadata(event.item);
+          out.push({ type: 'reasoning-end', ...(providerMetadata ? { providerMetadata } : {}) });
         } else if (event.item?.type === 'function_call' || event.item?.type === 'custom_tool_call') {
           const callId = calls.get(event.item.id ?? '') ?? event.item.call_id;
           // A custom tool's input arrives whole with the finished item, wrapped as canonical arguments.
@@ -66,7 +67,10 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
       case 'response.completed':
       case 'response.incomplete':
         if (textOpen) out.push({ type: 'text-end' });
-        out.push({ type: 'finish', reason: finishReasonFromResponse(event.response?.status, calls.size > 0), usage: usageFromResponses(event.response?.usage) });
+      {
+        const finish = responsesFinish(event.response, calls.size > 0);
+        out.push({ type: 'finish', reason: finish.unified, finish, usage: usageFromResponses(event.response?.usage) });
+      }
         finished = true;
         break;
       case 'response.failed':

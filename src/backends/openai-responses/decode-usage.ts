@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from '../../core/reply.js';
+import type { Finish, FinishReason, Usage } from '../../core/reply.js';
 
 interface ResponsesUsage {
   input_tokens?: number;
@@ -7,16 +7,31 @@ interface ResponsesUsage {
   output_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
+/** https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage */
 export function usageFromResponses(raw: unknown): Usage {
   const usage = (raw ?? {}) as ResponsesUsage;
   const result: Usage = { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 };
   if (usage.input_tokens_details?.cached_tokens) result.cachedInputTokens = usage.input_tokens_details.cached_tokens;
   if (usage.output_tokens_details?.reasoning_tokens) result.reasoningTokens = usage.output_tokens_details.reasoning_tokens;
+  if (raw && typeof raw === 'object') result.raw = raw;
   return result;
 }
 
-/** A finished response's status (and any function calls in it) as a canonical finish reason. */
-export function finishReasonFromResponse(status: unknown, hasToolCalls: boolean): FinishReason {
-  if (status === 'incomplete') return 'length';
+/**
+ * A finished response's status (and any function calls in it) as a canonical finish reason: an
+ * `incomplete` one says why in `incomplete_details.reason` (`max_output_tokens` or
+ * `content_filter`): https://platform.openai.com/docs/api-reference/responses/object
+ */
+export function finishReasonFromResponse(status: unknown, hasToolCalls: boolean, incompleteReason?: unknown): FinishReason {
+  if (status === 'incomplete') return incompleteReason === 'content_filter' ? 'content-filter' : 'length';
   return hasToolCalls ? 'tool-calls' : 'stop';
+}
+
+/** The unified reason with the raw one: the status, or for an incomplete response the reason it gives. */
+export function responsesFinish(response: unknown, hasToolCalls: boolean): Finish {
+  const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null };
+  const reason = body.incomplete_details?.reason;
+  const unified = finishReasonFromResponse(body.status, hasToolCalls, reason);
+  const raw = body.status === 'incomplete' && typeof reason === 'string' ? reason : typeof body.status === 'string' ? body.status : undefined;
+  return raw ? { unified, raw } : { unified };
 }

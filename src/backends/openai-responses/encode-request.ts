@@ -1,13 +1,20 @@
-import type { CanonicalRequest, Message, TextPart } from '../../core/request.js';
+import { invalidRequest } from '../../core/errors.js';
+import { fileDataUrl, textAsBase64 } from '../../core/file-data.js';
+import { metadataString } from '../../core/provider-metadata.js';
+import type { CanonicalRequest, FilePart, Message, TextPart } from '../../core/request.js';
+import { setBackendWarnings } from '../../core/warnings.js';
 
 type Item = Record<string, unknown>;
 
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
-  if (request.passthrough?.format === 'responses') return { ...request.passthrough.body, model: upstreamModel, stream };
+  if (request.passthrough?.format === 'responses') {
+    setBackendWarnings(request, []);
+    return { ...request.passthrough.body, model: upstreamModel, stream };
+  }
   const body: Record<string, unknown> = {
     model: upstreamModel,
-    input: request.messages.flatMap(encodeMessage),
+    input: request.messages.flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
     store: false,
     include: ['reasoning.encrypted_content'],
     stream,
@@ -27,10 +34,15 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     const { name, schema, strict } = request.outputSchema;
     body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };
   }
+  // The Responses API has neither stop sequences nor top_k: https://platform.openai.com/docs/api-reference/responses/create
+  const warnings: string[] = [];
+  if (request.stop?.length) warnings.push('stop sequences not sent: the OpenAI Responses API has no such setting.');
+  if (request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
+  setBackendWarnings(request, warnings);
   return body;
 }
 
-function encodeMessage(message: Message): Item[] {
+function encodeMessage(message: Message, path: string): Item[] {
   const items: Item[] = [];
   const texts = message.content.filter((part): part is TextPart => part.type === 'text');
   switch (message.role) {
@@ -38,8 +50,14 @@ function encodeMessage(message: Message): Item[] {
       items.push({ role: 'developer', content: texts.map((part) => part.text).join('\n\n') });
       break;
     case 'user': {
-      const content = message.content.flatMap((part): Item[] =>
-        part.type === 'text' ? [{ type: 'input_text', text: part.text }] : part.type === 'image' ? [{ type: 'input_image', image_url: part.url }] : [],
+      const content = message.content.flatMap((part, index): Item[] =>
+        part.type === 'text'
+          ? [{ type: 'input_text', text: part.text }]
+          : part.type === 'image'
+            ? [{ type: 'input_image', image_url: part.url }]
+            : part.type === 'file'
+              ? [inputFile(part, `${path}.content[${index}]`)]
+              : [],
       );
       if (content.length) items.push({ role: 'user', content });
       break;
@@ -47,9 +65,8 @@ function encodeMessage(message: Message): Item[] {
     case 'assistant':
       for (const part of message.content) {
         // Only OpenAI's own encrypted reasoning can be replayed to it.
-        if (part.type === 'reasoning' && part.origin === 'openai' && part.redactedData) {
-          items.push({ type: 'reasoning', summary: [], encrypted_content: part.redactedData });
-        }
+        const encrypted = part.type === 'reasoning' ? metadataString(part.providerMetadata, 'openai', 'encryptedContent') : undefined;
+        if (encrypted) items.push({ type: 'reasoning', summary: [], encrypted_content: encrypted });
       }
       if (texts.length) items.push({ role: 'assistant', content: texts.map((part) => ({ type: 'output_text', text: part.text })) });
       for (const part of message.content) {
@@ -66,4 +83,27 @@ function encodeMessage(message: Message): Item[] {
       break;
   }
   return items;
+}
+
+/**
+ * A file as an `input_file` item: inline as a data: URL in `file_data`, by `file_url`, or by an
+ * OpenAI `file_id` (https://platform.openai.com/docs/guides/pdf-files?api-mode=responses). Another
+ * provider's file id is refused, naming the part.
+ */
+function inputFile(part: FilePart, path: string): Item {
+  const filename = part.filename ? { filename: part.filename } : {};
+  const { source } = part;
+  switch (source.kind) {
+    case 'base64':
+      return { type: 'input_file', ...filename, file_data: fileDataUrl(part, source.data) };
+    case 'text':
+      return { type: 'input_file', filename: part.filename ?? 'document.txt', file_data: `data:${part.mediaType ?? 'text/plain'};base64,${textAsBase64(source.text)}` };
+    case 'url':
+      return { type: 'input_file', ...filename, file_url: source.url };
+    case 'file-id':
+      if (source.provider !== 'openai') {
+        throw invalidRequest(`${path}: the file id '${source.id}' was issued by ${source.provider}, and OpenAI cannot read another provider's files; send the file's data instead.`, path);
+      }
+      return { type: 'input_file', ...filename, file_id: source.id };
+  }
 }

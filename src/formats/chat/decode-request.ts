@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import { inlineFile } from '../../core/file-data.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import type { Decoded } from '../client-format.js';
 import {
   asArray,
@@ -81,7 +82,10 @@ function decodeMessage(raw: unknown, path: string): Message {
       return decodeAssistant(message, path);
     case 'tool': {
       const callId = requiredString(message, 'tool_call_id', `${path}.tool_call_id`);
-      const content = decodeContent(message.content, `${path}.content`, true) as Array<TextPart | ImagePart>;
+      const decoded = decodeContent(message.content, `${path}.content`, true);
+      const file = decoded.findIndex((part) => part.type === 'file');
+      if (file !== -1) throw invalidRequest(`${path}.content[${file}]: a tool message cannot carry a file; put it in a user message.`, `${path}.content[${file}]`);
+      const content = decoded as Array<TextPart | ImagePart>;
       return { role: 'tool', content: [{ type: 'tool-result', callId, content }] };
     }
     case 'function': {
@@ -134,8 +138,24 @@ function decodeContent(raw: unknown, path: string, allowImages: boolean): Part[]
       const url = typeof image === 'string' ? image : requiredString(asObject(image, `${where}.image_url`), 'url', `${where}.image_url.url`);
       return { type: 'image', url };
     }
+    if (type === 'file' && allowImages) return decodeFile(part.file, `${where}.file`);
     throw invalidRequest(`${where}.type: content part type '${type}' is not supported here.`, `${where}.type`);
   });
+}
+
+/**
+ * A `file` part: inline `file_data` (a data: URL) or an uploaded `file_id`, with its `filename`.
+ * https://platform.openai.com/docs/guides/pdf-files?api-mode=chat
+ */
+function decodeFile(raw: unknown, path: string): FilePart {
+  const file = asObject(raw, path);
+  const filename = optionalString(file, 'filename', `${path}.filename`);
+  const data = optionalString(file, 'file_data', `${path}.file_data`);
+  const id = optionalString(file, 'file_id', `${path}.file_id`);
+  const named = filename ? { filename } : {};
+  if (data) return { type: 'file', ...inlineFile(data, filename), ...named };
+  if (id) return { type: 'file', source: { kind: 'file-id', id, provider: 'openai' }, ...named };
+  throw invalidRequest(`${path}: a file part needs file_data or file_id.`, path, 'missing_required_parameter');
 }
 
 function decodeTools(json: Json): ToolSpec[] {

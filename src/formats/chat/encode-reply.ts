@@ -4,6 +4,7 @@ import { newId } from '../shared/ids.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
 import { chatFinishReason } from './map-finish-reason.js';
+import { withReplyWarnings } from '../shared/warnings.js';
 
 /** A Chat Completions body (`chat.completion`) plus svc_meta. */
 export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions>) {
@@ -35,6 +36,6 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
       },
     ],
     usage: chatUsage(reply.usage),
-    svc_meta: context.finish(reply.usage),
+    svc_meta: withReplyWarnings(context.finish(reply.usage), reply.warnings),
   };
 }

@@ -6,6 +6,7 @@ import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
+import { withReplyWarnings } from '../shared/warnings.js';
 import { chatFinishReason } from './map-finish-reason.js';
 
 /**
@@ -74,7 +75,7 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
           break;
         }
         case 'finish': {
-          const meta = `,"svc_meta":${JSON.stringify(context.finish(event.usage))}`;
+          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.finish(event.usage), event.warnings))}`;
           const reason = chatFinishReason(event.reason);
           if (context.options.includeUsage) {
             out += chunk({}, reason);

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import type { Decoded } from '../client-format.js';
 import {
   asArray,
@@ -42,6 +42,8 @@ export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optionalNumber(json, 'top_p', 'top_p', { min: 0, max: 1 });
   if (topP !== undefined) request.topP = topP;
+  const topK = optionalInteger(json, 'top_k');
+  if (topK !== undefined) request.topK = topK;
   const stop = optionalStringList(json, 'stop_sequences');
   if (stop) request.stop = stop;
   decodeThinking(json, request);
@@ -92,6 +94,15 @@ function decodeBlocks(raw: unknown, path: string): Part[] {
 
 function decodeBlock(raw: unknown, path: string): Part | undefined {
   const block = asObject(raw, path);
+  const part = decodeBlockPart(block, path);
+  // A cache breakpoint rides in the anthropic namespace, for an Anthropic upstream to set again.
+  if (part && block.cache_control !== undefined && block.cache_control !== null) {
+    part.providerMetadata = { ...part.providerMetadata, anthropic: { ...part.providerMetadata?.anthropic, cacheControl: block.cache_control } };
+  }
+  return part;
+}
+
+function decodeBlockPart(block: Json, path: string): Part | undefined {
   const type = requiredString(block, 'type', `${path}.type`);
   switch (type) {
     case 'text':
@@ -116,13 +127,42 @@ function decodeBlock(raw: unknown, path: string): Part | undefined {
     }
     case 'thinking': {
       const signature = optionalString(block, 'signature', `${path}.signature`);
-      return { type: 'reasoning', text: optionalString(block, 'thinking', `${path}.thinking`) ?? '', origin: 'anthropic', ...(signature ? { signature } : {}) };
+      return { type: 'reasoning', text: optionalString(block, 'thinking', `${path}.thinking`) ?? '', ...(signature ? { providerMetadata: { anthropic: { signature } } } : {}) };
     }
     case 'redacted_thinking':
-      return { type: 'reasoning', text: '', redactedData: requiredString(block, 'data', `${path}.data`), origin: 'anthropic' };
+      return { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: requiredString(block, 'data', `${path}.data`) } } };
+    case 'document':
+      return decodeDocument(block, path);
     default:
-      // Server-tool results, documents and future block types carry nothing a backend here can use.
+      // Server-tool results and future block types carry nothing a backend here can use.
       return undefined;
+  }
+}
+
+/**
+ * A `document` block: a PDF as base64 or by URL, plain text, or an Anthropic file id
+ * (https://docs.anthropic.com/en/docs/build-with-claude/pdf-support). `title` is its filename;
+ * `context` and `citations` stay in the anthropic namespace.
+ */
+function decodeDocument(block: Json, path: string): FilePart {
+  const source = asObject(block.source, `${path}.source`);
+  const kind = requiredString(source, 'type', `${path}.source.type`);
+  const title = optionalString(block, 'title', `${path}.title`);
+  const extra: Record<string, unknown> = {};
+  if (block.context !== undefined && block.context !== null) extra.context = block.context;
+  if (block.citations !== undefined && block.citations !== null) extra.citations = block.citations;
+  const common = { ...(title ? { filename: title } : {}), ...(Object.keys(extra).length ? { providerMetadata: { anthropic: extra } } : {}) };
+  switch (kind) {
+    case 'base64':
+      return { type: 'file', source: { kind: 'base64', data: requiredString(source, 'data', `${path}.source.data`) }, mediaType: requiredString(source, 'media_type', `${path}.source.media_type`), ...common };
+    case 'text':
+      return { type: 'file', source: { kind: 'text', text: requiredString(source, 'data', `${path}.source.data`) }, mediaType: optionalString(source, 'media_type', `${path}.source.media_type`) ?? 'text/plain', ...common };
+    case 'url':
+      return { type: 'file', source: { kind: 'url', url: requiredString(source, 'url', `${path}.source.url`) }, mediaType: 'application/pdf', ...common };
+    case 'file':
+      return { type: 'file', source: { kind: 'file-id', id: requiredString(source, 'file_id', `${path}.source.file_id`), provider: 'anthropic' }, ...common };
+    default:
+      throw invalidRequest(`${path}.source.type: a document source of type '${kind}' cannot be passed on; send it as 'base64', 'text', 'url' or 'file'.`, `${path}.source.type`);
   }
 }
 

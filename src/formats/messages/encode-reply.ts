@@ -3,7 +3,9 @@ import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { MessagesOptions } from './decode-request.js';
 import { anthropicUsage } from './encode-usage.js';
-import { anthropicStopReason } from './map-stop-reason.js';
+import { anthropicStop } from './map-stop-reason.js';
+import { withReplyWarnings } from '../shared/warnings.js';
+import { metadataOf } from '../../core/provider-metadata.js';
 
 /** Tool arguments as an object; text a model produced that is not JSON is kept under `_raw`. */
 export function parseToolInput(args: string): unknown {
@@ -19,14 +21,18 @@ export function parseToolInput(args: string): unknown {
 export function encodeMessagesReply(reply: Reply, context: EncodeContext<MessagesOptions>) {
   const content = reply.content.flatMap((part) => {
     switch (part.type) {
-      case 'text':
-        return { type: 'text', text: part.text };
-      case 'reasoning':
-        // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
-        if (part.origin === 'openai') return part.text ? { type: 'thinking', thinking: part.text, signature: '' } : [];
-        return part.redactedData && !part.text
-          ? { type: 'redacted_thinking', data: part.redactedData }
-          : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
+      case 'text': {
+        const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
+        return { type: 'text', text: part.text, ...(citations ? { citations } : {}) };
+      }
+      case 'reasoning': {
+        // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
+        // any other upstream's reasoning shows as its readable text, unsigned.
+        const own = metadataOf(part.providerMetadata, 'anthropic');
+        if (typeof own?.redactedData === 'string' && !part.text) return { type: 'redacted_thinking', data: own.redactedData };
+        if (!part.text && typeof own?.signature !== 'string') return [];
+        return { type: 'thinking', thinking: part.text, signature: typeof own?.signature === 'string' ? own.signature : '' };
+      }
       case 'tool-call':
         return { type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) };
     }
@@ -37,9 +43,8 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     role: 'assistant',
     model: context.model,
     content,
-    stop_reason: anthropicStopReason(reply.finishReason),
-    stop_sequence: null,
+    ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
     usage: anthropicUsage(reply.usage),
-    svc_meta: context.finish(reply.usage),
+    svc_meta: withReplyWarnings(context.finish(reply.usage), reply.warnings),
   };
 }

@@ -8,7 +8,9 @@ import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { MessagesOptions } from './decode-request.js';
 import { anthropicUsage } from './encode-usage.js';
-import { anthropicStopReason } from './map-stop-reason.js';
+import { anthropicStop } from './map-stop-reason.js';
+import { withReplyWarnings } from '../shared/warnings.js';
+import { metadataOf } from '../../core/provider-metadata.js';
 
 /**
  * The Anthropic streaming grammar from canonical events: message_start, ping, then for each block
@@ -102,25 +104,21 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out = '';
           yield* deltaInPieces({ type: 'thinking_delta', thinking: event.text });
           break;
-        case 'reasoning-end':
-          if (event.origin === 'openai') {
-            // Another upstream's sealed reasoning means nothing to an Anthropic client: only its summary shows.
-            thinkingPending = false;
-            out += closeBlock();
-            break;
-          }
+        case 'reasoning-end': {
+          // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
+          // any other upstream's reasoning shows as its readable text, unsigned.
+          const own = metadataOf(event.providerMetadata, 'anthropic');
+          const signature = typeof own?.signature === 'string' ? own.signature : undefined;
           if (thinkingPending) {
             thinkingPending = false;
-            out += event.redactedData
-              ? startBlock('thinking', { type: 'redacted_thinking', data: event.redactedData }) + closeBlock()
-              : startBlock('thinking', { type: 'thinking', thinking: '', signature: '' }) +
-                  (event.signature ? delta({ type: 'signature_delta', signature: event.signature }) : '') +
-                  closeBlock();
+            if (typeof own?.redactedData === 'string') out += startBlock('thinking', { type: 'redacted_thinking', data: own.redactedData }) + closeBlock();
+            else if (signature) out += startBlock('thinking', { type: 'thinking', thinking: '', signature: '' }) + delta({ type: 'signature_delta', signature }) + closeBlock();
             break;
           }
-          if (event.signature) out += delta({ type: 'signature_delta', signature: event.signature });
+          if (signature) out += delta({ type: 'signature_delta', signature });
           out += closeBlock();
           break;
+        }
         case 'tool-call-start':
           out += closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
           break;
@@ -138,20 +136,22 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
         case 'tool-call-end':
           out += closeBlock();
           break;
-        case 'finish':
-          context.finish(event.usage);
+        case 'finish': {
+          const meta = withReplyWarnings(context.finish(event.usage), event.warnings);
           out += closeBlock() +
             sse(
               {
                 type: 'message_delta',
-                delta: { stop_reason: anthropicStopReason(event.reason), stop_sequence: null },
+                delta: anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence),
                 usage: anthropicUsage(event.usage),
+                ...(meta.warnings ? { svc_meta: { warnings: meta.warnings } } : {}),
               },
               'message_delta',
             ) +
             sse({ type: 'message_stop' }, 'message_stop');
           ended = true;
           break;
+        }
         case 'error':
           out += closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
           ended = true;

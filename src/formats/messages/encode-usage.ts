@@ -1,12 +1,14 @@
-import type { Usage } from '../../core/reply.js';
+import { inputNoCacheTokens, type Usage } from '../../core/reply.js';
 
-/** Anthropic counts cached input apart from `input_tokens`; the canonical count includes it. */
+/**
+ * Anthropic counts input read from and written to the prompt cache apart from `input_tokens`;
+ * the canonical count includes both. https://docs.anthropic.com/en/api/messages#response-usage
+ */
 export function anthropicUsage(usage: Usage) {
-  const cached = usage.cachedInputTokens ?? 0;
   return {
-    input_tokens: usage.inputTokens - cached,
+    input_tokens: inputNoCacheTokens(usage),
     output_tokens: usage.outputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: cached,
+    cache_creation_input_tokens: usage.cacheWriteInputTokens ?? 0,
+    cache_read_input_tokens: usage.cachedInputTokens ?? 0,
   };
 }

@@ -1,5 +1,7 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, ImagePart, Message, Part, TextPart, ToolChoice } from '../../core/request.js';
+import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
+import { metadataString } from '../../core/provider-metadata.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice } from '../../core/request.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
   asArray,
@@ -164,8 +166,10 @@ function decodeReasoning(item: Json, path: string, context: DecodeContext): Mess
   const sealed = item.encrypted_content;
   if (isSealedByUs(sealed)) return { role: 'assistant', content: [unsealReasoning(sealed, context.secret, `${path}.encrypted_content`)] };
   const summary = Array.isArray(item.summary) ? item.summary.map((part) => (typeof (part as Json)?.text === 'string' ? ((part as Json).text as string) : '')).join('\n') : '';
-  const opaque = typeof sealed === 'string' && sealed ? { redactedData: sealed, origin: 'openai' as const } : {};
-  if (!summary && !('redactedData' in opaque)) return undefined;
+  // Encrypted content we did not seal is OpenAI's own (a client that talks to OpenAI through us).
+  const id = optionalString(item, 'id', `${path}.id`);
+  const opaque = typeof sealed === 'string' && sealed ? { providerMetadata: { openai: { encryptedContent: sealed, ...(id ? { itemId: id } : {}) } } } : {};
+  if (!summary && !opaque.providerMetadata) return undefined;
   return { role: 'assistant', content: [{ type: 'reasoning', text: summary, ...opaque }] };
 }
 
@@ -178,7 +182,8 @@ function forwardableInput(input: unknown[], context: DecodeContext): unknown[] {
     const item = raw as Json | null;
     if (!item || item.type !== 'reasoning' || !isSealedByUs(item.encrypted_content)) return [raw];
     const part = unsealReasoning(item.encrypted_content, context.secret, `input[${index}].encrypted_content`);
-    return part.origin === 'openai' && part.redactedData ? [{ ...item, encrypted_content: part.redactedData }] : [];
+    const encrypted = metadataString(part.providerMetadata, 'openai', 'encryptedContent');
+    return encrypted ? [{ ...item, encrypted_content: encrypted }] : [];
   });
 }
 
@@ -204,13 +209,29 @@ function decodeContent(raw: unknown, path: string): Part[] {
       const url = optionalString(part, 'image_url', `${where}.image_url`);
       if (url) parts.push({ type: 'image', url });
     } else if (type === 'input_file') {
-      // Files are passed on by reference only; nothing is fetched or stored here.
-      const name = optionalString(part, 'filename', `${where}.filename`) ?? optionalString(part, 'file_id', `${where}.file_id`) ?? 'file';
-      const data = optionalString(part, 'file_data', `${where}.file_data`);
-      parts.push({ type: 'text', text: data && !data.startsWith('data:') ? `[file ${name}]\n${data}` : `[file ${name}]` });
+      parts.push(decodeInputFile(part, where));
     }
   });
   return parts;
+}
+
+/**
+ * An `input_file` part: inline `file_data` (a data: URL), a `file_url`, or an uploaded `file_id`
+ * (https://platform.openai.com/docs/guides/pdf-files?api-mode=responses). Nothing is fetched or stored here.
+ */
+function decodeInputFile(part: Json, path: string): FilePart {
+  const filename = optionalString(part, 'filename', `${path}.filename`);
+  const named = filename ? { filename } : {};
+  const data = optionalString(part, 'file_data', `${path}.file_data`);
+  if (data) return { type: 'file', ...inlineFile(data, filename), ...named };
+  const url = optionalString(part, 'file_url', `${path}.file_url`);
+  if (url) {
+    const mediaType = mediaTypeFromName(filename) ?? mediaTypeFromName(url.split(/[?#]/)[0]);
+    return { type: 'file', source: { kind: 'url', url }, ...(mediaType ? { mediaType } : {}), ...named };
+  }
+  const id = optionalString(part, 'file_id', `${path}.file_id`);
+  if (id) return { type: 'file', source: { kind: 'file-id', id, provider: 'openai' }, ...named };
+  throw invalidRequest(`${path}: an input_file needs file_data, file_url or file_id.`, path, 'missing_required_parameter');
 }
 
 /** A tool's output: a string, or content parts (text and images). */

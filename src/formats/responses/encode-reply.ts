@@ -3,7 +3,8 @@ import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { finishedReasoningItem, messageItem, toolCallItem } from './output-items.js';
-import { responseObject } from './response-object.js';
+import { responseObject, responsesStatus } from './response-object.js';
+import { withReplyWarnings } from '../shared/warnings.js';
 
 /** A `response` body with its output items, plus svc_meta. */
 export function encodeResponsesReply(reply: Reply, context: EncodeContext<ResponsesOptions>) {
@@ -17,6 +18,7 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
         return toolCallItem(part, context.options);
     }
   });
-  const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
-  return responseObject(newId('resp_'), context, status, output, reply.usage, context.finish(reply.usage));
+  const { status, incompleteReason } = responsesStatus(reply.finishReason);
+  const meta = withReplyWarnings(context.finish(reply.usage), reply.warnings);
+  return responseObject(newId('resp_'), context, status, output, reply.usage, meta, undefined, incompleteReason);
 }

@@ -6,7 +6,8 @@ import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { finishedReasoningItem, messageItem, reasoningItem, toolCallItem } from './output-items.js';
-import { responseObject } from './response-object.js';
+import { responseObject, responsesStatus } from './response-object.js';
+import { withReplyWarnings } from '../shared/warnings.js';
 
 /**
  * Text written out before the encoder builds more. The grammar repeats a whole item in three
@@ -115,9 +116,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
         case 'reasoning-end': {
           if (!reasoning) break;
           const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
-          if (event.signature) part.signature = event.signature;
-          if (event.redactedData) part.redactedData = event.redactedData;
-          if (event.origin) part.origin = event.origin;
+          if (event.providerMetadata) part.providerMetadata = event.providerMetadata;
           const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
           output[reasoning.index] = item;
           const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
@@ -179,10 +178,10 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           break;
         }
         case 'finish': {
-          const meta = context.finish(event.usage);
-          const status = event.reason === 'length' ? 'incomplete' : 'completed';
+          const meta = withReplyWarnings(context.finish(event.usage), event.warnings);
+          const { status, incompleteReason } = responsesStatus(event.reason);
           const done = output.filter((item) => item !== undefined);
-          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta) };
+          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason) };
           ended = true;
           if (!longOutput) {
             out += emit(`response.${status}`, payload);

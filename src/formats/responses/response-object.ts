@@ -1,8 +1,19 @@
-import type { Usage } from '../../core/reply.js';
+import type { FinishReason, Usage } from '../../core/reply.js';
 import type { EncodeContext, SvcMeta } from '../client-format.js';
 import type { ResponsesOptions } from './decode-request.js';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+/**
+ * A finished response's status for the unified reason: cut short by the output cap or by a content
+ * filter is `incomplete` with that reason, anything else `completed`.
+ * https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details
+ */
+export function responsesStatus(reason: FinishReason): { status: 'completed' | 'incomplete'; incompleteReason?: string } {
+  if (reason === 'length') return { status: 'incomplete', incompleteReason: 'max_output_tokens' };
+  if (reason === 'content-filter') return { status: 'incomplete', incompleteReason: 'content_filter' };
+  return { status: 'completed' };
+}
 
 export function responsesUsage(usage: Usage) {
   return {
@@ -23,6 +34,7 @@ export function responseObject(
   finalUsage?: Usage,
   meta?: SvcMeta,
   error?: { code: string; message: string },
+  incompleteReason = 'max_output_tokens',
 ) {
   const { options, request } = context;
   return {
@@ -31,7 +43,7 @@ export function responseObject(
     created_at: context.created,
     status,
     error: error ?? null,
-    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    incomplete_details: status === 'incomplete' ? { reason: incompleteReason } : null,
     instructions: options.instructions,
     max_output_tokens: request.maxOutputTokens ?? null,
     model: context.model,

@@ -85,7 +85,7 @@ describe('decodeMessagesRequest: valid bodies', () => {
           {
             role: 'assistant',
             content: [
-              { type: 'reasoning', text: 'Let me think.', signature: 'sig-abc', origin: 'anthropic' },
+              { type: 'reasoning', text: 'Let me think.', providerMetadata: { anthropic: { signature: 'sig-abc' } } },
               text('Checking.'),
               { type: 'tool-call', id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
             ],
@@ -96,12 +96,12 @@ describe('decodeMessagesRequest: valid bodies', () => {
     [
       'a thinking block with no thinking text and no signature',
       turns(USER_HI, assistant({ type: 'thinking' })),
-      { messages: [userHi, { role: 'assistant', content: [{ type: 'reasoning', text: '', origin: 'anthropic' }] }] },
+      { messages: [userHi, { role: 'assistant', content: [{ type: 'reasoning', text: '' }] }] },
     ],
     [
       'a redacted thinking block',
       turns(USER_HI, assistant({ type: 'redacted_thinking', data: 'EmwKAhgB' })),
-      { messages: [userHi, { role: 'assistant', content: [{ type: 'reasoning', text: '', redactedData: 'EmwKAhgB', origin: 'anthropic' }] }] },
+      { messages: [userHi, { role: 'assistant', content: [{ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: 'EmwKAhgB' } } }] }] },
     ],
     [
       'a tool use with no input',

@@ -13,8 +13,8 @@ const userHi = { role: 'user' as const, content: [text('hi')] };
 const HI_ITEM = { role: 'user', content: 'hi' };
 const decode = (input: unknown) => decodeResponsesRequest(input, CONTEXT);
 
-const anthropicThinking: ReasoningPart = { type: 'reasoning', text: 'Let me think.', signature: 'sig-abc', origin: 'anthropic' };
-const openaiReasoning: ReasoningPart = { type: 'reasoning', text: 'Summary.', redactedData: 'gAAAA-upstream', origin: 'openai' };
+const anthropicThinking: ReasoningPart = { type: 'reasoning', text: 'Let me think.', providerMetadata: { anthropic: { signature: 'sig-abc' } } };
+const openaiReasoning: ReasoningPart = { type: 'reasoning', text: 'Summary.', providerMetadata: { openai: { encryptedContent: 'gAAAA-upstream' } } };
 const sealedAnthropic = sealReasoning(anthropicThinking, CONTEXT.secret);
 const sealedOpenai = sealReasoning(openaiReasoning, CONTEXT.secret);
 
@@ -172,7 +172,7 @@ describe('decodeResponsesRequest: valid bodies', () => {
     [
       "a reasoning item with another upstream's encrypted content",
       items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }),
-      { messages: [{ role: 'assistant', content: [{ type: 'reasoning', text: '', redactedData: 'gAAAA-foreign', origin: 'openai' }] }] },
+      { messages: [{ role: 'assistant', content: [{ type: 'reasoning', text: '', providerMetadata: { openai: { encryptedContent: 'gAAAA-foreign' } } }] }] },
     ],
     [
       'a reasoning item this router sealed (Anthropic thinking), opened with its signature',

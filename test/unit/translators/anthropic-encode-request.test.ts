@@ -49,8 +49,8 @@ const conversation: CanonicalRequest = {
     {
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: 'b is fine.', signature: 'sig-b', origin: 'anthropic' },
-        { type: 'reasoning', text: '', redactedData: 'opaque-redacted', origin: 'anthropic' },
+        { type: 'reasoning', text: 'b is fine.', providerMetadata: { anthropic: { signature: 'sig-b' } } },
+        { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: 'opaque-redacted' } } },
         { type: 'text', text: 'Done.' },
       ],
     },
@@ -142,7 +142,7 @@ describe('anthropic encodeAnthropicRequest', () => {
   it("drops reasoning that another upstream sealed", () => {
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'summary', redactedData: 'gAAAAB-openai', origin: 'openai' }, { type: 'text', text: 'Hello' }] },
+      { role: 'assistant', content: [{ type: 'reasoning', text: 'summary', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, { type: 'text', text: 'Hello' }] },
     ];
     expect(encode(userRequest('', { messages })).messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
@@ -224,20 +224,20 @@ describe('anthropic encodeAnthropicRequest', () => {
     });
 
     it('stays on, with the signed thinking replayed first, when the tool-use turn kept it', () => {
-      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: 'plan', signature: 'sig-1', origin: 'anthropic' }, listCall]) });
+      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: 'plan', providerMetadata: { anthropic: { signature: 'sig-1' } } }, listCall]) });
       const body = encode(request);
       expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 8191 });
       expect((body.messages as Array<{ content: unknown[] }>)[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'plan', signature: 'sig-1' });
     });
 
     it('stays on when the tool-use turn kept redacted thinking', () => {
-      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: '', redactedData: 'opaque', origin: 'anthropic' }, listCall]) });
+      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: 'opaque' } } }, listCall]) });
       expect(encode(request)).toHaveProperty('thinking');
     });
 
     it('stays off when the tool-use turn kept only reasoning another upstream sealed', () => {
       // That reasoning is dropped from the turn, so the turn reaches Anthropic without a thinking block.
-      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: 's', redactedData: 'gAAAAB-openai', origin: 'openai' }, listCall]) });
+      const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: 's', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, listCall]) });
       const body = encode(request);
       expect((body.messages as Array<{ content: unknown[] }>)[1]!.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'list_dir', input: {} }]);
       expect(body).not.toHaveProperty('thinking');

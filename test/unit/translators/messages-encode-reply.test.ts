@@ -7,8 +7,8 @@ describe('messages encodeMessagesReply', () => {
     const body = encodeMessagesReply(
       {
         content: [
-          { type: 'reasoning', text: 'Plan.', signature: 'sig-1', origin: 'anthropic' },
-          { type: 'reasoning', text: '', redactedData: 'opaque', origin: 'anthropic' },
+          { type: 'reasoning', text: 'Plan.', providerMetadata: { anthropic: { signature: 'sig-1' } } },
+          { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: 'opaque' } } },
           { type: 'text', text: 'Reading.' },
           { type: 'tool-call', id: 'toolu_1', name: 'read_file', arguments: '{"path":"a.ts"}' },
         ],
@@ -38,7 +38,7 @@ describe('messages encodeMessagesReply', () => {
     const body = encodeMessagesReply(
       {
         content: [
-          { type: 'reasoning', text: '', redactedData: 'gAAAAB-openai-sealed', origin: 'openai' },
+          { type: 'reasoning', text: '', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai-sealed' } } },
           { type: 'text', text: 'Hi' },
         ],
         finishReason: 'stop',

@@ -26,9 +26,9 @@ const fullTurn: StreamEvent[] = [
   { type: 'reasoning-start' },
   { type: 'reasoning-delta', text: 'Plan' },
   { type: 'reasoning-delta', text: ' it.' },
-  { type: 'reasoning-end', signature: 'sig-1', origin: 'anthropic' },
+  { type: 'reasoning-end', providerMetadata: { anthropic: { signature: 'sig-1' } } },
   { type: 'reasoning-start' },
-  { type: 'reasoning-end', redactedData: 'opaque', origin: 'anthropic' },
+  { type: 'reasoning-end', providerMetadata: { anthropic: { redactedData: 'opaque' } } },
   { type: 'text-start' },
   { type: 'text-delta', text: 'Let me look.' },
   { type: 'text-delta', text: '' },
@@ -101,7 +101,7 @@ describe('messages encodeMessagesStream', () => {
     const { text } = await encode([
       { type: 'start' },
       { type: 'reasoning-start' },
-      { type: 'reasoning-end', signature: 'sig-only', origin: 'anthropic' },
+      { type: 'reasoning-end', providerMetadata: { anthropic: { signature: 'sig-only' } } },
       { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
     ]);
     const frames = parseFrames(text).map(([, data]) => data);
@@ -146,7 +146,7 @@ describe('messages encodeMessagesStream', () => {
     const { text } = await encode([
       { type: 'start' },
       { type: 'reasoning-start' },
-      { type: 'reasoning-end', redactedData: 'gAAAAB-openai-sealed', origin: 'openai' },
+      { type: 'reasoning-end', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai-sealed' } } },
       { type: 'text-start' },
       { type: 'text-delta', text: 'Hi' },
       { type: 'text-end' },

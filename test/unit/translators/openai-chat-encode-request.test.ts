@@ -16,7 +16,7 @@ const conversation: CanonicalRequest = {
     {
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: 'Two cities, two calls.', signature: 'sig' },
+        { type: 'reasoning', text: 'Two cities, two calls.', providerMetadata: { anthropic: { signature: 'sig' } } },
         { type: 'text', text: 'Checking both.' },
         { type: 'tool-call', id: 'call_paris', name: 'get_weather', arguments: '{"location":"Paris"}' },
         { type: 'tool-call', id: 'call_tokyo', name: 'get_weather', arguments: '{"location":"Tokyo"}' },

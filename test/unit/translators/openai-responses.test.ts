@@ -88,8 +88,8 @@ describe('openai-responses encodeResponsesRequest', () => {
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: 'anthropic thought', signature: 'sig', origin: 'anthropic' },
-          { type: 'reasoning', text: 'summary', redactedData: 'gAAAAAB-sealed', origin: 'openai' },
+          { type: 'reasoning', text: 'anthropic thought', providerMetadata: { anthropic: { signature: 'sig' } } },
+          { type: 'reasoning', text: 'summary', providerMetadata: { openai: { encryptedContent: 'gAAAAAB-sealed' } } },
           { type: 'text', text: 'Checking.' },
           { type: 'tool-call', id: 'call_1', name: 'get_weather', arguments: '{"location":"Paris"}' },
         ],
