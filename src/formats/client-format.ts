@@ -38,6 +38,8 @@ export interface SvcMeta {
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;
   dropped_tools?: string[];
+  /** What was not honoured as asked: settings a backend has no counterpart for, parts of a reply a format cannot carry. */
+  warnings?: string[];
 }
 
 export interface EncodeContext<Options = unknown> {
