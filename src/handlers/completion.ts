@@ -1,5 +1,6 @@
 import { RouterError, toRouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
+import { allWarnings } from '../core/warnings.js';
 import type { Usage } from '../core/reply.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
@@ -89,6 +90,8 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
       ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
     };
+    const warnings = allWarnings(decoded.request);
+    if (warnings) recorded.warnings = warnings;
     return recorded;
   };
   const encodeContext: EncodeContext<Options> = {
