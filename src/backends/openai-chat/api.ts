@@ -1,4 +1,9 @@
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
 import { RouterError } from '../../core/errors.js';
 import {
   checkedUpstream,
@@ -24,6 +29,9 @@ import {
 
 /** The body POSTed to /chat/completions; `stream` and `stream_options` are set per call. */
 export type ChatRequestBody = ChatCompletionCreateParamsBase;
+export type ChatRequestMessage = ChatCompletionMessageParam;
+export type ChatRequestToolChoice = ChatCompletionToolChoiceOption;
+export type ChatRequestContentPart = ChatCompletionContentPart;
 
 // ---- Reply ---------------------------------------------------------------------------------
 

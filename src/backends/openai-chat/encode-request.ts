@@ -2,8 +2,9 @@ import { invalidRequest } from '../../core/errors.js';
 import { fileDataUrl } from '../../core/file-data.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart, ToolChoice } from '../../core/request.js';
 import { setBackendWarnings } from '../../core/warnings.js';
+import type { ChatRequestBody, ChatRequestContentPart, ChatRequestMessage, ChatRequestToolChoice } from './api.js';
 
-type ChatMessage = Record<string, unknown>;
+type ChatMessage = ChatRequestMessage;
 
 /** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
 const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
@@ -12,9 +13,10 @@ const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
  * The Chat Completions body for a canonical request. Same-format requests forward the client's
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
  */
-export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ChatRequestBody {
   const same = request.passthrough?.format === 'chat';
-  const body: Record<string, unknown> = same ? { ...request.passthrough!.body, model: upstreamModel } : buildBody(request, upstreamModel);
+  // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole.
+  const body: ChatRequestBody = same ? ({ ...request.passthrough!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   setBackendWarnings(request, !same && request.topK !== undefined ? ['top_k not sent: OpenAI has no such setting.'] : []);
   if (stream) {
@@ -27,12 +29,12 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   return body;
 }
 
-function buildBody(request: CanonicalRequest, model: string): Record<string, unknown> {
+function buildBody(request: CanonicalRequest, model: string): ChatRequestBody {
   const messages: ChatMessage[] = [];
   const system = joinText(request.system);
   if (system) messages.push({ role: 'system', content: system });
   request.messages.forEach((message, index) => messages.push(...encodeMessage(message, `messages[${index}]`)));
-  const body: Record<string, unknown> = { model, messages };
+  const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       type: 'function',
@@ -67,7 +69,7 @@ function encodeMessage(message: Message, path: string): ChatMessage[] {
     case 'assistant': {
       const text = joinText(message.content.filter((part): part is TextPart => part.type === 'text'));
       const toolCalls = message.content.flatMap((part) =>
-        part.type === 'tool-call' ? [{ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } }] : [],
+        part.type === 'tool-call' ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments } }] : [],
       );
       return [{ role: 'assistant', content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
     }
@@ -75,15 +77,15 @@ function encodeMessage(message: Message, path: string): ChatMessage[] {
 }
 
 /** A lone text stays a plain string, which every OpenAI-compatible server accepts. */
-function encodeUserContent(content: Message['content'], path: string): unknown {
+function encodeUserContent(content: Message['content'], path: string): string | ChatRequestContentPart[] {
   const parts = content.flatMap((part, index) => (part.type === 'text' || part.type === 'image' || part.type === 'file' ? [{ part, index }] : []));
   if (parts.every(({ part }) => part.type === 'text')) return joinText(parts.map(({ part }) => part as TextPart));
-  return parts.map(({ part, index }) =>
+  return parts.map(({ part, index }): ChatRequestContentPart =>
     part.type === 'text' ? { type: 'text', text: part.text } : part.type === 'image' ? imageUrl(part) : fileContent(part, `${path}.content[${index}]`),
   );
 }
 
-const imageUrl = (part: ImagePart) => ({ type: 'image_url', image_url: { url: part.url } });
+const imageUrl = (part: ImagePart): ChatRequestContentPart => ({ type: 'image_url', image_url: { url: part.url } });
 
 /**
  * A `file` content part: inline data as a data: URL in `file_data`, or an OpenAI `file_id`
@@ -91,7 +93,7 @@ const imageUrl = (part: ImagePart) => ({ type: 'image_url', image_url: { url: pa
  * sent as its text. Chat Completions takes no file URL, and no other provider's file id: both are
  * refused, naming the part.
  */
-function fileContent(part: FilePart, path: string): Record<string, unknown> {
+function fileContent(part: FilePart, path: string): ChatRequestContentPart {
   const filename = part.filename ? { filename: part.filename } : {};
   const { source } = part;
   switch (source.kind) {
@@ -111,7 +113,7 @@ function fileContent(part: FilePart, path: string): Record<string, unknown> {
 
 const joinText = (parts: TextPart[]): string => parts.map((part) => part.text).join('\n\n');
 
-function encodeToolChoice(choice: ToolChoice): unknown {
+function encodeToolChoice(choice: ToolChoice): ChatRequestToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
