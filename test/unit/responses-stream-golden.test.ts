@@ -287,7 +287,7 @@ describe('encodeResponsesStream golden streams', () => {
     const reasoning = events[8]!.item;
     expect(reasoning).toMatchObject({ id: events[2]!.item.id, type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Need the weather.' }] });
     if (include) {
-      expect(reasoning.encrypted_content).toMatch(/^svcr1\./);
+      expect(reasoning.encrypted_content).toMatch(/^svcr2\./);
       expect(unsealReasoning(reasoning.encrypted_content, SECRET, 'x')).toEqual({ type: 'reasoning', text: 'Need the weather.', providerMetadata: { anthropic: { signature: 'sig-anthropic-1' } } });
       expect(() => unsealReasoning(reasoning.encrypted_content, 'another-secret', 'input[0].encrypted_content')).toThrow(/encrypted_content/);
     } else {

@@ -261,7 +261,16 @@ describe('decodeChatRequest: invalid bodies are a 400 naming the field', () => {
     ['an image in an assistant message', body({ messages: [USER_HI, { role: 'assistant', content: [{ type: 'image_url', image_url: 'https://x/y.png' }] }] }), notHere('messages[1].content[0]', 'image_url')],
     ['an image in a function message', body({ messages: [{ role: 'function', name: 'f', content: [{ type: 'image_url', image_url: 'https://x/y.png' }] }] }), notHere('messages[0].content[0]', 'image_url')],
     ['an input_audio part', body({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] }), notHere('messages[0].content[0]', 'input_audio')],
-    ['a file part', body({ messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file_1' } }] }] }), notHere('messages[0].content[0]', 'file')],
+    [
+      'a file part with neither file_data nor file_id',
+      body({ messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf' } }] }] }),
+      { param: 'messages[0].content[0].file', message: 'messages[0].content[0].file: a file part needs file_data or file_id.' },
+    ],
+    [
+      'a file part in a tool message',
+      body({ messages: [{ role: 'tool', tool_call_id: 'c', content: [{ type: 'file', file: { file_id: 'file_1' } }] }] }),
+      { param: 'messages[0].content[0]', message: 'messages[0].content[0]: a tool message cannot carry a file; put it in a user message.' },
+    ],
     // tool and function messages
     ['a tool message with no tool_call_id', body({ messages: [{ role: 'tool', content: 'x' }] }), required('messages[0].tool_call_id')],
     ['a tool message with no content', body({ messages: [{ role: 'tool', tool_call_id: 'c' }] }), required('messages[0].content')],

@@ -14,7 +14,9 @@ describe('anthropic decodeAnthropicReply', () => {
       id: 'msg_01Sc5mU8eAyt2Up7Wc9BvZgH',
       content: [{ type: 'text', text: 'Hi! How can I help?' }],
       finishReason: 'length',
-      usage: { inputTokens: 14, outputTokens: 9 },
+      finish: { unified: 'length', raw: 'max_tokens' },
+      providerMetadata: { anthropic: { stopReason: 'max_tokens' } },
+      usage: { inputTokens: 14, outputTokens: 9, raw: expect.objectContaining({ input_tokens: 14, output_tokens: 9 }) },
     });
   });
 

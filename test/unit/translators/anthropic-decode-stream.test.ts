@@ -59,13 +59,25 @@ describe('anthropic decodeAnthropicStream', () => {
       frame({ type: 'message_stop' });
     const { items, error } = await decodeText(text);
     expect(error).toBeUndefined();
-    expect(items.at(-1)).toEqual({ type: 'finish', reason: 'length', usage: { inputTokens: 1005, outputTokens: 64, cachedInputTokens: 900 } });
+    expect(items.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'length',
+      finish: { unified: 'length', raw: 'max_tokens' },
+      providerMetadata: { anthropic: { stopReason: 'max_tokens' } },
+      usage: {
+        inputTokens: 1005,
+        outputTokens: 64,
+        cachedInputTokens: 900,
+        cacheWriteInputTokens: 100,
+        raw: { input_tokens: 5, cache_read_input_tokens: 900, cache_creation_input_tokens: 100, output_tokens: 64 },
+      },
+    });
   });
 
   it('throws a 503 overloaded error for an overloaded_error event, after the events before it', async () => {
     const { items, error } = await collectUntilThrow(flat(decodeAnthropicStream('claude', fixtureFrames(wire('stream-overloaded')))));
     expect(items).toEqual([
-      { type: 'start', id: 'msg_01Lk7bN2cXvq9Rm4Tz6YsWdE', usage: { inputTokens: 30, outputTokens: 1 } },
+      { type: 'start', id: 'msg_01Lk7bN2cXvq9Rm4Tz6YsWdE', usage: { inputTokens: 30, outputTokens: 1, raw: expect.objectContaining({ input_tokens: 30 }) } },
       { type: 'text-start' },
       { type: 'text-delta', text: 'Partial' },
     ]);
@@ -88,7 +100,7 @@ describe('anthropic decodeAnthropicStream', () => {
     expectRouterError(error, 502, 'upstream');
   });
 
-  it('ignores server-tool blocks and unknown event types', async () => {
+  it('leaves out server-tool blocks, naming them in the finish warnings, and ignores unknown event types', async () => {
     const text =
       messageStart +
       frame({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }) +
@@ -99,8 +111,15 @@ describe('anthropic decodeAnthropicStream', () => {
       frame({ type: 'message_stop' });
     const { items } = await decodeText(text);
     expect(items).toEqual([
-      { type: 'start', id: 'msg_x', usage: { inputTokens: 10, outputTokens: 1 } },
-      { type: 'finish', reason: 'stop', usage: { inputTokens: 10, outputTokens: 7 } },
+      { type: 'start', id: 'msg_x', usage: { inputTokens: 10, outputTokens: 1, raw: { input_tokens: 10, output_tokens: 1 } } },
+      {
+        type: 'finish',
+        reason: 'stop',
+        finish: { unified: 'stop', raw: 'end_turn' },
+        providerMetadata: { anthropic: { stopReason: 'end_turn' } },
+        usage: { inputTokens: 10, outputTokens: 7, raw: { input_tokens: 10, output_tokens: 7 } },
+        warnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
+      },
     ]);
   });
 });

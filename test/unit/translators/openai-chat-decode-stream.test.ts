@@ -107,7 +107,7 @@ describe('openai-chat decodeChatStream', () => {
       { type: 'text-start' },
       { type: 'text-delta', text: 'Hi' },
       { type: 'text-end' },
-      { type: 'finish', reason: 'stop', usage: { inputTokens: 3, outputTokens: 1 } },
+      { type: 'finish', reason: 'stop', finish: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: 3, outputTokens: 1 } },
     ]);
     expect(events[0]).toMatchObject({ type: 'start', usage: { inputTokens: 3, outputTokens: 0 } });
   });
@@ -127,6 +127,11 @@ describe('openai-chat decodeChatStream', () => {
 
   it('reports tool-calls as the finish reason when the upstream called tools but said stop', async () => {
     const events = await decode('stream-indexless-tool-calls');
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 50, outputTokens: 20 } });
+    expect(events.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'tool-calls',
+      finish: { unified: 'tool-calls', raw: 'stop' },
+      usage: { inputTokens: 50, outputTokens: 20, raw: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 } },
+    });
   });
 });

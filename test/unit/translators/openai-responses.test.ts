@@ -28,7 +28,7 @@ describe('openai-responses decodeResponsesStream', () => {
       { type: 'text-start' },
       { type: 'text-delta', text: 'Once upon a' },
       { type: 'text-end' },
-      { type: 'finish', reason: 'length', usage: { inputTokens: 9, outputTokens: 16 } },
+      { type: 'finish', reason: 'length', finish: { unified: 'length', raw: 'max_output_tokens' }, usage: { inputTokens: 9, outputTokens: 16, raw: expect.objectContaining({ total_tokens: 25 }) } },
     ]);
   });
 
