@@ -8,8 +8,37 @@ import { absentOrString, checkedUpstream, items, name, nested, object, optionalA
  * summary's text) is required.
  */
 
-/** The body POSTed to /responses. */
-export type ResponsesRequestBody = ResponseCreateParamsBase;
+/**
+ * The body POSTed to /responses: OpenAI's own type, except for the input items and tools, whose SDK
+ * types are the ones the API returns (with ids, `strict`, `detail` and `annotations` required);
+ * what the router sends, and the API accepts, leaves those out.
+ */
+export type ResponsesRequestBody = Omit<ResponseCreateParamsBase, 'input' | 'tools'> & { input: ResponsesRequestItem[]; tools?: ResponsesRequestTool[] };
+
+export interface ResponsesRequestTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export type ResponsesRequestItem =
+  | { role: 'developer' | 'system' | 'user'; content: string | ResponsesRequestContent[] }
+  | { role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }
+  | { type: 'reasoning'; summary: Array<{ type: 'summary_text'; text: string }>; encrypted_content: string; id?: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string };
+
+export type ResponsesRequestContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string } | ResponsesRequestFile;
+
+export interface ResponsesRequestFile {
+  type: 'input_file';
+  filename?: string;
+  file_data?: string;
+  file_url?: string;
+  file_id?: string;
+}
 
 // ---- Reply ---------------------------------------------------------------------------------
 

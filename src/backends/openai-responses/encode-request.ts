@@ -3,16 +3,18 @@ import { fileDataUrl, textAsBase64 } from '../../core/file-data.js';
 import { metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, Message, TextPart } from '../../core/request.js';
 import { setBackendWarnings } from '../../core/warnings.js';
+import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
-type Item = Record<string, unknown>;
+type Item = ResponsesRequestItem;
 
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
-export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
   if (request.passthrough?.format === 'responses') {
     setBackendWarnings(request, []);
-    return { ...request.passthrough.body, model: upstreamModel, stream };
+    // The client's own Responses request (its format decoder checked it), forwarded whole.
+    return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
-  const body: Record<string, unknown> = {
+  const body: ResponsesRequestBody = {
     model: upstreamModel,
     input: request.messages.flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
     store: false,
@@ -50,7 +52,7 @@ function encodeMessage(message: Message, path: string): Item[] {
       items.push({ role: 'developer', content: texts.map((part) => part.text).join('\n\n') });
       break;
     case 'user': {
-      const content = message.content.flatMap((part, index): Item[] =>
+      const content = message.content.flatMap((part, index): ResponsesRequestContent[] =>
         part.type === 'text'
           ? [{ type: 'input_text', text: part.text }]
           : part.type === 'image'
@@ -90,7 +92,7 @@ function encodeMessage(message: Message, path: string): Item[] {
  * OpenAI `file_id` (https://platform.openai.com/docs/guides/pdf-files?api-mode=responses). Another
  * provider's file id is refused, naming the part.
  */
-function inputFile(part: FilePart, path: string): Item {
+function inputFile(part: FilePart, path: string): ResponsesRequestFile {
   const filename = part.filename ? { filename: part.filename } : {};
   const { source } = part;
   switch (source.kind) {
