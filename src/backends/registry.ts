@@ -33,9 +33,15 @@ export const isBackendType = (type: unknown): type is BackendType => typeof type
 export class BackendRegistry {
   private readonly offline: Backend;
   private readonly built = new Map<string, { settings: BackendSettings; backend: Backend }>();
+  private readonly wrap: (backend: Backend) => Backend;
 
-  constructor(options: { offlineScript?: ScriptedTurn[] } = {}) {
-    this.offline = createOfflineBackend(options.offlineScript);
+  /**
+   * `wrap` sees each backend once, when it is built, and what it returns is what `get` hands out
+   * (metrics wrap each backend to count its failures).
+   */
+  constructor(options: { offlineScript?: ScriptedTurn[]; wrap?: (backend: Backend) => Backend } = {}) {
+    this.wrap = options.wrap ?? ((backend) => backend);
+    this.offline = this.wrap(createOfflineBackend(options.offlineScript));
   }
 
   get(name: string, settings: Settings): Backend {
@@ -47,7 +53,7 @@ export class BackendRegistry {
     // The type comes from a config file a person may have edited: only the table's own entries count.
     const create = isBackendType(configured.type) ? FACTORIES[configured.type] : undefined;
     if (!create) throw new RouterError(502, 'upstream', `Backend '${name}' has an unknown type '${String(configured.type)}'; use one of ${BACKEND_TYPES.join(', ')}.`);
-    const backend = create(name, configured);
+    const backend = this.wrap(create(name, configured));
     this.built.set(name, { settings: configured, backend });
     return backend;
   }

@@ -1,3 +1,4 @@
+import type { Backend } from '../backends/backend.js';
 import { BackendRegistry } from '../backends/registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
@@ -17,6 +18,11 @@ export interface AppOptions {
   offlineScript?: ScriptedTurn[];
   /** Overrides the `usage.store` setting (`file` or `redis://HOST:PORT`). */
   usageStore?: string;
+  /**
+   * Given each backend once, as the registry builds it; what it returns is what every request
+   * calls (metrics pass `RouterMetrics.wrapBackend`, to count upstream failures).
+   */
+  wrapBackend?: (backend: Backend) => Backend;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -25,7 +31,7 @@ export function createApp(options: AppOptions = {}): App {
   return {
     config,
     ledger,
-    backends: new BackendRegistry({ offlineScript: options.offlineScript }),
+    backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
     close: () => ledger.close(),
   };
 }

@@ -15,7 +15,10 @@ import type { RequestLog } from './request-log.js';
 export interface HttpServerOptions {
   /** Told about every finished request (after its response, off the request's path). */
   requestLog?: RequestLog;
-  /** Counts requests, latency, upstream errors, tokens and open streams, and serves GET /metrics. */
+  /**
+   * Counts requests, latency, tokens and open streams, and serves GET /metrics. Upstream errors are
+   * counted by the backends the app was created with (`createApp({ wrapBackend: metrics.wrapBackend })`).
+   */
   metrics?: RouterMetrics;
   /** Overrides the config's `server.*` limits (read once, when the server is created). */
   limits?: Partial<ServerLimits>;
@@ -26,7 +29,6 @@ export type ServerLimits = Pick<ServerSettings, 'bodyTimeoutMs' | 'headersTimeou
 
 /** node:http in front of dispatch: turns sockets into ApiRequests and ApiResponses into bytes. */
 export function createHttpServer(app: App, options: HttpServerOptions = {}): http.Server {
-  const served = options.metrics ? options.metrics.instrument(app) : app;
   const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
   const server = http.createServer(
     {
@@ -38,7 +40,7 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): htt
       connectionsCheckingInterval: Math.max(10, Math.min(15_000, Math.floor(headersTimeoutMs / 4))),
     },
     (req, res) => {
-      serve(served, options, bodyTimeoutMs, req, res).catch(() => {
+      serve(app, options, bodyTimeoutMs, req, res).catch(() => {
         // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
         res.destroy();
       });
@@ -146,7 +148,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   } finally {
     if (trace) {
       const latencyMs = performance.now() - startedAt;
-      metrics?.observe(trace, status, latencyMs / 1000);
+      metrics?.observe(trace, status, latencyMs / 1000, () => app.config.read());
       requestLog?.record({
         time: Date.now(),
         requestId: trace.requestId,

@@ -1,10 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Backend } from '../backends/backend.js';
-import type { BackendRegistry } from '../backends/registry.js';
 import { RouterError } from '../core/errors.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { RequestTrace } from '../handlers/api.js';
-import type { App } from '../handlers/app.js';
 import type { Settings } from '../config/settings.js';
 import { OTHER_ROUTE, routeLabel } from '../routing/resolve-route.js';
 import { ENDPOINTS } from './endpoints.js';
@@ -23,7 +21,7 @@ const statusLabel = (status: number): string => (Number.isInteger(status) && sta
 
 /**
  * The router's Prometheus metrics, in a registry of their own (nothing global), fed by the HTTP
- * layer once a response has finished and by a thin wrapper around each backend.
+ * layer once a response has finished and by a thin wrapper around each backend (`wrapBackend`).
  *
  * No label holds a string a client chose: endpoints are the router's paths or `other`, statuses
  * are numbers, backends and SKUs are names from the config (the route a model matched, or
@@ -62,9 +60,6 @@ export class RouterMetrics {
     help: 'Streamed responses being sent right now.',
     registers: [this.registry],
   });
-  private readonly wrapped = new WeakMap<Backend, Backend>();
-  /** The settings in force, to name the route a model was served by; set by `instrument`. */
-  private settings: (() => Settings) | undefined;
 
   get contentType(): string {
     return this.registry.contentType;
@@ -83,43 +78,41 @@ export class RouterMetrics {
     this.streams.dec();
   }
 
-  /** One finished request: its endpoint (or `other` for unknown paths), status, duration and tokens (by the route the model matched). */
-  observe(trace: RequestTrace | undefined, status: number, seconds: number): void {
+  /**
+   * One finished request: its endpoint (or `other` for unknown paths), status, duration and tokens
+   * (by the route the model matched in `settings`, read only when there are tokens to count).
+   */
+  observe(trace: RequestTrace | undefined, status: number, seconds: number, settings?: () => Settings): void {
     const endpoint = trace?.endpoint !== undefined && ENDPOINT_LABELS.has(trace.endpoint) ? trace.endpoint : 'other';
     this.requests.inc({ endpoint, status: statusLabel(status) });
     this.latency.observe({ endpoint }, seconds);
     // Token counting (count_tokens) answers a number but consumes nothing.
     if (trace?.model && trace.format !== 'count_tokens' && (trace.inputTokens !== undefined || trace.outputTokens !== undefined)) {
-      const settings = this.settings?.();
-      const labels = { sku: settings ? routeLabel(settings, trace.model) : OTHER_ROUTE, backend: trace.backend ?? 'unknown' };
+      const current = settings?.();
+      const labels = { sku: current ? routeLabel(current, trace.model) : OTHER_ROUTE, backend: trace.backend ?? 'unknown' };
       this.tokens.inc({ ...labels, direction: 'input' }, trace.inputTokens ?? 0);
       this.tokens.inc({ ...labels, direction: 'output' }, trace.outputTokens ?? 0);
     }
   }
 
-  /** The same app, with every backend it hands out counting its failures here. */
-  instrument(app: App): App {
-    this.settings = () => app.config.read();
-    const registry: BackendRegistry = Object.create(app.backends) as BackendRegistry;
-    registry.get = (name, settings) => this.wrap(app.backends.get(name, settings));
-    return { ...app, backends: registry };
-  }
-
-  private wrap(backend: Backend): Backend {
-    let wrapped = this.wrapped.get(backend);
-    if (!wrapped) {
-      const count = (error: unknown) => this.countUpstreamError(backend.name, error);
-      // Everything else (name, offline, …) is the backend's own, inherited.
-      wrapped = Object.create(backend) as Backend;
-      wrapped.complete = async (call) => {
+  /**
+   * The backend, wrapped so that each failed call is counted here. Given to the app as its
+   * `wrapBackend` when it is created, so the backends the app holds are the ones counted; the
+   * wrapper is a plain object that delegates to the backend, nothing inherited.
+   */
+  readonly wrapBackend = (backend: Backend): Backend => {
+    const count = (error: unknown) => this.countUpstreamError(backend.name, error);
+    return {
+      ...backend,
+      async complete(call) {
         try {
           return await backend.complete(call);
         } catch (error) {
           count(error);
           throw error;
         }
-      };
-      wrapped.stream = async function* (call): AsyncGenerator<StreamEvent[]> {
+      },
+      async *stream(call): AsyncGenerator<StreamEvent[]> {
         try {
           for await (const batch of backend.stream(call)) {
             for (const event of batch) if (event.type === 'error') count(event.error);
@@ -129,11 +122,9 @@ export class RouterMetrics {
           count(error);
           throw error;
         }
-      };
-      this.wrapped.set(backend, wrapped);
-    }
-    return wrapped;
-  }
+      },
+    };
+  };
 
   private countUpstreamError(backend: string, error: unknown): void {
     const status = error instanceof RouterError ? error.status : 500;

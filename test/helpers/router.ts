@@ -35,7 +35,8 @@ export async function startRouter(options: { offlineScript?: ScriptedTurn[]; cap
   const home = tempHome();
   const config = new ConfigStore(home);
   const { key } = initialise(config, { developer: 'alice', org: 'acme', tier: 'pro', ...(options.capTokens ? { cap: String(options.capTokens) } : {}) });
-  const app = createApp({ config, offlineScript: options.offlineScript });
+  const metrics = options.http?.metrics;
+  const app = createApp({ config, offlineScript: options.offlineScript, ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}) });
   const server = createHttpServer(app, options.http);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

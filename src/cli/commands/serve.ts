@@ -57,10 +57,15 @@ export async function runServe(options: ServeOptions): Promise<void> {
   if (options.usageStore !== undefined && !isUsageStore(options.usageStore)) {
     throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
   }
-  const app = createApp({ config, offlineScript, ...(options.usageStore ? { usageStore: options.usageStore } : {}) });
-  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false });
   const metricsOn = options.metrics === true || settings.server.metrics === true;
   const metrics = metricsOn ? new (await import('../../server/metrics.js')).RouterMetrics() : undefined;
+  const app = createApp({
+    config,
+    offlineScript,
+    ...(options.usageStore ? { usageStore: options.usageStore } : {}),
+    ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}),
+  });
+  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false });
   const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}) });
   // Whatever is still queued reaches the log however the process ends.
   if (requestLog) process.on('exit', () => requestLog.flush());
