@@ -82,7 +82,7 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     }
     await send({
       type: 'message_delta',
-      delta: { stop_reason: full.stop_reason, stop_sequence: null, container: null, stop_details: null },
+      delta: { stop_reason: full.stop_reason, stop_sequence: full.stop_sequence, container: null, stop_details: null },
       usage: deltaUsage(full.usage),
     });
     await send({ type: 'message_stop' });
@@ -108,8 +108,8 @@ function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
     role: 'assistant',
     model: params.model,
     content,
-    stop_reason: STOP_REASONS[stopReason(turn)],
-    stop_sequence: null,
+    stop_reason: (turn.anthropicStop?.reason ?? STOP_REASONS[stopReason(turn)]) as Message['stop_reason'],
+    stop_sequence: turn.anthropicStop?.sequence ?? null,
     stop_details: null,
     container: null,
     diagnostics: null,
@@ -126,15 +126,15 @@ function toolInput(args: object | string): unknown {
   }
 }
 
-/** Anthropic counts cache reads apart from input_tokens; the scripted `input` includes them. */
+/** Anthropic counts cache reads and writes apart from input_tokens; the scripted `input` includes them. */
 function usage(turn: ScriptedTurn, params: MessageCreateParams): Usage {
-  const { input, output, cached } = usageFor(turn, params.messages);
+  const { input, output, cached, cacheWrite = 0 } = usageFor(turn, params.messages);
   return {
-    input_tokens: Math.max(0, input - cached),
+    input_tokens: Math.max(0, input - cached - cacheWrite),
     output_tokens: output,
     cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    cache_creation_input_tokens: cacheWrite,
+    cache_creation: { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
     inference_geo: 'not_available',
     output_tokens_details: null,
     server_tool_use: null,

@@ -15,7 +15,9 @@ export interface ScriptedTurn {
    * Anthropic fake reports `input - cached` as input_tokens and `cached` as cache reads.
    * Defaults to a rough estimate from the request and the answer.
    */
-  usage?: { input: number; output: number; cached?: number };
+  usage?: { input: number; output: number; cached?: number; cacheWrite?: number };
+  /** The Anthropic fake's own stop_reason and stop_sequence (`pause_turn`, `stop_sequence` + '###', `refusal`), over `stop`. */
+  anthropicStop?: { reason: string; sequence?: string };
   /** Defaults to 'tool_calls' when there are tool calls, 'stop' otherwise. */
   stop?: 'stop' | 'length' | 'tool_calls';
   /** A non-2xx status answers with an error instead (before any stream starts). */
@@ -77,8 +79,8 @@ export function stopReason(turn: ScriptedTurn): 'stop' | 'length' | 'tool_calls'
 }
 
 /** The scripted usage, or a deterministic estimate of about four characters per token. */
-export function usageFor(turn: ScriptedTurn, requestBody: unknown): { input: number; output: number; cached: number } {
-  if (turn.usage) return { input: turn.usage.input, output: turn.usage.output, cached: turn.usage.cached ?? 0 };
+export function usageFor(turn: ScriptedTurn, requestBody: unknown): { input: number; output: number; cached: number; cacheWrite?: number } {
+  if (turn.usage) return { input: turn.usage.input, output: turn.usage.output, cached: turn.usage.cached ?? 0, cacheWrite: turn.usage.cacheWrite ?? 0 };
   const produced =
     (turn.reasoning?.text ?? '') + (turn.text ?? '') + (turn.toolCalls ?? []).map((call) => call.name + argumentsJson(call)).join('');
   return {
