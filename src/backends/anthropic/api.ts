@@ -1,4 +1,4 @@
-import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsBase, TextBlockParam, Tool, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
 import { checkedUpstream, items, name, nested, object, optionalArray, optionalIndex, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
 
 /**
@@ -8,8 +8,46 @@ import { checkedUpstream, items, name, nested, object, optionalArray, optionalIn
  * or name) is required.
  */
 
-/** The body POSTed to /messages. */
-export type AnthropicRequestBody = MessageCreateParamsBase;
+/**
+ * The body POSTed to /messages: Anthropic's own type for everything but the messages, whose blocks
+ * are typed here as the router builds them (the SDK's block params differ by beta and insist on
+ * literal media types the router passes through from the client).
+ */
+export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'messages' | 'system' | 'tools' | 'tool_choice'> & {
+  messages: AnthropicRequestMessage[];
+  system?: TextBlockParam[];
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
+  stream?: boolean;
+  /** Sampling settings the API still takes for the models that have them; the SDK's type has dropped them. */
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+};
+
+export interface AnthropicRequestMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicRequestBlock[];
+}
+
+export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+
+export type AnthropicDocumentSource =
+  | { type: 'text'; media_type: 'text/plain'; data: string }
+  | { type: 'base64'; media_type: 'application/pdf'; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'file'; file_id: string };
+
+/** A content block the router sends; any of them may carry the client's cache breakpoint. */
+export type AnthropicRequestBlock = (
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: AnthropicImageSource }
+  | { type: 'document'; source: AnthropicDocumentSource; title?: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: AnthropicRequestBlock[]; is_error?: boolean }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+) & { cache_control?: unknown };
 
 // ---- Reply ---------------------------------------------------------------------------------
 

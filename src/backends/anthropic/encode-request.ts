@@ -2,30 +2,29 @@ import { invalidRequest } from '../../core/errors.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { metadataOf, metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../../core/request.js';
+import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { thinkingBudget } from './thinking-budget.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
 export const DEFAULT_MAX_TOKENS = 8192;
 
-type Block = Record<string, unknown>;
-interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: Block[];
-}
+type Block = AnthropicRequestBlock;
+type AnthropicMessage = AnthropicRequestMessage;
 
 /**
  * The Messages body for a canonical request. Same-format requests forward the client's body with
  * the model renamed (keeping cache_control, betas' fields and anything else we do not model).
  */
-export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): AnthropicRequestBody {
   if (request.passthrough?.format === 'messages') {
     setBackendWarnings(request, []);
-    return { ...request.passthrough.body, model: upstreamModel, stream };
+    // The client's own Messages request (its format decoder checked it), forwarded whole.
+    return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as AnthropicRequestBody;
   }
   const warnings: string[] = [];
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
-  const body: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
-  const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text', text: part.text }));
+  const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
+  const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text' as const, text: part.text }));
   // Anthropic has no structured-output switch here; the schema becomes an instruction.
   if (request.outputSchema) system.push({ type: 'text', text: `Answer with only a JSON value that matches this JSON schema:\n${JSON.stringify(request.outputSchema.schema)}` });
   if (system.length) body.system = system;
@@ -156,9 +155,9 @@ function encodeDocument(part: FilePart, path: string): Block {
   }
 }
 
-function imageSource(url: string): Block {
+function imageSource(url: string): AnthropicImageSource {
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return data ? { type: 'base64', media_type: data[1], data: data[2] } : { type: 'url', url };
+  return data ? { type: 'base64', media_type: data[1]!, data: data[2]! } : { type: 'url', url };
 }
 
 function parseInput(args: string): unknown {
@@ -171,7 +170,7 @@ function parseInput(args: string): unknown {
   }
 }
 
-function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): Block | undefined {
+function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicRequestBody['tool_choice'] {
   const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
   if (choice === undefined) return parallel === false ? { type: 'auto', ...disable } : undefined;
   if (choice === 'auto') return { type: 'auto', ...disable };
