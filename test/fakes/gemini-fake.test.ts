@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSse } from '../helpers/sse-frames.js';
-import { startGeminiUpstream, type GeminiUpstream } from './gemini-upstream.js';
+import { startGeminiUpstream, type GeminiTurn, type GeminiUpstream } from './gemini-upstream.js';
 import type { Script } from './scripted-turn.js';
 
 const KEY = 'gemini-fake-key-0123';
@@ -21,7 +21,7 @@ const ASK = { contents: [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] 
 
 describe('Gemini fake', () => {
   it('answers generateContent with parts, a signature on the last part, finishReason and usage', async () => {
-    const { upstream, post } = await fake([{ text: 'Sunny.', usage: { input: 12, output: 7, cached: 4 }, thoughtsTokens: 3 } as never]);
+    const { upstream, post } = await fake([{ text: 'Sunny.', usage: { input: 12, output: 7, cached: 4 }, thoughtsTokens: 3 } as GeminiTurn]);
     const response = await post('generateContent', ASK);
     expect(response.status).toBe(200);
     const body = (await response.json()) as any;

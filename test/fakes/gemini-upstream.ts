@@ -32,6 +32,8 @@ export interface GeminiTurn extends ScriptedTurn {
   finishReason?: string;
   /** Answers with no candidate, the prompt blocked for this reason. */
   blockReason?: string;
+  /** Signs the thought summary too (on its last piece), as Gemini may. */
+  signThoughts?: boolean;
 }
 
 export interface GeminiUpstream extends FakeUpstream {
@@ -107,7 +109,11 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
 
     const answerTokens = output - thoughts;
     const chunks: any[] = [];
-    for (const piece of splitText(turn.reasoning?.text ?? '', turn.chunkSize)) chunks.push(chunk([{ text: piece, thought: true }], 0));
+    const thoughtPieces = splitText(turn.reasoning?.text ?? '', turn.chunkSize);
+    thoughtPieces.forEach((piece, index) => {
+      const signed = turn.signThoughts && index === thoughtPieces.length - 1 ? { thoughtSignature: issueSignature() } : {};
+      chunks.push(chunk([{ text: piece, thought: true, ...signed }], 0));
+    });
     const textPieces = splitText(turn.text ?? '', turn.chunkSize);
     // Usage grows with the answer; the final chunk has it all.
     textPieces.forEach((piece, index) => chunks.push(chunk([{ text: piece }], Math.max(1, Math.round((answerTokens * (index + 1)) / (textPieces.length + 1))))));

@@ -274,6 +274,17 @@ describe('responses client (openai SDK) over a gemini backend', () => {
     expectLoopReplayed(fake);
   });
 
+  it.each([false, true])('replays a signed thought summary, sealed in the reasoning item, with its signature (streaming: %s)', async (streaming) => {
+    const fake = await overGemini([{ reasoning: { text: 'Weigh both.' }, signThoughts: true, text: 'Both.', chunkSize: 4 } as GeminiTurn, { text: 'Again.' }]);
+    const params = { model: SKU, input: 'Compare', reasoning: { effort: 'low' as const }, include: ['reasoning.encrypted_content' as const] };
+    const first = streaming ? await openai.responses.stream(params).finalResponse() : await openai.responses.create(params);
+    const reasoning = first.output.flatMap((item) => (item.type === 'reasoning' ? [item] : []));
+    expect(reasoning[0]?.encrypted_content).toBeTruthy();
+    await openai.responses.create({ ...params, input: [{ role: 'user', content: 'Compare' }, ...(first.output as ResponseInputItem[]), { role: 'user', content: 'Again' }] });
+    const model = fake.requests[1]!.body.contents.find((content: { role: string }) => content.role === 'model');
+    expect(model.parts[0]).toEqual({ text: 'Weigh both.', thought: true, thoughtSignature: fake.signatures[0] });
+  });
+
   it('echoes the function call ids Gemini gave back on the calls and their responses', async () => {
     const fake = await overGemini([{ ...TWO_CALLS, toolCalls: TWO_CALLS.toolCalls!.map((call, index) => ({ ...call, id: `fc-${index}` })) }, { text: ANSWER }], { callIds: true });
     const first = await openai.responses.create({ model: SKU, input: 'Weather?', tools: [TOOL] });

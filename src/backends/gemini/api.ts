@@ -37,6 +37,12 @@ export interface GeminiPart {
   thoughtSignature?: string;
 }
 
+/** A part of an answer as read: the fields above, or the name of a kind no client format carries. */
+export interface GeminiReplyPart extends GeminiPart {
+  /** `inlineData`, `executableCode`, … when the part is of a kind the decoders do not translate. */
+  other?: string;
+}
+
 export interface GeminiContent {
   role: 'user' | 'model';
   parts: GeminiPart[];
@@ -58,6 +64,7 @@ export interface GeminiRequestBody {
     maxOutputTokens?: number;
     temperature?: number;
     topP?: number;
+    topK?: number;
     stopSequences?: string[];
     responseMimeType?: string;
     responseSchema?: Record<string, unknown>;
@@ -80,7 +87,7 @@ export interface GeminiUsageMetadata {
 }
 
 export interface GeminiCandidate {
-  content?: { role?: string; parts?: GeminiPart[] };
+  content?: { role?: string; parts?: GeminiReplyPart[] };
   /** Absent until the candidate is finished (so on every streamed chunk but the last). */
   finishReason?: string;
 }
@@ -164,9 +171,9 @@ export function readGeminiResponse(backend: string, raw: unknown): GeminiRespons
   });
   return response;
 
-  function readPart(part: unknown, path: string): GeminiPart {
+  function readPart(part: unknown, path: string): GeminiReplyPart {
     if (!isObject(part)) throw fault(path, 'is not an object');
-    const read: GeminiPart = {};
+    const read: GeminiReplyPart = {};
     const text = optional<string>(part.text, `${path}.text`, 'string');
     if (text !== undefined) read.text = text;
     if (optional<boolean>(part.thought, `${path}.thought`, 'boolean')) read.thought = true;
@@ -184,6 +191,9 @@ export function readGeminiResponse(backend: string, raw: unknown): GeminiRespons
       const id = optional<string>(call.id, `${path}.functionCall.id`, 'string');
       if (id) decoded.id = id;
       read.functionCall = decoded;
+    } else if (text === undefined) {
+      const kind = Object.keys(part).find((key) => key !== 'thought' && key !== 'thoughtSignature' && part[key] !== undefined && part[key] !== null);
+      if (kind !== undefined) read.other = kind;
     }
     return read;
   }

@@ -1,60 +1,83 @@
 import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
 import { RouterError } from '../../core/errors.js';
+import { mergeMetadata } from '../../core/provider-metadata.js';
 import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
-import { readGeminiResponse, type GeminiPart } from './api.js';
+import { readGeminiResponse, type GeminiReplyPart } from './api.js';
 import { usageFromGemini } from './decode-usage.js';
 import { finishReasonFor } from './map-finish-reason.js';
+import { droppedPartWarning, signatureMetadata, signatureOf } from './thought-signature.js';
 import { toolCallId } from './tool-call-id.js';
 
 /**
  * A `generateContent` reply in canonical form: the first candidate's parts in order (thought
- * summaries as reasoning, text, function calls as tool calls whose ids carry what the next turn
- * must send back). A prompt Gemini blocked is an empty answer stopped by a content filter.
+ * summaries as reasoning, text, function calls as tool calls), each keeping its thoughtSignature
+ * in `providerMetadata.gemini`. A tool call's id carries its signature too, since every client
+ * format replays ids. A prompt Gemini blocked is an empty answer stopped by a content filter.
  */
 export function decodeGeminiReply(backend: string, raw: unknown, request: CanonicalRequest): Reply {
   const response = readGeminiResponse(backend, raw);
   const candidate = response.candidates?.[0];
   const reported = usageFromGemini(response.usageMetadata);
+  const id = response.responseId ? { id: response.responseId } : {};
   if (!candidate) {
-    if (response.promptFeedback?.blockReason === undefined) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a Gemini reply whose candidates[0] is missing.`);
+    const blockReason = response.promptFeedback?.blockReason;
+    if (blockReason === undefined) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a Gemini reply whose candidates[0] is missing.`);
     return {
-      ...(response.responseId ? { id: response.responseId } : {}),
+      ...id,
       content: [],
       finishReason: 'content-filter',
+      finish: { unified: 'content-filter', raw: blockReason },
       usage: reported ?? { inputTokens: estimateRequestTokens(request), outputTokens: 0 },
     };
   }
-  const content = replyParts(candidate.content?.parts ?? []);
+  const { content, warnings } = replyParts(candidate.content?.parts ?? []);
+  const finishReason = finishReasonFor(candidate.finishReason, content.some((part) => part.type === 'tool-call'));
   return {
-    ...(response.responseId ? { id: response.responseId } : {}),
+    ...id,
     content,
-    finishReason: finishReasonFor(candidate.finishReason, content.some((part) => part.type === 'tool-call')),
+    finishReason,
+    finish: { unified: finishReason, ...(candidate.finishReason ? { raw: candidate.finishReason } : {}) },
     usage: reported ?? estimatedUsage(request, content),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
-/** Gemini parts as canonical reply parts; neighbouring pieces of text (or of thought) are joined. */
-export function replyParts(parts: GeminiPart[]): ReplyPart[] {
+/**
+ * Gemini parts as canonical reply parts. Neighbouring pieces of text (or of thought) are joined,
+ * a signature going with the joined part; an empty text that only carries a signature (Gemini 3
+ * ends an answer so) gives it to the part before it.
+ */
+export function replyParts(parts: GeminiReplyPart[]): { content: ReplyPart[]; warnings: string[] } {
   const content: ReplyPart[] = [];
+  const warnings: string[] = [];
   for (const part of parts) {
+    const signature = part.thoughtSignature;
     if (part.functionCall) {
       const { name, args, id } = part.functionCall;
       content.push({
         type: 'tool-call',
-        id: toolCallId({ ...(id ? { upstreamId: id } : {}), ...(part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : {}) }),
+        id: toolCallId({ ...(id ? { upstreamId: id } : {}), ...(signature ? { thoughtSignature: signature } : {}) }),
         name,
         arguments: JSON.stringify(args ?? {}),
+        ...signatureMetadata(signature),
       });
     } else if (part.text !== undefined) {
       const type = part.thought ? 'reasoning' : 'text';
       const last = content.at(-1);
-      if (last !== undefined && last.type === type && (last.type === 'text' || last.type === 'reasoning')) last.text += part.text;
-      else if (part.text !== '') content.push({ type, text: part.text });
+      const joins = last !== undefined && (last.type === 'text' || last.type === 'reasoning') && (last.type === type || part.text === '') && !signatureOf(last.providerMetadata);
+      if (joins) {
+        last.text += part.text;
+        if (signature) last.providerMetadata = mergeMetadata(last.providerMetadata, signatureMetadata(signature).providerMetadata);
+      } else if (part.text !== '' || signature) {
+        content.push({ type, text: part.text, ...signatureMetadata(signature) });
+      }
+    } else if (part.other !== undefined) {
+      const warning = droppedPartWarning(part.other);
+      if (!warnings.includes(warning)) warnings.push(warning);
     }
-    // inlineData / fileData in an answer (image models) and server-side tool parts have no canonical form.
   }
-  return content;
+  return { content, warnings };
 }
 
 function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage {

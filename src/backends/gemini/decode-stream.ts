@@ -1,6 +1,6 @@
 import { estimateRequestTokens, tokensForChars } from '../../core/estimate-tokens.js';
 import { RouterError } from '../../core/errors.js';
-import type { Usage } from '../../core/reply.js';
+import type { FinishReason, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
@@ -8,6 +8,7 @@ import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readGeminiResponse } from './api.js';
 import { usageFromGemini } from './decode-usage.js';
 import { finishReasonFor } from './map-finish-reason.js';
+import { droppedPartWarning, signatureMetadata } from './thought-signature.js';
 import { toolCallId } from './tool-call-id.js';
 
 /**
@@ -19,27 +20,32 @@ import { toolCallId } from './tool-call-id.js';
  * ends before any finishReason was cut off, and says so.
  *
  * Gemini sends each function call whole, in one part: it becomes a start, one argument delta and
- * an end at once.
+ * an end at once. A thoughtSignature goes on the end of the text or reasoning block it came in
+ * (Gemini 3 sends a text answer's in an empty text part of the last chunk) and on a call's start.
  */
 export async function* decodeGeminiStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncGenerator<StreamEvent[]> {
   let started = false;
-  let open: 'text' | 'reasoning' | undefined;
+  let open: { kind: 'text' | 'reasoning'; signature?: string } | undefined;
   let madeCalls = false;
   let usage: Usage | undefined;
   let outputChars = 0;
   let done = false;
+  const warnings: string[] = [];
 
   const close = (out: StreamEvent[]): void => {
-    if (open === 'text') out.push({ type: 'text-end' });
-    if (open === 'reasoning') out.push({ type: 'reasoning-end' });
+    if (!open) return;
+    const metadata = signatureMetadata(open.signature);
+    out.push(open.kind === 'text' ? { type: 'text-end', ...metadata } : { type: 'reasoning-end', ...metadata });
     open = undefined;
   };
-  const finish = (out: StreamEvent[], reason: string | undefined, blocked = false): void => {
+  const finish = (out: StreamEvent[], reason: FinishReason, raw: string | undefined): void => {
     close(out);
     out.push({
       type: 'finish',
-      reason: blocked ? 'content-filter' : finishReasonFor(reason, madeCalls),
+      reason,
+      finish: { unified: reason, ...(raw ? { raw } : {}) },
       usage: usage ?? { inputTokens: estimateRequestTokens(request), outputTokens: tokensForChars(outputChars) },
+      ...(warnings.length ? { warnings } : {}),
     });
     done = true;
   };
@@ -57,30 +63,47 @@ export async function* decodeGeminiStream(backend: string, batches: AsyncIterabl
     }
     const candidate = chunk.candidates?.[0];
     if (!candidate) {
-      if (chunk.promptFeedback?.blockReason !== undefined) finish(out, undefined, true);
+      const blockReason = chunk.promptFeedback?.blockReason;
+      if (blockReason !== undefined) finish(out, 'content-filter', blockReason);
       return;
     }
     for (const part of candidate.content?.parts ?? []) {
+      const signature = part.thoughtSignature;
       if (part.functionCall) {
         close(out);
         const { name, args, id: upstreamId } = part.functionCall;
-        const id = toolCallId({ ...(upstreamId ? { upstreamId } : {}), ...(part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : {}) });
+        const id = toolCallId({ ...(upstreamId ? { upstreamId } : {}), ...(signature ? { thoughtSignature: signature } : {}) });
         const argumentsJson = JSON.stringify(args ?? {});
         outputChars += name.length + argumentsJson.length;
         madeCalls = true;
-        out.push({ type: 'tool-call-start', id, name }, { type: 'tool-call-delta', id, argumentsDelta: argumentsJson }, { type: 'tool-call-end', id });
-      } else if (part.text) {
+        out.push({ type: 'tool-call-start', id, name, ...signatureMetadata(signature) }, { type: 'tool-call-delta', id, argumentsDelta: argumentsJson }, { type: 'tool-call-end', id });
+      } else if (part.text !== undefined) {
         const kind = part.thought ? 'reasoning' : 'text';
-        if (open !== kind) {
+        if (part.text === '') {
+          // Only a signature: it belongs to the block it ends, or stands as an empty text of its own.
+          if (!signature) continue;
+          if (!open || open.signature) {
+            close(out);
+            open = { kind: 'text' };
+            out.push({ type: 'text-start' });
+          }
+          open.signature = signature;
+          continue;
+        }
+        if (open?.kind !== kind || open.signature) {
           close(out);
-          open = kind;
+          open = { kind };
           out.push(kind === 'text' ? { type: 'text-start' } : { type: 'reasoning-start' });
         }
+        if (signature) open.signature = signature;
         outputChars += part.text.length;
         out.push(kind === 'text' ? { type: 'text-delta', text: part.text } : { type: 'reasoning-delta', text: part.text });
+      } else if (part.other !== undefined) {
+        const warning = droppedPartWarning(part.other);
+        if (!warnings.includes(warning)) warnings.push(warning);
       }
     }
-    if (candidate.finishReason !== undefined) finish(out, candidate.finishReason);
+    if (candidate.finishReason !== undefined) finish(out, finishReasonFor(candidate.finishReason, madeCalls), candidate.finishReason);
   });
   if (!done) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before it finished.`);
 }

@@ -16,5 +16,6 @@ export function usageFromGemini(usage: GeminiUsageMetadata | undefined): Usage |
   };
   if (usage.cachedContentTokenCount) result.cachedInputTokens = usage.cachedContentTokenCount;
   if (thoughts) result.reasoningTokens = thoughts;
+  result.raw = usage;
   return result;
 }

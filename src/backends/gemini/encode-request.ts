@@ -1,7 +1,10 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
+import { fileLabel, mediaTypeFromName, parseDataUrl } from '../../core/file-data.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
+import { setBackendWarnings } from '../../core/warnings.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
+import { signatureOf } from './thought-signature.js';
 import { readToolCallId } from './tool-call-id.js';
 
 /** Thinking budgets for a bare effort, within what every 2.5 model accepts. */
@@ -19,6 +22,7 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
  * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
  */
 export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: string, _stream: boolean): GeminiRequestBody {
+  const warnings: string[] = [];
   const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
@@ -33,13 +37,14 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
       },
     ];
     if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: encodeToolChoice(request.toolChoice) };
-    // parallelToolCalls has no Gemini counterpart: Gemini decides how many calls to make.
+    if (request.parallelToolCalls === false) warnings.push('parallel_tool_calls not sent: Gemini has no such setting, and may call several tools at once.');
   }
 
   const config: NonNullable<GeminiRequestBody['generationConfig']> = {};
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
+  if (request.topK !== undefined) config.topK = request.topK;
   if (request.stop?.length) config.stopSequences = request.stop;
   if (request.outputSchema) {
     config.responseMimeType = 'application/json';
@@ -49,6 +54,7 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
   // Asked-for reasoning comes back as thought summaries, which clients show as reasoning.
   if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: true };
   if (Object.keys(config).length) body.generationConfig = config;
+  setBackendWarnings(request, warnings);
   return body;
 }
 
@@ -108,24 +114,30 @@ function callNames(messages: Message[]): Map<string, string> {
 }
 
 function encodePart(part: Exclude<Part, { type: 'tool-result' }>, path: string): GeminiPart[] {
+  const signature = signatureOf(part.providerMetadata);
+  const signed = signature ? { thoughtSignature: signature } : {};
   switch (part.type) {
     case 'text':
-      return part.text ? [{ text: part.text }] : [];
+      // An empty text kept for its signature goes back as Gemini sent it.
+      return part.text || signature ? [{ text: part.text, ...signed }] : [];
     case 'image':
       return [encodeImage(part, path)];
+    case 'file':
+      return [encodeFile(part, path)];
     case 'tool-call': {
       const carried = readToolCallId(part.id);
+      const thoughtSignature = signature ?? carried.thoughtSignature;
       return [
         {
           functionCall: { name: part.name, args: parseArguments(part.arguments, `${path}.arguments`), ...(carried.upstreamId ? { id: carried.upstreamId } : {}) },
-          ...(carried.thoughtSignature ? { thoughtSignature: carried.thoughtSignature } : {}),
+          ...(thoughtSignature ? { thoughtSignature } : {}),
         },
       ];
     }
     case 'reasoning':
-      // Gemini needs no earlier thoughts back, only signatures, which ride on the parts they came on;
-      // another upstream's reasoning means nothing to it.
-      return [];
+      // Gemini's own thought goes back with its signature; unsigned thoughts and any other
+      // upstream's reasoning mean nothing to it.
+      return signature ? [{ text: part.text, thought: true, thoughtSignature: signature }] : [];
   }
 }
 
@@ -148,6 +160,29 @@ function encodeImage(part: ImagePart, path: string): GeminiPart {
   if (data) return { inlineData: { mimeType: data[1]!, data: data[2]! } };
   if (!/^https?:\/\//i.test(part.url) && !/^gs:\/\//i.test(part.url)) throw invalidRequest(`${path}: an image must be a base64 data: URL or an http(s) URL.`, path);
   return { fileData: { mimeType: part.mediaType ?? mediaTypeOf(part.url), fileUri: part.url } };
+}
+
+/**
+ * A document: inline data, a URL or a Gemini file URI by reference, plain text as text.
+ * https://ai.google.dev/gemini-api/docs/document-processing. Another provider's file id means
+ * nothing to Gemini, so it is refused, naming the part.
+ */
+function encodeFile(part: FilePart, path: string): GeminiPart {
+  const mediaType = part.mediaType ?? mediaTypeFromName(part.filename);
+  const source = part.source;
+  switch (source.kind) {
+    case 'text':
+      return { text: part.filename ? `${part.filename}:\n${source.text}` : source.text };
+    case 'base64': {
+      const parsed = parseDataUrl(source.data);
+      return { inlineData: { mimeType: parsed?.mediaType ?? mediaType ?? 'application/pdf', data: parsed?.data ?? source.data } };
+    }
+    case 'url':
+      return { fileData: { mimeType: mediaType ?? 'application/pdf', fileUri: source.url } };
+    case 'file-id':
+      if (source.provider === 'gemini') return { fileData: { mimeType: mediaType ?? 'application/pdf', fileUri: source.id } };
+      throw invalidRequest(`${path}: ${fileLabel(part)} is a file id issued by ${source.provider}, and Gemini cannot read another provider's files; send the file's data instead.`, path);
+  }
 }
 
 function mediaTypeOf(url: string): string {

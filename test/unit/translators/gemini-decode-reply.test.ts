@@ -16,13 +16,33 @@ const reply = (parts: unknown[], finishReason = 'STOP', extra: Record<string, un
 const decode = (raw: unknown): Reply => decodeGeminiReply('gem', raw, userRequest());
 
 describe('gemini decodeGeminiReply', () => {
-  it('reads text, its usage and the response id', () => {
+  it('reads text with its signature, the finish, usage and the response id', () => {
     expect(decode(reply([{ text: '1+1 equals 2.', thoughtSignature: SIGNATURE }]))).toEqual({
       id: 'Il0taoSYJ5Cez7',
-      content: [{ type: 'text', text: '1+1 equals 2.' }],
+      content: [{ type: 'text', text: '1+1 equals 2.', providerMetadata: { gemini: { thoughtSignature: SIGNATURE } } }],
       finishReason: 'stop',
-      usage: { inputTokens: 9, outputTokens: 6 },
+      finish: { unified: 'stop', raw: 'STOP' },
+      usage: { inputTokens: 9, outputTokens: 6, raw: usage },
     });
+  });
+
+  it('gives the signature of a trailing empty text to the part before it', () => {
+    expect(decode(reply([{ text: 'Answer.' }, { text: '', thoughtSignature: SIGNATURE }])).content).toEqual([
+      { type: 'text', text: 'Answer.', providerMetadata: { gemini: { thoughtSignature: SIGNATURE } } },
+    ]);
+    expect(decode(reply([{ text: 'Thought.', thought: true, thoughtSignature: SIGNATURE }, { text: 'Answer.' }])).content).toEqual([
+      { type: 'reasoning', text: 'Thought.', providerMetadata: { gemini: { thoughtSignature: SIGNATURE } } },
+      { type: 'text', text: 'Answer.' },
+    ]);
+  });
+
+  it('names parts no client format carries in the reply’s warnings', () => {
+    const decoded = decode(reply([{ text: 'Here:' }, { inlineData: { mimeType: 'image/png', data: 'iVBO' } }, { executableCode: { language: 'PYTHON', code: '1' } }]));
+    expect(decoded.content).toEqual([{ type: 'text', text: 'Here:' }]);
+    expect(decoded.warnings).toEqual([
+      "Gemini's answer held inlineData, which the client's format cannot carry; it was left out.",
+      "Gemini's answer held executableCode, which the client's format cannot carry; it was left out.",
+    ]);
   });
 
   it('turns thought parts into reasoning and joins neighbouring pieces of one kind', () => {
@@ -49,6 +69,8 @@ describe('gemini decodeGeminiReply', () => {
       ['no_args', '{}'],
     ]);
     expect(readToolCallId(calls[0]!.id)).toEqual({ upstreamId: 'fc-1', thoughtSignature: SIGNATURE });
+    expect(calls[0]!.providerMetadata).toEqual({ gemini: { thoughtSignature: SIGNATURE } });
+    expect(calls[1]!.providerMetadata).toBeUndefined();
     expect(readToolCallId(calls[1]!.id)).toEqual({});
     expect(new Set(calls.map((call) => call.id)).size).toBe(3);
     for (const call of calls) expect(call.id).toMatch(/^call_[A-Za-z0-9_-]+$/);
@@ -69,7 +91,13 @@ describe('gemini decodeGeminiReply', () => {
 
   it('answers a blocked prompt as an empty reply stopped by the content filter', () => {
     const decoded = decode({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 }, responseId: 'r' });
-    expect(decoded).toEqual({ id: 'r', content: [], finishReason: 'content-filter', usage: { inputTokens: 9, outputTokens: 0 } });
+    expect(decoded).toEqual({
+      id: 'r',
+      content: [],
+      finishReason: 'content-filter',
+      finish: { unified: 'content-filter', raw: 'PROHIBITED_CONTENT' },
+      usage: { inputTokens: 9, outputTokens: 0, raw: { promptTokenCount: 9, totalTokenCount: 9 } },
+    });
   });
 
   it('estimates usage when none is reported', () => {

@@ -42,8 +42,8 @@ describe('gemini decodeGeminiStream', () => {
       { type: 'text-start' },
       { type: 'text-delta', text: 'There are **3** "r"s ' },
       { type: 'text-delta', text: 'in strawberry.' },
-      { type: 'text-end' },
-      { type: 'finish', reason: 'stop', usage: { inputTokens: 9, outputTokens: 325, reasoningTokens: 302 } },
+      { type: 'text-end', providerMetadata: { gemini: { thoughtSignature: SIGNATURE } } },
+      { type: 'finish', reason: 'stop', finish: { unified: 'stop', raw: 'STOP' }, usage: { inputTokens: 9, outputTokens: 325, reasoningTokens: 302, raw: usage(23, 302) } },
     ]);
   });
 
@@ -60,6 +60,7 @@ describe('gemini decodeGeminiStream', () => {
     const starts = events.flatMap((event) => (event.type === 'tool-call-start' ? [event] : []));
     expect(starts.map((event) => event.name)).toEqual(['get_weather', 'get_weather']);
     expect(readToolCallId(starts[0]!.id)).toEqual({ thoughtSignature: SIGNATURE });
+    expect(starts.map((event) => event.providerMetadata)).toEqual([{ gemini: { thoughtSignature: SIGNATURE } }, undefined]);
     expect(readToolCallId(starts[1]!.id)).toEqual({});
     expect(events.map((event) => event.type)).toEqual([
       'start',
@@ -71,23 +72,46 @@ describe('gemini decodeGeminiStream', () => {
       'tool-call-end',
       'finish',
     ]);
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 9, outputTokens: 819, reasoningTokens: 804 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls', finish: { unified: 'tool-calls', raw: 'STOP' }, usage: { inputTokens: 9, outputTokens: 819, reasoningTokens: 804, raw: usage(15, 804) } });
     const reply = await collectReply(decodeGeminiStream('gem', decodeSse(evenPieces(bytes, 5)), userRequest()));
     expect(reply.content.map((part) => (part.type === 'tool-call' ? part.arguments : ''))).toEqual(['{"city":"Paris"}', '{"city":"東京"}']);
+    expect(reply.content[0]!.providerMetadata).toEqual({ gemini: { thoughtSignature: SIGNATURE } });
   });
 
   it('stops at the chunk with the finishReason, whatever follows', async () => {
     const events = await decode(sse(chunk([{ text: 'Done.' }], 2, 'MAX_TOKENS'), chunk([{ text: 'never read' }], 3)));
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length', usage: { inputTokens: 9, outputTokens: 2 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length', finish: { unified: 'length', raw: 'MAX_TOKENS' }, usage: { inputTokens: 9, outputTokens: 2, raw: usage(2) } });
     expect(JSON.stringify(events)).not.toContain('never read');
   });
 
   it('finishes a blocked prompt as stopped by the content filter', async () => {
     const events = await decode(sse({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } }));
+    const raw = { promptTokenCount: 9, totalTokenCount: 9 };
     expect(events).toEqual([
       { type: 'start', usage: { inputTokens: 9, outputTokens: 0 } },
-      { type: 'finish', reason: 'content-filter', usage: { inputTokens: 9, outputTokens: 0 } },
+      { type: 'finish', reason: 'content-filter', finish: { unified: 'content-filter', raw: 'SAFETY' }, usage: { inputTokens: 9, outputTokens: 0, raw } },
     ]);
+  });
+
+  it('keeps each signature on the block it came in, a signed text part starting a new block', async () => {
+    const events = await decode(
+      sse(
+        chunk([{ text: 'Plan.', thought: true, thoughtSignature: 'c2lnLTE=' }], 0),
+        chunk([{ text: 'One. ', thoughtSignature: 'c2lnLTI=' }, { text: 'Two.' }], 2),
+        chunk([{ text: '', thoughtSignature: 'c2lnLTM=' }], 3, 'STOP'),
+      ),
+    );
+    const ends = events.flatMap((event) => (event.type === 'text-end' || event.type === 'reasoning-end' ? [[event.type, event.providerMetadata?.gemini?.thoughtSignature]] : []));
+    expect(ends).toEqual([
+      ['reasoning-end', 'c2lnLTE='],
+      ['text-end', 'c2lnLTI='],
+      ['text-end', 'c2lnLTM='],
+    ]);
+  });
+
+  it('names parts no client format carries in the finish event’s warnings', async () => {
+    const events = await decode(sse(chunk([{ inlineData: { mimeType: 'image/png', data: 'iVBO' } }], 1, 'STOP')));
+    expect(events.at(-1)).toMatchObject({ type: 'finish', warnings: ["Gemini's answer held inlineData, which the client's format cannot carry; it was left out."] });
   });
 
   it('says the stream was cut off when it ends before a finishReason', async () => {

@@ -58,7 +58,7 @@ describe('gemini encodeGeminiRequest', () => {
         {
           role: 'assistant',
           content: [
-            { type: 'reasoning', text: 'Anthropic thought', signature: 'anthropic-sig', origin: 'anthropic' },
+            { type: 'reasoning', text: 'Anthropic thought', providerMetadata: { anthropic: { signature: 'anthropic-sig' } } },
             { type: 'text', text: 'Checking.' },
             { type: 'tool-call', id: signed, name: 'get_weather', arguments: '{"city":"Paris"}' },
             { type: 'tool-call', id: plain, name: 'get_time', arguments: '' },
@@ -91,6 +91,70 @@ describe('gemini encodeGeminiRequest', () => {
         ],
       },
     ]);
+  });
+
+  it('puts each signature back on the part it came on: text, thought and call', () => {
+    const signedBy = (thoughtSignature: string) => ({ providerMetadata: { gemini: { thoughtSignature } } });
+    const body = encode(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'Go' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Plan.', ...signedBy('c2lnLTE=') },
+            { type: 'reasoning', text: 'Unsigned thought.' },
+            { type: 'text', text: 'Done.', ...signedBy('c2lnLTI=') },
+            { type: 'text', text: '', ...signedBy('c2lnLTM=') },
+            { type: 'tool-call', id: toolCallId({ thoughtSignature: 'b2xk' }), name: 'f', arguments: '{}', ...signedBy('c2lnLTQ=') },
+          ],
+        },
+      ]),
+    );
+    expect(body.contents[1]!.parts).toEqual([
+      { text: 'Plan.', thought: true, thoughtSignature: 'c2lnLTE=' },
+      { text: 'Done.', thoughtSignature: 'c2lnLTI=' },
+      { text: '', thoughtSignature: 'c2lnLTM=' },
+      // The part's own metadata wins over what its id carries.
+      { functionCall: { name: 'f', args: {} }, thoughtSignature: 'c2lnLTQ=' },
+    ]);
+  });
+
+  it('sends files inline, by reference or as text, and refuses another provider’s file id', () => {
+    const body = encode(
+      withMessages([
+        {
+          role: 'user',
+          content: [
+            { type: 'file', source: { kind: 'base64', data: 'JVBERi0=' }, mediaType: 'application/pdf', filename: 'a.pdf' },
+            { type: 'file', source: { kind: 'url', url: 'https://example.test/b.pdf' } },
+            { type: 'file', source: { kind: 'text', text: 'notes' }, filename: 'notes.txt' },
+            { type: 'file', source: { kind: 'file-id', id: 'https://generativelanguage.googleapis.com/v1beta/files/abc', provider: 'gemini' }, mediaType: 'application/pdf' },
+          ],
+        },
+      ]),
+    );
+    expect(body.contents[0]!.parts).toEqual([
+      { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+      { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.test/b.pdf' } },
+      { text: 'notes.txt:\nnotes' },
+      { fileData: { mimeType: 'application/pdf', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+    ]);
+    let thrown: unknown;
+    try {
+      encode(withMessages([{ role: 'user', content: [{ type: 'file', source: { kind: 'file-id', id: 'file-123', provider: 'openai' } }] }]));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(expectRouterError(thrown, 400, 'invalid_request').message).toContain('messages[0].content[0]: the file is a file id issued by openai');
+  });
+
+  it('names what Gemini has no setting for in the request’s backend warnings, afresh on each encoding', () => {
+    const request = userRequest('hi', { tools: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }], parallelToolCalls: false });
+    encode(request);
+    expect(request.backendWarnings).toEqual(['parallel_tool_calls not sent: Gemini has no such setting, and may call several tools at once.']);
+    const again = { ...request, parallelToolCalls: true, backendWarnings: ['from an earlier attempt'] };
+    encode(again);
+    expect(again.backendWarnings).toBeUndefined();
   });
 
   it('gives calls of the current turn that Gemini did not sign its documented stand-in, and leaves earlier turns alone', () => {
@@ -206,6 +270,7 @@ describe('gemini encodeGeminiRequest', () => {
         maxOutputTokens: 512,
         temperature: 0.2,
         topP: 0.9,
+        topK: 40,
         stop: ['END'],
         reasoningEffort: 'low',
         outputSchema: { name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false } },
@@ -215,6 +280,7 @@ describe('gemini encodeGeminiRequest', () => {
       maxOutputTokens: 512,
       temperature: 0.2,
       topP: 0.9,
+      topK: 40,
       stopSequences: ['END'],
       responseMimeType: 'application/json',
       responseSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
