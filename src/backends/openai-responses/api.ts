@@ -65,7 +65,8 @@ export interface ResponsesOutputItem {
   arguments?: string;
   /** custom_tool_call: required. */
   input?: string;
-  /** reasoning */
+  /** reasoning (its id goes back with it when it is replayed) */
+  id?: string | null;
   summary?: Array<{ text: string }> | null;
   encrypted_content?: string | null;
 }
@@ -77,6 +78,8 @@ export interface ResponsesReply {
   output?: ResponsesOutputItem[];
   usage?: ResponsesUsage | null;
   error?: { message?: string | null } | null;
+  /** Why an `incomplete` response stopped: `max_output_tokens` or `content_filter`. */
+  incomplete_details?: { reason?: string | null } | null;
 }
 
 /** A `response` body, checked where the decoder reads it. */
@@ -91,6 +94,8 @@ function checkReply(raw: unknown): ResponsesReply {
   if (body.usage !== undefined && body.usage !== null) nested(body.usage, 'usage', checkUsage);
   const error = optionalObject(body.error, 'error');
   if (error) optionalString(error.message, 'error.message');
+  const incomplete = optionalObject(body.incomplete_details, 'incomplete_details');
+  if (incomplete) optionalString(incomplete.reason, 'incomplete_details.reason');
   const output = optionalArray(body.output, 'output');
   if (output) items(output, 'output', checkOutputItem);
   return body as ResponsesReply;
@@ -115,6 +120,7 @@ function checkOutputItem(item: Json): void {
       const summary = optionalArray(item.summary, 'summary');
       if (summary) items(summary, 'summary', checkSummaryPart);
       optionalString(item.encrypted_content, 'encrypted_content');
+      optionalString(item.id, 'id');
       break;
     }
   }
@@ -165,7 +171,13 @@ export interface ResponsesStreamEvent {
   item_id?: string | null;
   item?: ResponsesStreamItem | null;
   delta?: string | null;
-  response?: { id?: string | null; status?: string | null; usage?: ResponsesUsage | null; error?: { message?: string | null } | null } | null;
+  response?: {
+    id?: string | null;
+    status?: string | null;
+    usage?: ResponsesUsage | null;
+    error?: { message?: string | null } | null;
+    incomplete_details?: { reason?: string | null } | null;
+  } | null;
   message?: string | null;
 }
 
@@ -218,8 +230,10 @@ function checkDoneItem(value: unknown): void {
   const item = object(value, '');
   const type = item.type;
   optionalString(type, 'type');
-  if (type === 'reasoning') optionalString(item.encrypted_content, 'encrypted_content');
-  else if (type === 'function_call' || type === 'custom_tool_call') {
+  if (type === 'reasoning') {
+    optionalString(item.encrypted_content, 'encrypted_content');
+    optionalString(item.id, 'id');
+  } else if (type === 'function_call' || type === 'custom_tool_call') {
     optionalString(item.id, 'id');
     optionalString(item.call_id, 'call_id');
     if (type === 'custom_tool_call') string(item.input, 'input');
@@ -233,4 +247,6 @@ function checkResponse(value: unknown): void {
   if (response.usage !== undefined && response.usage !== null) nested(response.usage, 'usage', checkUsage);
   const error = optionalObject(response.error, 'error');
   if (error) optionalString(error.message, 'error.message');
+  const incomplete = optionalObject(response.incomplete_details, 'incomplete_details');
+  if (incomplete) optionalString(incomplete.reason, 'incomplete_details.reason');
 }

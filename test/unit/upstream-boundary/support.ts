@@ -18,12 +18,12 @@ export interface Row {
   chunk?: number;
 }
 
-/** A deep copy of `body` with the field at `path` (dots and [n] indexes) set to `value`, or removed. */
+/** A deep copy of `body` with the field at `path` (dots and [n] indexes) set to `value` (parents made as needed), or removed. */
 export function withField<T>(body: T, path: string, value: unknown): T {
   const copy = structuredClone(body) as any;
   const keys = path.split(/\.|\[(\d+)\]/).filter((key) => key !== undefined && key !== '');
   let target = copy;
-  for (const key of keys.slice(0, -1)) target = target[key];
+  for (const key of keys.slice(0, -1)) target = target[key] ??= {}; // a field under an absent parent gets the parent
   const last = keys.at(-1)!;
   if (value === REMOVE) {
     if (Array.isArray(target)) target.splice(Number(last), 1);
