@@ -257,3 +257,37 @@ describe('same-format forwarding: chat client → openai-chat backend', () => {
     expect(metaOf(chunks.at(-1)!).usage).toEqual({ input_tokens: 11, output_tokens: 3, total_tokens: 14 });
   });
 });
+
+describe('chat client over an anthropic backend: Anthropic-only fields map to their nearest Chat form', () => {
+  it.each([false, true])('a matched stop sequence is finish_reason stop, cache reads are cached_tokens (streaming: %s)', async (streaming) => {
+    await over('anthropic', [{ text: 'Counting', usage: { input: 300, output: 9, cached: 80, cacheWrite: 100 }, anthropicStop: { reason: 'stop_sequence', sequence: '###' } }]);
+    const ask = { model: SKU, messages: [{ role: 'user' as const, content: 'Count' }], stop: ['###'] };
+    if (streaming) {
+      const stream = await client.chat.completions.create({ ...ask, stream: true, stream_options: { include_usage: true } });
+      const chunks = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      expect(chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(['stop']);
+      expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 300, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 80 } });
+    } else {
+      const completion = await client.chat.completions.create(ask);
+      expect(completion.choices[0]!.finish_reason).toBe('stop');
+      expect(completion.usage).toMatchObject({ prompt_tokens: 300, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 80 } });
+    }
+  });
+
+  it('sends a file part as an Anthropic document block', async () => {
+    const { fake } = await over('anthropic', [{ text: 'A PDF.' }]);
+    await client.chat.completions.create({
+      model: SKU,
+      messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0xLjQK' } }, { type: 'text', text: 'Summarise' }] }],
+    });
+    expect(fake.requests[0]!.body.messages[0].content[0]).toEqual({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' }, title: 'a.pdf' });
+  });
+
+  it('refuses an OpenAI file id with a 400 that names the part', async () => {
+    const { fake } = await over('anthropic', [{ text: 'unused' }]);
+    const failure = client.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }] });
+    await expect(failure).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: the file id 'file-abc' was issued by openai") });
+    expect(fake.requests).toHaveLength(0);
+  });
+});

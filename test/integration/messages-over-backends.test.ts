@@ -266,3 +266,66 @@ describe('same-format forwarding: messages client → anthropic backend', () => 
     }
   });
 });
+
+describe('messages client over an anthropic backend: stop and cache fields arrive exactly as Anthropic sent them', () => {
+  const STOPPED: ScriptedTurn = { text: 'Counting: 1, 2, 3', usage: { input: 300, output: 9, cached: 80, cacheWrite: 100 }, anthropicStop: { reason: 'stop_sequence', sequence: '###' } };
+  const ASK = { model: SKU, max_tokens: 256, messages: [{ role: 'user' as const, content: 'Count' }], stop_sequences: ['###'] };
+
+  it('keeps stop_sequence with the matched sequence and cache_creation_input_tokens (JSON)', async () => {
+    await over('anthropic', [STOPPED]);
+    const message = await client.messages.create(ASK);
+    expect(message).toMatchObject({
+      stop_reason: 'stop_sequence',
+      stop_sequence: '###',
+      usage: { input_tokens: 120, cache_creation_input_tokens: 100, cache_read_input_tokens: 80, output_tokens: 9 },
+    });
+  });
+
+  it('keeps them streamed: message_start and message_delta carry the cache counts, message_delta the stop', async () => {
+    await over('anthropic', [STOPPED]);
+    const stream = await client.messages.create({ ...ASK, stream: true });
+    const events: Array<{ type: string; [key: string]: any }> = [];
+    for await (const event of stream) events.push(event);
+    expect(events.find((event) => event.type === 'message_start')!.message.usage).toMatchObject({ input_tokens: 120, cache_creation_input_tokens: 100, cache_read_input_tokens: 80 });
+    expect(events.find((event) => event.type === 'message_delta')).toMatchObject({
+      delta: { stop_reason: 'stop_sequence', stop_sequence: '###' },
+      usage: { input_tokens: 120, cache_creation_input_tokens: 100, cache_read_input_tokens: 80, output_tokens: 9 },
+    });
+  });
+
+  it.each([
+    ['pause_turn', false],
+    ['pause_turn', true],
+    ['refusal', false],
+    ['refusal', true],
+  ])('keeps %s (streaming: %s)', async (reason, streaming) => {
+    await over('anthropic', [{ text: 'Partial', anthropicStop: { reason } }]);
+    const message = streaming ? await client.messages.stream(ASK).finalMessage() : await client.messages.create(ASK);
+    expect(message).toMatchObject({ stop_reason: reason, stop_sequence: null });
+  });
+});
+
+describe('messages client over an openai-chat backend: what it cannot honour is named', () => {
+  it('lists top_k in svc_meta.warnings and keeps the stop sequence it did send', async () => {
+    const { fake } = await over('openai-chat', [{ text: 'Hi' }]);
+    // top_k, which this SDK version does not type, as Claude Code and older SDKs send it.
+    const params = { model: SKU, max_tokens: 64, top_k: 40, stop_sequences: ['###'], messages: [{ role: 'user', content: 'Hi' }] } as MessageCreateParamsNonStreaming;
+    const message = await client.messages.create(params);
+    expect(metaOf(message).warnings).toEqual(['top_k not sent: OpenAI has no such setting.']);
+    expect(fake.requests[0]!.body).toMatchObject({ stop: ['###'] });
+    expect(fake.requests[0]!.body).not.toHaveProperty('top_k');
+  });
+
+  it('sends a PDF document block as a Chat file part', async () => {
+    const { fake } = await over('openai-chat', [{ text: 'A one-page PDF.' }]);
+    await client.messages.create({
+      model: SKU,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: [{ type: 'document', title: 'a.pdf', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' } }, { type: 'text', text: 'Summarise' }] }],
+    });
+    expect(fake.requests[0]!.body.messages.at(-1).content).toEqual([
+      { type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0xLjQK' } },
+      { type: 'text', text: 'Summarise' },
+    ]);
+  });
+});

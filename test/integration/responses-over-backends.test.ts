@@ -471,10 +471,10 @@ describe('sealed reasoning', () => {
     expect(first.output.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
     const reasoning = first.output[0] as ResponseReasoningItem;
     expect(reasoning.summary).toEqual([{ type: 'summary_text', text: thinking }]);
-    expect(reasoning.encrypted_content).toMatch(/^svcr1\./);
+    expect(reasoning.encrypted_content).toMatch(/^svcr2\./);
     // Sealed: neither the signature nor the thinking can be read out of it.
     expect(reasoning.encrypted_content).not.toContain(signature);
-    expect(Buffer.from(reasoning.encrypted_content!.slice('svcr1.'.length), 'base64url').toString('latin1')).not.toContain('Paris');
+    expect(Buffer.from(reasoning.encrypted_content!.slice('svcr2.'.length), 'base64url').toString('latin1')).not.toContain('Paris');
 
     const call = functionCalls(first)[0]!;
     input = replay(input, first, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' });
@@ -506,7 +506,7 @@ describe('sealed reasoning', () => {
     const include = ['reasoning.encrypted_content' as const];
     const first = await s.client.responses.create({ model: SKU, input: 'Weather in Paris?', tools: [WEATHER_TOOL], include });
     const reasoning = first.output[0] as ResponseReasoningItem;
-    expect(reasoning.encrypted_content).toMatch(/^svcr1\./);
+    expect(reasoning.encrypted_content).toMatch(/^svcr2\./);
     expect(reasoning.encrypted_content).not.toContain(upstreamBlob);
 
     const input = replay([{ role: 'user', content: 'Weather in Paris?' }], first, { type: 'function_call_output', call_id: 'call_r1', output: 'sunny' });
@@ -523,7 +523,7 @@ describe('sealed reasoning', () => {
     const first = await s.client.responses.create({ model: SKU, input: 'hi', include, reasoning: { effort: 'low' } });
     const reasoning = first.output[0] as ResponseReasoningItem;
     const sealed = reasoning.encrypted_content!;
-    const middle = Math.floor((sealed.length + 'svcr1.'.length) / 2);
+    const middle = Math.floor((sealed.length + 'svcr2.'.length) / 2);
     const tampered = sealed.slice(0, middle) + (sealed[middle] === 'A' ? 'B' : 'A') + sealed.slice(middle + 1);
     expect(tampered).not.toBe(sealed);
     const input: ResponseInputItem[] = [
@@ -903,7 +903,7 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
     // What the client got back.
     const output = completed.response.output as Array<Record<string, any>>;
     expect(output.map((item) => item.type)).toEqual(['reasoning', 'custom_tool_call', 'function_call']);
-    expect(output[0]!.encrypted_content).toMatch(/^svcr1\./);
+    expect(output[0]!.encrypted_content).toMatch(/^svcr2\./);
     expect(output[1]).toMatchObject({ type: 'custom_tool_call', status: 'completed', call_id: 'toolu_patch', name: 'apply_patch', input: PATCH });
     expect(output[1]).not.toHaveProperty('namespace');
     expect(output[2]).toMatchObject({ type: 'function_call', status: 'completed', call_id: 'toolu_spawn', name: 'spawn_agent', namespace: 'multi_agent_v1' });
@@ -947,5 +947,33 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
         { id: 'toolu_spawn', output: '{"agent_id":"agent_7"}' },
       ],
     });
+  });
+});
+
+describe('responses client over an anthropic backend: Anthropic stops and cache usage in Responses terms', () => {
+  it.each([false, true])('a refusal is incomplete with reason content_filter; cache reads are cached_tokens (streaming: %s)', async (streaming) => {
+    const s = await serve('anthropic', [{ text: 'I cannot help with that.', usage: { input: 300, output: 9, cached: 80, cacheWrite: 100 }, anthropicStop: { reason: 'refusal' } }]);
+    const params = { model: SKU, input: 'Do something bad' };
+    const response = streaming ? await s.client.responses.stream(params).finalResponse() : await s.client.responses.create(params);
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' } });
+    expect(response.usage).toMatchObject({ input_tokens: 300, input_tokens_details: { cached_tokens: 80 }, output_tokens: 9 });
+  });
+
+  it.each([false, true])('a pause_turn or a matched stop sequence is completed (streaming: %s)', async (streaming) => {
+    const s = await serve('anthropic', [
+      { text: 'Paused', anthropicStop: { reason: 'pause_turn' } },
+      { text: 'Up to', anthropicStop: { reason: 'stop_sequence', sequence: '###' } },
+    ]);
+    for (let turn = 0; turn < 2; turn++) {
+      const params = { model: SKU, input: 'Go on' };
+      const response = streaming ? await s.client.responses.stream(params).finalResponse() : await s.client.responses.create(params);
+      expect(response).toMatchObject({ status: 'completed', incomplete_details: null });
+    }
+  });
+
+  it('sends an input_file by URL as an Anthropic document with a url source', async () => {
+    const s = await serve('anthropic', [{ text: 'Read it.' }]);
+    await s.client.responses.create({ model: SKU, input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/paper.pdf' }, { type: 'input_text', text: 'Summarise' }] }] });
+    expect((s.requests[0]!.body as any).messages[0].content[0]).toEqual({ type: 'document', source: { type: 'url', url: 'https://example.com/paper.pdf' } });
   });
 });
