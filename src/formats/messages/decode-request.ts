@@ -118,6 +118,9 @@ function decodeBlockPart(block: Json, path: string): Part | undefined {
       };
     case 'tool_result': {
       const content = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`);
+      // A tool result carries text and images only: a document there would be lost, so it is refused.
+      const file = content.findIndex((part) => part.type === 'file');
+      if (file !== -1) throw invalidRequest(`${path}.content: a document in a tool_result cannot be passed on; send it in a user message.`, `${path}.content`);
       return {
         type: 'tool-result',
         callId: requiredString(block, 'tool_use_id', `${path}.tool_use_id`),

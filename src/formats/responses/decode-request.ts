@@ -238,7 +238,11 @@ function decodeInputFile(part: Json, path: string): FilePart {
 function decodeOutput(raw: unknown, path: string): Array<TextPart | ImagePart> {
   if (typeof raw === 'string') return [{ type: 'text', text: raw }];
   if (raw === undefined || raw === null) return [];
-  return decodeContent(raw, path).filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image');
+  const parts = decodeContent(raw, path);
+  const file = parts.findIndex((part) => part.type === 'file');
+  // A tool result carries text and images only: a file there would be lost, so it is refused.
+  if (file !== -1) throw invalidRequest(`${path}[${file}]: a file in a tool output cannot be passed on; send it in a user message.`, `${path}[${file}]`);
+  return parts.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image');
 }
 
 function decodeToolChoice(raw: unknown): ToolChoice | undefined {

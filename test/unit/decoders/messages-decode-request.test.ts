@@ -286,13 +286,40 @@ describe('decodeMessagesRequest: invalid bodies are a 400 naming the field', () 
   });
 });
 
+describe('decodeMessagesRequest: document blocks and top_k', () => {
+  const content = (block: unknown) => decodeMessagesRequest(turns(user(block))).request.messages[0]!.content;
+
+  it.each<[string, unknown, unknown]>([
+    ['a base64 PDF', { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } }, { type: 'file', source: { kind: 'base64', data: 'JVBE' }, mediaType: 'application/pdf' }],
+    ['a text source with a title', { type: 'document', title: 'notes', source: { type: 'text', media_type: 'text/plain', data: 'Notes.' } }, { type: 'file', source: { kind: 'text', text: 'Notes.' }, mediaType: 'text/plain', filename: 'notes' }],
+    ['a URL source with citations', { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, citations: { enabled: true } }, { type: 'file', source: { kind: 'url', url: 'https://example.com/a.pdf' }, mediaType: 'application/pdf', providerMetadata: { anthropic: { citations: { enabled: true } } } }],
+    ['an Anthropic file id', { type: 'document', source: { type: 'file', file_id: 'file_011' } }, { type: 'file', source: { kind: 'file-id', id: 'file_011', provider: 'anthropic' } }],
+  ])('%s becomes a file part', (_label, block, expected) => {
+    expect(content(block)).toEqual([expected]);
+  });
+
+  it('a document source it cannot pass on is a 400 naming it', () => {
+    expectInvalid(() => content({ type: 'document', source: { type: 'content', content: [] } }), {
+      param: 'messages.0.content.0.source.type',
+      message: "messages.0.content.0.source.type: a document source of type 'content' cannot be passed on; send it as 'base64', 'text', 'url' or 'file'.",
+    });
+  });
+
+  it('a document inside a tool_result is a 400 naming it', () => {
+    const result = { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] };
+    expectInvalid(() => content(result), { param: 'messages.0.content.0.content', message: 'messages.0.content.0.content: a document in a tool_result cannot be passed on; send it in a user message.' });
+  });
+
+  it('top_k is modelled', () => {
+    expect(decodeMessagesRequest(body({ top_k: 40 })).request.topK).toBe(40);
+  });
+});
+
 describe('decodeMessagesRequest: client parts that do not reach a translated upstream today', () => {
-  it.todo('document blocks (PDF, text, URL sources) are dropped without a 400');
-  it.todo('document and search_result blocks inside a tool_result are filtered out without a 400');
+  it.todo('search_result blocks inside a tool_result are filtered out without a 400');
   it.todo('search_result blocks are dropped without a 400');
   it.todo('replayed server-tool blocks (server_tool_use, web_search_tool_result, code execution and MCP results) are dropped without a 400');
   it.todo('unknown block types are dropped instead of refused with a 400');
   it.todo('server tools in `tools` (web_search_20250305, code_execution, …) are skipped without a dropped-tools entry, unlike Responses built-in tools');
   it.todo('citations on replayed text blocks are dropped');
-  it.todo('top_k is neither modelled nor refused when translating');
 });

@@ -446,12 +446,35 @@ describe('decodeResponsesRequest: invalid bodies are a 400 naming the field', ()
   });
 });
 
+describe('decodeResponsesRequest: input_file parts', () => {
+  const fileInput = (part: Record<string, unknown>) => decode({ model: 'svc.test', input: [{ role: 'user', content: [part] }] }).request.messages[0]!.content;
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['a data: URL with a filename', { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBE' }, { type: 'file', source: { kind: 'base64', data: 'JVBE' }, mediaType: 'application/pdf', filename: 'a.pdf' }],
+    ['only a file_id', { type: 'input_file', file_id: 'file_123' }, { type: 'file', source: { kind: 'file-id', id: 'file_123', provider: 'openai' } }],
+    ['bare base64 file_data, typed by its filename', { type: 'input_file', filename: 'notes.txt', file_data: 'aGk=' }, { type: 'file', source: { kind: 'base64', data: 'aGk=' }, mediaType: 'text/plain', filename: 'notes.txt' }],
+    ['a file_url', { type: 'input_file', file_url: 'https://example.com/a.pdf?x=1' }, { type: 'file', source: { kind: 'url', url: 'https://example.com/a.pdf?x=1' }, mediaType: 'application/pdf' }],
+  ])('%s becomes a file part', (_label, part, expected) => {
+    expect(fileInput(part)).toEqual([expected]);
+  });
+
+  it('an input_file with no data, URL or id is a 400 naming it', () => {
+    expectInvalid(() => fileInput({ type: 'input_file', filename: 'a.pdf' }), {
+      param: 'input[0].content[0]',
+      message: 'input[0].content[0]: an input_file needs file_data, file_url or file_id.',
+    });
+  });
+
+  it('an input_file inside a function_call_output is a 400 naming it, not placeholder text', () => {
+    const input = [{ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_file', file_id: 'file_1' }] }];
+    expectInvalid(() => decode({ model: 'svc.test', input }), {
+      param: 'input[0].output[0]',
+      message: 'input[0].output[0]: a file in a tool output cannot be passed on; send it in a user message.',
+    });
+  });
+});
+
 describe('decodeResponsesRequest: client parts that do not reach a translated upstream today', () => {
-  it.todo("an input_file with a filename becomes the placeholder text '[file a.pdf]' instead of a file part");
-  it.todo("an input_file with only a file_id becomes the placeholder text '[file file_123]'");
-  it.todo('an input_file whose file_data is a data: URL loses its data: only the placeholder text remains');
-  it.todo("an input_file whose file_data is plain text is inlined after a '[file name]' line instead of being sent as a file");
-  it.todo('an input_file inside a function_call_output becomes placeholder text as well');
   it.todo('an input_image with only a file_id (no image_url) is dropped without a 400');
   it.todo("an input_image's detail ('low'/'high'/'auto') is dropped from the image part");
   it.todo('item_reference items are dropped: the referenced item never reaches a translated upstream and no 400 says so');
