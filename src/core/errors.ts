@@ -11,7 +11,29 @@ export type ErrorKind =
   | 'overloaded'
   | 'internal';
 
+/** What only the site that builds an error knows. */
+export interface RouterErrorOptions {
+  /**
+   * What lay under the error: the error thrown, or the upstream's own words. The request log
+   * writes it (redacted); no client ever sees it, as every error body is built from the message,
+   * param and code alone.
+   */
+  cause?: unknown;
+  /**
+   * Whether the route's next target may succeed where this failed. By default a 429 or a 5xx is
+   * (the fault is the upstream's or the target's, which another may not share) and anything else
+   * is not (the request itself is at fault, and would fail anywhere).
+   */
+  retryable?: boolean;
+}
+
+/** A 429 or a 5xx: what another target may not share. */
+const retryableStatus = (status: number): boolean => status === 429 || status >= 500;
+
 export class RouterError extends Error {
+  /** Whether a fallback may try the route's next target; decided when the error is built. */
+  readonly retryable: boolean;
+
   constructor(
     readonly status: number,
     readonly kind: ErrorKind,
@@ -22,17 +44,22 @@ export class RouterError extends Error {
     readonly code?: string,
     /** How long the upstream asked callers to wait before retrying (its retry-after), if it said. */
     readonly retryAfterMs?: number,
+    options: RouterErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RouterError';
+    this.retryable = options.retryable ?? retryableStatus(status);
   }
 }
 
 export const invalidRequest = (message: string, param?: string, code?: string): RouterError =>
   new RouterError(400, 'invalid_request', message, param, code);
 
-/** Turns anything thrown into a RouterError without exposing internals (stack, paths, secrets). */
+/**
+ * Turns anything thrown into a RouterError without exposing internals (stack, paths, secrets) to
+ * the client; what was thrown stays as the cause, for the request log.
+ */
 export function toRouterError(error: unknown): RouterError {
   if (error instanceof RouterError) return error;
-  return new RouterError(500, 'internal', 'The router failed to handle this request.');
+  return new RouterError(500, 'internal', 'The router failed to handle this request.', undefined, undefined, undefined, { cause: error });
 }

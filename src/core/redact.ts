@@ -76,7 +76,7 @@ export function redactError(error: RouterError, secrets: Iterable<string> = []):
   const param = error.param === undefined ? undefined : redactText(error.param, list, 200);
   const code = error.code === undefined ? undefined : redactText(error.code, list, 200);
   if (message === error.message && param === error.param && code === error.code) return error;
-  return new RouterError(error.status, error.kind, message, param, code, error.retryAfterMs);
+  return new RouterError(error.status, error.kind, message, param, code, error.retryAfterMs, { cause: error.cause, retryable: error.retryable });
 }
 
 /**

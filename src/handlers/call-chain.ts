@@ -14,16 +14,6 @@ export interface Attempted {
 }
 
 /**
- * Failures another target may not share: the upstream is down, overloaded or out of capacity, or
- * the fault is the target's own rather than the request's. An upstream 401/403 (the backend's key
- * was refused) and 404 (the backend has no such model or endpoint) arrive here as 502s, so the
- * route falls through: the next backend may have a valid key or the model. A 4xx that is about the
- * request itself (400, 413, 422) comes back at once.
- */
-export const isRetryable = (error: unknown): boolean =>
-  error instanceof RouterError && (error.status === 429 || error.status >= 500);
-
-/**
  * Tries the route's targets in order until one answers; a target that fails before producing
  * anything is replaced by the next. For streams, "answers" means its first event arrived, so a
  * fallback never shows the client two beginnings.
@@ -75,7 +65,9 @@ async function tryInOrder<T>(
         await pause(wait, signal);
       }
     }
-    if (!isRetryable(lastError) || signal.aborted) break;
+    // Whether another target may answer was decided where the error was built (RouterError.retryable):
+    // an outage, rate limit or refused backend key falls through; a fault in the request comes back at once.
+    if (!(lastError instanceof RouterError && lastError.retryable) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
 }

@@ -9,7 +9,6 @@ import { messagesFormat } from '../formats/messages/messages-format.js';
 import { resolveRoute } from '../routing/resolve-route.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
-import { isRetryable } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { checkRequestBounds } from './request-bounds.js';
 
@@ -45,7 +44,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
       return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'upstream' }, json: { input_tokens: counted } };
     } catch (error) {
       // A client mistake the upstream caught is the client's to see; an outage falls back to the estimate.
-      if (!isRetryable(error) || context.request.signal.aborted) throw error;
+      if (!(error instanceof RouterError && error.retryable) || context.request.signal.aborted) throw error;
     }
   }
   const estimate = estimateRequestTokens(decoded.request);

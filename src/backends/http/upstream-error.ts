@@ -10,15 +10,25 @@ import { MAX_UPSTREAM_TEXT, redactText } from '../../core/redact.js';
  */
 export function upstreamError(backend: string, status: number, message: string | undefined, secrets: string[], retryAfterMs?: number): RouterError {
   const detail = message ? `: ${redact(message, secrets)}` : '';
+  // The upstream's own words, whole, for the request log (which redacts it again); never a client's.
+  const cause = `HTTP ${status}${message ? `: ${redactText(message, secrets)}` : ''}`;
   if (status === 401 || status === 403) {
-    return new RouterError(502, 'upstream', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`);
+    // The backend's key, not the request: another target may hold a valid one.
+    return new RouterError(502, 'upstream', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`, undefined, undefined, undefined, {
+      cause,
+      retryable: true,
+    });
   }
-  if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`, undefined, 'upstream_rate_limited', retryAfterMs);
-  if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`, undefined, 'upstream_overloaded', retryAfterMs);
-  if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`, undefined, 'upstream_error');
-  if (status === 404) return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`, undefined, 'upstream_not_found');
-  if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`);
-  return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`);
+  if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`, undefined, 'upstream_rate_limited', retryAfterMs, { cause });
+  if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`, undefined, 'upstream_overloaded', retryAfterMs, { cause });
+  if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`, undefined, 'upstream_error', undefined, { cause });
+  if (status === 404) {
+    // The backend lacks the model or endpoint; another target may have it.
+    return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`, undefined, 'upstream_not_found', undefined, { cause, retryable: true });
+  }
+  // The request itself is at fault: every target would refuse it too.
+  if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`, undefined, undefined, undefined, { cause, retryable: false });
+  return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`, undefined, undefined, undefined, { cause, retryable: false });
 }
 
 /** Removes anything that looks like a credential from upstream text before a client sees it, then bounds it. */
@@ -51,14 +61,17 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
  * undici's errors are told apart by their codes, so this file does not load undici.
  */
 export function networkError(backend: string, error: unknown, signal?: ClientSignal): RouterError {
-  if (signal?.aborted) return new RouterError(499, 'invalid_request', 'The client closed the request.');
+  const cause = error === undefined ? {} : { cause: error };
+  // The client hanging up is nobody else's to retry.
+  if (signal?.aborted) return new RouterError(499, 'invalid_request', 'The client closed the request.', undefined, undefined, undefined, { ...cause, retryable: false });
   if (error instanceof RouterError) return error;
   const code = (error as { code?: string } | null | undefined)?.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' did not answer in time.`, undefined, 'upstream_timeout');
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' could not be connected to in time.`, undefined, 'upstream_timeout');
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new RouterError(504, 'upstream', `Backend '${backend}' stopped sending.`, undefined, 'upstream_timeout');
-  if (code === 'ECONNREFUSED') return new RouterError(502, 'upstream', `Backend '${backend}' refused the connection.`, undefined, 'upstream_unreachable');
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RouterError(502, 'upstream', `Backend '${backend}' host could not be resolved.`, undefined, 'upstream_unreachable');
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return new RouterError(502, 'upstream', `Backend '${backend}' closed the connection.`, undefined, 'upstream_reset');
-  return new RouterError(502, 'upstream', `Backend '${backend}' could not be reached (${code || 'connection failed'}).`, undefined, 'upstream_unreachable');
+  const failed = (status: number, message: string, errorCode: string) => new RouterError(status, 'upstream', message, undefined, errorCode, undefined, cause);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return failed(504, `Backend '${backend}' did not answer in time.`, 'upstream_timeout');
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return failed(504, `Backend '${backend}' could not be connected to in time.`, 'upstream_timeout');
+  if (code === 'UND_ERR_BODY_TIMEOUT') return failed(504, `Backend '${backend}' stopped sending.`, 'upstream_timeout');
+  if (code === 'ECONNREFUSED') return failed(502, `Backend '${backend}' refused the connection.`, 'upstream_unreachable');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failed(502, `Backend '${backend}' host could not be resolved.`, 'upstream_unreachable');
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return failed(502, `Backend '${backend}' closed the connection.`, 'upstream_reset');
+  return failed(502, `Backend '${backend}' could not be reached (${code || 'connection failed'}).`, 'upstream_unreachable');
 }
