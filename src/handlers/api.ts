@@ -38,6 +38,8 @@ export interface RequestTrace {
   outputTokens?: number;
   /** The error message a failed request was answered with. */
   error?: string;
+  /** What lay under that error (RouterError.cause): for the request log, which redacts it; never sent to the client. */
+  cause?: unknown;
 }
 
 export type ApiResponse =

@@ -48,7 +48,7 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
     return withRequestId(response, requestId);
   } catch (error) {
     const routerError = toRouterError(error);
-    if (trace) trace.error = routerError.message;
+    if (trace) Object.assign(trace, { error: routerError.message, ...(routerError.cause !== undefined ? { cause: routerError.cause } : {}) });
     const body = errorBody(routerError, requestId);
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;

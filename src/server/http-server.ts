@@ -167,6 +167,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
         stream: trace.stream,
         aborted: gone.aborted || undefined,
         error: trace.error,
+        cause: trace.cause,
         requestBody: bodies?.request,
         responseBody: bodies?.response,
       });

@@ -27,6 +27,11 @@ export interface RequestLogEntry {
   /** The client went away before the response was complete. */
   aborted?: boolean;
   error?: string;
+  /**
+   * What lay under the error (RouterError.cause: a network failure, the upstream's own words),
+   * written redacted; the client's body never holds it. Described as text when the entry is written.
+   */
+  cause?: unknown;
   requestBody?: unknown;
   responseBody?: unknown;
 }
@@ -99,13 +104,39 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
  * off the request's path.
  */
 export function redactEntry(entry: RequestLogEntry, secrets: Iterable<string> = []): RequestLogEntry {
-  if (entry.error === undefined && entry.requestBody === undefined && entry.responseBody === undefined) return entry;
+  if (entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined) return entry;
   return {
     ...entry,
     ...(entry.error !== undefined ? { error: redactText(entry.error, secrets) } : {}),
+    ...(entry.cause !== undefined ? { cause: redactText(describeCause(entry.cause), secrets, MAX_CAUSE_CHARS) } : {}),
     ...(entry.requestBody !== undefined ? { requestBody: redactValue(entry.requestBody, secrets) } : {}),
     ...(entry.responseBody !== undefined ? { responseBody: redactValue(entry.responseBody, secrets) } : {}),
   };
+}
+
+/** A cause is cut to this many characters in a log line, after it has been redacted. */
+const MAX_CAUSE_CHARS = 1_000;
+
+/** How many causes of causes are followed. */
+const MAX_CAUSE_DEPTH = 3;
+
+/** A cause as one line of text: an error's name, code and message (and its own causes), or the value itself. */
+export function describeCause(cause: unknown, depth = 0): string {
+  try {
+    if (typeof cause === 'string') return cause;
+    if (cause instanceof Error) {
+      const code = (cause as { code?: unknown }).code;
+      let text = `${cause.name}${typeof code === 'string' || typeof code === 'number' ? ` ${code}` : ''}`;
+      const inner = cause instanceof AggregateError ? cause.errors : [];
+      if (cause.message) text += `: ${cause.message}`;
+      else if (inner.length && depth < MAX_CAUSE_DEPTH) text += `: ${inner.map((error) => describeCause(error, depth + 1)).join('; ')}`;
+      if (cause.cause !== undefined && depth < MAX_CAUSE_DEPTH) text += ` (cause: ${describeCause(cause.cause, depth + 1)})`;
+      return text;
+    }
+    return JSON.stringify(cause) ?? String(cause);
+  } catch {
+    return 'an undescribable value';
+  }
 }
 
 /** One JSON object per line, snake_case, fields left out when unknown. */
@@ -128,6 +159,7 @@ export function formatJson(entry: RequestLogEntry): string {
     stream: entry.stream,
     aborted: entry.aborted,
     error: entry.error,
+    cause: entry.cause,
     request_body: entry.requestBody,
     response_body: entry.responseBody,
   });
@@ -157,6 +189,7 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   if (entry.stream) line += field('stream', 'true');
   if (entry.aborted) line += field('aborted', 'true');
   if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;
+  if (entry.cause !== undefined) line += ` ${colours.dim('cause=')}${JSON.stringify(typeof entry.cause === 'string' ? entry.cause : describeCause(entry.cause))}`;
   if (entry.requestBody !== undefined) line += ` ${colours.dim('request_body=')}${JSON.stringify(entry.requestBody)}`;
   if (entry.responseBody !== undefined) line += ` ${colours.dim('response_body=')}${JSON.stringify(entry.responseBody)}`;
   return line;
