@@ -1,4 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -16,68 +15,12 @@ import { READ_TIMEOUT_MS } from '../../src/usage/redis-ledger.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
+import { redisAvailable, startRedis, type RedisServer } from './redis-process.js';
 import { bodyFor, callFormat, eventually, headersFor, parseSse, send, type Reply } from './support.js';
 
-const REDIS_BINARY = 'redis-server';
-const redisAvailable = spawnSync(REDIS_BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
-if (!redisAvailable) console.warn(`skipping the Redis ledger suite: '${REDIS_BINARY}' is not installed (apt-get install redis-server)`);
+if (!redisAvailable) console.warn(`skipping the Redis ledger suite: 'redis-server' is not installed (apt-get install redis-server)`);
 
 const SKU = 'svc.intelligent-basic';
-
-interface RedisServer {
-  port: number;
-  url: string;
-  /** Saves the data set to its directory and exits (the data comes back on the next start). */
-  stop(): Promise<void>;
-  /** Freezes the process (SIGSTOP): connections stay open but nothing is answered. */
-  pause(): void;
-  resume(): void;
-}
-
-/** Starts redis-server on `port`, with its data directory `dir`; resolves once it accepts connections. */
-async function startRedis(port: number, dir: string): Promise<RedisServer> {
-  const child: ChildProcess = spawn(REDIS_BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = once(child, 'exit');
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s:\n${output}`)), 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`));
-    });
-  });
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    pause() {
-      child.kill('SIGSTOP');
-    },
-    resume() {
-      child.kill('SIGCONT');
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGCONT');
-      const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      await client.connect();
-      // The connection closes as the server exits, so the reply may never come.
-      await client.call('SHUTDOWN', 'SAVE').catch(() => undefined);
-      client.disconnect();
-      await exited;
-    },
-  };
-}
 
 interface RouterInstance {
   origin: string;

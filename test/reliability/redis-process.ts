@@ -6,26 +6,32 @@ import { DAY_MS } from '../../src/usage/ledger.js';
 const REDIS_BINARY = 'redis-server';
 export const redisAvailable = spawnSync(REDIS_BINARY, ['--version'], { stdio: 'ignore' }).status === 0;
 
-export interface DurableRedis {
+export interface RedisServer {
   port: number;
   url: string;
-  /** SIGKILL: no save, no goodbye; what the append-only file holds comes back on the next start. */
+  /** SIGKILL: no save, no goodbye; what the append-only file holds (if any) comes back on the next start. */
   kill(): Promise<void>;
-  /** Saves and exits. */
+  /** Saves the data set to its directory and exits (the data comes back on the next start). */
   stop(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open but nothing is answered. */
+  pause(): void;
+  resume(): void;
 }
 
+/** A Redis started with `durable: true`. */
+export type DurableRedis = RedisServer;
+
 /**
- * Starts redis-server on `port` with an append-only file in `dir`, synced on every write, as a
- * Redis that must not lose acknowledged writes would run: a SIGKILL then loses nothing Redis
- * answered, and may keep writes whose answer never left. Resolves once it accepts connections.
+ * Starts redis-server on `port`, with its data directory `dir`; resolves once it accepts
+ * connections. `durable` adds an append-only file synced on every write, as a Redis that must not
+ * lose acknowledged writes would run: a SIGKILL then loses nothing Redis answered, and may keep
+ * writes whose answer never left.
  */
-export async function startDurableRedis(port: number, dir: string): Promise<DurableRedis> {
-  const child: ChildProcess = spawn(
-    REDIS_BINARY,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+export async function startRedis(port: number, dir: string, options: { durable?: boolean } = {}): Promise<RedisServer> {
+  const persistence = options.durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const child: ChildProcess = spawn(REDIS_BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = once(child, 'exit');
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -44,24 +50,36 @@ export async function startDurableRedis(port: number, dir: string): Promise<Dura
   });
   child.stdout!.resume();
   child.stderr!.resume();
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (gone()) return;
       child.kill('SIGKILL');
       await exited;
     },
+    pause() {
+      child.kill('SIGSTOP');
+    },
+    resume() {
+      child.kill('SIGCONT');
+    },
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (gone()) return;
+      child.kill('SIGCONT');
       const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       await client.connect();
+      // The connection closes as the server exits, so the reply may never come.
       await client.call('SHUTDOWN', 'SAVE').catch(() => undefined);
       client.disconnect();
       await exited;
     },
   };
 }
+
+/** A Redis that keeps every acknowledged write across a SIGKILL (see startRedis). */
+export const startDurableRedis = (port: number, dir: string): Promise<RedisServer> => startRedis(port, dir, { durable: true });
 
 /** What Redis holds for a developer today: input + output tokens and requests. */
 export async function storedInRedis(port: number, developer: string): Promise<{ tokens: number; requests: number }> {
