@@ -1,5 +1,5 @@
 import type { RouterError } from '../core/errors.js';
-import type { Reply, Usage } from '../core/reply.js';
+import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ApiResponse } from '../handlers/api.js';
@@ -52,8 +52,12 @@ export interface EncodeContext<Options = unknown> {
   request: CanonicalRequest;
   /** Seals reasoning the client must replay (the same secret as DecodeContext). */
   secret: string;
-  /** Records the request's usage (once) and returns svc_meta for the final body or chunk. */
-  finish(usage: Usage): SvcMeta;
+  /**
+   * svc_meta for the final body or chunk. The pipeline records the reply's usage (once) when it
+   * sees the reply or the stream's `finish` event, before handing either to the encoder; reading
+   * it records nothing.
+   */
+  svcMeta(): SvcMeta;
 }
 
 /** Headers in lower case, as a request carries them. */

@@ -11,10 +11,13 @@ import type { ApiResponse } from './api.js';
 import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { checkRequestBounds } from './request-bounds.js';
+import { untilTerminal } from './until-terminal.js';
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
- * check the cap, call the chain, encode back, and record usage exactly once.
+ * check the cap, call the chain, encode back, and record usage exactly once. The pipeline, not
+ * the encoder, records usage when it sees the reply or the stream's `finish`, builds svc_meta from
+ * it, and ends the stream the encoder sees at its first terminal event.
  */
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { app, identity } = context;
@@ -101,7 +104,11 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     options: decoded.options,
     request: decoded.request,
     secret,
-    finish,
+    svcMeta: () => {
+      // The reply, or the batch carrying the finish, reaches the encoder only once this is set.
+      if (!recorded) throw new Error('svc_meta was read before the usage was recorded.');
+      return recorded;
+    },
   };
 
   const upstreamStart = performance.now();
@@ -110,6 +117,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     const upstreamMs = performance.now() - upstreamStart;
     attempted = result;
     if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
+    finish(result.reply.usage);
     const json = format.encodeReply(result.reply, encodeContext);
     return { status: 200, headers: overheadHeader(context, upstreamMs), json };
   }
@@ -122,13 +130,16 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     status: 200,
     headers: overheadHeader(context, upstreamMs),
     sse: format.encodeStream(
-      relay(result.reply, seen, () => {
-        // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
-        // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
-        if (recorded) return;
-        const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
-        finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
-      }),
+      untilTerminal(
+        relay(result.reply, seen, () => {
+          // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
+          // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
+          if (recorded) return;
+          const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
+          finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
+        }),
+        (event) => finish(event.usage),
+      ),
       encodeContext,
     ),
   };

@@ -5,6 +5,7 @@ import type { StreamEvent } from '../../src/core/stream-events.js';
 import type { EncodeContext, SvcMeta } from '../../src/formats/client-format.js';
 import { decodeResponsesRequest, type ResponsesOptions } from '../../src/formats/responses/decode-request.js';
 import { encodeResponsesStream } from '../../src/formats/responses/encode-stream.js';
+import { untilTerminal } from '../../src/handlers/until-terminal.js';
 import { unsealReasoning } from '../../src/formats/responses/seal-reasoning.js';
 
 const SECRET = 'test-secret';
@@ -42,13 +43,11 @@ async function encode(events: StreamEvent[], body: Record<string, unknown> = {})
     options: decoded.options,
     request: decoded.request,
     secret: SECRET,
-    finish: (usage) => {
-      finished.push(usage);
-      return metaFor(usage);
-    },
+    svcMeta: () => metaFor(finished.at(-1) ?? { inputTokens: 0, outputTokens: 0 }),
   };
   let text = '';
-  for await (const chunk of encodeResponsesStream(from(events), context)) text += chunk;
+  // As the pipeline hands it on: cut at the terminal event, the finish's usage recorded first.
+  for await (const chunk of encodeResponsesStream(untilTerminal(from(events), (event) => finished.push(event.usage)), context)) text += chunk;
   expect(text.endsWith('\n\n')).toBe(true);
   const parsed = text
     .slice(0, -2)

@@ -15,14 +15,14 @@ function context(): EncodeContext<ResponsesOptions> {
     options: decoded.options,
     request: decoded.request,
     secret: 's',
-    finish: (usage) => ({
+    svcMeta: () => ({
       request_id: 'req_pieces',
       sku: MODEL,
       backend: 'b',
       upstream_model: 'm',
       attempts: 1,
       latency_ms: 0,
-      usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       remaining_tokens: 0,
     }),
   };

@@ -18,14 +18,14 @@ function context<Options>(options: Options, request: EncodeContext<Options>['req
     options,
     request,
     secret: 's',
-    finish: (usage) => ({
+    svcMeta: () => ({
       request_id: 'req_long',
       sku: MODEL,
       backend: 'b',
       upstream_model: 'm',
       attempts: 1,
       latency_ms: 0,
-      usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       remaining_tokens: 0,
     }),
   };

@@ -36,6 +36,6 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
       },
     ],
     usage: chatUsage(reply.usage),
-    svc_meta: withReplyWarnings(context.finish(reply.usage), reply.warnings),
+    svc_meta: withReplyWarnings(context.svcMeta(), reply.warnings),
   };
 }

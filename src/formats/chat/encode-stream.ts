@@ -29,13 +29,10 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
   const toolIndex = new Map<string, number>();
   let started = false;
 
-  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
-  // would abort the upstream body with an error where it is about to end cleanly anyway.
-  let ended = false;
+  // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of batches) {
     let out = '';
     for (const event of batch) {
-      if (ended) continue;
       if (!started && event.type !== 'error') {
         started = true;
         out += chunk({ role: 'assistant', content: '' });
@@ -75,7 +72,7 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
           break;
         }
         case 'finish': {
-          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.finish(event.usage), event.warnings))}`;
+          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.svcMeta(), event.warnings))}`;
           const reason = chatFinishReason(event.reason);
           if (context.options.includeUsage) {
             out += chunk({}, reason);
@@ -84,12 +81,10 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
             out += chunk({}, reason, meta);
           }
           out += 'data: [DONE]\n\n';
-          ended = true;
           break;
         }
         case 'error':
           out += sse(openaiErrorBody(event.error));
-          ended = true;
           break;
         default:
           break;

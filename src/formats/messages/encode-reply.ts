@@ -45,6 +45,6 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     content,
     ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
     usage: anthropicUsage(reply.usage),
-    svc_meta: withReplyWarnings(context.finish(reply.usage), reply.warnings),
+    svc_meta: withReplyWarnings(context.svcMeta(), reply.warnings),
   };
 }

@@ -60,13 +60,10 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
     return frame;
   };
 
-  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
-  // would abort the upstream body with an error where it is about to end cleanly anyway.
-  let ended = false;
+  // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of sequenceToolCalls(batches)) {
     let out = '';
     for (const event of batch) {
-      if (ended) continue;
       if (!started && event.type !== 'error') {
         started = true;
         out += startMessage(event.type === 'start' ? event.usage : undefined);
@@ -137,7 +134,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock();
           break;
         case 'finish': {
-          const meta = withReplyWarnings(context.finish(event.usage), event.warnings);
+          const meta = withReplyWarnings(context.svcMeta(), event.warnings);
           out += closeBlock() +
             sse(
               {
@@ -149,12 +146,10 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
               'message_delta',
             ) +
             sse({ type: 'message_stop' }, 'message_stop');
-          ended = true;
           break;
         }
         case 'error':
           out += closeBlock() + sse(anthropicErrorBody(event.error, context.requestId), 'error');
-          ended = true;
           break;
         default:
           break;

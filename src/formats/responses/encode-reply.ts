@@ -19,6 +19,6 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
     }
   });
   const { status, incompleteReason } = responsesStatus(reply.finishReason);
-  const meta = withReplyWarnings(context.finish(reply.usage), reply.warnings);
+  const meta = withReplyWarnings(context.svcMeta(), reply.warnings);
   return responseObject(newId('resp_'), context, status, output, reply.usage, meta, undefined, incompleteReason);
 }

@@ -47,14 +47,11 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
     emit('response.created', { response: responseObject(responseId, context, 'in_progress', []) }) +
     emit('response.in_progress', { response: responseObject(responseId, context, 'in_progress', []) });
 
-  // After the terminal frame, read on (ignoring the rest) rather than return: stopping early
-  // would abort the upstream body with an error where it is about to end cleanly anyway.
-  let ended = false;
+  // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of batches) {
     let out = opening;
     opening = '';
     for (const event of batch) {
-      if (ended) continue;
       switch (event.type) {
         case 'text-start': {
           text = { id: newId('msg_'), index: output.length, text: '' };
@@ -178,11 +175,10 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           break;
         }
         case 'finish': {
-          const meta = withReplyWarnings(context.finish(event.usage), event.warnings);
+          const meta = withReplyWarnings(context.svcMeta(), event.warnings);
           const { status, incompleteReason } = responsesStatus(event.reason);
           const done = output.filter((item) => item !== undefined);
           const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason) };
-          ended = true;
           if (!longOutput) {
             out += emit(`response.${status}`, payload);
             break;
@@ -197,7 +193,6 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           const done = output.filter((item) => item !== undefined);
           const error = { code: event.error.code ?? 'server_error', message: event.error.message };
           const payload = { response: responseObject(responseId, context, 'failed', done, undefined, undefined, error) };
-          ended = true;
           if (!longOutput) {
             out += emit('response.failed', payload);
             break;

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
 import { encodeChatStream } from '../../../src/formats/chat/encode-stream.js';
-import { collect, encodeContext, fixtureText, framesOf, normaliseIds, replay } from './support.js';
+import { collect, encodeContext, finishing, fixtureText, framesOf, normaliseIds, replay } from './support.js';
 
 const golden = (name: string) => fixtureText(`expected/chat-client/${name}.sse`);
 
 async function encode(events: StreamEvent[], includeUsage: boolean) {
   const context = encodeContext({ includeUsage });
-  const chunks = await collect(encodeChatStream(replay(events), context));
+  const chunks = await collect(encodeChatStream(finishing(replay(events), context), context));
   return { chunks, text: chunks.join(''), context };
 }
 

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
 import { encodeMessagesStream } from '../../../src/formats/messages/encode-stream.js';
-import { collect, encodeContext, fixtureText, framesOf, normaliseIds, replay } from './support.js';
+import { collect, encodeContext, finishing, fixtureText, framesOf, normaliseIds, replay } from './support.js';
 
 const golden = (name: string) => fixtureText(`expected/messages-client/${name}.sse`);
 
 async function encode(events: StreamEvent[]) {
   const context = encodeContext({});
-  const text = (await collect(encodeMessagesStream(replay(events), context))).join('');
+  const text = (await collect(encodeMessagesStream(finishing(replay(events), context), context))).join('');
   return { text, context };
 }
 

@@ -5,6 +5,7 @@ import type { Usage } from '../../../src/core/reply.js';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
 import type { EncodeContext, SvcMeta } from '../../../src/formats/client-format.js';
+import { untilTerminal } from '../../../src/handlers/until-terminal.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url);
 
@@ -83,7 +84,10 @@ export const FIXED_META: SvcMeta = {
   remaining_tokens: 1000,
 };
 
-/** An EncodeContext built by hand; `finished` records every usage passed to finish(). */
+/**
+ * An EncodeContext built by hand; `finished` holds every usage the pipeline's step recorded
+ * (`finishing`), and svc_meta reports the last of them (none yet: zero).
+ */
 export function encodeContext<Options>(options: Options, request: CanonicalRequest = userRequest()): EncodeContext<Options> & { finished: Usage[] } {
   const finished: Usage[] = [];
   return {
@@ -94,14 +98,19 @@ export function encodeContext<Options>(options: Options, request: CanonicalReque
     request,
     secret: 'unit-test-secret-0123456789abcdef',
     finished,
-    finish: (usage: Usage): SvcMeta => {
-      finished.push(usage);
+    svcMeta: (): SvcMeta => {
+      const usage = finished.at(-1) ?? { inputTokens: 0, outputTokens: 0 };
       return {
         ...FIXED_META,
         usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
       };
     },
   };
+}
+
+/** Batches as the pipeline hands them to an encoder: cut at the first terminal event, the finish's usage recorded first. */
+export function finishing(batches: AsyncIterable<StreamEvent[]>, context: { finished: Usage[] }): AsyncIterable<StreamEvent[]> {
+  return untilTerminal(batches, (event) => context.finished.push(event.usage));
 }
 
 /** Replaces the random ids a client encoder mints, so its output can be compared byte for byte. */
