@@ -65,3 +65,22 @@ function register(tools: DecodedTools, client: ClientTool, description: string |
 }
 
 const describe = (tool: Json, path: string): string | undefined => optionalString(tool, 'description', `${path}.description`);
+
+/**
+ * The tools as the response object lists them: each function tool with every field the Open
+ * Responses FunctionTool requires, `null` for a description, parameters or `strict` the client
+ * left out (what it asked, not a default the upstream may or may not apply); any other tool as it came.
+ */
+export function echoResponsesTools(raw: readonly unknown[] = []): unknown[] {
+  return raw.map((item) => {
+    const tool = item as Json;
+    if ((tool.type ?? 'function') !== 'function') return tool;
+    return {
+      ...tool,
+      type: 'function',
+      description: tool.description ?? null,
+      parameters: tool.parameters ?? null,
+      strict: typeof tool.strict === 'boolean' ? tool.strict : null,
+    };
+  });
+}

@@ -1,6 +1,7 @@
 import type { FinishReason, Usage } from '../../core/reply.js';
 import type { EncodeContext, SvcMeta } from '../client-format.js';
 import type { ResponsesOptions } from './decode-request.js';
+import { echoResponsesTools } from './map-tools.js';
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
@@ -25,7 +26,37 @@ export function responsesUsage(usage: Usage) {
   };
 }
 
-/** The `response` object, as the JSON body and as the payload of the lifecycle events. */
+/**
+ * Settings the response object echoes that the canonical request does not model, read from the
+ * client's own body (which the decoder keeps for a same-format upstream); each only when it has
+ * the type the specification gives it, else the value it means when left out.
+ * https://www.openresponses.org/reference (ResponseResource)
+ */
+function echoedSettings(context: EncodeContext<ResponsesOptions>) {
+  const { request, options } = context;
+  const body: Record<string, unknown> = request.passthrough?.format === 'responses' ? request.passthrough.body : {};
+  const number = (key: string, fallback: number) => (typeof body[key] === 'number' ? (body[key] as number) : fallback);
+  const integer = (key: string) => (Number.isInteger(body[key]) ? (body[key] as number) : null);
+  const string = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);
+  return {
+    presence_penalty: number('presence_penalty', 0),
+    frequency_penalty: number('frequency_penalty', 0),
+    top_logprobs: integer('top_logprobs') ?? 0,
+    max_tool_calls: integer('max_tool_calls'),
+    // Every request here is answered in the foreground, whatever `background` asked.
+    background: false,
+    // The tier an upstream used is not reported back through the router; `default` is what an
+    // unspecified (or `auto`) tier means.
+    service_tier: options.serviceTier && options.serviceTier !== 'auto' ? options.serviceTier : 'default',
+    safety_identifier: string('safety_identifier'),
+    prompt_cache_key: options.promptCacheKey ?? null,
+  };
+}
+
+/**
+ * The `response` object, as the JSON body and as the payload of the lifecycle events: every field
+ * the Open Responses ResponseResource requires (schema 2026-04-24), so strict clients accept it.
+ */
 export function responseObject(
   id: string,
   context: EncodeContext<ResponsesOptions>,
@@ -41,6 +72,8 @@ export function responseObject(
     id,
     object: 'response',
     created_at: context.created,
+    // A finished response is finished now; one in progress, incomplete or failed has no completion time.
+    completed_at: status === 'completed' ? Math.max(context.created, Math.floor(Date.now() / 1000)) : null,
     status,
     error: error ?? null,
     incomplete_details: status === 'incomplete' ? { reason: incompleteReason } : null,
@@ -55,11 +88,12 @@ export function responseObject(
     temperature: request.temperature ?? 1,
     text: options.text,
     tool_choice: options.toolChoice,
-    tools: options.tools,
+    tools: echoResponsesTools(options.tools),
     top_p: request.topP ?? 1,
     truncation: options.truncation,
     usage: finalUsage ? responsesUsage(finalUsage) : null,
     metadata: options.metadata,
+    ...echoedSettings(context),
     ...(meta ? { svc_meta: meta } : {}),
   };
 }
