@@ -138,7 +138,11 @@ export async function handleCompletion<Options>(context: RequestContext, format:
           const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
           finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
         }),
-        (event) => finish(event.usage),
+        (event) => {
+          if (event.type === 'finish') finish(event.usage);
+          // A failure after the stream began is answered in the stream, with a 200: the log still names it.
+          else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
+        },
       ),
       encodeContext,
     ),

@@ -1,16 +1,17 @@
 import type { StreamEvent } from '../core/stream-events.js';
 
 export type FinishEvent = Extract<StreamEvent, { type: 'finish' }>;
+export type TerminalEvent = Extract<StreamEvent, { type: 'finish' | 'error' }>;
 
 /**
  * The canonical stream as a client encoder is to see it: each batch up to and including the
- * first terminal event (`finish` or `error`), and nothing after it. `onFinish` is told of the
- * finish before the batch that carries it is handed on, so whatever the encoder reads of it (the
+ * first terminal event (`finish` or `error`), and nothing after it. `onTerminal` is told of that
+ * event before the batch that carries it is handed on, so whatever the encoder reads of it (the
  * recorded usage, svc_meta) is settled by then. What the upstream still sends after the terminal
  * event is read to its end and dropped: stopping early would abort an upstream body that is about
  * to end cleanly anyway.
  */
-export async function* untilTerminal(batches: AsyncIterable<StreamEvent[]>, onFinish: (event: FinishEvent) => void): AsyncGenerator<StreamEvent[]> {
+export async function* untilTerminal(batches: AsyncIterable<StreamEvent[]>, onTerminal: (event: TerminalEvent) => void): AsyncGenerator<StreamEvent[]> {
   let ended = false;
   for await (const batch of batches) {
     if (ended) continue;
@@ -20,8 +21,7 @@ export async function* untilTerminal(batches: AsyncIterable<StreamEvent[]>, onFi
       continue;
     }
     ended = true;
-    const last = batch[terminal]!;
-    if (last.type === 'finish') onFinish(last);
+    onTerminal(batch[terminal] as TerminalEvent);
     yield terminal === batch.length - 1 ? batch : batch.slice(0, terminal + 1);
   }
 }

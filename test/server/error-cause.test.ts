@@ -115,6 +115,42 @@ describe('error causes', () => {
     expect(entry.cause).toContain(String(port));
   });
 
+  it('logs a stream that failed after it began, with its cause, though it was answered with a 200', async () => {
+    let cut!: () => void;
+    const cutNow = new Promise<void>((resolve) => (cut = resolve));
+    const server = http.createServer(async (req, res) => {
+      for await (const _ of req) {
+        // Drain the request body.
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'first' }, finish_reason: null }] })}\n\n`);
+      await cutNow;
+      res.socket?.destroy();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { live, sink } = await router('json', `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+
+    const response = await fetch(`${live.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'svc.intelligent-pro', messages: [{ role: 'user', content: 'hello' }], stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('first')) text += new TextDecoder().decode((await reader.read()).value);
+    cut();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) text += new TextDecoder().decode(next.value);
+
+    const entry = JSON.parse(await sink.next()) as { status: number; error: string; cause: string };
+    expect(entry.status).toBe(200);
+    expect(text).toContain(JSON.stringify(entry.error).slice(1, -1));
+    expect(entry.cause).toMatch(/UND_ERR_SOCKET|ECONNRESET/);
+    expect(text).not.toContain(entry.cause);
+  });
+
   it('leaves the cause out of a request that did not fail', async () => {
     const sink = capture('json');
     const live = await startRouter({ http: { requestLog: sink.log } });

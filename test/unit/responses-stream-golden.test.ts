@@ -47,7 +47,7 @@ async function encode(events: StreamEvent[], body: Record<string, unknown> = {})
   };
   let text = '';
   // As the pipeline hands it on: cut at the terminal event, the finish's usage recorded first.
-  for await (const chunk of encodeResponsesStream(untilTerminal(from(events), (event) => finished.push(event.usage)), context)) text += chunk;
+  for await (const chunk of encodeResponsesStream(untilTerminal(from(events), (event) => event.type === 'finish' && finished.push(event.usage)), context)) text += chunk;
   expect(text.endsWith('\n\n')).toBe(true);
   const parsed = text
     .slice(0, -2)

@@ -26,20 +26,20 @@ describe('untilTerminal', () => {
     const upstream = source([[{ type: 'start' }, { type: 'text-start' }], [{ type: 'text-delta', text: 'hi' }, { type: 'text-end' }, finish, { type: 'text-delta', text: 'late' }], [{ type: 'text-delta', text: 'later' }]]);
     const seen: string[] = [];
     const out: StreamEvent[][] = [];
-    for await (const batch of untilTerminal(upstream.batches, (event) => seen.push(`finish ${event.usage.outputTokens} after ${out.length} batches`))) out.push(batch);
+    for await (const batch of untilTerminal(upstream.batches, (event) => event.type === 'finish' && seen.push(`finish ${event.usage.outputTokens} after ${out.length} batches`))) out.push(batch);
     expect(out).toEqual([[{ type: 'start' }, { type: 'text-start' }], [{ type: 'text-delta', text: 'hi' }, { type: 'text-end' }, finish]]);
     expect(seen).toEqual(['finish 2 after 1 batches']);
     expect(upstream.state).toEqual({ read: 3, closed: false });
   });
 
-  it('ends at an error, records no finish, and drops a finish that follows it', async () => {
+  it('ends at an error, tells of it alone, and drops a finish that follows it', async () => {
     const error = new RouterError(502, 'upstream', 'broke');
     const upstream = source([[{ type: 'start' }, { type: 'error', error }], [finish]]);
-    let finishes = 0;
+    const told: string[] = [];
     const out: StreamEvent[][] = [];
-    for await (const batch of untilTerminal(upstream.batches, () => finishes++)) out.push(batch);
+    for await (const batch of untilTerminal(upstream.batches, (event) => told.push(event.type))) out.push(batch);
     expect(out).toEqual([[{ type: 'start' }, { type: 'error', error }]]);
-    expect(finishes).toBe(0);
+    expect(told).toEqual(['error']);
   });
 
   it('closes the source when its reader stops early (a client gone)', async () => {

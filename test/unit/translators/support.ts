@@ -110,7 +110,7 @@ export function encodeContext<Options>(options: Options, request: CanonicalReque
 
 /** Batches as the pipeline hands them to an encoder: cut at the first terminal event, the finish's usage recorded first. */
 export function finishing(batches: AsyncIterable<StreamEvent[]>, context: { finished: Usage[] }): AsyncIterable<StreamEvent[]> {
-  return untilTerminal(batches, (event) => context.finished.push(event.usage));
+  return untilTerminal(batches, (event) => event.type === 'finish' && context.finished.push(event.usage));
 }
 
 /** Replaces the random ids a client encoder mints, so its output can be compared byte for byte. */
