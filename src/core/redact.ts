@@ -98,14 +98,14 @@ export function redactValue(value: unknown, secrets: Iterable<string> = []): unk
       return changed ? out : node;
     }
     let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(node)) {
+    const entries = Object.entries(node).map(([key, item]): [string, unknown] => {
       const cleanKey = redactText(key, list);
       const next = walk(item, depth + 1);
       if (next !== item || cleanKey !== key) changed = true;
-      out[cleanKey] = next;
-    }
-    return changed ? out : node;
+      return [cleanKey, next];
+    });
+    // fromEntries defines own properties: a client's `__proto__` key stays a key.
+    return changed ? Object.fromEntries(entries) : node;
   };
   return walk(value, 0);
 }

@@ -53,6 +53,14 @@ describe('redactError and redactValue', () => {
     const clean = { a: 'fine', b: [1, 2] };
     expect(redactValue(clean)).toBe(clean);
   });
+
+  it('keeps a client key named __proto__ as a key of the redacted copy', () => {
+    const body = JSON.parse('{"__proto__": {"x": "sk-abcdef1234567890"}, "y": "Bearer abcdefgh12345678"}');
+    const clean = redactValue(body) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(clean)).toBe(Object.prototype);
+    expect(Object.hasOwn(clean, '__proto__')).toBe(true);
+    expect(JSON.stringify(clean)).toBe('{"__proto__":{"x":"[redacted]"},"y":"Bearer [redacted]"}');
+  });
 });
 
 describe('the request log as a second line of defence', () => {
