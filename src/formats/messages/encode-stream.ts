@@ -1,3 +1,4 @@
+import { estimateRequestTokens } from '../../core/estimate-tokens.js';
 import type { Usage } from '../../core/reply.js';
 import { sequenceToolCalls } from '../../core/sequence-tool-calls.js';
 import type { StreamEvent } from '../../core/stream-events.js';
@@ -16,6 +17,16 @@ import { metadataOf } from '../../core/provider-metadata.js';
  * The Anthropic streaming grammar from canonical events: message_start, ping, then for each block
  * content_block_start / _delta / _stop with rising indices, message_delta with stop_reason and
  * usage, message_stop. Every event carries its `event:` line; every block is closed.
+ *
+ * Usage follows one rule: each count is the best number known when its event is written.
+ * message_start carries the upstream's own input count when the upstream gave one before its
+ * first content (Anthropic's message_start, Gemini's first chunk), else the router's estimate of
+ * the request (OpenAI Chat and Responses report usage only at the end). The closing message_delta
+ * always carries the upstream's final counts, input and cache included: Anthropic's message_delta
+ * usage is cumulative and may carry input_tokens
+ * (https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types), so a client that
+ * keeps the last value it saw, as the SDK's stream helper does, ends with the real count. A client
+ * that reads input only from message_start sees the estimate.
  */
 export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
   let nextIndex = 0;
@@ -35,7 +46,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: anthropicUsage(usage ?? { inputTokens: 0, outputTokens: 0 }),
+          usage: anthropicUsage(usage ?? { inputTokens: estimateRequestTokens(context.request), outputTokens: 0 }),
         },
       },
       'message_start',
