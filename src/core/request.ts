@@ -17,6 +17,8 @@ export interface ImagePart {
   /** An http(s) URL or a data: URL; passed to the upstream as it is, never fetched here. */
   url: string;
   mediaType?: string;
+  /** How closely the model should look (OpenAI's `detail`); upstreams without the setting say so in warnings. */
+  detail?: 'low' | 'high' | 'auto' | 'original';
   providerMetadata?: ProviderMetadata;
 }
 
@@ -85,6 +87,14 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** One part or setting only a same-format upstream can take; `message` says what and why, for the 400 or the warning. */
+export interface SameFormatOnly {
+  param: string;
+  message: string;
+  /** true: the request is refused on a translating route (dropping it would change what the model sees); false: a warning. */
+  refuse: boolean;
+}
+
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
@@ -110,6 +120,20 @@ export interface CanonicalRequest {
   metadata?: Record<string, string>;
   /** Structured output: the reply must be JSON matching this schema. */
   outputSchema?: { name: string; schema: Record<string, unknown>; strict?: boolean };
+  /** JSON mode with no schema (OpenAI's `json_object`): the reply must be one JSON object. */
+  jsonObject?: boolean;
+  /** Sampling seed, for repeatable answers where the upstream supports it. */
+  seed?: number;
+  /** OpenAI-style penalties, -2 to 2. */
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  /**
+   * Parts and settings the client sent that only an upstream of the client's own format can take
+   * (they reach it in the passthrough body). A backend that translates the request refuses it with
+   * a 400 at the first `refuse` entry, naming its `param`, and lists the rest in its warnings.
+   * See core/same-format-only.ts.
+   */
+  sameFormatOnly?: SameFormatOnly[];
   /**
    * The client's own body, for a backend that speaks the same wire format: it forwards this with
    * the model renamed, so fields the canonical form does not model still reach the upstream.

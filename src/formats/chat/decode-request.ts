@@ -1,6 +1,6 @@
 import { invalidRequest } from '../../core/errors.js';
 import { inlineFile } from '../../core/file-data.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import type { Decoded } from '../client-format.js';
 import {
   asArray,
@@ -41,7 +41,8 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
     else messages.push(message);
   });
 
-  const request: CanonicalRequest = { model, system, messages, tools: decodeTools(json) };
+  const kept: SameFormatOnly[] = [];
+  const request: CanonicalRequest = { model, system, messages, tools: decodeTools(json, kept) };
   const toolChoice = decodeToolChoice(json.tool_choice);
   if (toolChoice) request.toolChoice = toolChoice;
   const parallel = optionalBoolean(json, 'parallel_tool_calls');
@@ -56,10 +57,12 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   if (stop) request.stop = stop;
   const effort = parseReasoningEffort(optionalString(json, 'reasoning_effort'), 'reasoning_effort');
   if (effort) request.reasoningEffort = effort;
-  const outputSchema = decodeResponseFormat(json.response_format);
-  if (outputSchema) request.outputSchema = outputSchema;
+  decodeResponseFormat(json.response_format, request);
+  decodeSampling(json, request, kept);
   const metadata = optionalMetadata(json, 'metadata');
-  if (metadata) request.metadata = metadata;
+  const user = optionalString(json, 'user');
+  if (metadata || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
+  if (kept.length) request.sameFormatOnly = kept;
 
   request.passthrough = { format: 'chat', body: json };
 
@@ -105,6 +108,9 @@ function decodeAssistant(message: Json, path: string): Message {
   if (message.content !== undefined && message.content !== null) {
     content.push(...decodeContent(message.content, `${path}.content`, false));
   }
+  // A refusal the model gave on an earlier turn is what it said then: replayed as its text.
+  const refusal = optionalString(message, 'refusal', `${path}.refusal`);
+  if (refusal) content.push({ type: 'text', text: refusal });
   const calls = message.tool_calls;
   if (calls !== undefined && calls !== null) {
     asArray(calls, `${path}.tool_calls`).forEach((raw, index) => {
@@ -135,8 +141,14 @@ function decodeContent(raw: unknown, path: string, allowImages: boolean): Part[]
     if (type === 'refusal') return { type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) };
     if (type === 'image_url' && allowImages) {
       const image = part.image_url;
-      const url = typeof image === 'string' ? image : requiredString(asObject(image, `${where}.image_url`), 'url', `${where}.image_url.url`);
-      return { type: 'image', url };
+      if (typeof image === 'string') return { type: 'image', url: image };
+      const fields = asObject(image, `${where}.image_url`);
+      const url = requiredString(fields, 'url', `${where}.image_url.url`);
+      const detail = optionalString(fields, 'detail', `${where}.image_url.detail`);
+      if (detail !== undefined && detail !== 'low' && detail !== 'high' && detail !== 'auto' && detail !== 'original') {
+        throw invalidRequest(`${where}.image_url.detail: expected one of low, high, auto, original.`, `${where}.image_url.detail`);
+      }
+      return { type: 'image', url, ...(detail ? { detail } : {}) };
     }
     if (type === 'file' && allowImages) return decodeFile(part.file, `${where}.file`);
     throw invalidRequest(`${where}.type: content part type '${type}' is not supported here.`, `${where}.type`);
@@ -158,12 +170,18 @@ function decodeFile(raw: unknown, path: string): FilePart {
   throw invalidRequest(`${path}: a file part needs file_data or file_id.`, path, 'missing_required_parameter');
 }
 
-function decodeTools(json: Json): ToolSpec[] {
+function decodeTools(json: Json, kept: SameFormatOnly[]): ToolSpec[] {
   const tools: ToolSpec[] = [];
   if (json.tools !== undefined && json.tools !== null) {
     asArray(json.tools, 'tools').forEach((raw, index) => {
       const tool = asObject(raw, `tools[${index}]`);
-      if (tool.type !== 'function') return; // other tool types have no Chat Completions meaning to route
+      if (tool.type !== 'function') {
+        // Custom (free-form) tools and later kinds: an OpenAI Chat upstream gets them as sent;
+        // elsewhere the model would not see the tool, so the request is refused.
+        const type = typeof tool.type === 'string' ? tool.type : 'unknown';
+        kept.push({ param: `tools[${index}]`, message: `tools of type '${type}' can be passed only to an OpenAI Chat upstream, and this model routes elsewhere; declare it as a function tool.`, refuse: true });
+        return;
+      }
       tools.push(decodeFunction(tool.function, `tools[${index}].function`));
     });
   }
@@ -194,15 +212,43 @@ function decodeToolChoice(raw: unknown): ToolChoice | undefined {
   throw invalidRequest("tool_choice: expected 'auto', 'none', 'required' or {type: 'function', function: {name}}.", 'tool_choice');
 }
 
-/** `response_format: {type: 'json_schema', json_schema: {name, schema, strict}}` as the canonical output schema. */
-function decodeResponseFormat(raw: unknown): CanonicalRequest['outputSchema'] {
-  if (!raw || typeof raw !== 'object') return undefined;
+/**
+ * `response_format`: `{type: 'json_schema', json_schema: {name, schema, strict}}` as the canonical
+ * output schema, `{type: 'json_object'}` as JSON mode.
+ * https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format
+ */
+function decodeResponseFormat(raw: unknown, request: CanonicalRequest): void {
+  if (!raw || typeof raw !== 'object') return;
   const format = raw as Json;
+  if (format.type === 'json_object') {
+    request.jsonObject = true;
+    return;
+  }
   const spec = format.json_schema as Json | undefined;
-  if (format.type !== 'json_schema' || !spec || typeof spec.schema !== 'object' || spec.schema === null) return undefined;
-  return {
+  if (format.type !== 'json_schema' || !spec || typeof spec.schema !== 'object' || spec.schema === null) return;
+  request.outputSchema = {
     name: typeof spec.name === 'string' ? spec.name : 'output',
     schema: spec.schema as Record<string, unknown>,
     ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
   };
+}
+
+/**
+ * `seed` and the penalties are modelled (an upstream without them says so in warnings);
+ * `logit_bias` and `logprobs` name tokens of OpenAI's own vocabulary or ask for a reply field the
+ * canonical reply does not carry, so only an OpenAI Chat upstream honours them: elsewhere a warning.
+ */
+function decodeSampling(json: Json, request: CanonicalRequest, kept: SameFormatOnly[]): void {
+  const seed = optionalInteger(json, 'seed', 'seed', Number.MIN_SAFE_INTEGER);
+  if (seed !== undefined) request.seed = seed;
+  const frequency = optionalNumber(json, 'frequency_penalty', 'frequency_penalty', { min: -2, max: 2 });
+  if (frequency !== undefined) request.frequencyPenalty = frequency;
+  const presence = optionalNumber(json, 'presence_penalty', 'presence_penalty', { min: -2, max: 2 });
+  if (presence !== undefined) request.presencePenalty = presence;
+  if (json.logit_bias !== undefined && json.logit_bias !== null && Object.keys(asObject(json.logit_bias, 'logit_bias')).length) {
+    kept.push({ param: 'logit_bias', message: 'not sent: token ids are OpenAI-specific, and this model routes elsewhere.', refuse: false });
+  }
+  if (optionalBoolean(json, 'logprobs') === true || (json.top_logprobs !== undefined && json.top_logprobs !== null)) {
+    kept.push({ param: 'logprobs', message: 'not returned: only an OpenAI Chat upstream gives log probabilities, and this model routes elsewhere.', refuse: false });
+  }
 }

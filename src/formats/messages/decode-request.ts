@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import type { Decoded } from '../client-format.js';
 import {
   asArray,
@@ -27,15 +27,18 @@ export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
   const list = asArray(json.messages, 'messages');
 
   const messages: Message[] = [];
-  list.forEach((raw, index) => messages.push(...decodeMessage(raw, `messages.${index}`)));
+  const kept: SameFormatOnly[] = [];
+  list.forEach((raw, index) => messages.push(...decodeMessage(raw, `messages.${index}`, kept)));
 
+  const tools = decodeTools(json.tools);
   const request: CanonicalRequest = {
     model,
     system: decodeSystem(json.system),
     messages,
-    tools: decodeTools(json.tools),
+    tools: tools.specs,
     maxOutputTokens: maxTokens,
   };
+  if (kept.length) request.sameFormatOnly = kept;
   const toolChoice = decodeToolChoice(json.tool_choice, request);
   if (toolChoice) request.toolChoice = toolChoice;
   const temperature = optionalNumber(json, 'temperature', 'temperature', { min: 0, max: 1 });
@@ -52,7 +55,7 @@ export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
   if (userId) request.metadata = { user_id: userId };
 
   request.passthrough = { format: 'messages', body: json };
-  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {} };
+  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 
 function decodeSystem(raw: unknown): TextPart[] {
@@ -65,13 +68,13 @@ function decodeSystem(raw: unknown): TextPart[] {
 }
 
 /** One Anthropic message may become two canonical ones: its tool results, then the rest. */
-function decodeMessage(raw: unknown, path: string): Message[] {
+function decodeMessage(raw: unknown, path: string, kept: SameFormatOnly[]): Message[] {
   const message = asObject(raw, path);
   const role = requiredString(message, 'role', `${path}.role`);
   if (role !== 'user' && role !== 'assistant' && role !== 'system') {
     throw invalidRequest(`${path}.role: expected 'user' or 'assistant'.`, `${path}.role`);
   }
-  const blocks = decodeBlocks(message.content, `${path}.content`);
+  const blocks = decodeBlocks(message.content, `${path}.content`, kept);
   const results = blocks.filter((part) => part.type === 'tool-result');
   const rest = blocks.filter((part) => part.type !== 'tool-result');
   const decoded: Message[] = [];
@@ -80,21 +83,21 @@ function decodeMessage(raw: unknown, path: string): Message[] {
   return decoded;
 }
 
-function decodeBlocks(raw: unknown, path: string): Part[] {
+function decodeBlocks(raw: unknown, path: string, kept: SameFormatOnly[]): Part[] {
   if (raw === undefined || raw === null) throw invalidRequest(`${path}: this field is required.`, path, 'missing_required_parameter');
   if (typeof raw === 'string') return [{ type: 'text', text: raw }];
   if (!Array.isArray(raw)) throw wrongType(path, 'a string or an array of content blocks');
   const parts: Part[] = [];
   raw.forEach((item, index) => {
-    const part = decodeBlock(item, `${path}.${index}`);
+    const part = decodeBlock(item, `${path}.${index}`, kept);
     if (part) parts.push(part);
   });
   return parts;
 }
 
-function decodeBlock(raw: unknown, path: string): Part | undefined {
+function decodeBlock(raw: unknown, path: string, kept: SameFormatOnly[]): Part | undefined {
   const block = asObject(raw, path);
-  const part = decodeBlockPart(block, path);
+  const part = decodeBlockPart(block, path, kept);
   // A cache breakpoint rides in the anthropic namespace, for an Anthropic upstream to set again.
   if (part && block.cache_control !== undefined && block.cache_control !== null) {
     part.providerMetadata = { ...part.providerMetadata, anthropic: { ...part.providerMetadata?.anthropic, cacheControl: block.cache_control } };
@@ -102,11 +105,15 @@ function decodeBlock(raw: unknown, path: string): Part | undefined {
   return part;
 }
 
-function decodeBlockPart(block: Json, path: string): Part | undefined {
+function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Part | undefined {
   const type = requiredString(block, 'type', `${path}.type`);
   switch (type) {
-    case 'text':
-      return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
+    case 'text': {
+      const text = requiredString(block, 'text', `${path}.text`);
+      // Citations on a replayed answer ride in the anthropic namespace, for an Anthropic upstream.
+      const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
+      return { type: 'text', text, ...citations };
+    }
     case 'image':
       return decodeImage(block, path);
     case 'tool_use':
@@ -117,7 +124,7 @@ function decodeBlockPart(block: Json, path: string): Part | undefined {
         arguments: JSON.stringify(block.input ?? {}),
       };
     case 'tool_result': {
-      const content = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`);
+      const content = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`, kept);
       // A tool result carries text and images only: a document there would be lost, so it is refused.
       const file = content.findIndex((part) => part.type === 'file');
       if (file !== -1) throw invalidRequest(`${path}.content: a document in a tool_result cannot be passed on; send it in a user message.`, `${path}.content`);
@@ -137,7 +144,14 @@ function decodeBlockPart(block: Json, path: string): Part | undefined {
     case 'document':
       return decodeDocument(block, path);
     default:
-      // Server-tool results and future block types carry nothing a backend here can use.
+      // search_result blocks, replayed server-tool blocks (server_tool_use, web_search_tool_result,
+      // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
+      // the forwarded body; any other route refuses the request rather than leave them out.
+      kept.push({
+        param: path,
+        message: `content blocks of type '${type}' can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.`,
+        refuse: true,
+      });
       return undefined;
   }
 }
@@ -181,13 +195,21 @@ function decodeImage(block: Json, path: string): ImagePart {
   throw invalidRequest(`${path}.source.type: expected 'base64' or 'url'.`, `${path}.source.type`);
 }
 
-function decodeTools(raw: unknown): ToolSpec[] {
-  if (raw === undefined || raw === null) return [];
+/**
+ * Client tools become canonical specs. Server tools (web_search_20250305, code_execution_…, …) have
+ * a versioned type and no input_schema: an Anthropic upstream runs them; elsewhere they are left
+ * out and listed in svc_meta.dropped_tools, as Responses hosted tools are.
+ */
+function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
   const tools: ToolSpec[] = [];
+  const dropped: string[] = [];
+  if (raw === undefined || raw === null) return { specs: tools, dropped };
   asArray(raw, 'tools').forEach((item, index) => {
     const tool = asObject(item, `tools.${index}`);
-    // Server tools (web search, code execution, …) have a versioned type and no input_schema.
-    if (tool.type !== undefined && tool.type !== 'custom') return;
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+      dropped.push(typeof tool.type === 'string' ? tool.type : 'unknown');
+      return;
+    }
     const spec: ToolSpec = {
       name: requiredString(tool, 'name', `tools.${index}.name`),
       parameters: asObject(tool.input_schema, `tools.${index}.input_schema`),
@@ -196,7 +218,7 @@ function decodeTools(raw: unknown): ToolSpec[] {
     if (description !== undefined) spec.description = description;
     tools.push(spec);
   });
-  return tools;
+  return { specs: tools, dropped };
 }
 
 function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice | undefined {
@@ -221,6 +243,7 @@ function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice |
 function decodeThinking(json: Json, request: CanonicalRequest): void {
   const outputConfig = json.output_config === undefined || json.output_config === null ? undefined : asObject(json.output_config, 'output_config');
   const effort = outputConfig && parseReasoningEffort(optionalString(outputConfig, 'effort', 'output_config.effort'), 'output_config.effort');
+  if (outputConfig?.format !== undefined && outputConfig.format !== null) request.outputSchema = decodeOutputFormat(outputConfig.format);
   if (json.thinking === undefined || json.thinking === null) {
     if (effort) request.reasoningEffort = effort;
     return;
@@ -236,4 +259,16 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
   } else if (type !== 'disabled') {
     throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
   }
+}
+
+/**
+ * `output_config.format: {type: 'json_schema', schema}`: Anthropic's structured outputs, which
+ * always hold the answer to the schema (so `strict`).
+ * https://platform.claude.com/docs/en/build-with-claude/structured-outputs
+ */
+function decodeOutputFormat(raw: unknown): NonNullable<CanonicalRequest['outputSchema']> {
+  const format = asObject(raw, 'output_config.format');
+  const type = requiredString(format, 'type', 'output_config.format.type');
+  if (type !== 'json_schema') throw invalidRequest("output_config.format.type: expected 'json_schema'.", 'output_config.format.type');
+  return { name: 'output', schema: asObject(format.schema, 'output_config.format.schema'), strict: true };
 }

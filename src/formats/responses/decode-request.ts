@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../core/errors.js';
 import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart, ToolChoice } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice } from '../../core/request.js';
+import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
   asArray,
@@ -50,11 +51,12 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const rawTools = json.tools === undefined || json.tools === null ? [] : asArray(json.tools, 'tools');
   const tools = decodeResponsesTools(rawTools);
   const messages: Message[] = [];
+  const kept: SameFormatOnly[] = [];
   if (typeof json.input === 'string') {
     messages.push({ role: 'user', content: [{ type: 'text', text: json.input }] });
   } else {
     asArray(json.input, 'input').forEach((raw, index) => {
-      const message = decodeItem(raw, `input[${index}]`, context);
+      const message = decodeItem(raw, `input[${index}]`, context, kept);
       if (!message) return;
       // Leading system/developer items join the instructions; later ones stay in place.
       if (message.role === 'system' && messages.length === 0) system.push(...(message.content as TextPart[]));
@@ -63,8 +65,8 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   }
 
   const request: CanonicalRequest = { model, system, messages, tools: tools.specs };
-  const toolChoice = decodeToolChoice(json.tool_choice);
-  if (toolChoice) request.toolChoice = toolChoice;
+  if (kept.length) request.sameFormatOnly = kept;
+  decodeToolChoice(json.tool_choice, request);
   const parallel = optionalBoolean(json, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalInteger(json, 'max_output_tokens');
@@ -77,8 +79,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const effortText = optionalString(reasoning, 'effort', 'reasoning.effort');
   const effort = parseReasoningEffort(effortText, 'reasoning.effort');
   if (effort) request.reasoningEffort = effort;
-  const outputSchema = decodeTextFormat(json.text);
-  if (outputSchema) request.outputSchema = outputSchema;
+  decodeTextFormat(json.text, request);
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   const user = optionalString(json, 'user') ?? null;
   if (Object.keys(metadata).length || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
@@ -88,6 +89,10 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
     // names a response the upstream never issued, and the replayed input carries the state anyway.
     body: { ...withoutKey(json, 'previous_response_id'), ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context) } : {}) },
   };
+  const previousResponseId = optionalString(json, 'previous_response_id');
+  if (previousResponseId) {
+    warn(request, `previous_response_id '${previousResponseId}' not used: svc-router stores no responses, so the model sees only the items in this request's input; send the whole conversation (store: false).`);
+  }
   const include = json.include === undefined || json.include === null ? [] : asArray(json.include, 'include');
 
   return {
@@ -98,8 +103,9 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       instructions,
       tools: rawTools,
       toolChoice: json.tool_choice ?? 'auto',
-      store: optionalBoolean(json, 'store') ?? true,
-      previousResponseId: optionalString(json, 'previous_response_id') ?? null,
+      // Nothing is stored here, so the response claims `store: true` only when the client asked.
+      store: optionalBoolean(json, 'store') ?? false,
+      previousResponseId: previousResponseId ?? null,
       reasoning: { effort: effortText ?? null, summary: optionalString(reasoning, 'summary', 'reasoning.summary') ?? null },
       text: json.text ?? { format: { type: 'text' } },
       truncation: optionalString(json, 'truncation') ?? 'disabled',
@@ -120,14 +126,20 @@ function appendMessage(messages: Message[], message: Message): void {
   else messages.push(message);
 }
 
-function decodeItem(raw: unknown, path: string, context: DecodeContext): Message | undefined {
+function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: SameFormatOnly[]): Message | undefined {
   const item = asObject(raw, path);
   const type = optionalString(item, 'type', `${path}.type`) ?? 'message';
   switch (type) {
     case 'message': {
       const role = requiredString(item, 'role', `${path}.role`);
-      if (role === 'system' || role === 'developer') return { role: 'system', content: decodeContent(item.content, `${path}.content`).filter(isText) };
-      if (role === 'user' || role === 'assistant') return { role, content: decodeContent(item.content, `${path}.content`) };
+      if (role === 'system' || role === 'developer') {
+        const content = decodeContent(item.content, `${path}.content`, kept);
+        content.forEach((part, index) => {
+          if (!isText(part)) keepOnly(kept, `${path}.content[${index}]`, `an image or file in a ${role} message can be passed only to an OpenAI Responses upstream, and this model routes elsewhere; send it in a user message.`);
+        });
+        return { role: 'system', content: content.filter(isText) };
+      }
+      if (role === 'user' || role === 'assistant') return { role, content: decodeContent(item.content, `${path}.content`, kept) };
       throw invalidRequest(`${path}.role: expected one of user, assistant, system, developer.`, `${path}.role`);
     }
     case 'function_call': {
@@ -148,16 +160,31 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext): Message
     case 'custom_tool_call_output':
     case 'local_shell_call_output': {
       const callId = optionalString(item, 'call_id', `${path}.call_id`) ?? requiredString(item, 'id', `${path}.id`);
-      return { role: 'tool', content: [{ type: 'tool-result', callId, content: decodeOutput(item.output, `${path}.output`) }] };
+      return { role: 'tool', content: [{ type: 'tool-result', callId, content: decodeOutput(item.output, `${path}.output`, kept) }] };
     }
     case 'reasoning':
       return decodeReasoning(item, path, context);
+    case 'item_reference': {
+      // An earlier item by id, for the server to look up (what `store: true` clients such as the
+      // AI SDK send). svc-router keeps no state, and the ids it issued name nothing upstream.
+      const id = optionalString(item, 'id', `${path}.id`) ?? '';
+      throw invalidRequest(
+        `${path}: item_reference '${id}' cannot be resolved: svc-router stores no responses or items. Send earlier items in full instead (with the AI SDK, set store: false).`,
+        path,
+      );
+    }
     default:
-      // Other items replayed from earlier outputs (web search calls, item references, …) carry
-      // nothing a backend here consumes; accepted and left out of the upstream request.
+      // Items replayed from hosted tools (web_search_call, computer_call, mcp_call, …) and types
+      // not modelled here: an OpenAI Responses upstream gets them in the forwarded body; any other
+      // route refuses the request rather than leave them out.
+      keepOnly(kept, path, `a replayed '${type}' item can be passed only to an OpenAI Responses upstream, and this model routes elsewhere; leave it out or send what it holds as a message.`);
       return undefined;
   }
 }
+
+const keepOnly = (kept: SameFormatOnly[], param: string, message: string, refuse = true): void => {
+  kept.push({ param, message, refuse });
+};
 
 const toolCall = (id: string, name: string, args: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', id, name, arguments: args }] });
 
@@ -166,11 +193,15 @@ function decodeReasoning(item: Json, path: string, context: DecodeContext): Mess
   const sealed = item.encrypted_content;
   if (isSealedByUs(sealed)) return { role: 'assistant', content: [unsealReasoning(sealed, context.secret, `${path}.encrypted_content`)] };
   const summary = Array.isArray(item.summary) ? item.summary.map((part) => (typeof (part as Json)?.text === 'string' ? ((part as Json).text as string) : '')).join('\n') : '';
+  // `content` holds the reasoning itself (reasoning_text parts, from open-weight models); it says
+  // more than a summary, so it is what the part carries when present.
+  const full = Array.isArray(item.content) ? item.content.map((part) => (typeof (part as Json)?.text === 'string' ? ((part as Json).text as string) : '')).join('\n') : '';
+  const text = full || summary;
   // Encrypted content we did not seal is OpenAI's own (a client that talks to OpenAI through us).
   const id = optionalString(item, 'id', `${path}.id`);
   const opaque = typeof sealed === 'string' && sealed ? { providerMetadata: { openai: { encryptedContent: sealed, ...(id ? { itemId: id } : {}) } } } : {};
-  if (!summary && !opaque.providerMetadata) return undefined;
-  return { role: 'assistant', content: [{ type: 'reasoning', text: summary, ...opaque }] };
+  if (!text && !opaque.providerMetadata) return undefined;
+  return { role: 'assistant', content: [{ type: 'reasoning', text, ...opaque }] };
 }
 
 /**
@@ -194,7 +225,7 @@ function withoutKey(json: Json, key: string): Json {
 
 const isText = (part: Part): part is TextPart => part.type === 'text';
 
-function decodeContent(raw: unknown, path: string): Part[] {
+function decodeContent(raw: unknown, path: string, kept: SameFormatOnly[]): Part[] {
   if (raw === undefined || raw === null) throw invalidRequest(`${path}: this field is required.`, path, 'missing_required_parameter');
   if (typeof raw === 'string') return [{ type: 'text', text: raw }];
   if (!Array.isArray(raw)) throw wrongType(path, 'a string or an array of content parts');
@@ -206,13 +237,34 @@ function decodeContent(raw: unknown, path: string): Part[] {
     if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push({ type: 'text', text: requiredString(part, 'text', `${where}.text`) });
     else if (type === 'refusal') parts.push({ type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) });
     else if (type === 'input_image') {
-      const url = optionalString(part, 'image_url', `${where}.image_url`);
-      if (url) parts.push({ type: 'image', url });
+      const image = decodeInputImage(part, where, kept);
+      if (image) parts.push(image);
     } else if (type === 'input_file') {
       parts.push(decodeInputFile(part, where));
+    } else {
+      keepOnly(kept, where, `content parts of type '${type}' can be passed only to an OpenAI Responses upstream, and this model routes elsewhere.`);
     }
   });
   return parts;
+}
+
+const DETAILS = ['low', 'high', 'auto', 'original'] as const;
+
+/**
+ * An `input_image` part: `image_url` (a URL or a data: URL) with its `detail`, or an uploaded
+ * `file_id`, which only OpenAI's Responses API can read
+ * (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input).
+ */
+function decodeInputImage(part: Json, path: string, kept: SameFormatOnly[]): ImagePart | undefined {
+  const url = optionalString(part, 'image_url', `${path}.image_url`);
+  const detail = optionalString(part, 'detail', `${path}.detail`);
+  if (detail !== undefined && !(DETAILS as readonly string[]).includes(detail)) throw invalidRequest(`${path}.detail: expected one of low, high, auto, original.`, `${path}.detail`);
+  if (url) return { type: 'image', url, ...(detail ? { detail: detail as ImagePart['detail'] } : {}) };
+  if (optionalString(part, 'file_id', `${path}.file_id`)) {
+    keepOnly(kept, path, "an input_image by file_id can be read only by OpenAI's Responses API, and this model routes elsewhere; send image_url (a URL or a data: URL) instead.");
+    return undefined;
+  }
+  throw invalidRequest(`${path}: an input_image needs image_url or file_id.`, path, 'missing_required_parameter');
 }
 
 /**
@@ -235,33 +287,66 @@ function decodeInputFile(part: Json, path: string): FilePart {
 }
 
 /** A tool's output: a string, or content parts (text and images). */
-function decodeOutput(raw: unknown, path: string): Array<TextPart | ImagePart> {
+function decodeOutput(raw: unknown, path: string, kept: SameFormatOnly[]): Array<TextPart | ImagePart> {
   if (typeof raw === 'string') return [{ type: 'text', text: raw }];
   if (raw === undefined || raw === null) return [];
-  const parts = decodeContent(raw, path);
+  const parts = decodeContent(raw, path, kept);
   const file = parts.findIndex((part) => part.type === 'file');
   // A tool result carries text and images only: a file there would be lost, so it is refused.
   if (file !== -1) throw invalidRequest(`${path}[${file}]: a file in a tool output cannot be passed on; send it in a user message.`, `${path}[${file}]`);
   return parts.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image');
 }
 
-function decodeToolChoice(raw: unknown): ToolChoice | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (raw === 'auto' || raw === 'none' || raw === 'required') return raw;
-  if (typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const choice = raw as Json;
-  if ((choice.type === 'function' || choice.type === 'custom') && typeof choice.name === 'string') {
-    return { name: canonicalToolName(choice.name, typeof choice.namespace === 'string' ? choice.namespace : undefined) };
+/**
+ * `tool_choice`: a mode, one function or custom tool, `allowed_tools` (the tools the model may use
+ * this turn, with a mode: a translating backend is offered only those), or a hosted tool, which a
+ * translating backend leaves out with the tool itself.
+ * https://platform.openai.com/docs/api-reference/responses/create#responses-create-tool_choice
+ */
+function decodeToolChoice(raw: unknown, request: CanonicalRequest): void {
+  if (raw === undefined || raw === null) return;
+  if (raw === 'auto' || raw === 'none' || raw === 'required') {
+    request.toolChoice = raw;
+    return;
   }
-  return undefined; // built-in tool choices: nothing to force upstream
+  if (typeof raw === 'string') throw invalidRequest("tool_choice: expected 'auto', 'none', 'required' or a tool choice object.", 'tool_choice');
+  const choice = asObject(raw, 'tool_choice');
+  const type = requiredString(choice, 'type', 'tool_choice.type');
+  if (type === 'function' || type === 'custom') {
+    request.toolChoice = { name: canonicalToolName(requiredString(choice, 'name', 'tool_choice.name'), optionalString(choice, 'namespace', 'tool_choice.namespace')) };
+    return;
+  }
+  if (type === 'allowed_tools') {
+    const mode = requiredString(choice, 'mode', 'tool_choice.mode');
+    if (mode !== 'auto' && mode !== 'required') throw invalidRequest("tool_choice.mode: expected 'auto' or 'required'.", 'tool_choice.mode');
+    const allowed = new Set(
+      asArray(choice.tools, 'tool_choice.tools').flatMap((item, index) => {
+        const tool = asObject(item, `tool_choice.tools[${index}]`);
+        return typeof tool.name === 'string' ? [canonicalToolName(tool.name, typeof tool.namespace === 'string' ? tool.namespace : undefined)] : [];
+      }),
+    );
+    request.tools = request.tools.filter((tool) => allowed.has(tool.name));
+    request.toolChoice = request.tools.length ? mode : 'none';
+    return;
+  }
+  // A hosted tool (web_search_preview, file_search, mcp, …): left out on a translating route.
+  keepOnly((request.sameFormatOnly ??= []), 'tool_choice', `tool_choice forces the hosted tool '${type}', which this route leaves out (see dropped_tools); the model chooses for itself.`, false);
 }
 
-/** `text.format` of type json_schema becomes the canonical output schema. */
-function decodeTextFormat(raw: unknown): CanonicalRequest['outputSchema'] {
-  if (!raw || typeof raw !== 'object') return undefined;
+/**
+ * `text.format`: json_schema becomes the canonical output schema, json_object JSON mode.
+ * https://platform.openai.com/docs/api-reference/responses/create#responses-create-text
+ */
+function decodeTextFormat(raw: unknown, request: CanonicalRequest): void {
+  if (!raw || typeof raw !== 'object') return;
   const format = (raw as Json).format as Json | undefined;
-  if (!format || format.type !== 'json_schema' || !format.schema || typeof format.schema !== 'object') return undefined;
-  return {
+  if (!format) return;
+  if (format.type === 'json_object') {
+    request.jsonObject = true;
+    return;
+  }
+  if (format.type !== 'json_schema' || !format.schema || typeof format.schema !== 'object') return;
+  request.outputSchema = {
     name: typeof format.name === 'string' ? format.name : 'output',
     schema: format.schema as Record<string, unknown>,
     ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}),

@@ -323,11 +323,50 @@ describe('decodeChatRequest: invalid bodies are a 400 naming the field', () => {
   });
 });
 
-describe('decodeChatRequest: client parts that do not reach a translated upstream today', () => {
-  it.todo("tools of type 'custom' (free-form tools) are skipped without a 400 or a dropped-tools entry");
-  it.todo("response_format {type: 'json_object'} is ignored: no canonical JSON mode, so a translating backend never hears of it");
-  it.todo("image_url.detail ('low'/'high') is dropped from the image part");
-  it.todo('an assistant message-level `refusal` string is dropped from the replayed turn');
-  it.todo('the top-level `user` field is not carried into metadata.user_id, unlike Responses');
-  it.todo('seed, frequency_penalty, presence_penalty, logit_bias and logprobs are neither modelled nor refused when translating');
+describe('decodeChatRequest: every part is carried, kept for a same-format upstream, or refused', () => {
+  it("a tool of type 'custom' is kept for a Chat upstream and refused elsewhere", () => {
+    const request = decodeChatRequest(body({ tools: [{ type: 'custom', custom: { name: 'apply_patch' } }] })).request;
+    expect(request.tools).toEqual([]);
+    expect(request.sameFormatOnly).toEqual([
+      { param: 'tools[0]', message: "tools of type 'custom' can be passed only to an OpenAI Chat upstream, and this model routes elsewhere; declare it as a function tool.", refuse: true },
+    ]);
+  });
+
+  it("response_format {type: 'json_object'} is JSON mode", () => {
+    const request = decodeChatRequest(body({ response_format: { type: 'json_object' } })).request;
+    expect(request.jsonObject).toBe(true);
+    expect(request.outputSchema).toBeUndefined();
+  });
+
+  it.each(['low', 'high', 'auto'] as const)("image_url.detail '%s' is carried on the image part", (detail) => {
+    const messages = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://e.x/a.png', detail } }] }];
+    expect(decodeChatRequest(body({ messages })).request.messages[0]!.content).toEqual([{ type: 'image', url: 'https://e.x/a.png', detail }]);
+  });
+
+  it('an unknown image_url.detail is a 400', () => {
+    const messages = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://e.x/a.png', detail: 'huge' } }] }];
+    expectInvalid(() => decodeChatRequest(body({ messages })), { param: 'messages[0].content[0].image_url.detail', message: 'messages[0].content[0].image_url.detail: expected one of low, high, auto, original.' });
+  });
+
+  it("an assistant message's refusal is replayed as its text", () => {
+    const messages = [USER_HI, { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, USER_HI];
+    expect(decodeChatRequest(body({ messages })).request.messages[1]).toEqual({ role: 'assistant', content: [text('I cannot help with that.')] });
+  });
+
+  it('the top-level user is carried as metadata.user_id', () => {
+    expect(decodeChatRequest(body({ user: 'u-42', metadata: { team: 'a' } })).request.metadata).toEqual({ team: 'a', user_id: 'u-42' });
+  });
+
+  it('seed and the penalties are modelled; logit_bias and logprobs are kept for a Chat upstream and warned of elsewhere', () => {
+    const request = decodeChatRequest(body({ seed: 7, frequency_penalty: 0.5, presence_penalty: -0.5, logit_bias: { '50256': -100 }, logprobs: true, top_logprobs: 2 })).request;
+    expect(pick(request, { seed: 7, frequencyPenalty: 0.5, presencePenalty: -0.5 })).toEqual({ seed: 7, frequencyPenalty: 0.5, presencePenalty: -0.5 });
+    expect(request.sameFormatOnly).toEqual([
+      { param: 'logit_bias', message: 'not sent: token ids are OpenAI-specific, and this model routes elsewhere.', refuse: false },
+      { param: 'logprobs', message: 'not returned: only an OpenAI Chat upstream gives log probabilities, and this model routes elsewhere.', refuse: false },
+    ]);
+  });
+
+  it('a penalty out of range is a 400', () => {
+    expectInvalid(() => decodeChatRequest(body({ presence_penalty: 3 })), atMost('presence_penalty', 2));
+  });
 });

@@ -315,11 +315,47 @@ describe('decodeMessagesRequest: document blocks and top_k', () => {
   });
 });
 
-describe('decodeMessagesRequest: client parts that do not reach a translated upstream today', () => {
-  it.todo('search_result blocks inside a tool_result are filtered out without a 400');
-  it.todo('search_result blocks are dropped without a 400');
-  it.todo('replayed server-tool blocks (server_tool_use, web_search_tool_result, code execution and MCP results) are dropped without a 400');
-  it.todo('unknown block types are dropped instead of refused with a 400');
-  it.todo('server tools in `tools` (web_search_20250305, code_execution, …) are skipped without a dropped-tools entry, unlike Responses built-in tools');
-  it.todo('citations on replayed text blocks are dropped');
+describe('decodeMessagesRequest: every part is carried, kept for a same-format upstream, or refused', () => {
+  const ROUTES_ELSEWHERE = 'can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.';
+  const searchResult = { type: 'search_result', source: 'https://e.x', title: 'T', content: [{ type: 'text', text: 'found' }] };
+
+  it('a search_result block inside a tool_result is kept for an Anthropic upstream and refused elsewhere', () => {
+    const request = decodeMessagesRequest(turns(user({ type: 'tool_result', tool_use_id: 't1', content: [searchResult] }))).request;
+    expect(request.sameFormatOnly).toEqual([{ param: 'messages.0.content.0.content.0', message: `content blocks of type 'search_result' ${ROUTES_ELSEWHERE}`, refuse: true }]);
+  });
+
+  it('a search_result block is kept for an Anthropic upstream and refused elsewhere', () => {
+    const request = decodeMessagesRequest(turns(user(text('see'), searchResult))).request;
+    expect(request.sameFormatOnly).toEqual([{ param: 'messages.0.content.1', message: `content blocks of type 'search_result' ${ROUTES_ELSEWHERE}`, refuse: true }]);
+  });
+
+  it.each(['server_tool_use', 'web_search_tool_result', 'code_execution_tool_result', 'mcp_tool_result', 'a_future_block'])(
+    'a replayed %s block is kept for an Anthropic upstream and refused elsewhere',
+    (type) => {
+      const request = decodeMessagesRequest(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done')))).request;
+      expect(request.sameFormatOnly).toEqual([{ param: 'messages.1.content.0', message: `content blocks of type '${type}' ${ROUTES_ELSEWHERE}`, refuse: true }]);
+      expect(request.passthrough!.body).toEqual(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done'))));
+    },
+  );
+
+  it('server tools in `tools` are listed in droppedTools, as Responses hosted tools are', () => {
+    const decoded = decodeMessagesRequest(body({ tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'code_execution_20250825', name: 'code_execution' }] }));
+    expect(decoded.droppedTools).toEqual(['web_search_20250305', 'code_execution_20250825']);
+    expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['f']);
+  });
+
+  it('citations on a replayed text block ride in the anthropic namespace', () => {
+    const citations = [{ type: 'char_location', cited_text: 'x', document_index: 0, start_char_index: 0, end_char_index: 1 }];
+    const request = decodeMessagesRequest(turns(USER_HI, assistant({ type: 'text', text: 'It is x.', citations }))).request;
+    expect(request.messages[1]!.content).toEqual([{ type: 'text', text: 'It is x.', providerMetadata: { anthropic: { citations } } }]);
+  });
+
+  it('output_config.format is the canonical output schema, strict', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    expect(decodeMessagesRequest(body({ output_config: { format: { type: 'json_schema', schema } } })).request.outputSchema).toEqual({ name: 'output', schema, strict: true });
+  });
+
+  it('an output_config.format of another type is a 400', () => {
+    expectInvalid(() => decodeMessagesRequest(body({ output_config: { format: { type: 'xml' } } })), { param: 'output_config.format.type', message: "output_config.format.type: expected 'json_schema'." });
+  });
 });

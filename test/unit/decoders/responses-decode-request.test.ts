@@ -266,7 +266,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
         instructions: null,
         tools: [],
         toolChoice: 'auto',
-        store: true,
+        // Nothing is stored, so the echo claims store only when the client asked.
+        store: false,
         previousResponseId: null,
         reasoning: { effort: null, summary: null },
         text: { format: { type: 'text' } },
@@ -351,8 +352,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
     ['sealed Anthropic thinking left out', items(HI_ITEM, { type: 'reasoning', summary: [], encrypted_content: sealedAnthropic }), items(HI_ITEM)],
     [
       'foreign encrypted content and other items forwarded as they are',
-      items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'item_reference', id: 'msg_1' }, HI_ITEM),
-      items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'item_reference', id: 'msg_1' }, HI_ITEM),
+      items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
+      items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
     ],
   ])('passthrough: %s', (_label, input, forwarded) => {
     expect(decode(input).request.passthrough).toEqual({ format: 'responses', body: forwarded });
@@ -474,14 +475,110 @@ describe('decodeResponsesRequest: input_file parts', () => {
   });
 });
 
-describe('decodeResponsesRequest: client parts that do not reach a translated upstream today', () => {
-  it.todo('an input_image with only a file_id (no image_url) is dropped without a 400');
-  it.todo("an input_image's detail ('low'/'high'/'auto') is dropped from the image part");
-  it.todo('item_reference items are dropped: the referenced item never reaches a translated upstream and no 400 says so');
-  it.todo('replayed built-in items (web_search_call, file_search_call, image_generation_call, computer_call, …) are dropped without a 400');
-  it.todo('unknown content part types (e.g. input_audio) are dropped instead of refused with a 400');
-  it.todo('image parts in system/developer items are filtered out without a 400');
-  it.todo('a reasoning item\'s `content` (reasoning_text parts) is dropped; only the summary is kept');
-  it.todo("tool_choice that is an unknown string ('bogus') or {type: 'allowed_tools'} is accepted as no choice instead of a 400 or a restriction");
-  it.todo("text.format {type: 'json_object'} is ignored: no canonical JSON mode, so a translating backend never hears of it");
+describe('decodeResponsesRequest: every part is carried, kept for a same-format upstream, or refused', () => {
+  const ROUTES_ELSEWHERE = 'can be passed only to an OpenAI Responses upstream, and this model routes elsewhere';
+  const kept = (input: Record<string, unknown>) => decode(input).request.sameFormatOnly;
+
+  it('an item_reference is a 400 naming the item: nothing is stored to resolve it', () => {
+    expectInvalid(() => decode(items(HI_ITEM, { role: 'assistant', content: 'hello' }, HI_ITEM, { type: 'item_reference', id: 'msg_abc' })), {
+      param: 'input[3]',
+      message: "input[3]: item_reference 'msg_abc' cannot be resolved: svc-router stores no responses or items. Send earlier items in full instead (with the AI SDK, set store: false).",
+    });
+  });
+
+  it.each(['web_search_call', 'file_search_call', 'image_generation_call', 'computer_call', 'code_interpreter_call', 'mcp_call', 'some_future_item'])(
+    'a replayed %s item is kept for a Responses upstream and refused elsewhere',
+    (type) => {
+      const input = items(HI_ITEM, { type, id: 'x_1', status: 'completed' });
+      expect(kept(input)).toEqual([{ param: 'input[1]', message: `a replayed '${type}' item ${ROUTES_ELSEWHERE}; leave it out or send what it holds as a message.`, refuse: true }]);
+      expect(decode(input).request.passthrough!.body.input).toEqual(input.input);
+    },
+  );
+
+  it('an unknown content part type (input_audio) is kept for a Responses upstream and refused elsewhere', () => {
+    const input = items({ role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] });
+    expect(kept(input)).toEqual([{ param: 'input[0].content[1]', message: `content parts of type 'input_audio' ${ROUTES_ELSEWHERE}.`, refuse: true }]);
+  });
+
+  it('an input_image with only a file_id is kept for a Responses upstream and refused elsewhere', () => {
+    const input = items({ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] });
+    expect(kept(input)).toEqual([
+      { param: 'input[0].content[0]', message: "an input_image by file_id can be read only by OpenAI's Responses API, and this model routes elsewhere; send image_url (a URL or a data: URL) instead.", refuse: true },
+    ]);
+  });
+
+  it('an input_image with neither image_url nor file_id is a 400', () => {
+    expectInvalid(() => decode(items({ role: 'user', content: [{ type: 'input_image' }] })), {
+      param: 'input[0].content[0]',
+      message: 'input[0].content[0]: an input_image needs image_url or file_id.',
+      code: 'missing_required_parameter',
+    });
+  });
+
+  it.each(['low', 'high', 'auto', 'original'] as const)("an input_image's detail '%s' is carried on the image part", (detail) => {
+    const input = items({ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png', detail }] });
+    expect(decode(input).request.messages[0]!.content).toEqual([{ type: 'image', url: 'https://example.com/a.png', detail }]);
+  });
+
+  it('an unknown image detail is a 400', () => {
+    expectInvalid(() => decode(items({ role: 'user', content: [{ type: 'input_image', image_url: 'https://e.x/a.png', detail: 'max' }] })), {
+      param: 'input[0].content[0].detail',
+      message: 'input[0].content[0].detail: expected one of low, high, auto, original.',
+    });
+  });
+
+  it('an image in a developer item is kept for a Responses upstream and refused elsewhere', () => {
+    const input = items({ role: 'developer', content: [{ type: 'input_text', text: 'Rules.' }, { type: 'input_image', image_url: 'https://e.x/a.png' }] }, HI_ITEM);
+    const decoded = decode(input).request;
+    expect(decoded.system).toEqual([text('Rules.')]);
+    expect(decoded.sameFormatOnly).toEqual([
+      { param: 'input[0].content[1]', message: `an image or file in a developer message ${ROUTES_ELSEWHERE}; send it in a user message.`, refuse: true },
+    ]);
+  });
+
+  it("a reasoning item's content (reasoning_text) is the reasoning part's text", () => {
+    const input = items(HI_ITEM, { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Short.' }], content: [{ type: 'reasoning_text', text: 'Step 1. Step 2.' }] });
+    expect(decode(input).request.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'reasoning', text: 'Step 1. Step 2.' }] });
+  });
+
+  it("an unknown tool_choice string is a 400", () => {
+    expectInvalid(() => decode(body({ tool_choice: 'bogus' })), { param: 'tool_choice', message: "tool_choice: expected 'auto', 'none', 'required' or a tool choice object." });
+  });
+
+  it('allowed_tools offers a translating backend only the allowed tools, in the given mode', () => {
+    const tools = [
+      { type: 'function', name: 'a', parameters: EMPTY_PARAMETERS },
+      { type: 'function', name: 'b', parameters: EMPTY_PARAMETERS },
+    ];
+    const request = decode(body({ tools, tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }] } })).request;
+    expect(request.tools.map((tool) => tool.name)).toEqual(['b']);
+    expect(request.toolChoice).toBe('required');
+  });
+
+  it('allowed_tools with an unknown mode is a 400', () => {
+    expectInvalid(() => decode(body({ tool_choice: { type: 'allowed_tools', mode: 'any', tools: [] } })), { param: 'tool_choice.mode', message: "tool_choice.mode: expected 'auto' or 'required'." });
+  });
+
+  it('a tool_choice forcing a hosted tool is a warning on a translating route', () => {
+    expect(kept(body({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }))).toEqual([
+      { param: 'tool_choice', message: "tool_choice forces the hosted tool 'web_search', which this route leaves out (see dropped_tools); the model chooses for itself.", refuse: false },
+    ]);
+  });
+
+  it("text.format {type: 'json_object'} is JSON mode", () => {
+    const request = decode(body({ text: { format: { type: 'json_object' } } })).request;
+    expect(request.jsonObject).toBe(true);
+    expect(request.outputSchema).toBeUndefined();
+  });
+
+  it('previous_response_id is accepted and named in the warnings', () => {
+    expect(decode(body({ previous_response_id: 'resp_9' })).request.warnings).toEqual([
+      "previous_response_id 'resp_9' not used: svc-router stores no responses, so the model sees only the items in this request's input; send the whole conversation (store: false).",
+    ]);
+  });
+
+  it('store is echoed as asked, false when not asked', () => {
+    expect(decode(body()).options.store).toBe(false);
+    expect(decode(body({ store: true })).options.store).toBe(true);
+  });
 });
