@@ -40,7 +40,7 @@ export type AnthropicDocumentSource =
 
 /** A content block the router sends; any of them may carry the client's cache breakpoint. */
 export type AnthropicRequestBlock = (
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; citations?: unknown[] }
   | { type: 'image'; source: AnthropicImageSource }
   | { type: 'document'; source: AnthropicDocumentSource; title?: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../core/errors.js';
+import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { metadataOf, metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../../core/request.js';
@@ -21,13 +22,22 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
     // The client's own Messages request (its format decoder checked it), forwarded whole.
     return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as AnthropicRequestBody;
   }
-  const warnings: string[] = [];
+  const warnings = translatableOrRefuse(request);
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
   const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text' as const, text: part.text }));
-  // Anthropic has no structured-output switch here; the schema becomes an instruction.
-  if (request.outputSchema) system.push({ type: 'text', text: `Answer with only a JSON value that matches this JSON schema:\n${JSON.stringify(request.outputSchema.schema)}` });
   if (system.length) body.system = system;
+  // Structured outputs: the answer is held to the schema.
+  // https://platform.claude.com/docs/en/build-with-claude/structured-outputs
+  if (request.outputSchema) {
+    const { $schema: _meta, ...schema } = request.outputSchema.schema;
+    body.output_config = { format: { type: 'json_schema', schema } };
+  } else if (request.jsonObject) {
+    warnings.push('JSON mode (json_object) not sent: Anthropic holds an answer to JSON only given a schema; send a json_schema format instead.');
+  }
+  const unsent = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);
+  if (unsent.length) warnings.push(`${unsent.map(settingName).join(', ')} not sent: Anthropic has no such setting.`);
+  if (hasImageDetail(request)) warnings.push('image detail not sent: Anthropic has no such setting, and sizes images itself.');
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
@@ -63,7 +73,15 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
  * (first, as Anthropic requires), mid-conversation system text becomes a user-side note, and
  * blocks Anthropic refuses (empty text, unsigned reasoning) are left out.
  */
-const settingName = (key: 'temperature' | 'topP' | 'topK'): string => ({ temperature: 'temperature', topP: 'top_p', topK: 'top_k' })[key];
+type Setting = 'temperature' | 'topP' | 'topK' | 'seed' | 'frequencyPenalty' | 'presencePenalty';
+const settingName = (key: Setting): string =>
+  ({ temperature: 'temperature', topP: 'top_p', topK: 'top_k', seed: 'seed', frequencyPenalty: 'frequency_penalty', presencePenalty: 'presence_penalty' })[key];
+
+/** Whether an image anywhere (a message or a tool result) asks for a detail level other than the default. */
+function hasImageDetail(request: CanonicalRequest): boolean {
+  const asks = (part: Part): boolean => part.type === 'image' && part.detail !== undefined && part.detail !== 'auto';
+  return request.messages.some((message) => message.content.some((part) => asks(part) || (part.type === 'tool-result' && part.content.some(asks))));
+}
 
 function encodeMessages(messages: Message[]): AnthropicMessage[] {
   const encoded: AnthropicMessage[] = [];
@@ -91,7 +109,11 @@ function encodePart(part: Part, fromSystem: boolean, path: string): Block[] {
   switch (part.type) {
     case 'text':
       if (!part.text) return [];
-      return [{ type: 'text', text: fromSystem ? `<system-reminder>\n${part.text}\n</system-reminder>` : part.text }];
+      {
+        // Citations Anthropic gave on an earlier answer go back with it.
+        const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
+        return [{ type: 'text', text: fromSystem ? `<system-reminder>\n${part.text}\n</system-reminder>` : part.text, ...(Array.isArray(citations) ? { citations } : {}) }];
+      }
     case 'image':
       return [{ type: 'image', source: imageSource(part.url) }];
     case 'tool-call':

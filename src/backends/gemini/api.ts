@@ -66,6 +66,9 @@ export interface GeminiRequestBody {
     topP?: number;
     topK?: number;
     stopSequences?: string[];
+    seed?: number;
+    presencePenalty?: number;
+    frequencyPenalty?: number;
     responseMimeType?: string;
     responseSchema?: Record<string, unknown>;
     thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean };

@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../core/errors.js';
 import { fileLabel, mediaTypeFromName, parseDataUrl } from '../../core/file-data.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
+import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
@@ -22,7 +23,8 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
  * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
  */
 export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: string, _stream: boolean): GeminiRequestBody {
-  const warnings: string[] = [];
+  // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
+  const warnings = translatableOrRefuse(request);
   const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
@@ -46,9 +48,19 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
   if (request.stop?.length) config.stopSequences = request.stop;
+  // seed, penalties and JSON mode: https://ai.google.dev/api/generate-content#generationconfig
+  if (request.seed !== undefined) config.seed = request.seed;
+  if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty;
   if (request.outputSchema) {
     config.responseMimeType = 'application/json';
     config.responseSchema = sanitizeSchema(request.outputSchema.schema);
+  } else if (request.jsonObject) {
+    config.responseMimeType = 'application/json';
+  }
+  const detailed = (part: Part): boolean => part.type === 'image' && part.detail !== undefined && part.detail !== 'auto';
+  if (request.messages.some((message) => message.content.some((part) => detailed(part) || (part.type === 'tool-result' && part.content.some(detailed))))) {
+    warnings.push('image detail not sent: Gemini sets media resolution per request, not per image.');
   }
   const budget = request.reasoningBudget ?? (request.reasoningEffort ? BUDGET_BY_EFFORT[request.reasoningEffort] : undefined);
   // Asked-for reasoning comes back as thought summaries, which clients show as reasoning.

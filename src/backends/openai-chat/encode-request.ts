@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../core/errors.js';
 import { fileDataUrl } from '../../core/file-data.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart, ToolChoice } from '../../core/request.js';
+import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import type { ChatRequestBody, ChatRequestContentPart, ChatRequestMessage, ChatRequestToolChoice } from './api.js';
 
@@ -18,7 +19,10 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole.
   const body: ChatRequestBody = same ? ({ ...request.passthrough!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
-  setBackendWarnings(request, !same && request.topK !== undefined ? ['top_k not sent: OpenAI has no such setting.'] : []);
+  const warnings = same ? [] : translatableOrRefuse(request);
+  if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
+  if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
+  setBackendWarnings(request, warnings);
   if (stream) {
     body.stream = true;
     body.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
@@ -52,7 +56,12 @@ function buildBody(request: CanonicalRequest, model: string): ChatRequestBody {
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.response_format = { type: 'json_schema', json_schema: { name, schema, ...(strict !== undefined ? { strict } : {}) } };
+  } else if (request.jsonObject) {
+    body.response_format = { type: 'json_object' };
   }
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   return body;
 }
 
@@ -63,9 +72,7 @@ function encodeMessage(message: Message, path: string): ChatMessage[] {
     case 'user':
       return [{ role: 'user', content: encodeUserContent(message.content, path) }];
     case 'tool':
-      return message.content.flatMap((part) =>
-        part.type === 'tool-result' ? [{ role: 'tool', tool_call_id: part.callId, content: joinText(part.content.filter((inner): inner is TextPart => inner.type === 'text')) }] : [],
-      );
+      return encodeToolResults(message);
     case 'assistant': {
       const text = joinText(message.content.filter((part): part is TextPart => part.type === 'text'));
       const toolCalls = message.content.flatMap((part) =>
@@ -85,7 +92,30 @@ function encodeUserContent(content: Message['content'], path: string): string | 
   );
 }
 
-const imageUrl = (part: ImagePart): ChatRequestContentPart => ({ type: 'image_url', image_url: { url: part.url } });
+/** `detail` as Chat takes it (low, high, auto); 'original' is a Responses-only level, left to the server's default. */
+const imageUrl = (part: ImagePart): ChatRequestContentPart => ({
+  type: 'image_url',
+  image_url: { url: part.url, ...(part.detail && part.detail !== 'original' ? { detail: part.detail } : {}) },
+});
+
+/**
+ * Tool results as `tool` messages. A Chat tool message carries text only
+ * (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages), so images a
+ * tool returned (a screenshot it read) follow in one user message after the results, each
+ * introduced by the call it came from.
+ */
+function encodeToolResults(message: Message): ChatMessage[] {
+  const results: ChatMessage[] = [];
+  const images: ChatRequestContentPart[] = [];
+  for (const part of message.content) {
+    if (part.type !== 'tool-result') continue;
+    results.push({ role: 'tool', tool_call_id: part.callId, content: joinText(part.content.filter((inner): inner is TextPart => inner.type === 'text')) });
+    const pictures = part.content.filter((inner): inner is ImagePart => inner.type === 'image');
+    if (pictures.length) images.push({ type: 'text', text: `The result of tool call ${part.callId} includes ${pictures.length === 1 ? 'this image' : 'these images'}:` }, ...pictures.map(imageUrl));
+  }
+  if (images.length) results.push({ role: 'user', content: images });
+  return results;
+}
 
 /**
  * A `file` content part: inline data as a data: URL in `file_data`, or an OpenAI `file_id`
@@ -121,4 +151,11 @@ function encodeToolChoice(choice: ToolChoice): ChatRequestToolChoice {
 export function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _schema, ...rest } = schema;
   return rest;
+}
+
+/** Whether any image, in a message or a tool result, asks for this detail. */
+function hasImageDetail(request: CanonicalRequest, detail: ImagePart['detail']): boolean {
+  return request.messages.some((message) =>
+    message.content.some((part) => (part.type === 'image' && part.detail === detail) || (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image' && inner.detail === detail))),
+  );
 }

@@ -28,9 +28,12 @@ export type ResponsesRequestItem =
   | { role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }
   | { type: 'reasoning'; summary: Array<{ type: 'summary_text'; text: string }>; encrypted_content: string; id?: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
-  | { type: 'function_call_output'; call_id: string; output: string };
+  | { type: 'function_call_output'; call_id: string; output: string | ResponsesRequestContent[] };
 
-export type ResponsesRequestContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string } | ResponsesRequestFile;
+export type ResponsesRequestContent =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail?: 'low' | 'high' | 'auto' | 'original' }
+  | ResponsesRequestFile;
 
 export interface ResponsesRequestFile {
   type: 'input_file';

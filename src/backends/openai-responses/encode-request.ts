@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../core/errors.js';
 import { fileDataUrl, textAsBase64 } from '../../core/file-data.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, Message, TextPart } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart } from '../../core/request.js';
+import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
@@ -35,14 +36,22 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };
+  } else if (request.jsonObject) {
+    body.text = { format: { type: 'json_object' } };
   }
-  // The Responses API has neither stop sequences nor top_k: https://platform.openai.com/docs/api-reference/responses/create
-  const warnings: string[] = [];
+  // The Responses API has no stop sequences, top_k, seed or penalties: https://platform.openai.com/docs/api-reference/responses/create
+  const warnings = translatableOrRefuse(request);
   if (request.stop?.length) warnings.push('stop sequences not sent: the OpenAI Responses API has no such setting.');
   if (request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
+  const unsent = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);
+  if (unsent.length) warnings.push(`${unsent.map((key) => SETTING_NAMES[key]).join(', ')} not sent: the OpenAI Responses API has no such setting.`);
   setBackendWarnings(request, warnings);
   return body;
 }
+
+const SETTING_NAMES = { seed: 'seed', frequencyPenalty: 'frequency_penalty', presencePenalty: 'presence_penalty' } as const;
+
+const inputImage = (part: ImagePart): ResponsesRequestContent => ({ type: 'input_image', image_url: part.url, ...(part.detail ? { detail: part.detail } : {}) });
 
 function encodeMessage(message: Message, path: string): Item[] {
   const items: Item[] = [];
@@ -56,7 +65,7 @@ function encodeMessage(message: Message, path: string): Item[] {
         part.type === 'text'
           ? [{ type: 'input_text', text: part.text }]
           : part.type === 'image'
-            ? [{ type: 'input_image', image_url: part.url }]
+            ? [inputImage(part)]
             : part.type === 'file'
               ? [inputFile(part, `${path}.content[${index}]`)]
               : [],
@@ -77,10 +86,13 @@ function encodeMessage(message: Message, path: string): Item[] {
       break;
     case 'tool':
       for (const part of message.content) {
-        if (part.type === 'tool-result') {
-          const output = part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('');
-          items.push({ type: 'function_call_output', call_id: part.callId, output });
-        }
+        if (part.type !== 'tool-result') continue;
+        // An output with images is a list of input_text and input_image parts:
+        // https://platform.openai.com/docs/api-reference/responses/create#responses-create-input (function_call_output.output)
+        const output = part.content.some((inner) => inner.type === 'image')
+          ? part.content.map((inner): ResponsesRequestContent => (inner.type === 'text' ? { type: 'input_text', text: inner.text } : inputImage(inner)))
+          : part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('');
+        items.push({ type: 'function_call_output', call_id: part.callId, output });
       }
       break;
   }
