@@ -48,7 +48,7 @@ function convert(input: unknown, definitions: Schema, resolving: Set<string>, de
 
   if (typeof schema.$ref === 'string') {
     const name = refName(schema.$ref);
-    const target = name === undefined ? undefined : definitions[name];
+    const target = name === undefined ? undefined : definitionNamed(definitions, name);
     // Unknown or recursive: a plain object is what Gemini can be told.
     if (name === undefined || !isObject(target) || resolving.has(name)) return withDescription({ type: 'object' }, schema);
     const { $ref: _ref, ...siblings } = schema;
@@ -60,7 +60,7 @@ function convert(input: unknown, definitions: Schema, resolving: Set<string>, de
     // Referenced parts are looked up first, so their properties join the others'.
     const parts = allOf.filter(isObject).map((part) => {
       const name = typeof part.$ref === 'string' ? refName(part.$ref) : undefined;
-      const target = name === undefined || resolving.has(name) ? undefined : definitions[name];
+      const target = name === undefined || resolving.has(name) ? undefined : definitionNamed(definitions, name);
       return isObject(target) ? target : part;
     });
     schema = mergeAll([rest, ...parts]);
@@ -87,8 +87,8 @@ function convert(input: unknown, definitions: Schema, resolving: Set<string>, de
   if (typeof schema.format === 'string' && typeof out.type === 'string' && FORMATS[out.type]?.includes(schema.format)) out.format = schema.format;
 
   if (isObject(schema.properties)) {
-    const properties: Schema = {};
-    for (const [name, value] of Object.entries(schema.properties)) properties[name] = convert(value, definitions, resolving, depth + 1);
+    // Property names are the client's: fromEntries keeps one called `__proto__` as a property.
+    const properties: Schema = Object.fromEntries(Object.entries(schema.properties).map(([name, value]) => [name, convert(value, definitions, resolving, depth + 1)]));
     out.properties = properties;
     if (out.type === undefined) out.type = 'object';
     if (Array.isArray(schema.required)) {
@@ -128,17 +128,22 @@ function withDescription(out: Schema, from: Schema): Schema {
 
 /** allOf parts as one schema: properties and required lists joined, other keywords first one wins. */
 function mergeAll(parts: Schema[]): Schema {
-  const merged: Schema = {};
-  const properties: Schema = {};
+  const merged = new Map<string, unknown>();
+  const properties = new Map<string, unknown>();
   const required: string[] = [];
   for (const part of parts) {
     for (const [key, value] of Object.entries(part)) {
-      if (key === 'properties' && isObject(value)) Object.assign(properties, value);
+      if (key === 'properties' && isObject(value)) for (const [name, property] of Object.entries(value)) properties.set(name, property);
       else if (key === 'required' && Array.isArray(value)) required.push(...value.filter((name): name is string => typeof name === 'string' && !required.includes(name)));
-      else if (merged[key] === undefined) merged[key] = value;
+      else if (!merged.has(key)) merged.set(key, value);
     }
   }
-  if (Object.keys(properties).length) merged.properties = properties;
-  if (required.length) merged.required = required;
-  return merged;
+  if (properties.size) merged.set('properties', Object.fromEntries(properties));
+  if (required.length) merged.set('required', required);
+  return Object.fromEntries(merged);
+}
+
+/** A `$defs` entry by the name a `$ref` gives: the client's string, so own entries only. */
+function definitionNamed(definitions: Schema, name: string): unknown {
+  return Object.hasOwn(definitions, name) ? definitions[name] : undefined;
 }

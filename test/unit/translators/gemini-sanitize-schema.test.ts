@@ -85,3 +85,25 @@ describe('gemini sanitizeSchema: JSON Schema to the Schema subset Gemini accepts
     expect(out.length).toBeLessThan(2000);
   });
 });
+
+describe('gemini sanitizeSchema: names in a client schema are the client\'s', () => {
+  it('keeps properties named __proto__ and constructor, also through allOf, as properties', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"number"}},"required":["__proto__"],' +
+        '"allOf":[{"properties":{"__proto__":{"type":"string"}}}]}',
+    ) as Schema;
+    const out = sanitizeSchema(schema);
+    const properties = out.properties as Schema;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(JSON.stringify(properties)).toBe('{"__proto__":{"type":"string"},"constructor":{"type":"number"}}');
+    expect(out.required).toEqual(['__proto__']);
+    const merged = sanitizeSchema(JSON.parse('{"allOf":[{"properties":{"__proto__":{"type":"string"}}},{"properties":{"b":{"type":"number"}}}]}') as Schema);
+    expect(JSON.stringify(merged.properties)).toBe('{"__proto__":{"type":"string"},"b":{"type":"number"}}');
+  });
+
+  it('treats a $ref to a definition named after a prototype property, and not defined, as unresolvable', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(sanitizeSchema({ $ref: `#/$defs/${name}`, $defs: {} }), name).toEqual({ type: 'object' });
+    }
+  });
+});
