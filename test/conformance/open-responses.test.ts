@@ -14,7 +14,8 @@ import { document, eventProblems, responseProblems } from './open-responses-sche
 /**
  * Every `/v1/responses` body and stream event the real server writes, over every backend kind,
  * checked against the Open Responses specification (release 2026-04-24): text, parallel function
- * calls, reasoning (sealed for replay), and a stream that fails mid-answer.
+ * calls, reasoning (sealed for replay), an answer cut at the output cap, and a stream that fails
+ * mid-answer.
  */
 
 const HTTP_KINDS = [...UPSTREAM_KINDS, 'gemini'] as const;
@@ -63,6 +64,8 @@ interface Case {
   name: string;
   turn: ScriptedTurn;
   body: Record<string, unknown>;
+  /** Defaults to completed. */
+  status?: 'completed' | 'incomplete';
 }
 
 const CASES: Case[] = [
@@ -82,6 +85,12 @@ const CASES: Case[] = [
     name: 'reasoning then text',
     turn: { reasoning: { text: 'The user wants a greeting.', signature: 'sig-conformance' }, text: 'Hi!', usage: { input: 30, output: 12 } },
     body: { input: 'Greet me', reasoning: { effort: 'medium', summary: 'auto' }, include: ['reasoning.encrypted_content'], store: false },
+  },
+  {
+    name: 'cut at max_output_tokens',
+    turn: { text: 'A long story that', stop: 'length', usage: { input: 12, output: 5 } },
+    body: { input: 'Tell me a long story', max_output_tokens: 5 },
+    status: 'incomplete',
   },
 ];
 
@@ -144,15 +153,18 @@ it('checks against the 2026-04-24 release of the specification', () => {
 });
 
 describe.each(KINDS)('over a %s backend', (kind) => {
-  describe.each(CASES)('$name', ({ turn, body }) => {
+  // The offline backend always finishes its scripted answer.
+  const cases = kind === 'offline' ? CASES.filter((each) => each.status === undefined) : CASES;
+  describe.each(cases)('$name', ({ turn, body, status = 'completed' }) => {
     it('answers with a ResponseResource', async () => {
       const target = await serve(kind, turn);
       const response = await post(target, body);
       expect(response.status).toBe(200);
       const json = (await response.json()) as Record<string, any>;
       expectResource(kind, json, 'the response body');
-      expect(json.status).toBe('completed');
-      expect(json.completed_at).toBeGreaterThanOrEqual(json.created_at);
+      expect(json.status).toBe(status);
+      if (status === 'completed') expect(json.completed_at).toBeGreaterThanOrEqual(json.created_at);
+      else expect(json).toMatchObject({ completed_at: null, incomplete_details: { reason: 'max_output_tokens' } });
       expectEchoes(json, body);
     });
 
@@ -161,9 +173,10 @@ describe.each(KINDS)('over a %s backend', (kind) => {
       const events = await checkedEvents(kind, await post(target, { ...body, stream: true }));
       expect(events.map((event) => event.type).slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
       const last = events.at(-1)!;
-      expect(last.type).toBe('response.completed');
+      expect(last.type).toBe(`response.${status}`);
       expect(events[0]!.response.completed_at).toBeNull();
-      expect(last.response.completed_at).toBeGreaterThanOrEqual(last.response.created_at);
+      if (status === 'completed') expect(last.response.completed_at).toBeGreaterThanOrEqual(last.response.created_at);
+      else expect(last.response).toMatchObject({ completed_at: null, incomplete_details: { reason: 'max_output_tokens' } });
       for (const event of events.filter((each) => each.response)) expectEchoes(event.response, body);
     });
   });
