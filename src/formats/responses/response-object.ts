@@ -27,9 +27,10 @@ export function responsesUsage(usage: Usage) {
 }
 
 /**
- * Settings the response object echoes that the canonical request does not model, read from the
- * client's own body (which the decoder keeps for a same-format upstream); each only when it has
- * the type the specification gives it, else the value it means when left out.
+ * Settings the response object echoes beyond the core ones: from the canonical request where it
+ * models them, else from the client's own body (which the decoder keeps for a same-format
+ * upstream), each only when it has the type the specification gives it; else the value it means
+ * when left out.
  * https://www.openresponses.org/reference (ResponseResource)
  */
 function echoedSettings(context: EncodeContext<ResponsesOptions>) {
@@ -39,8 +40,8 @@ function echoedSettings(context: EncodeContext<ResponsesOptions>) {
   const integer = (key: string) => (Number.isInteger(body[key]) ? (body[key] as number) : null);
   const string = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);
   return {
-    presence_penalty: number('presence_penalty', 0),
-    frequency_penalty: number('frequency_penalty', 0),
+    presence_penalty: request.presencePenalty ?? number('presence_penalty', 0),
+    frequency_penalty: request.frequencyPenalty ?? number('frequency_penalty', 0),
     top_logprobs: integer('top_logprobs') ?? 0,
     max_tool_calls: integer('max_tool_calls'),
     // Every request here is answered in the foreground, whatever `background` asked.
