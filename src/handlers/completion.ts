@@ -2,6 +2,7 @@ import { RouterError, toRouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
 import { allWarnings } from '../core/warnings.js';
 import type { Usage } from '../core/reply.js';
+import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
 import { FORMATS } from '../formats/registry.js';
@@ -119,7 +120,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
     finish(result.reply.usage);
     const json = format.encodeReply(result.reply, encodeContext);
-    return { status: 200, headers: overheadHeader(context, upstreamMs), json };
+    return { status: 200, headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
   }
   const result = await streamOnChain(context, targets, decoded.request);
   const upstreamMs = performance.now() - upstreamStart;
@@ -128,7 +129,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
   return {
     status: 200,
-    headers: overheadHeader(context, upstreamMs),
+    headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
     sse: format.encodeStream(
       untilTerminal(
         relay(result.reply, seen, () => {
@@ -155,6 +156,16 @@ export async function handleCompletion<Options>(context: RequestContext, format:
  */
 function overheadHeader(context: RequestContext, upstreamMs: number): Record<string, string> {
   return { 'x-svc-overhead-ms': Math.max(0, performance.now() - context.startedAt - upstreamMs).toFixed(3) };
+}
+
+/**
+ * `x-svc-warning`: what the request asked that was not honoured (previous_response_id with no stored
+ * history, a setting the upstream lacks), known before the reply, for clients that never read
+ * svc_meta (every format, streams included). Warnings joined by " | ", in printable ASCII.
+ */
+function warningHeader(request: CanonicalRequest): Record<string, string> {
+  const warnings = allWarnings(request);
+  return warnings ? { 'x-svc-warning': warnings.join(' | ').replace(/[^\x20-\x7e]/g, '?') } : {};
 }
 
 /**
