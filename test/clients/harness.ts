@@ -146,7 +146,14 @@ export function lastUserParts(kind: UpstreamKind, body: any): WirePart[] {
   const user = [...list].reverse().find((m) => m.role === 'user');
   if (!user) return [];
   if (typeof user.content === 'string') return [{ type: 'text', text: user.content }];
+  // Only each upstream's own part types count: a Chat-style part reaching a Responses upstream is not its wire form.
+  const own: Record<UpstreamKind, string[]> = {
+    'openai-chat': ['text', 'image_url', 'file'],
+    anthropic: ['text', 'image', 'document'],
+    'openai-responses': ['input_text', 'input_image', 'input_file'],
+  };
   return (user.content as any[]).map((part): WirePart => {
+    if (!own[kind].includes(part.type)) return { type: 'text', text: `<foreign part ${part.type}>` };
     switch (part.type) {
       case 'text':
       case 'input_text':
