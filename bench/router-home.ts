@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { initialise } from '../src/cli/commands/init.js';
 import { ConfigStore } from '../src/config/store.js';
 
@@ -27,8 +28,37 @@ export interface RouterHome {
  * (openai-chat) and `an` (anthropic) on the fake upstream. With no upstream, only the key.
  */
 export function createRouterHome(upstreamOrigin?: string): RouterHome {
+  return createHome({ initialise, ConfigStore }, upstreamOrigin);
+}
+
+interface HomeCode {
+  initialise: typeof initialise;
+  ConfigStore: typeof ConfigStore;
+}
+
+/**
+ * The same home, written by another build's own code (`dist` of a baseline worktree), so a router
+ * of another version reads a config in the shape it knows.
+ */
+export async function createRouterHomeFrom(dist: string, upstreamOrigin?: string): Promise<RouterHome> {
+  const init = (await import(pathToFileURL(path.join(dist, 'cli', 'commands', 'init.js')).href)) as { initialise: typeof initialise };
+  const store = (await import(pathToFileURL(path.join(dist, 'config', 'store.js')).href)) as { ConfigStore: typeof ConfigStore };
+  return createHome({ initialise: init.initialise, ConfigStore: store.ConfigStore }, upstreamOrigin);
+}
+
+function createHome(code: HomeCode, upstreamOrigin?: string): RouterHome {
+  const { initialise, ConfigStore } = code;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-router-bench-'));
-  const config = new ConfigStore(dir);
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    return { dir, key: configure(new ConfigStore(dir), initialise, upstreamOrigin), remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+function configure(config: ConfigStore, initialise: HomeCode['initialise'], upstreamOrigin?: string): string {
   const { key } = initialise(config, { developer: 'bench', org: 'bench', tier: 'pro', cap: String(Number.MAX_SAFE_INTEGER) });
   if (upstreamOrigin) {
     config.update((settings) => {
@@ -45,5 +75,5 @@ export function createRouterHome(upstreamOrigin?: string): RouterHome {
       settings.routes[BIG_MODELS.event] = ['bigevent:m'];
     });
   }
-  return { dir, key, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return key;
 }
