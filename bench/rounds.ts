@@ -10,6 +10,8 @@ export interface Servers {
   bare: { origin: string; pid: number };
   router: { origin: string; pid: number };
   key: string;
+  /** the router built from the `--against` ref, measured next to `router` on every path */
+  baseline?: { origin: string; pid: number; key: string };
 }
 
 export interface RoundPlan {
@@ -43,10 +45,30 @@ function plan(paths: PathSpec[], t: Servers): Job[] {
       jobs.push({ subject: { kind: 'bare', upstream }, label: `bare proxy → ${upstream}`, stream, request: upstreamRequest(t.bare.origin, upstream, stream), pid: t.bare.pid });
       for (const path of paths.filter((p) => p.upstream === upstream)) {
         jobs.push({ subject: { kind: 'router', path: path.name }, label: `router ${path.name}`, stream, request: routerRequest(t.router.origin, path, stream, t.key), pid: t.router.pid });
+        if (t.baseline) {
+          const { origin, key, pid } = t.baseline;
+          jobs.push({ subject: { kind: 'baseline', path: path.name }, label: `baseline ${path.name}`, stream, request: routerRequest(origin, path, stream, key), pid });
+        }
       }
     }
   }
   return jobs;
+}
+
+/**
+ * With a baseline, each router job is followed by the same path on the baseline, and odd rounds
+ * swap the two (now, baseline / baseline, now / …), so neither always runs first after the floor.
+ */
+function roundOrder(jobs: Job[], round: number): Job[] {
+  if (round % 2 === 0) return jobs;
+  const swapped = [...jobs];
+  for (let i = 0; i + 1 < swapped.length; i++) {
+    if (swapped[i]!.subject.kind === 'router' && swapped[i + 1]!.subject.kind === 'baseline') {
+      [swapped[i], swapped[i + 1]] = [swapped[i + 1]!, swapped[i]!];
+      i++;
+    }
+  }
+  return swapped;
 }
 
 /** Warm-up, then `rounds` rounds of throughput (c64) and latency (c1) for every job. */
@@ -60,7 +82,7 @@ export async function runRounds(load: LoadGenerator, servers: Servers, options: 
   for (const job of jobs) await measureLatency(job.request, 0, 200);
 
   for (let round = 0; round < options.rounds; round++) {
-    for (const job of loaded) {
+    for (const job of roundOrder(loaded, round)) {
       const throughput = await measureThroughput(load, job.request, job.pid!, options.seconds, options.sutCpu);
       samples.record(job.subject, job.stream, round, { throughput });
       const failures = throughput.failures ? ` · ${throughput.failures} FAILED` : '';
@@ -70,7 +92,7 @@ export async function runRounds(load: LoadGenerator, servers: Servers, options: 
           `${Math.round(throughput.cpuUsPerReq)} µs CPU/req, ${Math.round(throughput.cpuShare * 100)}% of its CPU${others}${failures}`,
       );
     }
-    for (const job of jobs) {
+    for (const job of roundOrder(jobs, round)) {
       const latency = await measureLatency(job.request, options.latencySeconds);
       samples.record(job.subject, job.stream, round, { latency });
     }

@@ -1,8 +1,11 @@
 import type { LatencyResult } from './latency-client.js';
 import type { ThroughputSample } from './measure.js';
 
-/** What was measured: the router on a path, or the bare proxy / the upstream itself for an upstream format. */
-export type Subject = { kind: 'router'; path: string } | { kind: 'bare' | 'direct'; upstream: string };
+/**
+ * What was measured: the router on a path (`baseline`: the router built from the `--against` ref),
+ * or the bare proxy / the upstream itself for an upstream format.
+ */
+export type Subject = { kind: 'router' | 'baseline'; path: string } | { kind: 'bare' | 'direct'; upstream: string };
 
 export interface RoundSamples {
   throughput?: ThroughputSample;
@@ -14,7 +17,7 @@ export class Samples {
   private readonly rounds = new Map<string, RoundSamples[]>();
 
   private key(subject: Subject, stream: boolean): string {
-    const name = subject.kind === 'router' ? subject.path : subject.upstream;
+    const name = 'path' in subject ? subject.path : subject.upstream;
     return `${subject.kind}:${name}:${stream ? 'stream' : 'json'}`;
   }
 

@@ -34,6 +34,27 @@ export interface PathResult {
   rss_mb_after: number;
   /** non-2xx, socket errors and timeouts under load, all rounds */
   failures: number;
+  /** with `--against`: the router built from that ref, measured in the same rounds */
+  baseline?: BaselineComparison;
+}
+
+/** The path on the `--against` router next to the same path now, each against the same bare proxy rounds. */
+export interface BaselineComparison {
+  rps: number;
+  cpu_us_per_req: number;
+  rps_ratio_vs_bare: number;
+  cpu_ratio_vs_bare: number;
+  p50_ms_c1: number;
+  failures: number;
+  /** median over rounds of (req/s now ÷ baseline req/s in the same round); above 1 is faster now */
+  rps_ratio: number;
+  /** (max − min) / median of those per-round ratios, %: how much the ratio itself moves between rounds */
+  rps_ratio_spread_pct: number;
+  /** median over rounds of (baseline CPU µs/req ÷ CPU µs/req now); above 1 is cheaper now */
+  cpu_ratio: number;
+  cpu_ratio_spread_pct: number;
+  /** rps_ratio is below 1 by more than rps_ratio_spread_pct (false when there is no spread: fewer than 2 rounds) */
+  slower: boolean;
 }
 
 type Pick = (round: RoundSamples) => number | undefined;
@@ -45,21 +66,47 @@ const ttfb: Pick = (r) => r.latency?.ttfbP50;
 const values = (rounds: RoundSamples[], pick: Pick) => rounds.map(pick).filter((v): v is number => v !== undefined);
 const medianOf = (rounds: RoundSamples[], pick: Pick) => median(values(rounds, pick));
 
-/** Per round, `combine(router, baseline)`; then the median. Pairs rounds so drift between rounds cancels. */
-function pairedMedian(router: RoundSamples[], baseline: RoundSamples[], pick: Pick, combine: (a: number, b: number) => number): number {
-  const paired: number[] = [];
+/** Per round, `combine(router, baseline)`. */
+function paired(router: RoundSamples[], baseline: RoundSamples[], pick: Pick, combine: (a: number, b: number) => number): number[] {
+  const values: number[] = [];
   router.forEach((round, i) => {
     const a = pick(round);
     const b = baseline[i] && pick(baseline[i]!);
-    if (a !== undefined && b !== undefined) paired.push(combine(a, b));
+    if (a !== undefined && b !== undefined) values.push(combine(a, b));
   });
-  return median(paired);
+  return values;
+}
+
+/** Per round, `combine(router, baseline)`; then the median. Pairs rounds so drift between rounds cancels. */
+function pairedMedian(router: RoundSamples[], baseline: RoundSamples[], pick: Pick, combine: (a: number, b: number) => number): number {
+  return median(paired(router, baseline, pick, combine));
+}
+
+function compareBaseline(router: RoundSamples[], base: RoundSamples[], bare: RoundSamples[]): BaselineComparison {
+  const rpsRatios = paired(router, base, rps, (a, b) => a / b);
+  const cpuRatios = paired(router, base, cpu, (a, b) => b / a);
+  const rpsRatio = median(rpsRatios);
+  const spread = spreadPct(rpsRatios);
+  return {
+    rps: medianOf(base, rps),
+    cpu_us_per_req: medianOf(base, cpu),
+    rps_ratio_vs_bare: pairedMedian(base, bare, rps, (a, b) => a / b),
+    cpu_ratio_vs_bare: pairedMedian(base, bare, cpu, (a, b) => b / a),
+    p50_ms_c1: medianOf(base, p50),
+    failures: values(base, (r) => r.throughput?.failures).reduce((sum, n) => sum + n, 0),
+    rps_ratio: rpsRatio,
+    rps_ratio_spread_pct: spread,
+    cpu_ratio: median(cpuRatios),
+    cpu_ratio_spread_pct: spreadPct(cpuRatios),
+    slower: Number.isFinite(spread) && (1 - rpsRatio) * 100 > spread,
+  };
 }
 
 export function summarisePath(spec: PathSpec, stream: boolean, samples: Samples): PathResult {
   const router = samples.get({ kind: 'router', path: spec.name }, stream);
   const bare = samples.get({ kind: 'bare', upstream: spec.upstream }, stream);
   const direct = samples.get({ kind: 'direct', upstream: spec.upstream }, stream);
+  const base = samples.get({ kind: 'baseline', path: spec.name }, stream);
   return {
     name: spec.name,
     stream,
@@ -82,6 +129,7 @@ export function summarisePath(spec: PathSpec, stream: boolean, samples: Samples)
     ttfb_vs_bare_ms: stream ? pairedMedian(router, bare, ttfb, (a, b) => a - b) : null,
     rss_mb_after: medianOf(router, (r) => r.throughput?.rssMbAfter),
     failures: values(router, (r) => r.throughput?.failures).reduce((sum, n) => sum + n, 0),
+    ...(base.length ? { baseline: compareBaseline(router, base, bare) } : {}),
   };
 }
 
