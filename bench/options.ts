@@ -18,9 +18,11 @@ export interface BenchOptions {
   memoryOnly: boolean;
   /** Force a load generator (default: wrk if present or installable, else autocannon). */
   load?: 'wrk' | 'autocannon';
+  /** A git ref whose build is measured next to the working tree's on every path, in the same rounds. */
+  against?: string;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--streams N] [--rounds N] [--seconds S]
+const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--streams N] [--rounds N] [--seconds S] [--against REF]
   --quick        1 round, 2 s per measurement
   --only PATH    e.g. chat->openai-chat (repeatable); paths: ${PATHS.map((path) => path.name).join(', ')}
   --streams N    concurrent slow streams for the memory / event-loop test (default 1000; 0 skips)
@@ -28,7 +30,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --memory-only  only the memory tests: one 50 MiB answer and one 16 MiB event per client format, and the slow-stream rounds
   --rounds N     rounds per measurement (default 2; the median is reported)
   --seconds S    seconds per throughput measurement (default 5)
-  --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)`;
+  --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)
+  --against REF  also measure the router built from git REF (temporary worktree), alternating with
+                 this one in every round; default rounds 3 (--quick) or 4, at least 2`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -42,6 +46,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       seconds: { type: 'string' },
       load: { type: 'string' },
+      against: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -55,9 +60,15 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   if (values.load !== undefined && values.load !== 'wrk' && values.load !== 'autocannon') throw new Error(`--load: wrk or autocannon, got '${values.load}'\n${USAGE}`);
   const seconds = number(values.seconds, values.quick ? 2 : 5, '--seconds');
+  const against = values.against?.trim();
+  if (values.against !== undefined && !against) throw new Error(`--against expects a git ref\n${USAGE}`);
+  // Comparing with a baseline needs the ratio's spread between rounds, so at least two rounds.
+  const rounds = number(values.rounds, against ? (values.quick ? 3 : 4) : values.quick ? 1 : 2, '--rounds');
+  if (against && rounds < 2) throw new Error(`--against needs --rounds 2 or more: a path is slower only beyond the spread between rounds\n${USAGE}`);
+  if (against && values['memory-only']) throw new Error(`--against compares req/s and CPU per path; --memory-only measures neither\n${USAGE}`);
   return {
     quick: values.quick,
-    rounds: number(values.rounds, values.quick ? 1 : 2, '--rounds'),
+    rounds,
     seconds,
     latencySeconds: values.quick ? 0.5 : 1,
     only,
@@ -65,6 +76,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     streamRounds: Math.max(1, number(values['stream-rounds'], 3, '--stream-rounds')),
     memoryOnly: values['memory-only'],
     ...(values.load ? { load: values.load } : {}),
+    ...(against ? { against } : {}),
   };
 }
 

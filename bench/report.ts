@@ -19,6 +19,31 @@ export interface BenchReport {
   big_streams: BigStreamResult[];
   cli: CliTimes | null;
   targets: TargetCheck[];
+  /** with `--against`: the build that every path was also measured on, and the verdict */
+  against: AgainstResult | null;
+}
+
+export interface AgainstResult {
+  ref: string;
+  commit: string;
+  /** node_modules linked from this checkout (same lockfile) or installed with npm ci */
+  modules: 'linked' | 'npm ci';
+  /** both routers ran with these arguments (the flags both builds understand) */
+  router_command: string;
+  rss_mb_idle: number;
+  /** `path (mode)` for every path whose req/s ratio is below 1 by more than its spread between rounds */
+  slower: string[];
+  verdict: string;
+}
+
+/** One line: no path slower than the ref, or which are (req/s now ÷ baseline, and the spread it beat). */
+export function againstVerdict(ref: string, commit: string, paths: PathResult[]): { slower: string[]; verdict: string } {
+  const slower = paths.filter((p) => p.baseline?.slower);
+  const name = ref.startsWith(commit.slice(0, 7)) ? ref : `${ref} (${commit.slice(0, 10)})`;
+  const names = slower.map((p) => `${p.name} (${mode(p.stream)})`);
+  if (!slower.length) return { slower: names, verdict: `no path slower than ${name}` };
+  const detail = slower.map((p, i) => `${names[i]} ×${fixed(p.baseline!.rps_ratio, 3)} ±${pct(p.baseline!.rps_ratio_spread_pct)}`);
+  return { slower: names, verdict: `slower than ${name}: ${detail.join(', ')}` };
 }
 
 export function machine(): BenchReport['machine'] {
@@ -35,8 +60,16 @@ const mode = (stream: boolean) => (stream ? 'stream' : 'json');
 const pct = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}%` : '');
 
 function pathsTable(paths: PathResult[]): string {
+  const against = paths.some((p) => p.baseline);
+  const baseHeaders = against ? ['base req/s', 'base µs/req', '× base', '±', '× base CPU', '±', 'vs base'] : [];
+  const baseCells = (p: PathResult): string[] => {
+    if (!against) return [];
+    const b = p.baseline;
+    if (!b) return ['—', '—', '—', '', '—', '', ''];
+    return [whole(b.rps), whole(b.cpu_us_per_req), fixed(b.rps_ratio, 3), pct(b.rps_ratio_spread_pct), fixed(b.cpu_ratio, 3), pct(b.cpu_ratio_spread_pct), b.slower ? 'SLOWER' : ''];
+  };
   return formatTable(
-    ['path', 'mode', 'req/s c64', 'spread', '× bare', 'goal', '× CPU', 'CPU µs/req', 'CPU0', 'p50 c1', '+p50', '+p50 bare', 'p99 c1', 'TTFB', '+TTFB bare', 'RSS MB'],
+    ['path', 'mode', 'req/s c64', 'spread', '× bare', 'goal', '× CPU', 'CPU µs/req', 'CPU0', 'p50 c1', '+p50', '+p50 bare', 'p99 c1', 'TTFB', '+TTFB bare', 'RSS MB', ...baseHeaders],
     paths.map((p) => [
       p.name,
       mode(p.stream),
@@ -54,6 +87,7 @@ function pathsTable(paths: PathResult[]): string {
       fixed(p.ttfb_ms_c1, 3),
       fixed(p.ttfb_vs_bare_ms, 3),
       fixed(p.rss_mb_after, 0),
+      ...baseCells(p),
     ]),
   );
 }
@@ -105,6 +139,16 @@ export function printReport(report: BenchReport, print: (text: string) => void):
     'req/s at 64 connections; × bare = ÷ bare proxy req/s, × CPU = bare CPU µs/req ÷ router CPU µs/req (both paired by round); CPU0 = share of its core the router used;\n' +
       'latency in ms at concurrency 1: +p50 over the upstream called directly, +p50 bare / +TTFB bare over the bare proxy; TTFB = first body chunk; RSS after the path\'s load.',
   );
+  const against = report.against;
+  if (against) {
+    print(
+      `base = ${against.ref} (${against.commit.slice(0, 10)}), measured in the same rounds, order swapped every round; × base = req/s now ÷ base req/s, × base CPU = base CPU µs/req ÷ CPU µs/req now,\n` +
+        `each paired by round, ± = (max − min) / median of the per-round ratio; SLOWER = × base below 1 by more than its ±. Base idle RSS ${fixed(against.rss_mb_idle, 1)} MB.`,
+    );
+    const baseFailures = report.paths.reduce((sum, p) => sum + (p.baseline?.failures ?? 0), 0);
+    if (baseFailures) print(`warning: ${baseFailures} failed requests under load on ${against.ref}: its numbers for those paths are not comparable`);
+    print(`verdict: ${against.verdict}`);
+  }
   print('');
   print('floor (same upstream endpoint, same run):');
   print(floorTable(report.floor));

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { prepareBaseline, type Baseline } from './baseline.js';
 import { runBigStreams, type BigStreamResult } from './big-streams.js';
 import { compileChildEntries } from './child-entries.js';
 import { measureCliStart, type CliTimes } from './cli-start.js';
@@ -16,8 +17,8 @@ import { parseOptions } from './options.js';
 import { PATHS } from './paths.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
-import { machine, printMemory, printReport, targetsTable, writeReport, type BenchReport } from './report.js';
-import { createRouterHome } from './router-home.js';
+import { againstVerdict, machine, printMemory, printReport, targetsTable, writeReport, type AgainstResult, type BenchReport } from './report.js';
+import { createRouterHome, createRouterHomeFrom, type RouterHome } from './router-home.js';
 import { runRounds } from './rounds.js';
 import { serveArgs } from './serve-command.js';
 import { runSlowStreams, type StreamsResult } from './slow-streams.js';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   const paths = options.only.length ? PATHS.filter((p) => options.only.includes(p.name)) : PATHS;
 
   ensureDist(ROOT, log);
+  // Before any server starts, so a ref that does not build costs nothing else; removed in `finally` or on exit.
+  const baseline: Baseline | undefined = options.against ? prepareBaseline(ROOT, options.against, log) : undefined;
   const pinning = setUpPinning();
   log(pinning.enabled ? `pinned: router / bare proxy on CPU ${SUT_CPU}; load generator, upstream and this process on CPU ${DRIVER_CPU}` : `not pinned: ${pinning.note}`);
   const load = chooseLoadGenerator(pinning, log, options.load);
@@ -47,8 +50,11 @@ async function main(): Promise<void> {
   const home = createRouterHome(upstream.origin);
   const streamsHome = createRouterHome(upstream.origin);
   const cliHome = createRouterHome();
+  let baseHome: RouterHome | undefined;
+  let baseStop: (() => Promise<void>) | undefined;
   try {
-    const routerArgs = serveArgs(BIN);
+    // With a baseline, both routers get only the flags both builds understand.
+    const routerArgs = baseline ? serveArgs(BIN, baseline.bin) : serveArgs(BIN);
     if (options.memoryOnly) {
       const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
       const streams = options.streams > 0 ? await slowStreams() : undefined;
@@ -63,13 +69,34 @@ async function main(): Promise<void> {
       env: { SVC_ROUTER_HOME: home.dir },
       ready: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     });
+    let base: { origin: string; pid: number; key: string } | undefined;
+    if (baseline) {
+      // Its home is written by its own code, so it reads a config in the shape it knows.
+      baseHome = await createRouterHomeFrom(baseline.dist, upstream.origin).catch((error: Error) => {
+        log(`baseline: its own code could not write a home (${error.message.split('\n')[0]}); using one written by this build`);
+        return createRouterHome(upstream.origin);
+      });
+      const server = await startServer({
+        name: `svc-router ${baseline.ref}`,
+        command: [...pinning.prefix(SUT_CPU), node, baseline.bin, ...routerArgs],
+        env: { SVC_ROUTER_HOME: baseHome.dir },
+        ready: /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+      });
+      base = { origin: server.origin, pid: server.pid, key: baseHome.key };
+      baseStop = server.stop;
+    }
     await sleep(500);
     const idleRss = rssMb(router.pid);
     const bareIdleRss = rssMb(bare.pid);
-    log(`servers up: upstream ${upstream.origin}, bare proxy ${bare.origin}, svc-router ${router.origin} (idle RSS ${idleRss.toFixed(1)} MB; bare proxy ${bareIdleRss.toFixed(1)} MB)`);
+    const baseIdleRss = base ? rssMb(base.pid) : NaN;
+    log(
+      `servers up: upstream ${upstream.origin}, bare proxy ${bare.origin}, svc-router ${router.origin} (idle RSS ${idleRss.toFixed(1)} MB; bare proxy ${bareIdleRss.toFixed(1)} MB)` +
+        (base && baseline ? `, ${baseline.ref} ${base.origin} (idle RSS ${baseIdleRss.toFixed(1)} MB)` : ''),
+    );
 
-    const samples = await runRounds(load, { upstream: upstream.origin, bare, router, key: home.key }, { paths, ...options, ...(pinning.enabled ? { sutCpu: SUT_CPU } : {}) }, log);
-    await Promise.all([bare.stop(), router.stop()]);
+    const samples = await runRounds(load, { upstream: upstream.origin, bare, router, key: home.key, ...(base ? { baseline: base } : {}) }, { paths, ...options, ...(pinning.enabled ? { sutCpu: SUT_CPU } : {}) }, log);
+    await Promise.all([bare.stop(), router.stop(), baseStop?.()]);
+    baseline?.remove();
 
     log('big streams (memory)…');
     const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
@@ -79,6 +106,16 @@ async function main(): Promise<void> {
 
     const pathResults = [false, true].flatMap((stream) => paths.map((spec) => summarisePath(spec, stream, samples)));
     const upstreams = [...new Set(paths.map((p) => p.upstream))];
+    const against: AgainstResult | null = baseline
+      ? {
+          ref: baseline.ref,
+          commit: baseline.sha,
+          modules: baseline.modules,
+          router_command: `svc-router ${routerArgs.join(' ')}`,
+          rss_mb_idle: baseIdleRss,
+          ...againstVerdict(baseline.ref, baseline.sha, pathResults),
+        }
+      : null;
     const report: BenchReport = {
       machine: machine(),
       run: {
@@ -99,19 +136,23 @@ async function main(): Promise<void> {
       big_streams: big,
       cli,
       targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big }),
+      against,
     };
     writeReport(report, RESULTS);
     printReport(report, console.log);
     printMemory(big, streams, console.log);
     console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} · ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (against) console.log(`verdict: ${against.verdict}`);
 
     async function slowStreams(): Promise<StreamsResult> {
       log(`${options.streams} concurrent slow streams through the router, ${options.streamRounds} round(s)…`);
       return runSlowStreams({ count: options.streams, rounds: options.streamRounds, entry: entry('router-with-eld.ts'), distDir: path.join(ROOT, 'dist'), home: streamsHome, upstreamOrigin: upstream.origin, pinning });
     }
   } finally {
+    await baseStop?.();
     await upstream.stop();
-    for (const dir of [home, streamsHome, cliHome]) dir.remove();
+    for (const dir of [home, streamsHome, cliHome, baseHome]) dir?.remove();
+    baseline?.remove();
   }
 }
 
