@@ -139,8 +139,6 @@ for (const client of CLIENTS) {
           if (route === 'openai-responses') {
             expect(sent).toBeUndefined();
             expect(JSON.stringify(served.requests[0]!.body.input)).toContain('"type":"image_url"');
-          } else if (route === 'offline') {
-            expect(sent).toBeUndefined();
           } else {
             expect(sent?.status).toBe(400);
             expect(sent?.message).toMatch(/image_url/);
@@ -155,9 +153,6 @@ for (const client of CLIENTS) {
           expect(reply.text).toBe('A single pixel.');
           expectImageUpstream(served);
           const workaround = ' Send an OpenAI-style image_url block instead: it becomes input_image and works on every route.';
-          if (route === 'offline') {
-            return { outcome: 'limitation', note: `LangChain sends its standard image block to the Responses API as a Chat-style image_url part; the offline backend answers without a 400, though upstream routes refuse the part.${workaround}` };
-          }
           if (route !== 'openai-responses') {
             return { outcome: 'refused', note: `LangChain sends its standard image block to the Responses API as a Chat-style image_url part; a translating route answers 400 naming the part.${workaround}` };
           }

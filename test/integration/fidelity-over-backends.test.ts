@@ -84,6 +84,15 @@ describe('replayed parts only a same-format upstream can take', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('the offline backend refuses it as a translating upstream would, so a script tried offline meets what it will meet live', async () => {
+    router.config.update((settings) => {
+      settings.routes[SKU] = ['offline'];
+    });
+    const reply = await post('responses', { input });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatchObject({ type: 'invalid_request_error', param: 'input[1]' });
+  });
+
   it('a replayed web_search_call reaches an OpenAI Responses upstream as sent', async () => {
     const fake = await upstream('openai-responses');
     const reply = await post('responses', { input });

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { collectReply } from '../../core/collect-reply.js';
 import { estimateRequestTokens, estimateTokens } from '../../core/estimate-tokens.js';
 import type { FinishReason } from '../../core/reply.js';
+import { translatableOrRefuse } from '../../core/same-format-only.js';
+import { setBackendWarnings } from '../../core/warnings.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendCall } from '../backend.js';
 import { composeTurn } from './compose-reply.js';
@@ -14,6 +16,9 @@ const CHARS_PER_TOKEN = 4;
 export function createOfflineBackend(script?: ScriptedTurn[]): Backend {
   /** The whole turn is known at once, so it goes out as one batch. */
   async function* stream({ request }: BackendCall): AsyncGenerator<StreamEvent[]> {
+    // The offline backend stands in for a real upstream that translates: it refuses and warns
+    // about the same parts one would, so a script tried offline meets what it will meet live.
+    setBackendWarnings(request, translatableOrRefuse(request));
     yield [...turnEvents(request)];
   }
 
