@@ -136,7 +136,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
           // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
           // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
           if (recorded) return;
-          const usage = seen.usage ?? { inputTokens: estimateRequestTokens(decoded.request), outputTokens: 0 };
+          const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
           finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
         }),
         (event) => {
