@@ -145,6 +145,8 @@ export interface AnthropicStreamEvent {
     thinking?: string | null;
     signature?: string | null;
     partial_json?: string | null;
+    /** citations_delta: one citation, passed on whole. */
+    citation?: unknown;
     stop_reason?: string | null;
     stop_sequence?: string | null;
   } | null;
@@ -152,7 +154,11 @@ export interface AnthropicStreamEvent {
   error?: { type?: string | null; message?: string | null } | null;
 }
 
-/** One Messages stream event, checked where the decoder reads it; unknown event types pass. */
+/**
+ * One Messages stream event, checked where the decoder reads it; unknown event types pass, and so
+ * do fields the checks do not name (message_delta's `safeguard_results`, server-tool blocks),
+ * which a Messages client gets back as they came.
+ */
 export function readAnthropicEvent(backend: string, raw: unknown): AnthropicStreamEvent {
   return checkedUpstream(backend, 'stream event', raw, checkEvent);
 }

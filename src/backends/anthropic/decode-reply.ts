@@ -5,6 +5,11 @@ import type { Reply, ReplyPart } from '../../core/reply.js';
 import { readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { anthropicFinish } from './map-stop-reason.js';
+import { extraKeys, type RawAnthropicBlock } from './decode-stream.js';
+import { mergeMetadata } from '../../core/provider-metadata.js';
+
+/** The `message` fields the decoder reads; every other one is relayed to a Messages client. */
+const KNOWN_REPLY_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
 
 interface MessageBody {
   id?: string;
@@ -25,7 +30,17 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   }
   const content: ReplyPart[] = [];
   const skipped: string[] = [];
+  // Blocks with no canonical form ride on the part after them (or on the reply), for a Messages
+  // client to get back where they stood.
+  let pending: RawAnthropicBlock[] = [];
+  const attachPending = () => {
+    const part = content.at(-1);
+    if (!pending.length || !part) return;
+    part.providerMetadata = mergeMetadata(part.providerMetadata, { anthropic: { precedingBlocks: pending } });
+    pending = [];
+  };
   for (const block of body.content) {
+    const before = content.length;
     if (block.type === 'text') {
       const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
       content.push({ type: 'text', text: block.text ?? '', ...citations });
@@ -35,11 +50,22 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
       content.push({ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
     } else if (block.type === 'tool_use') {
       content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
-    } else if (!skipped.includes(block.type)) {
-      skipped.push(block.type);
+    } else {
+      pending.push({ block: block as unknown as Record<string, unknown>, deltas: [] });
+      if (!skipped.includes(block.type)) skipped.push(block.type);
     }
+    if (content.length > before) attachPending();
   }
-  const { finish, providerMetadata } = anthropicFinish(body.stop_reason, body.stop_sequence);
+  const warnings = skipped.map(skippedBlockWarning);
+  const replyExtra = extraKeys(raw, KNOWN_REPLY_KEYS);
+  const own: Record<string, unknown> = {
+    ...(pending.length ? { trailingBlocks: pending } : {}),
+    ...(replyExtra ? { replyExtra } : {}),
+    ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
+  };
+  const finished = anthropicFinish(body.stop_reason, body.stop_sequence);
+  const { finish } = finished;
+  const providerMetadata = Object.keys(own).length ? mergeMetadata(finished.providerMetadata, { anthropic: own }) : finished.providerMetadata;
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
@@ -47,9 +73,12 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
     finish,
     usage: usageFromAnthropic(body.usage),
     ...(providerMetadata ? { providerMetadata } : {}),
-    ...(skipped.length ? { warnings: skipped.map(skippedBlockWarning) } : {}),
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 
-/** Server-tool blocks (web search results, code execution output) have no canonical form. */
+/**
+ * Server-tool blocks (web search results, code execution output) have no canonical form: a
+ * Messages client gets them back whole, every other client this warning.
+ */
 export const skippedBlockWarning = (type: string): string => `The upstream's ${type} content blocks have no form in the router's canonical reply and were left out.`;

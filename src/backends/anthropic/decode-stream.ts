@@ -8,15 +8,35 @@ import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
+import { mergeMetadata, type ProviderMetadata } from '../../core/provider-metadata.js';
 
-type BlockKind = 'text' | 'thinking' | 'tool' | 'ignored';
+const mergeExtra = (base: Record<string, unknown> | undefined, extra: Record<string, unknown> | undefined) => (extra ? { ...base, ...extra } : base);
+
+type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored';
+
+/** A content block the canonical stream has no form for (server tools), as the upstream sent it. */
+export interface RawAnthropicBlock {
+  block: Record<string, unknown>;
+  deltas: unknown[];
+}
+
+/** The message_delta fields the decoder reads; every other one is relayed to a Messages client. */
+const KNOWN_DELTA_KEYS = new Set(['stop_reason', 'stop_sequence']);
+const KNOWN_MESSAGE_DELTA_KEYS = new Set(['type', 'delta', 'usage']);
+
+/** `value`'s own keys outside `known`, or undefined when there are none. */
+export function extraKeys(value: unknown, known: ReadonlySet<string>): Record<string, unknown> | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const extra = Object.entries(value).filter(([key]) => !known.has(key));
+  return extra.length ? Object.fromEntries(extra) : undefined;
+}
 
 interface AnthropicEvent {
   type: string;
   index?: number;
   message?: { id?: string; usage?: unknown };
   content_block?: { type: string; id?: string; name?: string; data?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; citation?: unknown; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: unknown;
   error?: { type?: string; message?: string };
 }
@@ -27,10 +47,26 @@ interface AnthropicEvent {
  * that ends before message_stop was cut off, and says so.
  */
 export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
-  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string }>();
+  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string; citations?: unknown[]; raw?: RawAnthropicBlock }>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish = anthropicFinish(undefined, undefined);
   const skipped: string[] = [];
+  let deltaExtra: Record<string, unknown> | undefined;
+  let eventExtra: Record<string, unknown> | undefined;
+  // Raw blocks ride, in order, on the next block's start event (or on finish), for a Messages
+  // client to write back where they stood.
+  let pending: RawAnthropicBlock[] = [];
+  const carryPending = (key: 'precedingBlocks' | 'trailingBlocks'): ProviderMetadata | undefined => {
+    if (!pending.length) return undefined;
+    const carried = pending;
+    pending = [];
+    return { anthropic: { [key]: carried } };
+  };
+  const withPending = <E extends StreamEvent & { providerMetadata?: ProviderMetadata }>(event: E): E => {
+    const carried = carryPending('precedingBlocks');
+    if (!carried) return event;
+    return { ...event, providerMetadata: mergeMetadata(event.providerMetadata, carried) };
+  };
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
@@ -45,21 +81,23 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         const index = event.index ?? blocks.size;
         if (block?.type === 'text') {
           blocks.set(index, { kind: 'text' });
-          out.push({ type: 'text-start' });
+          out.push(withPending({ type: 'text-start' }));
         } else if (block?.type === 'thinking') {
           blocks.set(index, { kind: 'thinking' });
-          out.push({ type: 'reasoning-start' });
+          out.push(withPending({ type: 'reasoning-start' }));
         } else if (block?.type === 'redacted_thinking') {
           blocks.set(index, { kind: 'ignored' });
-          out.push({ type: 'reasoning-start' });
+          out.push(withPending({ type: 'reasoning-start' }));
           out.push({ type: 'reasoning-end', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
         } else if (block?.type === 'tool_use') {
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
-          out.push({ type: 'tool-call-start', id, name: block.name ?? '' });
-        } else {
-          blocks.set(index, { kind: 'ignored' }); // server-tool blocks: nothing a client format here can carry
-          if (block?.type && !skipped.includes(block.type)) skipped.push(block.type);
+          out.push(withPending({ type: 'tool-call-start', id, name: block.name ?? '' }));
+        } else if (block) {
+          // Server-tool blocks and types yet to come: no canonical form, so kept whole for a
+          // Messages client, and named in a warning for every other.
+          blocks.set(index, { kind: 'raw', raw: { block: block as Record<string, unknown>, deltas: [] } });
+          if (!skipped.includes(block.type)) skipped.push(block.type);
         }
         break;
       }
@@ -67,7 +105,9 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         const block = blocks.get(event.index ?? -1);
         const delta = event.delta;
         if (!block || !delta) break;
-        if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) out.push({ type: 'text-delta', text: delta.text });
+        if (block.kind === 'raw') block.raw!.deltas.push(delta);
+        else if (delta.type === 'citations_delta' && block.kind === 'text' && delta.citation !== undefined) (block.citations ??= []).push(delta.citation);
+        else if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) out.push({ type: 'text-delta', text: delta.text });
         else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) out.push({ type: 'reasoning-delta', text: delta.thinking });
         else if (delta.type === 'signature_delta' && block.kind === 'thinking') block.signature = (block.signature ?? '') + (delta.signature ?? '');
         else if (delta.type === 'input_json_delta' && block.kind === 'tool' && delta.partial_json) {
@@ -77,7 +117,8 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       }
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
-        if (block?.kind === 'text') out.push({ type: 'text-end' });
+        if (block?.kind === 'text') out.push({ type: 'text-end', ...(block.citations ? { providerMetadata: { anthropic: { citations: block.citations } } } : {}) });
+        else if (block?.kind === 'raw') pending.push(block.raw!);
         else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
         else if (block?.kind === 'tool') out.push({ type: 'tool-call-end', id: block.id! });
         break;
@@ -85,18 +126,29 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       case 'message_delta':
         if (event.delta?.stop_reason) finish = anthropicFinish(event.delta.stop_reason, event.delta.stop_sequence);
         usage = usageFromAnthropic(event.usage, usage);
+        deltaExtra = mergeExtra(deltaExtra, extraKeys(event.delta, KNOWN_DELTA_KEYS));
+        eventExtra = mergeExtra(eventExtra, extraKeys(event, KNOWN_MESSAGE_DELTA_KEYS));
         break;
-      case 'message_stop':
+      case 'message_stop': {
+        const warnings = skipped.map(skippedBlockWarning);
+        const own: Record<string, unknown> = {
+          ...(deltaExtra ? { messageDeltaExtra: deltaExtra } : {}),
+          ...(eventExtra ? { messageDeltaEventExtra: eventExtra } : {}),
+          ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
+        };
+        let providerMetadata = mergeMetadata(finish.providerMetadata, carryPending('trailingBlocks'));
+        if (Object.keys(own).length) providerMetadata = mergeMetadata(providerMetadata, { anthropic: own });
         out.push({
           type: 'finish',
           reason: finish.finish.unified,
           finish: finish.finish,
           usage,
-          ...(finish.providerMetadata ? { providerMetadata: finish.providerMetadata } : {}),
-          ...(skipped.length ? { warnings: skipped.map(skippedBlockWarning) } : {}),
+          ...(providerMetadata ? { providerMetadata } : {}),
+          ...(warnings.length ? { warnings } : {}),
         });
         stopped = true;
         break;
+      }
       case 'error': {
         const kind = event.error?.type;
         const message = `Backend '${backend}' failed mid-stream: ${upstreamText(event.error?.message ?? kind ?? 'unknown error')}`;

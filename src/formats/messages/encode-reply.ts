@@ -1,4 +1,5 @@
-import type { Reply } from '../../core/reply.js';
+import type { Reply, ReplyPart } from '../../core/reply.js';
+import { foldedBlock, ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { MessagesOptions } from './decode-request.js';
@@ -19,24 +20,10 @@ export function parseToolInput(args: string): unknown {
 
 /** An Anthropic `message` body with its content blocks (plus svc_meta, which the SDKs ignore). */
 export function encodeMessagesReply(reply: Reply, context: EncodeContext<MessagesOptions>) {
-  const content = reply.content.flatMap((part) => {
-    switch (part.type) {
-      case 'text': {
-        const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
-        return { type: 'text', text: part.text, ...(citations ? { citations } : {}) };
-      }
-      case 'reasoning': {
-        // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
-        // any other upstream's reasoning shows as its readable text, unsigned.
-        const own = metadataOf(part.providerMetadata, 'anthropic');
-        if (typeof own?.redactedData === 'string' && !part.text) return { type: 'redacted_thinking', data: own.redactedData };
-        if (!part.text && typeof own?.signature !== 'string') return [];
-        return { type: 'thinking', thinking: part.text, signature: typeof own?.signature === 'string' ? own.signature : '' };
-      }
-      case 'tool-call':
-        return { type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) };
-    }
-  });
+  const content = reply.content.flatMap((part) => [...rawBlocksOf(part.providerMetadata, 'precedingBlocks').map(foldedBlock), ...partBlocks(part)]);
+  content.push(...rawBlocksOf(reply.providerMetadata, 'trailingBlocks').map(foldedBlock));
+  // An Anthropic upstream's own unread fields, where it put them (a streamed message_delta's are the message's).
+  const own = ownReplyExtras(reply.providerMetadata);
   return {
     id: newId('msg_'),
     type: 'message',
@@ -45,6 +32,28 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     content,
     ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
     usage: anthropicUsage(reply.usage),
-    svc_meta: withReplyWarnings(context.svcMeta(), reply.warnings),
+    ...own.messageDeltaEventExtra,
+    ...own.messageDeltaExtra,
+    ...own.replyExtra,
+    svc_meta: withReplyWarnings(context.svcMeta(), withoutRelayed(reply.warnings, reply.providerMetadata)),
   };
+}
+
+function partBlocks(part: ReplyPart): Array<Record<string, unknown>> {
+  switch (part.type) {
+    case 'text': {
+      const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
+      return [{ type: 'text', text: part.text, ...(citations ? { citations } : {}) }];
+    }
+    case 'reasoning': {
+      // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
+      // any other upstream's reasoning shows as its readable text, unsigned.
+      const own = metadataOf(part.providerMetadata, 'anthropic');
+      if (typeof own?.redactedData === 'string' && !part.text) return [{ type: 'redacted_thinking', data: own.redactedData }];
+      if (!part.text && typeof own?.signature !== 'string') return [];
+      return [{ type: 'thinking', thinking: part.text, signature: typeof own?.signature === 'string' ? own.signature : '' }];
+    }
+    case 'tool-call':
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) }];
+  }
 }

@@ -11,7 +11,10 @@ import type { MessagesOptions } from './decode-request.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
-import { metadataOf } from '../../core/provider-metadata.js';
+import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
+import { ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
+
+type BlockKind = 'text' | 'thinking' | 'tool' | 'raw';
 
 /**
  * The Anthropic streaming grammar from canonical events: message_start, ping, then for each block
@@ -30,7 +33,7 @@ import { metadataOf } from '../../core/provider-metadata.js';
  */
 export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
   let nextIndex = 0;
-  let open: { index: number; kind: 'text' | 'thinking' | 'tool' } | undefined;
+  let open: { index: number; kind: BlockKind } | undefined;
   let started = false;
   let thinkingPending = false;
 
@@ -51,7 +54,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
       },
       'message_start',
     ) + sse({ type: 'ping' }, 'ping');
-  const startBlock = (kind: 'text' | 'thinking' | 'tool', block: unknown) => {
+  const startBlock = (kind: BlockKind, block: unknown) => {
     open = { index: nextIndex++, kind };
     return sse({ type: 'content_block_start', index: open.index, content_block: block }, 'content_block_start');
   };
@@ -71,6 +74,17 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
     return frame;
   };
 
+  /** Blocks an Anthropic upstream sent that have no canonical form (server tools), written back as they came. */
+  const relayBlocks = (providerMetadata: ProviderMetadata | undefined, key: 'precedingBlocks' | 'trailingBlocks') => {
+    let frames = '';
+    for (const { block, deltas } of rawBlocksOf(providerMetadata, key)) {
+      frames += closeBlock() + startBlock('raw', block);
+      for (const payload of deltas) frames += delta(payload);
+      frames += closeBlock();
+    }
+    return frames;
+  };
+
   // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of sequenceToolCalls(batches)) {
     let out = '';
@@ -81,7 +95,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
       }
       switch (event.type) {
         case 'text-start':
-          out += closeBlock() + startBlock('text', { type: 'text', text: '' });
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks') + startBlock('text', { type: 'text', text: '' });
           break;
         case 'text-delta':
           if (!event.text) break;
@@ -95,7 +109,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         case 'reasoning-start':
           // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
-          out += closeBlock();
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks');
           thinkingPending = true;
           break;
         case 'reasoning-delta':
@@ -128,7 +142,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         }
         case 'tool-call-start':
-          out += closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks') + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
           break;
         case 'tool-call-delta':
           if (!event.argumentsDelta) break;
@@ -140,18 +154,26 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out = '';
           yield* deltaInPieces({ type: 'input_json_delta', partial_json: event.argumentsDelta });
           break;
-        case 'text-end':
+        case 'text-end': {
+          const citations = metadataOf(event.providerMetadata, 'anthropic')?.citations;
+          if (open?.kind === 'text' && Array.isArray(citations)) for (const citation of citations) out += delta({ type: 'citations_delta', citation });
+          out += closeBlock();
+          break;
+        }
         case 'tool-call-end':
           out += closeBlock();
           break;
         case 'finish': {
-          const meta = withReplyWarnings(context.svcMeta(), event.warnings);
+          const own = ownReplyExtras(event.providerMetadata);
+          const meta = withReplyWarnings(context.svcMeta(), withoutRelayed(event.warnings, event.providerMetadata));
           out += closeBlock() +
+            relayBlocks(event.providerMetadata, 'trailingBlocks') +
             sse(
               {
                 type: 'message_delta',
-                delta: anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence),
+                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
                 usage: anthropicUsage(event.usage),
+                ...own.messageDeltaEventExtra,
                 ...(meta.warnings ? { svc_meta: { warnings: meta.warnings } } : {}),
               },
               'message_delta',

@@ -100,7 +100,7 @@ describe('anthropic decodeAnthropicStream', () => {
     expectRouterError(error, 502, 'upstream');
   });
 
-  it('leaves out server-tool blocks, naming them in the finish warnings, and ignores unknown event types', async () => {
+  it('keeps server-tool blocks whole for a Messages client, names them in the finish warnings for any other, and ignores unknown event types', async () => {
     const text =
       messageStart +
       frame({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }) +
@@ -116,7 +116,18 @@ describe('anthropic decodeAnthropicStream', () => {
         type: 'finish',
         reason: 'stop',
         finish: { unified: 'stop', raw: 'end_turn' },
-        providerMetadata: { anthropic: { stopReason: 'end_turn' } },
+        providerMetadata: {
+          anthropic: {
+            stopReason: 'end_turn',
+            trailingBlocks: [
+              {
+                block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+                deltas: [{ type: 'input_json_delta', partial_json: '{"query":"x"}' }],
+              },
+            ],
+            relayedBlockWarnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
+          },
+        },
         usage: { inputTokens: 10, outputTokens: 7, raw: { input_tokens: 10, output_tokens: 7 } },
         warnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
       },
