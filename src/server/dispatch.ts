@@ -27,7 +27,8 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
   if (CONTROL_CHARACTERS.test(request.path)) {
     return { status: 400, headers: { 'x-request-id': requestId }, json: defaultErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.'), requestId) };
   }
-  if (path === '/' || path === '/health') {
+  // `/api/hello` is the reachability probe Claude Code sends (HEAD) before its first request.
+  if (path === '/' || path === '/health' || path === '/api/hello') {
     if (trace) trace.endpoint = path;
     return publicEndpoint(request, path, requestId);
   }
@@ -63,6 +64,7 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
   if (request.method !== 'GET') {
     return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, json: defaultErrorBody(new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`), requestId) };
   }
+  if (path === '/api/hello') return { status: 200, headers, json: { name: 'svc-router', status: 'ok' } };
   return path === '/health'
     ? { status: 200, headers, json: { status: 'ok' } }
     : { status: 200, headers, json: { name: 'svc-router', endpoints: ['/whoami', ...Object.keys(ENDPOINTS).filter((p) => p !== '/whoami'), '/health'] } };
