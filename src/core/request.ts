@@ -124,6 +124,8 @@ export interface CanonicalRequest {
   jsonObject?: boolean;
   /** Sampling seed, for repeatable answers where the upstream supports it. */
   seed?: number;
+  /** A key that groups requests sharing a prompt prefix (one client session), for the upstream's prompt cache (OpenAI's `prompt_cache_key`). */
+  promptCacheKey?: string;
   /** OpenAI-style penalties, -2 to 2. */
   frequencyPenalty?: number;
   presencePenalty?: number;

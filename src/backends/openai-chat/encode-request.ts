@@ -35,9 +35,17 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
 
 function buildBody(request: CanonicalRequest, model: string): ChatRequestBody {
   const messages: ChatMessage[] = [];
-  const system = joinText(request.system);
+  // Mid-conversation system messages (Claude Code sends its environment as one after the first
+  // user turn) are folded into the one leading system message, in order: many chat templates
+  // (Qwen, Llama, Mistral …) refuse a system message anywhere but first. The top of the prompt,
+  // rather than the neighbouring user turn, keeps the text's system authority and leaves the user's
+  // own words as they were; a client that repeats the same conversation keeps the same prefix.
+  const midConversation = request.messages.filter((message) => message.role === 'system').map((message) => joinText(textParts(message.content)));
+  const system = [joinText(request.system), ...midConversation].filter((text) => text !== '').join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
-  request.messages.forEach((message, index) => messages.push(...encodeMessage(message, `messages[${index}]`)));
+  request.messages.forEach((message, index) => {
+    if (message.role !== 'system') messages.push(...encodeMessage(message, `messages[${index}]`));
+  });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
@@ -62,6 +70,7 @@ function buildBody(request: CanonicalRequest, model: string): ChatRequestBody {
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   return body;
 }
 
@@ -140,6 +149,8 @@ function fileContent(part: FilePart, path: string): ChatRequestContentPart {
       return { type: 'file', file: { ...filename, file_id: source.id } };
   }
 }
+
+const textParts = (parts: Message['content']): TextPart[] => parts.filter((part): part is TextPart => part.type === 'text');
 
 const joinText = (parts: TextPart[]): string => parts.map((part) => part.text).join('\n\n');
 

@@ -33,6 +33,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort };
+  if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };

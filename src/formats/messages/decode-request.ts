@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../core/errors.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
-import type { Decoded } from '../client-format.js';
+import { keepForSameFormat } from '../../core/same-format-only.js';
+import type { DecodeContext, Decoded } from '../client-format.js';
 import {
   asArray,
   asObject,
@@ -18,7 +19,7 @@ import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 export type MessagesOptions = Record<string, never>;
 
 /** Decodes an Anthropic Messages request body, including what Claude Code really sends. */
-export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
+export function decodeMessagesRequest(body: unknown, context?: DecodeContext): Decoded<MessagesOptions> {
   const json = asObject(body, 'body');
   const model = requiredString(json, 'model');
   const maxTokens = optionalInteger(json, 'max_tokens');
@@ -50,6 +51,11 @@ export function decodeMessagesRequest(body: unknown): Decoded<MessagesOptions> {
   const stop = optionalStringList(json, 'stop_sequences');
   if (stop) request.stop = stop;
   decodeThinking(json, request);
+  keepContextManagement(json, request);
+  // Claude Code names its session in every request: the same key keeps one session's requests on
+  // the upstream's prompt cache (OpenAI's prompt_cache_key).
+  const session = context?.headers?.['x-claude-code-session-id'];
+  if (session) request.promptCacheKey = session;
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
@@ -143,6 +149,10 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       return { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: requiredString(block, 'data', `${path}.data`) } } };
     case 'document':
       return decodeDocument(block, path);
+    case 'tool_reference':
+      // Tool search results (Claude Code's ToolSearch) name tools that are now loaded; elsewhere
+      // they are said in words, so the tool result is never empty.
+      return { type: 'text', text: `Tool available: ${requiredString(block, 'tool_name', `${path}.tool_name`)}` };
     default:
       // search_result blocks, replayed server-tool blocks (server_tool_use, web_search_tool_result,
       // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
@@ -210,6 +220,13 @@ function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
       dropped.push(typeof tool.type === 'string' ? tool.type : 'unknown');
       return;
     }
+    // A deferred tool (defer_loading) is loaded only through an Anthropic upstream's tool search;
+    // Claude Code sends a placeholder it must never call. Elsewhere it would be an ordinary
+    // function the model may call, so it is left out and listed in dropped_tools.
+    if (tool.defer_loading === true) {
+      dropped.push(requiredString(tool, 'name', `tools.${index}.name`));
+      return;
+    }
     const spec: ToolSpec = {
       name: requiredString(tool, 'name', `tools.${index}.name`),
       parameters: asObject(tool.input_schema, `tools.${index}.input_schema`),
@@ -250,6 +267,11 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
   }
   const thinking = asObject(json.thinking, 'thinking');
   const type = requiredString(thinking, 'type', 'thinking.type');
+  const display = optionalString(thinking, 'display', 'thinking.display');
+  // How reasoning is shown (summarized, omitted, …) is Anthropic's setting; other upstreams use their own default.
+  if (display !== undefined && type !== 'disabled') {
+    keepForSameFormat(request, 'thinking.display', `'${display}' is honoured only by an Anthropic upstream; this upstream shows reasoning its own way.`, false);
+  }
   if (type === 'enabled') {
     const budget = optionalInteger(thinking, 'budget_tokens', 'thinking.budget_tokens');
     if (budget !== undefined) request.reasoningBudget = budget;
@@ -259,6 +281,15 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
   } else if (type !== 'disabled') {
     throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
   }
+}
+
+/** `context_management.edits` (clearing old thinking or tool results) exist only on an Anthropic upstream: named in warnings elsewhere. */
+function keepContextManagement(json: Json, request: CanonicalRequest): void {
+  if (json.context_management === undefined || json.context_management === null) return;
+  const edits = asObject(json.context_management, 'context_management').edits;
+  if (!Array.isArray(edits) || !edits.length) return;
+  const types = edits.map((edit) => (edit && typeof edit === 'object' && typeof (edit as Json).type === 'string' ? ((edit as Json).type as string) : 'unknown'));
+  keepForSameFormat(request, 'context_management.edits', `${types.join(', ')} not applied: only an Anthropic upstream manages context this way; the conversation is sent as it is.`, false);
 }
 
 /**

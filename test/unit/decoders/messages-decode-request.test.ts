@@ -182,12 +182,43 @@ describe('decodeMessagesRequest: valid bodies', () => {
     ["output_config.effort 'max', folded to high", body({ output_config: { effort: 'max' } }), { reasoningEffort: 'high' }],
     ['output_config with no effort', body({ output_config: {} }), { reasoningEffort: undefined }],
     ['null thinking and output_config', body({ thinking: null, output_config: null }), { reasoningEffort: undefined, reasoningBudget: undefined }],
+    // Claude Code: tool search results, a deferred placeholder tool
+    [
+      'tool_reference blocks in a tool_result, as text naming each tool',
+      turns(user({ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }, { type: 'tool_reference', tool_name: 'WebSearch' }] })),
+      { messages: [{ role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_1', content: [text('Tool available: WebFetch'), text('Tool available: WebSearch')] }] }], sameFormatOnly: undefined },
+    ],
+    [
+      'a deferred tool (defer_loading), left out',
+      body({ tools: [{ name: 'Bash', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', input_schema: { type: 'object', properties: {} }, defer_loading: true }] }),
+      { tools: [{ name: 'Bash', parameters: { type: 'object' } }] },
+    ],
     // metadata
     ['metadata.user_id', body({ metadata: { user_id: 'u-42' } }), { metadata: { user_id: 'u-42' } }],
     ['metadata with no user_id, as no metadata', body({ metadata: {} }), { metadata: undefined }],
     ['an empty metadata.user_id, as no metadata', body({ metadata: { user_id: '' } }), { metadata: undefined }],
   ])('%s', (_label, input, want) => {
     expect(pick(decodeMessagesRequest(input).request, want)).toEqual(want);
+  });
+
+  it('lists a deferred tool in droppedTools', () => {
+    const decoded = decodeMessagesRequest(body({ tools: [{ name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true }] }));
+    expect(decoded.droppedTools).toEqual(['DeferredToolPlaceholder']);
+  });
+
+  it('carries x-claude-code-session-id as the prompt cache key', () => {
+    expect(decodeMessagesRequest(body(), { secret: 's', headers: { 'x-claude-code-session-id': 'sess-1' } }).request.promptCacheKey).toBe('sess-1');
+    expect(decodeMessagesRequest(body(), { secret: 's', headers: {} }).request.promptCacheKey).toBeUndefined();
+  });
+
+  it('keeps thinking.display and context_management.edits as warnings for a translating upstream', () => {
+    const { request } = decodeMessagesRequest(
+      body({ thinking: { type: 'adaptive', display: 'omitted' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }),
+    );
+    expect(request.sameFormatOnly?.map((entry) => [entry.param, entry.refuse])).toEqual([
+      ['thinking.display', false],
+      ['context_management.edits', false],
+    ]);
   });
 
   it.each<[string, Record<string, unknown>, boolean]>([

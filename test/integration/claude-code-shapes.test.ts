@@ -1,0 +1,165 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../fakes/fake-server.js';
+import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
+import { startRouter, type TestRouter } from '../helpers/router.js';
+import { addBackend, Fakes, metaOf, setRoute, SKU, UPSTREAM_KEY, type UpstreamKind } from './support.js';
+
+/**
+ * What Claude Code 2.1.330 sends (tool search results, a deferred placeholder tool, a system
+ * message inside `messages`, effort, thinking display, context management, its session header,
+ * the /api/hello probe), and what each translating upstream receives for it.
+ */
+
+let router: TestRouter;
+const fakes = new Fakes();
+const extra: FakeUpstream[] = [];
+
+beforeAll(async () => {
+  router = await startRouter();
+});
+afterEach(async () => {
+  await fakes.closeAll();
+  await Promise.all(extra.splice(0).map((fake) => fake.close()));
+});
+afterAll(() => router.close());
+
+const SESSION = '14742f6a-42a4-4a73-bce4-35a9672192e8';
+const ENVIRONMENT = '# Environment\nYou have been invoked in the following environment: \n - Primary working directory: /home/dev/project';
+
+const BASH = { name: 'Bash', description: 'Executes a given bash command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } };
+const PLACEHOLDER = {
+  name: 'DeferredToolPlaceholder',
+  description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.',
+  input_schema: { type: 'object', properties: {} },
+  defer_loading: true,
+};
+
+/** The shape of Claude Code's second request: user, system (environment), assistant tool call, tool result. */
+function claudeCodeBody(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    model: SKU,
+    max_tokens: 32000,
+    system: [{ type: 'text', text: 'You are Claude Code.' }],
+    tools: [BASH, PLACEHOLDER],
+    metadata: { user_id: 'user_0123' },
+    thinking: { type: 'adaptive', display: 'omitted' },
+    context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    output_config: { effort: 'high' },
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Find a web fetch tool.' }] },
+      { role: 'system', content: [{ type: 'text', text: ENVIRONMENT }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }] },
+    ],
+    ...fields,
+  };
+}
+
+async function post(body: Record<string, unknown>): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${router.origin}/v1/messages?beta=true`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${router.key}`,
+      'anthropic-version': '2023-06-01',
+      'x-claude-code-session-id': SESSION,
+    },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+/** Routes the SKU to a fresh fake of this kind under this upstream model. */
+async function upstream(kind: UpstreamKind | 'gemini', model: string): Promise<FakeUpstream> {
+  const fake = kind === 'gemini' ? await startGeminiUpstream([{ text: 'ok' }], { apiKey: UPSTREAM_KEY }) : await fakes.start(kind, [{ text: 'ok' }]);
+  if (kind === 'gemini') extra.push(fake);
+  const backend = addBackend(router, `cc-${kind}`, kind, fake.url);
+  setRoute(router, SKU, [`${backend}:${model}`]);
+  return fake;
+}
+
+describe('Claude Code requests over openai-chat', () => {
+  it('sends tool references as text, folds the mid-conversation system message, drops the deferred tool, and carries effort and the session', async () => {
+    const fake = await upstream('openai-chat', 'gpt-5-mini');
+    const reply = await post(claudeCodeBody());
+    expect(reply.status).toBe(200);
+    const sent = fake.requests[0]!.body as any;
+    expect(sent.messages.map((message: any) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(sent.messages[0].content).toBe(`You are Claude Code.\n\n${ENVIRONMENT}`);
+    expect(sent.messages[3]).toEqual({ role: 'tool', tool_call_id: 'toolu_01', content: 'Tool available: WebFetch' });
+    expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(['Bash']);
+    expect(sent.reasoning_effort).toBe('high');
+    expect(sent.prompt_cache_key).toBe(SESSION);
+    const meta = metaOf(reply.json);
+    expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
+    expect(meta.warnings?.some((warning) => warning.startsWith('thinking.display:'))).toBe(true);
+    expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:') && warning.includes('clear_thinking_20251015'))).toBe(true);
+  });
+
+  it('with no top system prompt, the mid-conversation system text becomes the leading system message', async () => {
+    const fake = await upstream('openai-chat', 'model-for-chat');
+    const reply = await post(claudeCodeBody({ system: undefined }));
+    expect(reply.status).toBe(200);
+    const sent = fake.requests[0]!.body as any;
+    expect(sent.messages.filter((message: any) => message.role === 'system')).toEqual([{ role: 'system', content: ENVIRONMENT }]);
+    expect(sent.messages[0].role).toBe('system');
+  });
+});
+
+describe('Claude Code requests over openai-responses', () => {
+  it('sends tool references as text, drops the deferred tool, and carries reasoning.effort and the session', async () => {
+    const fake = await upstream('openai-responses', 'gpt-5-mini');
+    const reply = await post(claudeCodeBody());
+    expect(reply.status).toBe(200);
+    const sent = fake.requests[0]!.body as any;
+    const output = sent.input.find((item: any) => item.type === 'function_call_output');
+    expect(output.output).toBe('Tool available: WebFetch');
+    expect(sent.tools.map((tool: any) => tool.name)).toEqual(['Bash']);
+    expect(sent.reasoning).toMatchObject({ effort: 'high' });
+    expect(sent.prompt_cache_key).toBe(SESSION);
+    const meta = metaOf(reply.json);
+    expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
+    expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:'))).toBe(true);
+  });
+});
+
+describe('Claude Code requests over gemini', () => {
+  it('sends tool references as text, drops the deferred tool, and turns effort into a thinking budget', async () => {
+    const fake = await upstream('gemini', 'gemini-2.5-flash');
+    const reply = await post(claudeCodeBody());
+    expect(reply.status).toBe(200);
+    const sent = fake.requests[0]!.body as any;
+    expect(JSON.stringify(sent.contents)).toContain('Tool available: WebFetch');
+    const declared = sent.tools.flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name));
+    expect(declared).toEqual(['Bash']);
+    expect(sent.generationConfig.thinkingConfig.thinkingBudget).toBeGreaterThan(0);
+    expect(metaOf(reply.json).dropped_tools).toEqual(['DeferredToolPlaceholder']);
+  });
+});
+
+describe('Claude Code requests over anthropic (same format)', () => {
+  it('forwards the body untouched, deferred tool and tool references included', async () => {
+    const fake = await upstream('anthropic', 'claude-sonnet-4-5');
+    const body = claudeCodeBody();
+    const reply = await post(body);
+    expect(reply.status).toBe(200);
+    const sent = fake.requests[0]!.body as any;
+    expect(sent.tools).toEqual(body.tools);
+    expect(sent.messages).toEqual(body.messages);
+    expect(sent.context_management).toEqual(body.context_management);
+  });
+});
+
+describe('the /api/hello probe', () => {
+  it('answers HEAD with 200 and no body, without a key', async () => {
+    const response = await fetch(`${router.origin}/api/hello`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+
+  it('answers GET with a small JSON, without a key', async () => {
+    const response = await fetch(`${router.origin}/api/hello`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'svc-router', status: 'ok' });
+  });
+});
