@@ -156,7 +156,7 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
 
   it('gives the SDK stream helper the whole message, server-tool blocks and citations included', async () => {
     await relayUpstream();
-    const message = await client.messages.stream(REQUEST as Anthropic.MessageCreateParamsStreaming).finalMessage();
+    const message = await client.messages.stream(REQUEST as Anthropic.MessageStreamParams).finalMessage();
     expect(message.content).toEqual(UPSTREAM_MESSAGE.content);
   });
 
