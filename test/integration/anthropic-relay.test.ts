@@ -173,6 +173,24 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
   });
 });
 
+describe('another client format over an anthropic upstream', () => {
+  it('leaves the server-tool blocks out and names them in svc_meta.warnings', async () => {
+    await relayUpstream();
+    const res = await fetch(`${router.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${router.key}` },
+      body: JSON.stringify({ model: SKU, messages: [{ role: 'user', content: 'List the files' }] }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(JSON.stringify(body)).not.toContain('srvtoolu_01Search');
+    expect(JSON.stringify(body)).not.toContain('safeguard_results');
+    expect(body.svc_meta.warnings).toEqual(
+      expect.arrayContaining([expect.stringContaining('server_tool_use'), expect.stringContaining('web_search_tool_result')]),
+    );
+  });
+});
+
 describe('messages client over a translating upstream: no verdict is made up', () => {
   it('writes no safeguard_results, streamed or not', async () => {
     await fakes.routeSku(router, 'openai-chat', [{ text: 'Hello' }]);
