@@ -103,6 +103,8 @@ describe('Claude Code requests over openai-chat', () => {
     const sent = fake.requests[0]!.body as any;
     expect(sent.messages.filter((message: any) => message.role === 'system')).toEqual([{ role: 'system', content: ENVIRONMENT }]);
     expect(sent.messages[0].role).toBe('system');
+    // Not an OpenAI model family: no prompt_cache_key, which some compatible servers refuse.
+    expect(sent.prompt_cache_key).toBeUndefined();
   });
 });
 

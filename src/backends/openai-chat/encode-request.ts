@@ -10,6 +10,9 @@ type ChatMessage = ChatRequestMessage;
 /** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
 const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
 
+/** OpenAI's own model families, the ones served where `prompt_cache_key` is known. */
+const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
+
 /**
  * The Chat Completions body for a canonical request. Same-format requests forward the client's
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
@@ -70,7 +73,9 @@ function buildBody(request: CanonicalRequest, model: string): ChatRequestBody {
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
-  if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
+  // Some compatible servers refuse fields they do not know (Mistral, Groq); the cache key, a hint
+  // only, goes to OpenAI's model families, as reasoning_effort goes to those that reason.
+  if (request.promptCacheKey && OPENAI_MODEL.test(model)) body.prompt_cache_key = request.promptCacheKey;
   return body;
 }
 
