@@ -182,7 +182,7 @@ describe('another client format over an anthropic upstream', () => {
       body: JSON.stringify({ model: SKU, messages: [{ role: 'user', content: 'List the files' }] }),
     });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as { svc_meta: { warnings?: string[] } };
     expect(JSON.stringify(body)).not.toContain('srvtoolu_01Search');
     expect(JSON.stringify(body)).not.toContain('safeguard_results');
     expect(body.svc_meta.warnings).toEqual(
