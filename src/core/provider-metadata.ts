@@ -15,7 +15,8 @@ export type ProviderName = 'anthropic' | 'openai' | 'gemini' | (string & {});
  * - anthropic: `signature` (thinking), `redactedData` (redacted_thinking), `stopReason` and
  *   `stopSequence` (finish), `cacheControl` (any part), `citations` (text); what the upstream sent
  *   that the canonical form does not model, for a Messages client to get back in place:
- *   `precedingBlocks` (a part or block start: server-tool blocks before it), `trailingBlocks`,
+ *   `precedingBlocks` (a block start: server-tool blocks before it), `trailingBlocks` and
+ *   `placedBlocks` (reply or finish: blocks after the last part, or by part index),
  *   `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
  *   (reply or finish)
  * - openai: `encryptedContent` and `itemId` (reasoning)

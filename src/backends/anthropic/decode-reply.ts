@@ -30,17 +30,11 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   }
   const content: ReplyPart[] = [];
   const skipped: string[] = [];
-  // Blocks with no canonical form ride on the part after them (or on the reply), for a Messages
-  // client to get back where they stood.
-  let pending: RawAnthropicBlock[] = [];
-  const attachPending = () => {
-    const part = content.at(-1);
-    if (!pending.length || !part) return;
-    part.providerMetadata = mergeMetadata(part.providerMetadata, { anthropic: { precedingBlocks: pending } });
-    pending = [];
-  };
+  // Blocks with no canonical form are kept on the reply with the index of the part they stood
+  // before, for a Messages client to get back in place (not on the parts: those may travel on,
+  // sealed into a Responses client's reasoning item).
+  const placed: Array<RawAnthropicBlock & { at: number }> = [];
   for (const block of body.content) {
-    const before = content.length;
     if (block.type === 'text') {
       const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
       content.push({ type: 'text', text: block.text ?? '', ...citations });
@@ -51,15 +45,14 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
     } else if (block.type === 'tool_use') {
       content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
     } else {
-      pending.push({ block: block as unknown as Record<string, unknown>, deltas: [] });
+      placed.push({ at: content.length, block: block as unknown as Record<string, unknown>, deltas: [] });
       if (!skipped.includes(block.type)) skipped.push(block.type);
     }
-    if (content.length > before) attachPending();
   }
   const warnings = skipped.map(skippedBlockWarning);
   const replyExtra = extraKeys(raw, KNOWN_REPLY_KEYS);
   const own: Record<string, unknown> = {
-    ...(pending.length ? { trailingBlocks: pending } : {}),
+    ...(placed.length ? { placedBlocks: placed } : {}),
     ...(replyExtra ? { replyExtra } : {}),
     ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
   };

@@ -1,5 +1,5 @@
 import type { Reply, ReplyPart } from '../../core/reply.js';
-import { foldedBlock, ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
+import { foldedBlock, ownReplyExtras, placedBlocksOf, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { MessagesOptions } from './decode-request.js';
@@ -20,8 +20,16 @@ export function parseToolInput(args: string): unknown {
 
 /** An Anthropic `message` body with its content blocks (plus svc_meta, which the SDKs ignore). */
 export function encodeMessagesReply(reply: Reply, context: EncodeContext<MessagesOptions>) {
-  const content = reply.content.flatMap((part) => [...rawBlocksOf(part.providerMetadata, 'precedingBlocks').map(foldedBlock), ...partBlocks(part)]);
-  content.push(...rawBlocksOf(reply.providerMetadata, 'trailingBlocks').map(foldedBlock));
+  // Blocks an Anthropic upstream sent that have no canonical form, back where they stood: a
+  // non-streamed reply places them by part index, a folded stream on the part after them.
+  const placed = placedBlocksOf(reply.providerMetadata);
+  const placedAt = (at: number, last: boolean) => placed.filter((entry) => entry.at === at || (last && entry.at > at)).map(foldedBlock);
+  const content = reply.content.flatMap((part, index) => [
+    ...placedAt(index, false),
+    ...rawBlocksOf(part.providerMetadata, 'precedingBlocks').map(foldedBlock),
+    ...partBlocks(part),
+  ]);
+  content.push(...placedAt(reply.content.length, true), ...rawBlocksOf(reply.providerMetadata, 'trailingBlocks').map(foldedBlock));
   // An Anthropic upstream's own unread fields, where it put them (a streamed message_delta's are the message's).
   const own = ownReplyExtras(reply.providerMetadata);
   return {

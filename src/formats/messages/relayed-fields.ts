@@ -22,6 +22,13 @@ export function rawBlocksOf(providerMetadata: ProviderMetadata | undefined, key:
   return held.filter((entry): entry is RelayedBlock => isRecord(entry) && isRecord(entry.block) && Array.isArray(entry.deltas));
 }
 
+/** Blocks a non-streamed Anthropic reply held, each with the index of the part it stood before. */
+export function placedBlocksOf(providerMetadata: ProviderMetadata | undefined): Array<RelayedBlock & { at: number }> {
+  const held = metadataOf(providerMetadata, 'anthropic')?.placedBlocks;
+  if (!Array.isArray(held)) return [];
+  return held.filter((entry): entry is RelayedBlock & { at: number } => isRecord(entry) && isRecord(entry.block) && Array.isArray(entry.deltas) && typeof entry.at === 'number');
+}
+
 /** A relayed block as one reply block: a streamed tool input's JSON fragments folded into `input`. */
 export function foldedBlock({ block, deltas }: RelayedBlock): Record<string, unknown> {
   const fragments = deltas.filter(isRecord).filter((d) => d.type === 'input_json_delta' && typeof d.partial_json === 'string');
