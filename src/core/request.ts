@@ -117,6 +117,8 @@ export interface CanonicalRequest {
   reasoningEffort?: ReasoningEffort;
   /** Thinking budget in tokens when the client asked for one explicitly. */
   reasoningBudget?: number;
+  /** How the client wants reasoning shown: as readable summaries, or omitted (only the sealed form comes back). */
+  reasoningDisplay?: 'summarized' | 'omitted';
   metadata?: Record<string, string>;
   /** Structured output: the reply must be JSON matching this schema. */
   outputSchema?: { name: string; schema: Record<string, unknown>; strict?: boolean };

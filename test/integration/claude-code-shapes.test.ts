@@ -71,7 +71,8 @@ async function post(body: Record<string, unknown>): Promise<{ status: number; js
 
 /** Routes the SKU to a fresh fake of this kind under this upstream model. */
 async function upstream(kind: UpstreamKind | 'gemini', model: string): Promise<FakeUpstream> {
-  const fake = kind === 'gemini' ? await startGeminiUpstream([{ text: 'ok' }], { apiKey: UPSTREAM_KEY }) : await fakes.start(kind, [{ text: 'ok' }]);
+  const script = [{ text: 'ok' }, { text: 'ok' }];
+  const fake = kind === 'gemini' ? await startGeminiUpstream(script, { apiKey: UPSTREAM_KEY }) : await fakes.start(kind, script);
   if (kind === 'gemini') extra.push(fake);
   const backend = addBackend(router, `cc-${kind}`, kind, fake.url);
   setRoute(router, SKU, [`${backend}:${model}`]);
@@ -92,7 +93,7 @@ describe('Claude Code requests over openai-chat', () => {
     expect(sent.prompt_cache_key).toBe(SESSION);
     const meta = metaOf(reply.json);
     expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
-    expect(meta.warnings?.some((warning) => warning.startsWith('thinking.display:'))).toBe(true);
+    expect(meta.warnings?.some((warning) => warning.startsWith("thinking.display 'omitted' not applied"))).toBe(true);
     expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:') && warning.includes('clear_thinking_20251015'))).toBe(true);
   });
 
@@ -114,6 +115,8 @@ describe('Claude Code requests over openai-responses', () => {
     const reply = await post(claudeCodeBody());
     expect(reply.status).toBe(200);
     const sent = fake.requests[0]!.body as any;
+    // display 'omitted': no readable summary asked for.
+    expect(sent.reasoning).toEqual({ effort: 'high' });
     const output = sent.input.find((item: any) => item.type === 'function_call_output');
     expect(output.output).toBe('Tool available: WebFetch');
     expect(sent.tools.map((tool: any) => tool.name)).toEqual(['Bash']);
@@ -122,6 +125,15 @@ describe('Claude Code requests over openai-responses', () => {
     const meta = metaOf(reply.json);
     expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
     expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:'))).toBe(true);
+    expect(meta.warnings?.some((warning) => warning.includes('thinking.display'))).toBe(false);
+  });
+
+  it("asks for reasoning summaries when thinking.display is 'summarized', and names an Anthropic-only display in the warnings", async () => {
+    const fake = await upstream('openai-responses', 'gpt-5-mini');
+    expect((await post(claudeCodeBody({ thinking: { type: 'adaptive', display: 'summarized' } }))).status).toBe(200);
+    expect((fake.requests[0]!.body as any).reasoning).toEqual({ effort: 'high', summary: 'auto' });
+    const reply = await post(claudeCodeBody({ thinking: { type: 'adaptive', display: 'updates' } }));
+    expect(metaOf(reply.json).warnings?.some((warning) => warning.startsWith("thinking.display: 'updates'"))).toBe(true);
   });
 });
 
@@ -135,6 +147,8 @@ describe('Claude Code requests over gemini', () => {
     const declared = sent.tools.flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name));
     expect(declared).toEqual(['Bash']);
     expect(sent.generationConfig.thinkingConfig.thinkingBudget).toBeGreaterThan(0);
+    // display 'omitted': no thought summaries.
+    expect(sent.generationConfig.thinkingConfig.includeThoughts).toBe(false);
     expect(metaOf(reply.json).dropped_tools).toEqual(['DeferredToolPlaceholder']);
   });
 });

@@ -63,8 +63,9 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
     warnings.push('image detail not sent: Gemini sets media resolution per request, not per image.');
   }
   const budget = request.reasoningBudget ?? (request.reasoningEffort ? BUDGET_BY_EFFORT[request.reasoningEffort] : undefined);
-  // Asked-for reasoning comes back as thought summaries, which clients show as reasoning.
-  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: true };
+  // Asked-for reasoning comes back as thought summaries, which clients show as reasoning, unless
+  // the client asked for it omitted.
+  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: request.reasoningDisplay !== 'omitted' };
   if (Object.keys(config).length) body.generationConfig = config;
   setBackendWarnings(request, warnings);
   return body;

@@ -24,6 +24,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   const warnings = same ? [] : translatableOrRefuse(request);
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
+  if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
   setBackendWarnings(request, warnings);
   if (stream) {

@@ -32,7 +32,8 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort };
+  // Readable summaries only when the client asked to see them; 'omitted' leaves the sealed reasoning alone.
+  if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort, ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
   if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;

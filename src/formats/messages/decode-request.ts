@@ -268,9 +268,11 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
   const thinking = asObject(json.thinking, 'thinking');
   const type = requiredString(thinking, 'type', 'thinking.type');
   const display = optionalString(thinking, 'display', 'thinking.display');
-  // How reasoning is shown (summarized, omitted, …) is Anthropic's setting; other upstreams use their own default.
+  // 'summarized' and 'omitted' become the canonical setting, which backends honour where their
+  // upstream has one; any other display is Anthropic's alone, named in the warnings elsewhere.
   if (display !== undefined && type !== 'disabled') {
-    keepForSameFormat(request, 'thinking.display', `'${display}' is honoured only by an Anthropic upstream; this upstream shows reasoning its own way.`, false);
+    if (display === 'summarized' || display === 'omitted') request.reasoningDisplay = display;
+    else keepForSameFormat(request, 'thinking.display', `'${display}' is honoured only by an Anthropic upstream; this upstream shows reasoning its own way.`, false);
   }
   if (type === 'enabled') {
     const budget = optionalInteger(thinking, 'budget_tokens', 'thinking.budget_tokens');

@@ -211,14 +211,21 @@ describe('decodeMessagesRequest: valid bodies', () => {
     expect(decodeMessagesRequest(body(), { secret: 's', headers: {} }).request.promptCacheKey).toBeUndefined();
   });
 
-  it('keeps thinking.display and context_management.edits as warnings for a translating upstream', () => {
+  it('keeps an Anthropic-only thinking.display and context_management.edits as warnings for a translating upstream', () => {
     const { request } = decodeMessagesRequest(
-      body({ thinking: { type: 'adaptive', display: 'omitted' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }),
+      body({ thinking: { type: 'adaptive', display: 'updates' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }),
     );
+    expect(request.reasoningDisplay).toBeUndefined();
     expect(request.sameFormatOnly?.map((entry) => [entry.param, entry.refuse])).toEqual([
       ['thinking.display', false],
       ['context_management.edits', false],
     ]);
+  });
+
+  it.each(['summarized', 'omitted'] as const)("thinking.display '%s' becomes reasoningDisplay, with no warning", (display) => {
+    const { request } = decodeMessagesRequest(body({ thinking: { type: 'adaptive', display } }));
+    expect(request.reasoningDisplay).toBe(display);
+    expect(request.sameFormatOnly).toBeUndefined();
   });
 
   it.each<[string, Record<string, unknown>, boolean]>([
