@@ -29,4 +29,26 @@ describe('anthropic decodeAnthropicReply', () => {
     }
     expect(expectRouterError(thrown, 502, 'upstream').message).toBe("Backend 'claude' answered without message content (it reported an error: Internal server error).");
   });
+
+  it('keeps server-tool blocks by position and unread reply fields for a Messages client, and warns for any other', () => {
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    const reply = decodeAnthropicReply('claude', {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [search, { type: 'text', text: 'Found.' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 2 },
+      safeguard_results: [],
+      container: null,
+    });
+    expect(reply.content).toEqual([{ type: 'text', text: 'Found.' }]);
+    expect(reply.providerMetadata?.anthropic).toMatchObject({
+      placedBlocks: [{ at: 0, block: search, deltas: [] }],
+      replyExtra: { safeguard_results: [], container: null },
+    });
+    expect(reply.warnings).toEqual([expect.stringContaining('server_tool_use')]);
+  });
 });

@@ -133,4 +133,30 @@ describe('anthropic decodeAnthropicStream', () => {
       },
     ]);
   });
+
+  it('keeps unread message_delta fields, citations, and a server-tool block on the next block start', async () => {
+    const results = [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: { toolu_1: { type: 'evaluated', outcome: 'not_flagged' } } } }];
+    const citation = { type: 'web_search_result_location', url: 'https://e.com', title: 'E', encrypted_index: 'x', cited_text: 'c' };
+    const text =
+      messageStart +
+      frame({ type: 'content_block_start', index: 0, content_block: { type: 'web_search_tool_result', tool_use_id: 's1', content: [] } }) +
+      frame({ type: 'content_block_stop', index: 0 }) +
+      frame({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }) +
+      frame({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } }) +
+      frame({ type: 'content_block_delta', index: 1, delta: { type: 'citations_delta', citation } }) +
+      frame({ type: 'content_block_stop', index: 1 }) +
+      frame({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, safeguard_results: results }, usage: { output_tokens: 7 }, context_management: { applied_edits: [] } }) +
+      frame({ type: 'message_stop' });
+    const { items } = await decodeText(text);
+    expect(items[1]).toEqual({
+      type: 'text-start',
+      providerMetadata: { anthropic: { precedingBlocks: [{ block: { type: 'web_search_tool_result', tool_use_id: 's1', content: [] }, deltas: [] }] } },
+    });
+    expect(items[3]).toEqual({ type: 'text-end', providerMetadata: { anthropic: { citations: [citation] } } });
+    const finish = items.at(-1) as Extract<StreamEvent, { type: 'finish' }>;
+    expect(finish.providerMetadata?.anthropic).toMatchObject({
+      messageDeltaExtra: { safeguard_results: results },
+      messageDeltaEventExtra: { context_management: { applied_edits: [] } },
+    });
+  });
 });
