@@ -5,7 +5,7 @@ import type { Reply, ReplyPart } from '../../core/reply.js';
 import { readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { anthropicFinish } from './map-stop-reason.js';
-import { extraKeys, type RawAnthropicBlock } from './decode-stream.js';
+import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
 import { mergeMetadata } from '../../core/provider-metadata.js';
 
 /** The `message` fields the decoder reads; every other one is relayed to a Messages client. */

@@ -9,27 +9,15 @@ import { usageFromAnthropic } from './decode-usage.js';
 import { skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
 import { mergeMetadata, type ProviderMetadata } from '../../core/provider-metadata.js';
+import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
 
 const mergeExtra = (base: Record<string, unknown> | undefined, extra: Record<string, unknown> | undefined) => (extra ? { ...base, ...extra } : base);
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored';
 
-/** A content block the canonical stream has no form for (server tools), as the upstream sent it. */
-export interface RawAnthropicBlock {
-  block: Record<string, unknown>;
-  deltas: unknown[];
-}
-
 /** The message_delta fields the decoder reads; every other one is relayed to a Messages client. */
 const KNOWN_DELTA_KEYS = new Set(['stop_reason', 'stop_sequence']);
 const KNOWN_MESSAGE_DELTA_KEYS = new Set(['type', 'delta', 'usage']);
-
-/** `value`'s own keys outside `known`, or undefined when there are none. */
-export function extraKeys(value: unknown, known: ReadonlySet<string>): Record<string, unknown> | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const extra = Object.entries(value).filter(([key]) => !known.has(key));
-  return extra.length ? Object.fromEntries(extra) : undefined;
-}
 
 interface AnthropicEvent {
   type: string;
