@@ -17,7 +17,7 @@ export type ProviderName = 'anthropic' | 'openai' | 'gemini' | (string & {});
  *   that the canonical form does not model, for a Messages client to get back in place:
  *   `precedingBlocks` (a block start: server-tool blocks before it), `trailingBlocks` and
  *   `placedBlocks` (reply or finish: blocks after the last part, or by part index),
- *   `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
+ *   `messageStartExtra` (start), `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
  *   (reply or finish)
  * - openai: `encryptedContent` and `itemId` (reasoning)
  * - gemini: `thoughtSignature` (text, reasoning and tool-call parts)

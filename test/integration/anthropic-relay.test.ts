@@ -97,7 +97,7 @@ async function relayUpstream() {
     if (!request.body?.stream) return sendJson(res, 200, UPSTREAM_MESSAGE);
     const sse = openEventStream(res, {}, {});
     const send = (event: Record<string, unknown>) => sse.frame(`event: ${event.type as string}\ndata: ${JSON.stringify(event)}\n\n`);
-    await send({ type: 'message_start', message: { ...UPSTREAM_MESSAGE, content: [], stop_reason: null, safeguard_results: undefined, container: undefined, future_field: undefined } });
+    await send({ type: 'message_start', message: { ...UPSTREAM_MESSAGE, content: [], stop_reason: null, safeguard_results: undefined, future_field: undefined } });
     await sse.frame('event: ping\ndata: {"type": "ping"}\n\n');
     for (const event of UPSTREAM_EVENTS) await send(event);
     sse.end();
@@ -134,6 +134,9 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
     expect(messageDelta.delta).toEqual(UPSTREAM_EVENTS.at(-2)!.delta);
     expect(messageDelta.context_management).toEqual(CONTEXT_MANAGEMENT);
     expect(messageDelta.svc_meta).toBeUndefined();
+    // message_start's own unread fields come back too.
+    const start = events.find((event) => event.type === 'message_start') as unknown as { message: Record<string, unknown> };
+    expect(start.message.container).toEqual(UPSTREAM_MESSAGE.container);
   });
 
   it('writes the relayed JSON values byte for byte on the wire (raw SSE)', async () => {

@@ -18,6 +18,8 @@ type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored';
 /** The message_delta fields the decoder reads; every other one is relayed to a Messages client. */
 const KNOWN_DELTA_KEYS = new Set(['stop_reason', 'stop_sequence']);
 const KNOWN_MESSAGE_DELTA_KEYS = new Set(['type', 'delta', 'usage']);
+/** The message_start `message` fields the encoder writes itself; every other one is relayed. */
+const KNOWN_MESSAGE_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
 
 interface AnthropicEvent {
   type: string;
@@ -60,10 +62,17 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
   yield* eventBatches(batches, () => stopped, (frame, out) => {
     const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
     switch (event.type) {
-      case 'message_start':
+      case 'message_start': {
         usage = usageFromAnthropic(event.message?.usage);
-        out.push({ type: 'start', ...(event.message?.id ? { id: event.message.id } : {}), usage });
+        const startExtra = extraKeys(event.message, KNOWN_MESSAGE_KEYS);
+        out.push({
+          type: 'start',
+          ...(event.message?.id ? { id: event.message.id } : {}),
+          usage,
+          ...(startExtra ? { providerMetadata: { anthropic: { messageStartExtra: startExtra } } } : {}),
+        });
         break;
+      }
       case 'content_block_start': {
         const block = event.content_block;
         const index = event.index ?? blocks.size;

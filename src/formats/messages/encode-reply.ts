@@ -40,6 +40,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     content,
     ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
     usage: anthropicUsage(reply.usage),
+    ...own.messageStartExtra,
     ...own.messageDeltaEventExtra,
     ...own.messageDeltaExtra,
     ...own.replyExtra,

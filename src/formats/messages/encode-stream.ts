@@ -37,7 +37,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
   let started = false;
   let thinkingPending = false;
 
-  const startMessage = (usage: Usage | undefined) =>
+  const startMessage = (usage: Usage | undefined, providerMetadata: ProviderMetadata | undefined) =>
     sse(
       {
         type: 'message_start',
@@ -50,6 +50,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           stop_reason: null,
           stop_sequence: null,
           usage: anthropicUsage(usage ?? { inputTokens: estimateRequestTokens(context.request), outputTokens: 0 }),
+          ...ownReplyExtras(providerMetadata).messageStartExtra,
         },
       },
       'message_start',
@@ -91,7 +92,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
     for (const event of batch) {
       if (!started && event.type !== 'error') {
         started = true;
-        out += startMessage(event.type === 'start' ? event.usage : undefined);
+        out += startMessage(event.type === 'start' ? event.usage : undefined, event.type === 'start' ? event.providerMetadata : undefined);
       }
       switch (event.type) {
         case 'text-start':

@@ -42,15 +42,16 @@ export function foldedBlock({ block, deltas }: RelayedBlock): Record<string, unk
   }
 }
 
-/** The upstream's own unread fields: message_delta's, its delta's, and the reply body's. */
+/** The upstream's own unread fields: message_start's message's, message_delta's, its delta's, and the reply body's. */
 export function ownReplyExtras(providerMetadata: ProviderMetadata | undefined): {
+  messageStartExtra?: Record<string, unknown>;
   messageDeltaExtra?: Record<string, unknown>;
   messageDeltaEventExtra?: Record<string, unknown>;
   replyExtra?: Record<string, unknown>;
 } {
   const own = metadataOf(providerMetadata, 'anthropic');
   const pick = (key: string) => (isRecord(own?.[key]) ? (own[key] as Record<string, unknown>) : undefined);
-  return { messageDeltaExtra: pick('messageDeltaExtra'), messageDeltaEventExtra: pick('messageDeltaEventExtra'), replyExtra: pick('replyExtra') };
+  return { messageStartExtra: pick('messageStartExtra'), messageDeltaExtra: pick('messageDeltaExtra'), messageDeltaEventExtra: pick('messageDeltaEventExtra'), replyExtra: pick('replyExtra') };
 }
 
 /** The warnings less those about blocks this client gets back whole. */
