@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import { decodeChatRequest } from '../../../src/formats/chat/decode-request.js';
-import { atLeast, atMost, expectInvalid, expected, required, type InvalidCase } from './support.js';
+import { atLeast, atMost, expected, expectInvalid, type InvalidCase, pick, required, text, userHi } from './support.js';
 
 const MODEL = 'svc.intelligent-pro';
 const USER_HI = { role: 'user', content: 'hi' };
 /** A valid body with the given fields added or replaced. */
 const body = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({ model: MODEL, messages: [USER_HI], ...fields });
-const text = (value: string) => ({ type: 'text' as const, text: value });
-const userHi = { role: 'user' as const, content: [text('hi')] };
 
-/** Only the canonical fields a row names are compared; a field named as undefined must be absent. */
-function pick(request: CanonicalRequest, want: Partial<CanonicalRequest>): Partial<CanonicalRequest> {
-  return Object.fromEntries(Object.keys(want).map((key) => [key, request[key as keyof CanonicalRequest]]));
-}
 
 describe('decodeChatRequest: valid bodies', () => {
   it.each<[string, Record<string, unknown>, Partial<CanonicalRequest>]>([

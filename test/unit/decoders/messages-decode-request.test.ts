@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import { decodeMessagesRequest } from '../../../src/formats/messages/decode-request.js';
-import { atLeast, atMost, expectInvalid, expected, required, type InvalidCase } from './support.js';
+import { atLeast, atMost, expected, expectInvalid, type InvalidCase, pick, required, text, userHi } from './support.js';
 
 const MODEL = 'claude-sonnet-4-5';
 const USER_HI = { role: 'user', content: 'hi' };
@@ -9,12 +9,7 @@ const body = (fields: Record<string, unknown> = {}): Record<string, unknown> => 
 const turns = (...messages: unknown[]) => body({ messages });
 const user = (...content: unknown[]) => ({ role: 'user', content });
 const assistant = (...content: unknown[]) => ({ role: 'assistant', content });
-const text = (value: string) => ({ type: 'text' as const, text: value });
-const userHi = { role: 'user' as const, content: [text('hi')] };
 
-function pick(request: CanonicalRequest, want: Partial<CanonicalRequest>): Partial<CanonicalRequest> {
-  return Object.fromEntries(Object.keys(want).map((key) => [key, request[key as keyof CanonicalRequest]]));
-}
 
 describe('decodeMessagesRequest: valid bodies', () => {
   it.each<[string, Record<string, unknown>, Partial<CanonicalRequest>]>([

@@ -2,14 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest, ReasoningPart } from '../../../src/core/request.js';
 import { decodeResponsesRequest, type ResponsesOptions } from '../../../src/formats/responses/decode-request.js';
 import { sealReasoning } from '../../../src/formats/responses/seal-reasoning.js';
-import { atLeast, atMost, expectInvalid, expected, required, type InvalidCase } from './support.js';
+import { atLeast, atMost, expected, expectInvalid, type InvalidCase, pick, required, text, userHi } from './support.js';
 
 const MODEL = 'svc.intelligent-pro';
 const CONTEXT = { secret: 'unit-test-secret-0123456789abcdef' };
 const body = (fields: Record<string, unknown> = {}): Record<string, unknown> => ({ model: MODEL, input: 'hi', ...fields });
 const items = (...input: unknown[]) => body({ input });
-const text = (value: string) => ({ type: 'text' as const, text: value });
-const userHi = { role: 'user' as const, content: [text('hi')] };
 const HI_ITEM = { role: 'user', content: 'hi' };
 const decode = (input: unknown) => decodeResponsesRequest(input, CONTEXT);
 
@@ -22,9 +20,6 @@ const CUSTOM_DESCRIPTION = 'Free-form tool: put the whole raw input in the "inpu
 const CUSTOM_PARAMETERS = { type: 'object', properties: { input: { type: 'string', description: 'The raw input for the tool.' } }, required: ['input'] };
 const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 
-function pick(request: CanonicalRequest, want: Partial<CanonicalRequest>): Partial<CanonicalRequest> {
-  return Object.fromEntries(Object.keys(want).map((key) => [key, request[key as keyof CanonicalRequest]]));
-}
 
 describe('decodeResponsesRequest: valid bodies', () => {
   it.each<[string, Record<string, unknown>, Partial<CanonicalRequest>]>([

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
+import type { CanonicalRequest } from '../../../src/core/request.js';
 
 /** What a 400 for bad input must say: the field at fault, the exact message and, when set, the code. */
 export interface InvalidCase {
@@ -36,3 +37,12 @@ export const required = (path: string): InvalidCase => ({ param: path, message: 
 export const expected = (path: string, what: string): InvalidCase => ({ param: path, message: `${path}: expected ${what}.`, code: 'invalid_type' });
 export const atLeast = (path: string, min: number): InvalidCase => ({ param: path, message: `${path}: must be at least ${min}.` });
 export const atMost = (path: string, max: number): InvalidCase => ({ param: path, message: `${path}: must be at most ${max}.` });
+
+/** A canonical text part, and the one user turn every minimal body holds. */
+export const text = (value: string) => ({ type: 'text' as const, text: value });
+export const userHi = { role: 'user' as const, content: [text('hi')] };
+
+/** Only the canonical fields a row names are compared; a field named as undefined must be absent. */
+export function pick(request: CanonicalRequest, want: Partial<CanonicalRequest>): Partial<CanonicalRequest> {
+  return Object.fromEntries(Object.keys(want).map((key) => [key, request[key as keyof CanonicalRequest]]));
+}
