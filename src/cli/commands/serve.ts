@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { loadScript } from '../../backends/offline/script.js';
-import { newSealingSecret } from '../../config/settings.js';
+import { newSealingSecret, type Settings } from '../../config/settings.js';
+import { slugOfKey } from '../../identity/keys.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
@@ -15,6 +16,7 @@ import { parsePort } from '../parse-options.js';
 import { displayUsageStore, findServer, removeServerState, writeServerState } from '../server-state.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
+import { formatTokens } from './keys.js';
 
 export interface ServeOptions {
   host?: string;
@@ -83,6 +85,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
   const address = server.address() as AddressInfo;
   const origin = `http://${hostForUrl(host)}:${address.port}`;
+  const usageStore = options.usageStore ?? settings.usage.store;
   const other = findServer({ dir: config.dir });
   if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
   writeServerState(
@@ -91,7 +94,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
       host: address.address,
       port: address.port,
       url: origin,
-      usageStore: displayUsageStore(options.usageStore ?? settings.usage.store),
+      usageStore: displayUsageStore(usageStore),
+      ...(usageStore === 'file' ? {} : { usageStoreUrl: usageStore }),
       startedAt: new Date().toISOString(),
     },
     config.dir,
@@ -99,6 +103,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
   printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
+  printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   // The address actually bound decides, so a name that resolves to loopback counts as loopback.
   if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
@@ -134,6 +139,14 @@ function printBanner(origin: string, key: string, routeCount: number, scripted: 
   printLine();
   printLine(chalk.dim('# point clients here:'));
   for (const line of envLines(origin, key)) printLine(line);
+}
+
+/** The local key's 30-day cap, and the command that raises it (the 429 at the cap names it too). */
+function printCap(settings: Settings): void {
+  const developer = settings.localKey ? slugOfKey(settings.localKey) : undefined;
+  const record = developer !== undefined && Object.hasOwn(settings.keys, developer) ? settings.keys[developer] : undefined;
+  if (!record) return;
+  printLine(chalk.dim(`# usage cap: ${formatTokens(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
 }
 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */
