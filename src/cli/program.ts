@@ -167,9 +167,11 @@ export function buildProgram(version: string): Command {
 
   program
     .command('connect')
-    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
+    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr')
     .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
-    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
+    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes and keeping a backup")
+    .option('--undo', 'put back the config file as it was before the last --write (codex, claude)')
+    .option('--force', 'with --undo: restore even if the file has changed since the write')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
     .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));

@@ -20,8 +20,7 @@ export interface RouterAddress {
  * `serve --port 9123` is what `env`, `connect` and `doctor` name), else the configured one.
  */
 export function routerAddress(settings: Settings, given: { flag?: string; env?: string } = {}): RouterAddress {
-  const found = findServer();
-  const serve = found.status === 'running' ? found.state : undefined;
+  const serve = runningServe();
   if (given.flag) return withServe({ origin: originOf(given.flag), source: 'flag' }, serve);
   if (given.env) return withServe({ origin: originOf(given.env), source: 'env' }, serve);
   if (serve) return { origin: originOf(serve.url), source: 'serve', serve };
@@ -32,3 +31,13 @@ export const configuredOrigin = (settings: Settings): string => `http://${hostFo
 
 const withServe = (address: RouterAddress, serve: ServerState | undefined): RouterAddress =>
   serve && originOf(serve.url) === address.origin ? { ...address, serve } : address;
+
+/** The running serve of this config directory, if any (an unreadable config directory counts as none: doctor reports it). */
+function runningServe(): ServerState | undefined {
+  try {
+    const found = findServer();
+    return found.status === 'running' ? found.state : undefined;
+  } catch {
+    return undefined;
+  }
+}

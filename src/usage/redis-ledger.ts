@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { requireOptional } from '../core/optional-dependency.js';
 import { DailyBuckets } from './daily-buckets.js';
 import { DAY_MS, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageSummary } from './ledger.js';
 import { Outbox } from './outbox.js';
@@ -85,7 +85,7 @@ export class RedisLedger implements Ledger {
       this.takeOverOrphans();
     }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>('ioredis', 'A redis:// usage store');
     this.redis = new RedisClient(url, {
       lazyConnect: false,
       enableOfflineQueue: false,

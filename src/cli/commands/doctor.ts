@@ -38,7 +38,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   // Either base URL form is accepted: the OpenAI one (…/v1) and the Anthropic one (without).
   const address = routerAddress(settings, given ? { flag: givenUrl } : {});
   const root = address.origin;
-  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : root;
+  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `${root}/v1`;
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? settings.localKey;
 
   const keyResult = checkKey(key);

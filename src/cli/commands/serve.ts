@@ -4,6 +4,7 @@ import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { slugOfKey } from '../../identity/keys.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
+import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
@@ -60,7 +61,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
   }
   const metricsOn = options.metrics === true || settings.server.metrics === true;
-  const metrics = metricsOn ? new (await import('../../server/metrics.js')).RouterMetrics() : undefined;
+  const metrics = metricsOn ? new (await loadMetrics()).RouterMetrics() : undefined;
   const app = createApp({
     config,
     offlineScript,
@@ -79,7 +80,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   } catch (error) {
     await app.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is already in use; pick another with --port`, EXIT_FAILED);
+    if (code === 'EADDRINUSE') throw await portInUse(host, port, config.dir);
     throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
   }
 
@@ -139,6 +140,25 @@ function printBanner(origin: string, key: string, routeCount: number, scripted: 
   printLine();
   printLine(chalk.dim('# point clients here:'));
   for (const line of envLines(origin, key)) printLine(line);
+}
+
+/** The metrics module, whose prom-client is an optional dependency. */
+async function loadMetrics(): Promise<typeof import('../../server/metrics.js')> {
+  try {
+    return await import('../../server/metrics.js');
+  } catch (error) {
+    if (isMissingPackage(error, 'prom-client')) throw new CliError(new MissingDependencyError('prom-client', '--metrics').message, EXIT_FAILED);
+    throw error;
+  }
+}
+
+/** What holds the port, and the next free one to use instead. */
+async function portInUse(host: string, port: number, configDir: string): Promise<CliError> {
+  const { describePortHolder, nextFreePort } = await import('../port-holder.js');
+  const found = findServer({ dir: configDir });
+  const [holder, free] = await Promise.all([describePortHolder(hostForUrl(host).replace(/^\[|\]$/g, ''), port, found.status === 'running' ? found.state : undefined), nextFreePort(host, port)]);
+  const offer = free === undefined ? 'pick another with --port (0 picks a free one)' : `port ${free} is free: svc-router serve --port ${free} (or config set server.port ${free})`;
+  return new CliError(`port ${port} on ${host} is already in use by ${holder}; ${offer}`, EXIT_FAILED, 'port_in_use', { port, ...(free === undefined ? {} : { free_port: free }) });
 }
 
 /** The local key's 30-day cap, and the command that raises it (the 429 at the cap names it too). */
