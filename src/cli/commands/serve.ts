@@ -25,6 +25,7 @@ export interface ServeOptions {
   quiet?: boolean;
   logBodies?: boolean;
   metrics?: boolean;
+  config?: string;
 }
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
@@ -33,7 +34,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function runServe(options: ServeOptions): Promise<void> {
   // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
   keepRunningWhenOutputCloses();
-  const config = new ConfigStore();
+  const config = await openConfig(options.config);
   let settings = config.read();
   const host = options.host ?? settings.server.host;
   const port = options.port === undefined ? settings.server.port : parsePort(options.port);
@@ -123,6 +124,21 @@ export async function runServe(options: ServeOptions): Promise<void> {
     server.closeIdleConnections();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+}
+
+/** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
+async function openConfig(file: string | undefined): Promise<ConfigStore> {
+  const overlay = file === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(file);
+  const config = new ConfigStore(undefined, overlay ? { overlay } : {});
+  try {
+    config.read();
+  } catch (error) {
+    // A file that is missing or not valid at start: say where, and serve nothing rather than the wrong routes.
+    if ((error as Error).name === 'DeclarativeFileError') throw usageError((error as Error).message);
+    throw error;
+  }
+  if (config.overlay) printLine(`${chalk.dim('Config:')} ${config.overlay.path} (reloaded when it changes)`);
+  return config;
 }
 
 function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {
