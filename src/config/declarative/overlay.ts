@@ -3,6 +3,7 @@
  * and the file that `config export` writes from the stored settings.
  */
 
+import { hashKey } from '../../identity/keys.js';
 import type { BackendSettings, Settings } from '../settings.js';
 import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import type { DeclarativeConfig } from './schema.js';
@@ -25,7 +26,19 @@ export function applyDeclarative(stored: Settings, file: DeclarativeConfig, env:
       settings[field] = placement === 'group' ? { ...(settings[field] as object), ...structuredClone(given[field] as object) } : structuredClone(given[field]);
     }
   }
-  return settings as unknown as Settings;
+  return withLocalKeyRecord(stored, settings as unknown as Settings);
+}
+
+/**
+ * A file with its own keys keeps this machine's local key working: the CLI and the banner use it,
+ * and it was issued here, not by the team. A slug the file lists wins over it.
+ */
+function withLocalKeyRecord(stored: Settings, settings: Settings): Settings {
+  if (!stored.localKey || settings.keys === stored.keys) return settings;
+  const hash = hashKey(stored.localKey);
+  const local = Object.entries(stored.keys).find(([, record]) => record.hash === hash);
+  if (!local || Object.hasOwn(settings.keys, local[0])) return settings;
+  return { ...settings, keys: Object.assign(Object.create(null) as Settings['keys'], settings.keys, { [local[0]]: local[1] }) };
 }
 
 export interface ExportOptions {

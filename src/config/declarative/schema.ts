@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { SLUG_PATTERN } from '../../identity/keys.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
@@ -84,7 +85,7 @@ export const declarativeSchema = z
       })
       .optional(),
     keys: z
-      .record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,38}$/), keySchema)
+      .record(z.string().regex(SLUG_PATTERN), keySchema)
       .meta({ description: 'Issued keys by developer slug (hashes only). When present, replaces the stored keys, so routers sharing the file accept the same keys.' })
       .optional(),
     sealingSecretEnv: envName('the secret that seals reasoning clients replay; routers behind one load balancer must share it').optional(),

@@ -5,6 +5,7 @@
 
 import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
+import { SLUG_PATTERN } from '../../identity/keys.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -147,7 +148,7 @@ function checkNames(config: Record<string, unknown>, at: At): void {
   }
   if (isObject(config.keys)) {
     for (const [slug, record] of Object.entries(config.keys)) {
-      if (!/^[a-z0-9][a-z0-9-]{0,38}$/.test(slug)) at(['keys', slug], `developer slug "${slug}" is not valid: lowercase letters, digits and '-'`, undefined, true);
+      if (!SLUG_PATTERN.test(slug)) at(['keys', slug], `developer slug "${slug}" is not valid: lowercase letters, digits and '-'`, undefined, true);
       else if (isObject(record) && typeof record.developer === 'string' && record.developer !== slug) at(['keys', slug, 'developer'], `developer "${record.developer}" differs from its entry's name "${slug}"`);
     }
   }
