@@ -3,9 +3,10 @@
  * and the file that `config export` writes from the stored settings.
  */
 
+import { redactText } from '../../core/redact.js';
 import { hashKey } from '../../identity/keys.js';
 import type { BackendSettings, Settings } from '../settings.js';
-import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
+import { CREDENTIAL_HEADERS, SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import type { DeclarativeConfig } from './schema.js';
 
 /**
@@ -78,7 +79,13 @@ export function exportDeclarative(settings: Settings, options: ExportOptions = {
 }
 
 function exportBackend(name: string, backend: BackendSettings, notes: string[]): NonNullable<DeclarativeConfig['backends']>[string] {
-  const { apiKey, ...rest } = structuredClone(backend);
+  const { apiKey, headers, ...rest } = structuredClone(backend);
+  const shared = Object.entries(headers ?? {}).filter(([header, value]) => {
+    const secret = CREDENTIAL_HEADERS.has(header.toLowerCase()) || redactText(value) !== value;
+    if (secret) notes.push(`backend "${name}": header "${header}" holds a credential and is not exported; give the key through apiKeyEnv`);
+    return !secret;
+  });
+  if (headers !== undefined) Object.assign(rest, { headers: Object.fromEntries(shared) });
   if (apiKey === undefined || rest.apiKeyEnv !== undefined) return rest;
   const variable = `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
   notes.push(`backend "${name}" has a stored key, which is not exported: the file reads it from $${variable}; set that variable where the router runs`);

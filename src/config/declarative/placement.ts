@@ -27,6 +27,9 @@ export const SETTINGS_PLACEMENT = {
   defaults: 'group',
 } as const satisfies { [K in keyof Settings]-?: Placement };
 
+/** Header names that carry credentials: never in the file, whatever their value (apiKeyEnv instead). */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie']);
+
 export const BACKEND_PLACEMENT = {
   type: 'file',
   baseUrl: 'file',

@@ -19,7 +19,9 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const MODEL_NAME = /^[\w.*:-]+$/;
 
 const envName = (what: string) => z.string().regex(ENV_NAME).meta({ description: `Name of the environment variable that holds ${what} (never the value itself).` });
-const milliseconds = (what: string) => z.int().positive().max(86_400_000).meta({ description: `${what}, in milliseconds (at most a day).` });
+const milliseconds = (what: string) => z.int().positive().meta({ description: `${what}, in milliseconds.` });
+/** `config set` bounds the server's waits at a day (timers cannot wait much longer). */
+const serverMilliseconds = (what: string) => z.int().positive().max(86_400_000).meta({ description: `${what}, in milliseconds (at most a day).` });
 
 const timeoutsSchema = z
   .strictObject({
@@ -64,8 +66,8 @@ const serverSchema = z
     port: z.int().min(0).max(65_535).meta({ description: 'Port serve listens on (0 picks a free one).' }).optional(),
     bodyLimitBytes: z.int().positive().meta({ description: 'Largest request body accepted (413 past it).' }).optional(),
     metrics: z.boolean().meta({ description: 'Serve Prometheus metrics on GET /metrics (read when serve starts).' }).optional(),
-    bodyTimeoutMs: milliseconds('From request headers to the end of the body (read when serve starts)').optional(),
-    headersTimeoutMs: milliseconds('To receive request headers (read when serve starts)').optional(),
+    bodyTimeoutMs: serverMilliseconds('From request headers to the end of the body (read when serve starts)').optional(),
+    headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
   })
   .meta({ description: 'How serve listens; `serve --host/--port` override these.' });
@@ -94,8 +96,8 @@ export const declarativeSchema = z
       .strictObject({
         store: z
           .string()
-          .regex(/^(?:file|redis:\/\/.+)$/)
-          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT to share it between routers." })
+          .regex(/^(?:file|rediss?:\/\/\S+)$/)
+          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers; a password does not belong here." })
           .optional(),
       })
       .optional(),

@@ -10,11 +10,10 @@ import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
+import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
 import { closest } from './suggest.js';
 
-/** Header names that carry credentials; their values belong in the environment (apiKeyEnv). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie']);
 
 export interface ValidateOptions {
   /** Backends routes may name when the file has no `backends` of its own (the stored ones). */
@@ -52,6 +51,7 @@ export function validateText(text: string, options: ValidateOptions = {}): Valid
   if (!result.success) for (const issue of result.error.issues) describeIssue(issue, parsed, at);
   checkNames(value, at);
   checkTargets(value, options.storedBackends ?? [], at);
+  checkUsageStore(value, at);
   checkEnvNames(value, options.env ?? process.env, (path, message) => at(path, message, warnings));
 
   problems.sort((a, b) => a.line - b.line || a.column - b.column);
@@ -167,6 +167,19 @@ function checkTargets(config: Record<string, unknown>, storedBackends: readonly 
       at(['routes', model, index], `unknown backend "${backend}"${didYouMean(backend, known)}${known.length ? ` (backends: ${known.join(', ')}, ${OFFLINE_BACKEND})` : ''}`);
     });
   }
+}
+
+/** A Redis password in the file would be a secret shared with everyone who reads it. */
+function checkUsageStore(config: Record<string, unknown>, at: At): void {
+  const store = isObject(config.usage) ? config.usage.store : undefined;
+  if (typeof store !== 'string' || !/^rediss?:\/\//.test(store)) return;
+  let url: URL;
+  try {
+    url = new URL(store);
+  } catch {
+    return;
+  }
+  if (url.password) at(['usage', 'store'], 'a Redis URL with a password does not belong in this file: leave usage.store out and set it on each machine (config set usage.store, or serve --usage-store)');
 }
 
 /** A variable the file names but this environment lacks: fine to validate elsewhere, worth a warning here. */
