@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
@@ -173,10 +174,15 @@ export class RedisLedger implements Ledger {
   async breakdown(now = Date.now()): Promise<UsageRow[]> {
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
+    // A ledger opened for this one read (the CLI) is still connecting: give it the read's time.
+    if (this.redis.status !== 'ready') await withTimeout(once(this.redis, 'ready').catch(() => undefined), READ_TIMEOUT_MS);
     await withTimeout(this.flush().catch(() => undefined), READ_TIMEOUT_MS);
-    const pipeline = this.redis.pipeline();
-    for (const day of days) pipeline.hgetall(rowsKey(day));
-    const results = await withTimeout(pipeline.exec().catch(() => null), READ_TIMEOUT_MS);
+    const read = async () => {
+      const pipeline = this.redis.pipeline();
+      for (const day of days) pipeline.hgetall(rowsKey(day));
+      return pipeline.exec();
+    };
+    const results = await withTimeout(read().catch(() => null), READ_TIMEOUT_MS);
     if (!results) throw new Error('the usage store (Redis) did not answer; try again once it is reachable.');
     const rows: UsageRow[] = [];
     results.forEach(([error, hash], index) => {
@@ -206,7 +212,7 @@ export class RedisLedger implements Ledger {
     });
     // What Redis has not taken yet is usage too: counted here, once.
     const queued = new DailyBuckets();
-    for (const entry of this.queue) if (Math.floor(entry.ts / DAY_MS) >= firstWindowDay(now)) queued.add(entry);
+    for (const entry of uniqueIds(this.queue)) if (Math.floor(entry.ts / DAY_MS) >= firstWindowDay(now)) queued.add(entry);
     return [...rows, ...queued.breakdown(now)].sort((a, b) => a.day.localeCompare(b.day));
   }
 
@@ -276,7 +282,7 @@ export class RedisLedger implements Ledger {
 
   private withQueued(summary: UsageSummary, developer: string): UsageSummary {
     const result = { ...summary };
-    for (const entry of this.queue) {
+    for (const entry of uniqueIds(this.queue)) {
       if (entry.developer !== developer || entry.ts < summary.windowStart.getTime()) continue;
       result.inputTokens += entry.inputTokens;
       result.outputTokens += entry.outputTokens;
@@ -292,6 +298,16 @@ export class RedisLedger implements Ledger {
     if (this.warned) return;
     this.warned = true;
     this.log('usage store (Redis) is unreachable; serving on and queueing usage in memory until it is back.');
+  }
+}
+
+/** The queue with each request id once: a replayed record waits beside the original until Redis drops it. */
+function* uniqueIds(queue: UsageRecord[]): Generator<UsageRecord> {
+  const seen = new Set<string>();
+  for (const entry of queue) {
+    if (seen.has(entry.requestId!)) continue;
+    seen.add(entry.requestId!);
+    yield entry;
   }
 }
 
