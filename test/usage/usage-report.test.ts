@@ -49,7 +49,7 @@ describe('usage report against the svc_meta of a run', () => {
             .find((chunk) => chunk.svc_meta?.usage)?.svc_meta
         : (reply.json.svc_meta as SvcMeta);
       expect(meta, `svc_meta of ${model}`).toBeDefined();
-      metas.push({ developer, meta });
+      metas.push({ developer, meta: meta! });
     }
   });
 
