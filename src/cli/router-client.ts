@@ -101,12 +101,12 @@ async function* splitFrames(body: AsyncIterable<Buffer | string>): AsyncGenerato
   if (buffered.trim()) yield buffered;
 }
 
-/** undici's "fetch failed" hides the reason in its cause; name both. */
+/** A failure with its code (undici may put the reason in a cause): the code is what names the fix. */
 function describeFailure(error: unknown): string {
   const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
-  const message = (error as Error).message;
-  if (!cause) return message;
-  return `${message} (${cause.code ? `${cause.code}: ` : ''}${cause.message})`;
+  const { message, code } = error as NodeJS.ErrnoException;
+  if (cause) return `${message} (${cause.code ? `${cause.code}: ` : ''}${cause.message})`;
+  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /** The message of an error body in either error shape. */
