@@ -43,7 +43,7 @@ function runNode(source: string, env: Record<string, string>): Promise<{ code: n
       clearTimeout(guard);
       resolve({ code, stdout, stderr });
     });
-  });
+  }, 60_000);
 }
 
 /** Every format, plain and streamed, through the official SDKs; prints what each got. */
@@ -84,7 +84,7 @@ describe('serve --tls-cert/--tls-key', () => {
     // A plain and a streamed answer from the same offline backend say the same.
     expect(out.chatStream).toBe(out.chat);
     expect(out.messagesStream).toBe(out.messages);
-  });
+  }, 60_000);
 
   it('a client that does not trust the CA is refused the connection, and the CLI names the fix', async () => {
     const { home, serve } = await tlsServe();
@@ -100,7 +100,7 @@ describe('serve --tls-cert/--tls-key', () => {
     const trusted = await runCli(['whoami', '--base-url', serve.origin, '--json'], { home, env: { NODE_EXTRA_CA_CERTS: ca.caCert } });
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(JSON.parse(trusted.stdout)).toMatchObject({ developer: 'alice' });
-  });
+  }, 60_000);
 
   it('env, connect, status and doctor name the https:// address of the running serve', async () => {
     const { home, serve } = await tlsServe();
@@ -123,7 +123,7 @@ describe('serve --tls-cert/--tls-key', () => {
     const whoami = (JSON.parse(untrusted.stdout) as { checks: Array<{ id: string; status: string; remedy?: string }> }).checks.find((check) => check.id === 'whoami');
     expect(whoami).toMatchObject({ status: 'fail' });
     expect(whoami!.remedy).toContain('NODE_EXTRA_CA_CERTS');
-  });
+  }, 60_000);
 
   it('server.tls in the config serves HTTPS without flags, and the configured address is https:// while nothing runs', async () => {
     const home = makeHome();
@@ -142,7 +142,7 @@ describe('serve --tls-cert/--tls-key', () => {
     expect((await runCli(['config', 'set', 'server.tls.cert', ''], { home })).stdout).toContain('server.tls.cert = ');
     expect((await runCli(['env'], { home })).stdout).toContain(`export OPENAI_BASE_URL=${serve.origin}/v1`);
     expect((await runCli(['config', 'get', 'server.tls.key'], { home })).stdout.trim()).toBe('');
-  });
+  }, 60_000);
 
   it('refuses half a pair, a missing file, a file that is not PEM and a key that is not the certificate’s, naming each', async () => {
     const home = makeHome();
@@ -166,5 +166,5 @@ describe('serve --tls-cert/--tls-key', () => {
     const refused = await runCli(['serve', '--port', '0'], { home });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('server.tls needs both cert and key');
-  });
+  }, 60_000);
 });
