@@ -61,6 +61,14 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   /** Open client connections; one more is answered 503 and closed (read when serve starts). */
   maxConnections: number;
+  /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
+  tls?: TlsFiles;
+}
+
+/** Paths of a PEM certificate (its chain after it) and its private key. */
+export interface TlsFiles {
+  cert: string;
+  key: string;
 }
 
 /**
