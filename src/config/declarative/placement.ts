@@ -24,6 +24,7 @@ export const SETTINGS_PLACEMENT = {
   routes: 'table',
   server: 'group',
   usage: 'group',
+  prices: 'table',
   defaults: 'group',
 } as const satisfies { [K in keyof Settings]-?: Placement };
 
@@ -46,8 +47,20 @@ const same = <T extends true>(): T => true as T;
 // The file's fields are exactly the placed ones, at the top and in a backend (the compiler checks).
 same<Same<Exclude<keyof DeclarativeConfig, '$schema'>, FileKeys<typeof SETTINGS_PLACEMENT>>>();
 same<Same<keyof NonNullable<DeclarativeConfig['backends']>[string], FileKeys<typeof BACKEND_PLACEMENT>>>();
+// Every group has each of its settings' fields, every table entry each of its record's fields.
+type In<Field extends keyof DeclarativeConfig> = NonNullable<DeclarativeConfig[Field]>;
+same<Same<keyof In<'server'>, keyof Settings['server']>>();
+same<Same<keyof In<'usage'>, keyof Settings['usage']>>();
+same<Same<keyof In<'defaults'>, keyof Settings['defaults']>>();
+same<Same<keyof In<'keys'>[string], keyof Settings['keys'][string]>>();
+same<Same<keyof In<'prices'>[string], keyof Settings['prices'][string]>>();
+same<Same<keyof NonNullable<In<'prices'>[string]['longContext']>, keyof NonNullable<Settings['prices'][string]['longContext']>>>();
+same<Same<keyof NonNullable<In<'backends'>[string]['timeouts']>, keyof NonNullable<BackendSettings['timeouts']>>>();
+same<Same<keyof NonNullable<In<'server'>['tls']>, keyof NonNullable<Settings['server']['tls']>>>();
 // A value the file holds is a value the settings accept.
-same<Same<NonNullable<DeclarativeConfig['routes']>, Settings['routes']>>();
+same<Same<In<'routes'>, Settings['routes']>>();
+const _pricesFit = (prices: In<'prices'>): Settings['prices'] => prices;
+void _pricesFit;
 const _backendFits = (backend: NonNullable<DeclarativeConfig['backends']>[string]): BackendSettings => backend;
 const _keysFit = (keys: NonNullable<DeclarativeConfig['keys']>): Settings['keys'] => keys;
 const _serverFits = (server: Required<NonNullable<DeclarativeConfig['server']>>): Settings['server'] => server;

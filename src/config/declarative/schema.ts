@@ -69,8 +69,31 @@ const serverSchema = z
     bodyTimeoutMs: serverMilliseconds('From request headers to the end of the body (read when serve starts)').optional(),
     headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
+    tls: z
+      .strictObject({
+        cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (its chain after it).' }),
+        key: z.string().min(1).meta({ description: "Path of the certificate's PEM private key (a path: the key itself never goes in this file)." }),
+      })
+      .meta({ description: 'Serve HTTPS with these files (read when serve starts; serve --tls-cert/--tls-key override).' })
+      .optional(),
   })
   .meta({ description: 'How serve listens; `serve --host/--port` override these.' });
+
+const dollarsPerMillion = (what: string) => z.number().nonnegative().meta({ description: `${what}, in US dollars per million tokens.` });
+const rates = {
+  input: dollarsPerMillion('Uncached input'),
+  output: dollarsPerMillion('Output'),
+  cacheRead: dollarsPerMillion('Input read from the prompt cache').optional(),
+  cacheWrite: dollarsPerMillion('Input written to the prompt cache').optional(),
+};
+const priceSchema = z
+  .strictObject({
+    ...rates,
+    longContext: z
+      .strictObject({ aboveInputTokens: z.int().nonnegative().meta({ description: 'The rates below apply to a whole request whose input passes this.' }), ...rates })
+      .optional(),
+  })
+  .meta({ description: "A model's price; a rate left out means unknown, and a request that needs it gets no cost rather than a wrong one." });
 
 export const declarativeSchema = z
   .strictObject({
@@ -89,6 +112,10 @@ export const declarativeSchema = z
     keys: z
       .record(z.string().regex(SLUG_PATTERN), keySchema)
       .meta({ description: 'Issued keys by developer slug (hashes only). When present, replaces the stored keys, so routers sharing the file accept the same keys.' })
+      .optional(),
+    prices: z
+      .record(z.string().min(1), priceSchema)
+      .meta({ description: 'Prices by upstream model name (gpt-4.1) or BACKEND:MODEL, over the shipped defaults. When present, replaces the stored prices.' })
       .optional(),
     sealingSecretEnv: envName('the secret that seals reasoning clients replay; routers behind one load balancer must share it').optional(),
     server: serverSchema.optional(),

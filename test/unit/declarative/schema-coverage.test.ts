@@ -34,7 +34,8 @@ describe('the published JSON Schema', () => {
     for (const [field, placement] of Object.entries(SETTINGS_PLACEMENT)) {
       if (placement !== 'group') continue;
       const defaults = (DEFAULT_SETTINGS as unknown as Record<string, object>)[field]!;
-      expect(properties(schema.properties![field]), `the fields of ${field}`).toEqual(Object.keys(defaults).sort());
+      // Optional fields have no default; the compiler checks those (src/config/declarative/placement.ts).
+      expect(properties(schema.properties![field]), `the fields of ${field}`).toEqual(expect.arrayContaining(Object.keys(defaults)));
     }
   });
 
