@@ -140,6 +140,9 @@ export function buildProgram(version: string): Command {
   connection(program.command('whoami').description('show who the key belongs to and its usage against the 30-day cap')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runWhoami(options),
   );
+  connection(program.command('usage').description("everyone's usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)")).action(
+    async (options) => (await import('./commands/usage.js')).runUsage(options),
+  );
   connection(program.command('models').description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),
   );

@@ -47,7 +47,7 @@ async function inProcessClient(config: ConfigStore, headers: Record<string, stri
     async call(method, path, body) {
       const response: ApiResponse = await dispatch(app, { method, path, headers, readBody: async () => body, signal: aborter.signal });
       if ('sse' in response) return { status: response.status, frames: splitFrames(response.sse) };
-      return { status: response.status, json: 'json' in response ? response.json : undefined };
+      return { status: response.status, json: 'json' in response ? response.json : 'body' in response ? JSON.parse(response.body) : undefined };
     },
     close: async () => {
       aborter.abort();

@@ -158,6 +158,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
     const response = await dispatch(app, request);
     status = response.status;
     if (bodies && 'json' in response) bodies.response = response.json;
+    else if (bodies && 'body' in response) bodies.response = parsedForLog(response.body);
     // A body that did not arrive in time is not waited for: answer, then close the connection.
     await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics);
   } finally {
@@ -190,6 +191,15 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   }
 }
 
+/** A forwarded body for the request log, which redacts what it records value by value. */
+function parsedForLog(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 /** GET /metrics: the Prometheus exposition text; no key needed, and it holds none. */
 async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method: string): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
@@ -204,8 +214,8 @@ async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method:
 }
 
 async function writeResponse(res: ServerResponse, response: ApiResponse, headOnly: boolean, metrics?: RouterMetrics): Promise<void> {
-  if ('json' in response) {
-    const body = JSON.stringify(response.json);
+  if ('json' in response || 'body' in response) {
+    const body = 'json' in response ? JSON.stringify(response.json) : response.body;
     res.writeHead(response.status, {
       ...response.headers,
       'content-type': 'application/json',
