@@ -1,4 +1,4 @@
-import type { RouterError } from '../../core/errors.js';
+import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -67,6 +67,19 @@ export function hasNonNull(text: string, key: string): boolean {
     if (!text.startsWith('null', at)) return true;
   }
   return false;
+}
+
+/**
+ * A frame that is not a JSON object even by its ends (cut off, an HTML page, plain text) fails the
+ * stream as the decoders fail it; the frames passed unparsed are checked no further than that.
+ */
+export function checkObjectFrame(backend: string, frame: SseFrame): void {
+  const { data } = frame;
+  let first = 0;
+  while (isSpace(data.charCodeAt(first))) first++;
+  let last = data.length - 1;
+  while (last > first && isSpace(data.charCodeAt(last))) last--;
+  if (data.charCodeAt(first) !== 123 || data.charCodeAt(last) !== 125) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
-import { hasNonNull, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, hasNonNull, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readChatChunk, readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
@@ -25,6 +25,7 @@ export const chatForwardTap: ForwardTap = {
       read(frame) {
         const { data } = frame;
         if (data === '[DONE]') return { outputChars: 0, end: true };
+        checkObjectFrame(backend, frame);
         let outputChars = 0;
         for (const key of OUTPUT_KEYS) outputChars += stringValueChars(data, key);
         const note: FrameNote = { outputChars };
