@@ -38,6 +38,8 @@ export interface SvcMeta {
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;
+  /** What the request cost in US dollars, from the upstream model's price; null when that price is not known. */
+  cost_usd?: number | null;
   dropped_tools?: string[];
   /** What was not honoured as asked: settings a backend has no counterpart for, parts of a reply a format cannot carry. */
   warnings?: string[];

@@ -15,6 +15,7 @@ import { completeOrForward, forwarderFor, streamOrForward } from './forward/forw
 import { relayForwarded } from './forward/relay-forwarded.js';
 import { checkRequestBounds } from './request-bounds.js';
 import { untilTerminal } from './until-terminal.js';
+import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
@@ -73,7 +74,11 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const finish = (usage: Usage): SvcMeta => {
     if (recorded) return recorded;
     const total = usage.inputTokens + usage.outputTokens;
-    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+    const backendName = attempted?.backend.name ?? '';
+    const upstreamModel = attempted?.upstreamModel ?? '';
+    // Priced once, here: the ledger, svc_meta, the request log and the metric all carry this number.
+    const cost = attempted ? costNanoUsd(usage, priceFor(context.settings.prices, backendName, upstreamModel, attempted.backend.offline)) : undefined;
+    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, ...(cost !== undefined ? { costNanoUsd: cost } : {}) });
     app.ledger.record({
       ts: Date.now(),
       developer: identity.developer,
@@ -83,17 +88,23 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       requestId: context.requestId,
       model: decoded.request.model,
       backend: attempted?.backend.name,
+      upstreamModel: attempted?.upstreamModel,
+      ...(usage.cachedInputTokens ? { cacheReadTokens: usage.cachedInputTokens } : {}),
+      ...(usage.cacheWriteInputTokens ? { cacheWriteTokens: usage.cacheWriteInputTokens } : {}),
+      ...(cost !== undefined ? { costNanoUsd: cost } : {}),
     });
     recorded = {
       request_id: context.requestId,
       sku: decoded.request.model,
-      backend: attempted?.backend.name ?? '',
-      upstream_model: attempted?.upstreamModel ?? '',
+      backend: backendName,
+      upstream_model: upstreamModel,
       ...(attempted?.backend.offline ? { offline: true as const } : {}),
       attempts: attempted?.attempts ?? 0,
       latency_ms: Math.round(performance.now() - context.startedAt),
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
+      // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
+      cost_usd: cost === undefined ? null : usdOf(cost),
       ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
     };
     const warnings = allWarnings(decoded.request);
