@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { originOf } from './client-settings.js';
-import { hostForUrl } from './commands/env.js';
+import { configuredOrigin } from './router-origin.js';
 import { findServer, type ServerState } from './server-state.js';
 
 /** Where an address came from, most specific first. */
@@ -26,8 +26,6 @@ export function routerAddress(settings: Settings, given: { flag?: string; env?: 
   if (serve) return { origin: originOf(serve.url), source: 'serve', serve };
   return { origin: configuredOrigin(settings), source: 'config' };
 }
-
-export const configuredOrigin = (settings: Settings): string => `http://${hostForUrl(settings.server.host)}:${settings.server.port}`;
 
 const withServe = (address: RouterAddress, serve: ServerState | undefined): RouterAddress =>
   serve && originOf(serve.url) === address.origin ? { ...address, serve } : address;

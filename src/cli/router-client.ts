@@ -3,6 +3,7 @@ import type { ApiResponse } from '../handlers/api.js';
 import { CliError, EXIT_USAGE, refusedError, unreachableError } from './cli-error.js';
 import { note, warn } from './output.js';
 import { routerAddress } from './router-address.js';
+import { untrustedCertRemedy } from './tls-files.js';
 
 export interface ConnectionOptions {
   baseUrl?: string;
@@ -73,7 +74,7 @@ async function inProcessClient(config: ConfigStore, headers: Record<string, stri
     async call(method, path, body) {
       const response: ApiResponse = await dispatch(app, { method, path, headers, readBody: async () => body, signal: aborter.signal });
       if ('sse' in response) return { status: response.status, frames: splitFrames(response.sse) };
-      return { status: response.status, json: 'json' in response ? response.json : undefined };
+      return { status: response.status, json: 'json' in response ? response.json : 'body' in response ? JSON.parse(response.body) : undefined };
     },
     close: async () => {
       aborter.abort();
@@ -92,8 +93,9 @@ async function httpClient(baseUrl: string, headers: Record<string, string>): Pro
       try {
         response = await request(`${origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-        throw unreachableError(`cannot reach ${origin}: ${(error as Error).message}${cause ? ` (${cause})` : ''}; is svc-router serve running there? (svc-router status)`);
+        const detail = describeFailure(error);
+        const remedy = untrustedCertRemedy(detail);
+        throw unreachableError(`cannot reach ${origin}: ${detail}${remedy ? `. ${remedy}` : '; is svc-router serve running there? (svc-router status)'}`);
       }
       const type = String(response.headers['content-type'] ?? '');
       if (type.startsWith('text/event-stream')) return { status: response.statusCode, frames: splitFrames(response.body) };
@@ -131,6 +133,14 @@ export function errorCode(json: unknown): string | undefined {
   const error = (json as { error?: { code?: unknown; type?: unknown } } | undefined)?.error;
   if (typeof error?.code === 'string') return error.code;
   return typeof error?.type === 'string' ? error.type : undefined;
+}
+
+/** A failure with its code (undici may put the reason in a cause): the code is what names the fix. */
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+  const { message, code } = error as NodeJS.ErrnoException;
+  if (cause) return `${message} (${cause.code ? `${cause.code}: ` : ''}${cause.message})`;
+  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /** The message of an error body in either error shape. */
