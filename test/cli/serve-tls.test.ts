@@ -72,7 +72,7 @@ describe('serve --tls-cert/--tls-key', () => {
   it('the official OpenAI and Anthropic SDKs, trusting the test CA, speak every format over HTTPS', async () => {
     const { key, serve } = await tlsServe();
     expect(serve.origin).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(serve.lines.join('\n')).toContain(`export OPENAI_BASE_URL=${serve.origin}/v1`);
+    await serve.waitForLine(new RegExp(`^export OPENAI_BASE_URL=${serve.origin.replace(/\./g, '\\.')}/v1$`));
 
     const run = await runNode(SDK_SCRIPT, { ORIGIN: serve.origin, KEY: key, NODE_EXTRA_CA_CERTS: ca.caCert });
     expect(run.code, run.stderr).toBe(0);
