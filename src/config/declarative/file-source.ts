@@ -6,9 +6,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { hashKey } from '../../identity/keys.js';
 import type { Settings } from '../settings.js';
 import type { SettingsOverlay } from '../store.js';
 import { applyDeclarative } from './overlay.js';
+import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import { formatProblems } from './report.js';
 import type { DeclarativeConfig } from './schema.js';
 import { validateText } from './validate.js';
@@ -47,6 +49,24 @@ export class DeclarativeFile implements SettingsOverlay {
     const stamp = this.stamp();
     if (!this.inForce || this.inForce.stamp !== stamp) this.load(stamp, Object.keys(stored.backends));
     return applyDeclarative(stored, this.inForce!.config);
+  }
+
+  /**
+   * A change to config.json that the file hides has no effect while the file is in force: say so.
+   * The local key's own record is the exception: it stays in force beside the file's keys.
+   */
+  changedUnder(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void {
+    const given = (this.inForce?.config ?? {}) as Record<string, Record<string, unknown> | undefined>;
+    const localSlug = settings.localKey ? Object.entries(settings.keys).find(([, record]) => record.hash === hashKey(settings.localKey!))?.[0] : undefined;
+    const hidden = paths.filter(([field, name]) => {
+      const placement = (SETTINGS_PLACEMENT as Record<string, Placement>)[field];
+      if (given[field] === undefined || placement === undefined || placement === 'local' || typeof placement === 'object') return false;
+      if (field === 'keys' && name !== undefined && name === localSlug) return false;
+      return placement !== 'group' || name === undefined || Object.hasOwn(given[field]!, name);
+    });
+    if (!hidden.length) return;
+    const names = [...new Set(hidden.map(([field, name]) => (SETTINGS_PLACEMENT as Record<string, Placement>)[field] === 'group' && name ? `${field}.${name}` : field))];
+    this.report(`warning: saved in config.json, but ${this.path} sets ${names.join(', ')} while it is in force, so the change has no effect; edit that file instead`);
   }
 
   private load(stamp: string, storedBackends: string[]): void {
