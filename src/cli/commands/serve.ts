@@ -160,7 +160,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
 /** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
-  const overlay = file === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(file);
+  const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
+  const overlay = given === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(given, undefined, { warnUnsetEnv: true });
   const config = new ConfigStore(undefined, overlay ? { overlay } : {});
   try {
     config.read();
