@@ -240,7 +240,7 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
         const answer = await send(router, '/v1/messages', { headers: messagesHeaders(), body: { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] } });
         expect(answer.status, answer.text).toBe(200);
         const client = expectForwardedJson(answer.text, JSON.stringify({ ...reply, model: SKUS.messages }, null, space));
-        const usage = reply.usage as Record<string, number>;
+        const usage = reply.usage as unknown as Record<string, number>;
         const input = usage.input_tokens! + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
         const record = recordFor(answer.headers.get('x-request-id'));
         expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
@@ -257,7 +257,7 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
         const events: Array<{ event: string; data: unknown }> = [{ event: 'message_start', data: start }, { event: 'ping', data: { type: 'ping' } }];
         blocks.forEach((block, index) => {
           events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } });
-          if (block.type === 'text') events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
+          if ('text' in block) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
           events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
         });
         const delta = { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, ...deltaExtra, safeguard_results: { flagged: false } }, usage: endUsage, ...eventExtra };
@@ -272,8 +272,8 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
         }));
         expect(parseSse(answer.text)).toEqual(expected);
         // message_delta's usage is cumulative: its input count, when it gives one, stands with its own cache counts.
-        const usage = { ...(startUsage as Record<string, number>), ...(endUsage as Record<string, number>) };
-        const inputSide = (endUsage as Record<string, number>).input_tokens === undefined ? usage : (endUsage as Record<string, number>);
+        const usage = { ...(startUsage as unknown as Record<string, number>), ...(endUsage as unknown as Record<string, number>) };
+        const inputSide = (endUsage as unknown as Record<string, number>).input_tokens === undefined ? usage : (endUsage as unknown as Record<string, number>);
         const input = inputSide.input_tokens! + (inputSide.cache_read_input_tokens ?? 0) + (inputSide.cache_creation_input_tokens ?? 0);
         const record = recordFor(answer.headers.get('x-request-id'));
         expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
