@@ -31,7 +31,7 @@ _svc_router() {
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
     local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve status stop restart init keys backends routes config whoami models chat env doctor connect completion help'
+    local commands='serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -163,6 +163,7 @@ _svc_router() {
             esac
             ;;
         whoami) options="--base-url --key --json $help" ;;
+        usage) options="--base-url --key --json $help" ;;
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
@@ -275,6 +276,7 @@ _svc_router() {
             esac
             ;;
         whoami) words=$options ;;
+        usage) words=$options ;;
         models) words=$options ;;
         chat)
             if ((nargs >= 0)); then

@@ -88,6 +88,7 @@ complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream b
 complete -c svc-router -n '__svc_router_is' -a routes -d 'map models to backends'
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
+complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -95,7 +96,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
@@ -212,6 +213,11 @@ complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 complete -c svc-router -n '__svc_router_in whoami' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
 complete -c svc-router -n '__svc_router_in whoami' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in whoami' -l json -d 'print the raw response body'
+
+# usage
+complete -c svc-router -n '__svc_router_in usage' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
+complete -c svc-router -n '__svc_router_in usage' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
+complete -c svc-router -n '__svc_router_in usage' -l json -d 'print the raw response body'
 
 # models
 complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

@@ -82,6 +82,7 @@ _svc_router_commands() {
     'routes:map models to backends'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
+    'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -271,6 +272,13 @@ _svc_router() {
       ret=$?
       ;;
     whoami)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help && ret=0
+      ;;
+    usage)
       _arguments \
         '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
         '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
