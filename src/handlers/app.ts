@@ -1,5 +1,5 @@
 import type { Backend } from '../backends/backend.js';
-import { BackendRegistry } from '../backends/registry.js';
+import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
 import type { Ledger } from '../usage/ledger.js';
