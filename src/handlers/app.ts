@@ -27,11 +27,16 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions = {}): App {
   const config = options.config ?? new ConfigStore();
+  // The app reads its settings on every request: learn of changes from the file system, not a stat each.
+  config.watch();
   const ledger = openLedger(options.usageStore ?? config.read().usage.store, config.dir);
   return {
     config,
     ledger,
     backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
-    close: () => ledger.close(),
+    close: () => {
+      config.unwatch();
+      return ledger.close();
+    },
   };
 }
