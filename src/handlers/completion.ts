@@ -12,7 +12,7 @@ import type { ApiResponse } from './api.js';
 import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { checkRequestBounds } from './request-bounds.js';
-import { untilTerminal } from './until-terminal.js';
+import { terminalCut, type TerminalEvent } from './until-terminal.js';
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
@@ -131,18 +131,20 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     status: 200,
     headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
     sse: format.encodeStream(
-      untilTerminal(
-        relay(result.reply, seen, () => {
+      relay(
+        result.reply,
+        seen,
+        (event) => {
+          if (event.type === 'finish') finish(event.usage);
+          // A failure after the stream began is answered in the stream, with a 200: the log still names it.
+          else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
+        },
+        () => {
           // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
           // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
           if (recorded) return;
           const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
           finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
-        }),
-        (event) => {
-          if (event.type === 'finish') finish(event.usage);
-          // A failure after the stream began is answered in the stream, with a 200: the log still names it.
-          else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
         },
       ),
       encodeContext,
@@ -170,11 +172,17 @@ function warningHeader(request: CanonicalRequest): Record<string, string> {
 
 /**
  * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
- * how much output passed (to bill a stream that ends early), turns a backend that throws mid-stream
- * into an error event the encoder can render, and when the client stops reading releases the
- * upstream at once and bills what was seen.
+ * how much output passed (to bill a stream that ends early), hands on nothing after the first
+ * terminal event (telling `onTerminal` of it first, see untilTerminal), turns a backend that throws
+ * mid-stream into an error event the encoder can render, and when the client stops reading
+ * releases the upstream at once and bills what was seen.
  */
-async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent[]> {
+async function* relay(
+  started: StartedStream,
+  seen: { usage: Usage | undefined; outputChars: number },
+  onTerminal: (event: TerminalEvent) => void,
+  onExit: () => void,
+): AsyncGenerator<StreamEvent[]> {
   const note = (batch: StreamEvent[]) => {
     for (const event of batch) {
       if (event.type === 'start' && event.usage) seen.usage = event.usage;
@@ -182,17 +190,21 @@ async function* relay(started: StartedStream, seen: { usage: Usage | undefined; 
       else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
     }
   };
+  const cut = terminalCut(onTerminal);
   try {
     if (started.first) {
       note(started.first);
-      yield started.first;
+      const out = cut(started.first);
+      if (out) yield out;
     }
     for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
       note(next.value);
-      yield next.value;
+      const out = cut(next.value);
+      if (out) yield out;
     }
   } catch (error) {
-    yield [{ type: 'error', error: toRouterError(error) }];
+    const out = cut([{ type: 'error', error: toRouterError(error) }]);
+    if (out) yield out;
   } finally {
     await started.rest.return?.();
     onExit();
