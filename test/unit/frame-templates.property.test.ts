@@ -3,8 +3,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readAnthropicEvent } from '../../src/backends/anthropic/api.js';
-import { readCommonAnthropicEvent } from '../../src/backends/anthropic/common-events.js';
 import { readChatChunk, type ChatChunk } from '../../src/backends/openai-chat/api.js';
 import { readCommonChatChunk } from '../../src/backends/openai-chat/common-chunks.js';
 
@@ -13,6 +11,9 @@ import { readCommonChatChunk } from '../../src/backends/openai-chat/common-chunk
  * field the decoder reads — or not be read from the template at all. Checked over generated frames
  * of the common shapes, over the same frames with one character inserted, removed or replaced, and
  * over every frame recorded in test/fixtures/wire.
+ *
+ * (Anthropic's delta events are small enough that JSON.parse read them as fast as a template did,
+ * so they have none.)
  */
 
 const WIRE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'wire');
@@ -48,29 +49,12 @@ function fullChat(data: string): { ok: true; view: ReturnType<typeof chatView> }
   }
 }
 
-function fullAnthropic(data: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: readAnthropicEvent('b', JSON.parse(data)) };
-  } catch {
-    return { ok: false };
-  }
-}
-
 function expectChatAgrees(data: string): boolean {
   const fast = readCommonChatChunk(data);
   if (fast === undefined) return false;
   const full = fullChat(data);
   expect(full.ok, data).toBe(true);
   if (full.ok) expect(chatView(fast), data).toEqual(full.view);
-  return true;
-}
-
-function expectAnthropicAgrees(data: string): boolean {
-  const fast = readCommonAnthropicEvent(data);
-  if (fast === undefined) return false;
-  const full = fullAnthropic(data);
-  expect(full.ok, data).toBe(true);
-  if (full.ok) expect(fast, data).toEqual(full.value);
   return true;
 }
 
@@ -113,16 +97,6 @@ const chatFrame = fc
     }),
   );
 
-const anthropicFrame = fc
-  .record({
-    index: fc.oneof(fc.nat({ max: 30 }), fc.constant(-1)),
-    type: fc.constantFrom('text_delta', 'thinking_delta', 'input_json_delta', 'signature_delta', 'citations_delta'),
-    field: fc.constantFrom('text', 'thinking', 'partial_json', 'signature'),
-    value: anyText,
-    extra: fc.boolean(),
-  })
-  .map(({ index, type, field, value, extra }) => JSON.stringify({ type: 'content_block_delta', index, delta: { type, [field]: value, ...(extra ? { more: 1 } : {}) } }));
-
 /** One character inserted, removed or replaced, anywhere. */
 const mutated = (frames: fc.Arbitrary<string>) =>
   fc.tuple(frames, fc.nat(), fc.constantFrom('insert', 'remove', 'replace'), fc.constantFrom('"', '\\', '}', ']', ',', ' ', '0', 'a', '\n', '\u0001', 'é')).map(([text, at, edit, char]) => {
@@ -154,24 +128,6 @@ describe('Chat chunk templates', () => {
   });
 });
 
-describe('Anthropic delta templates', () => {
-  it('read a delta event exactly as JSON.parse and the full reader do, or leave it to them', () => {
-    fc.assert(fc.property(anthropicFrame, (data) => void expectAnthropicAgrees(data)), { numRuns: 3000 });
-  });
-
-  it('still agree, or step aside, when one character of an event is changed', () => {
-    fc.assert(fc.property(mutated(anthropicFrame), (data) => void expectAnthropicAgrees(data)), { numRuns: 5000 });
-  });
-
-  it('read text, thinking and tool-input deltas from their template', () => {
-    fc.assert(
-      fc.property(anyText, fc.nat({ max: 9 }), fc.constantFrom(['text_delta', 'text'], ['thinking_delta', 'thinking'], ['input_json_delta', 'partial_json']), (text, index, [type, field]) => {
-        expect(expectAnthropicAgrees(JSON.stringify({ type: 'content_block_delta', index, delta: { type, [field]: text } }))).toBe(true);
-      }),
-    );
-  });
-});
-
 describe('recorded frames', () => {
   const frames = (dir: string) =>
     fs
@@ -185,13 +141,6 @@ describe('recorded frames', () => {
     const recorded = frames('openai-chat');
     expect(recorded.length).toBeGreaterThan(10);
     const read = recorded.filter(expectChatAgrees);
-    expect(read.length).toBeGreaterThan(0);
-  });
-
-  it('Anthropic: every recorded event agrees, and the recorded deltas come from the template', () => {
-    const recorded = frames('anthropic');
-    expect(recorded.length).toBeGreaterThan(10);
-    const read = recorded.filter(expectAnthropicAgrees);
     expect(read.length).toBeGreaterThan(0);
   });
 });

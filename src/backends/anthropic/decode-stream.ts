@@ -5,7 +5,6 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent } from './api.js';
-import { readCommonAnthropicEvent } from './common-events.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
@@ -61,8 +60,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
-    // Most frames are text or tool-input deltas: read those from their template, the rest in full.
-    const event = readCommonAnthropicEvent(frame.data) ?? readAnthropicEvent(backend, parseFrameJson(backend, frame));
+    const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
     switch (event.type) {
       case 'message_start': {
         usage = usageFromAnthropic(event.message?.usage);
