@@ -23,9 +23,9 @@ export interface StreamTap {
   atEnd(): RouterError | undefined;
 }
 
-/** Where the value of the first `"key":` in the text starts, or -1: the key may be at any depth. */
+/** Where the value of the first `"key":` at or after `from` starts, or -1: the key may be at any depth. */
 export function keyValueAt(text: string, key: string, from = 0): number {
-  const quoted = `"${key}"`;
+  const quoted = quotedKeys.get(key) ?? quote(key);
   for (let at = text.indexOf(quoted, from); at !== -1; at = text.indexOf(quoted, at + quoted.length)) {
     let i = at + quoted.length;
     while (isSpace(text.charCodeAt(i))) i++;
@@ -38,10 +38,18 @@ export function keyValueAt(text: string, key: string, from = 0): number {
   return -1;
 }
 
-/** The characters of every string value of `key` in the text (escapes counted as written): output size, for a stream cut short. */
-export function stringValueChars(text: string, key: string): number {
+/** A key's quoted form, made once: the taps look for a few keys in every frame. */
+const quotedKeys = new Map<string, string>();
+function quote(key: string): string {
+  const quoted = `"${key}"`;
+  if (quotedKeys.size < 64) quotedKeys.set(key, quoted);
+  return quoted;
+}
+
+/** The characters of every string value of `key` at or after `from` (escapes counted as written): output size, for a stream cut short. */
+export function stringValueChars(text: string, key: string, from = 0): number {
   let chars = 0;
-  for (let at = keyValueAt(text, key); at !== -1; ) {
+  for (let at = keyValueAt(text, key, from); at !== -1; ) {
     if (text.charCodeAt(at) !== 34) {
       at = keyValueAt(text, key, at);
       continue;
