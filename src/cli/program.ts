@@ -23,9 +23,21 @@ export function buildProgram(version: string): Command {
     .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
     .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
     .option('--quiet', 'no request log')
-    .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
+    .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
+    .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
+
+  program
+    .command('logs')
+    .description('show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last')
+    .option('-f, --follow', 'keep printing requests as they finish')
+    .option('--since <when>', 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)')
+    .option('--caller <slug>', "only this developer's requests")
+    .option('--status <status>', "only this status (429), class (5xx) or 'error' (400 and up)")
+    .option('--limit <n>', 'at most this many of the newest matching requests (default: 50)')
+    .option('--json', 'one JSON object per line, as stored')
+    .action(async (options) => (await import('./commands/logs.js')).runLogs(options));
 
   program
     .command('status')

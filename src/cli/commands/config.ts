@@ -54,6 +54,25 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.server.metrics = v === 'true';
     },
   },
+  'server.ui': {
+    describe: 'serve the dashboard at /ui (true or false; read when serve starts; serve --ui turns it on too)',
+    values: ['true', 'false'],
+    get: (s) => String(s.server.ui),
+    set: (s, v) => {
+      if (v !== 'true' && v !== 'false') throw usageError(`server.ui: expected 'true' or 'false', got '${v}'`);
+      s.server.ui = v === 'true';
+    },
+  },
+  'server.requestLogDays': {
+    describe: 'days the searchable request log (svc-router logs) keeps a request (read when serve starts)',
+    get: (s) => s.server.requestLogDays,
+    set: (s, v) => void (s.server.requestLogDays = parsePositiveInteger(v, 'server.requestLogDays')),
+  },
+  'server.requestLogMaxBytes': {
+    describe: 'bytes the searchable request log may take on disk (read when serve starts)',
+    get: (s) => s.server.requestLogMaxBytes,
+    set: (s, v) => void (s.server.requestLogMaxBytes = parsePositiveInteger(v, 'server.requestLogMaxBytes')),
+  },
   'usage.store': {
     describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
     values: ['file'],

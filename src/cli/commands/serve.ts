@@ -6,6 +6,7 @@ import { createApp } from '../../handlers/app.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
+import { createRequestStore, fanOut } from '../../server/request-store.js';
 import { SKUS } from '../../routing/skus.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { keepRunningWhenOutputCloses } from '../closed-output.js';
@@ -25,6 +26,7 @@ export interface ServeOptions {
   quiet?: boolean;
   logBodies?: boolean;
   metrics?: boolean;
+  ui?: boolean;
 }
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
@@ -65,8 +67,20 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ...(options.usageStore ? { usageStore: options.usageStore } : {}),
     ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}),
   });
-  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false });
-  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}) });
+  const uiOn = options.ui === true || settings.server.ui === true;
+  const ui = uiOn ? (await import('../../server/dashboard/dashboard.js')).createDashboard() : undefined;
+  // The one request log the server calls per finished request: standard error and the searchable
+  // store (not with --quiet), and the dashboard's live feed (with --ui).
+  const requestLog = fanOut([
+    ...(options.quiet
+      ? []
+      : [
+          createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false }),
+          createRequestStore({ dir: config.dir, retentionDays: settings.server.requestLogDays, maxBytes: settings.server.requestLogMaxBytes, logBodies: options.logBodies ?? false }),
+        ]),
+    ...(ui ? [ui.feed] : []),
+  ]);
+  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}), ...(ui ? { ui } : {}) });
   // Whatever is still queued reaches the log however the process ends.
   if (requestLog) process.on('exit', () => requestLog.flush());
   try {
@@ -101,7 +115,12 @@ export async function runServe(options: ServeOptions): Promise<void> {
   printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   // The address actually bound decides, so a name that resolves to loopback counts as loopback.
-  if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
+  const loopback = isLoopbackHost(address.address);
+  if (ui) {
+    ui.requireAdminKey = !loopback;
+    printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
+  }
+  if (!loopback) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
   let stopping = false;
   const stop = (signal: string) => {
