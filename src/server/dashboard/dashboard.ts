@@ -45,6 +45,13 @@ export function createDashboard(): Dashboard {
     if (!body) files.set(name, (body = fs.readFileSync(path.join(UI_DIR, name))));
     return body;
   };
+  // The page arrives in one response: its stylesheet and script inlined (they stay servable on their own too).
+  let page: string | undefined;
+  const pageHtml = (): string =>
+    (page ??= asset('index.html')
+      .toString('utf8')
+      .replace('<link rel="stylesheet" href="/ui/dashboard.css">', () => `<style>\n${asset('dashboard.css').toString('utf8')}</style>`)
+      .replace('<script src="/ui/dashboard.js" defer></script>', () => `<script>\n${asset('dashboard.js').toString('utf8')}</script>`));
   const dashboard: Dashboard = {
     feed,
     requireAdminKey: true,
@@ -63,8 +70,8 @@ export function createDashboard(): Dashboard {
         }
         const allowed = !dashboard.requireAdminKey || isAdminRequest(app, req);
         if (urlPath === UI_PATH) {
-          const page = allowed ? asset('index.html').toString('utf8').replace('<!--rows-->', rowsHtml(feed.recent() as StoredRequest[])) : asset('login.html').toString('utf8');
-          return send(res, allowed ? 200 : 401, 'text/html; charset=utf-8', Buffer.from(page), method === 'HEAD');
+          const html = allowed ? pageHtml().replace('<!--rows-->', () => rowsHtml(feed.recent() as StoredRequest[])) : asset('login.html').toString('utf8');
+          return send(res, allowed ? 200 : 401, 'text/html; charset=utf-8', Buffer.from(html), method === 'HEAD');
         }
         if (!allowed) throw new RouterError(401, 'authentication', 'The dashboard needs an admin key beyond loopback: open /ui and enter one (the local key, or a key with --tier admin).', undefined, 'admin_key_required');
         if (urlPath === `${UI_PATH}/api/overview`) {
