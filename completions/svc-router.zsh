@@ -51,6 +51,11 @@ _svc_router_config_keys() {
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
+    'server.ui:serve the dashboard at /ui'
+    'server.requestLogDays:days the searchable request log'
+    'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
+    'server.tls.cert:PEM certificate'
+    'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
@@ -62,6 +67,7 @@ _svc_router_config_keys() {
 _svc_router_config_value() {
   case $words[2] in
     server.metrics) _values 'value' true false ;;
+    server.ui) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     *) _message -e values 'value' ;;
   esac
@@ -71,14 +77,17 @@ _svc_router_commands() {
   local -a commands
   commands=(
     'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
+    'logs:show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last'
     'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
     'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
+    'restart:stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
     'init:issue the local developer'\''s own key and store it for the CLI'
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
+    'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -216,12 +225,30 @@ _svc_router() {
         '--usage-store[where usage is recorded: '\''file'\'' or redis://HOST:PORT (default: config usage.store)]:usageStore:' \
         '--log-format[request log on standard error: coloured text lines, or JSON lines]:logFormat:(text json)' \
         '--quiet[no request log]' \
-        '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
+        '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \
+        '--ui[serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
+        '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \
+        '--detach[run in the background (output to --log-file, default serve.log in the config directory); returns once it listens]' \
+        '--log-file[write the banner and request log to FILE (appended, rotated by size) once listening]:logFile:_files' \
+        '--log-max-size[rotate the log file when it would pass this size (default: 10485760)]:logMaxSize:' \
+        '--log-keep[rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)]:logKeep:' \
+        $help && ret=0
+      ;;
+    logs)
+      _arguments \
+        '(-f --follow)'{-f,--follow}'[keep printing requests as they finish]' \
+        '--since[only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)]:since:' \
+        '--caller[only this developer'\''s requests]:caller:' \
+        '--status[only this status (429), class (5xx) or '\''error'\'' (400 and up)]:status:' \
+        '--limit[at most this many of the newest matching requests (default: 50)]:limit:' \
+        '--json[one JSON object per line, as stored]' \
         $help && ret=0
       ;;
     status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
     stop) _arguments '--timeout[how long to wait for it to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
+    restart) _arguments '--timeout[how long to wait for the old one to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
     init)
       _arguments \
         '--developer[developer slug (default: your login name)]:developer:' \
@@ -261,6 +288,13 @@ _svc_router() {
       ret=$?
       ;;
     whoami)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help && ret=0
+      ;;
+    usage)
       _arguments \
         '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
         '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \

@@ -26,6 +26,12 @@ export function buildProgram(version: string): Command {
     .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
     .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
+    .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
+    .addOption(completeWith(new Option('--tls-key <file>', "the certificate's PEM private key (default: config server.tls.key)"), 'files'))
+    .option('--detach', 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens')
+    .addOption(completeWith(new Option('--log-file <file>', 'write the banner and request log to FILE (appended, rotated by size) once listening'), 'files'))
+    .option('--log-max-size <bytes>', 'rotate the log file when it would pass this size (default: 10485760)')
+    .option('--log-keep <n>', 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program
@@ -50,6 +56,12 @@ export function buildProgram(version: string): Command {
     .description('stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs')
     .option('--timeout <ms>', 'how long to wait for it to exit, in milliseconds (default: 15000)')
     .action(async (options) => (await import('./commands/stop.js')).runStop(options));
+
+  program
+    .command('restart')
+    .description('stop the running serve and start it again in the background with the same arguments (or start one, when none runs)')
+    .option('--timeout <ms>', 'how long to wait for the old one to exit, in milliseconds (default: 15000)')
+    .action(async (options) => (await import('./commands/restart.js')).runRestart(options));
 
   program
     .command('init')

@@ -67,6 +67,14 @@ export interface ServerSettings {
   requestLogDays: number;
   /** Bytes the searchable request log may take on disk, both generations together. */
   requestLogMaxBytes: number;
+  /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
+  tls?: TlsFiles;
+}
+
+/** Paths of a PEM certificate (its chain after it) and its private key. */
+export interface TlsFiles {
+  cert: string;
+  key: string;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface TargetAttempt {
 
 export type ApiResponse =
   | { status: number; headers?: Record<string, string>; json: unknown }
+  /** `body`: a JSON body already written (a same-format upstream's reply, forwarded as it came). */
+  | { status: number; headers?: Record<string, string>; body: string }
   /** `sse`: event-stream text in pieces of one or more whole frames, each piece meant for one write. */
   | { status: number; headers?: Record<string, string>; sse: AsyncIterable<string> }
   | { status: number; headers?: Record<string, string>; empty: true };

@@ -30,19 +30,22 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
-    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
-    const first = await rest.next();
-    const lead = first.done ? undefined : first.value[0];
-    if (lead?.type === 'error') throw lead.error;
-    return { first: first.done ? undefined : first.value, rest };
-  });
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => startStream(context, backend, request, upstreamModel));
+}
+
+/** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
+export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string): Promise<StartedStream> {
+  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+  const first = await rest.next();
+  const lead = first.done ? undefined : first.value[0];
+  if (lead?.type === 'error') throw lead.error;
+  return { first: first.done ? undefined : first.value, rest };
 }
 
 /** The longest `retry-after` worth waiting for before trying the same target once more. */
 export const MAX_RETRY_WAIT_MS = 5_000;
 
-async function tryInOrder<T>(
+export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
