@@ -90,7 +90,7 @@ describe.skipIf(!CHROMIUM)('the dashboard in a real Chromium', () => {
     await page.reload({ waitUntil: 'load' });
     const timing = await page.evaluate(() => {
       // Runs in the page: the browser's navigation timing entry.
-      const [navigation] = (performance.getEntriesByType as (type: string) => Array<Record<string, number>>)('navigation');
+      const [navigation] = (performance.getEntriesByType as unknown as (type: string) => Array<Record<string, number>>)('navigation');
       return { responseEnd: navigation!.responseEnd!, domContentLoaded: navigation!.domContentLoadedEventEnd!, load: navigation!.loadEventEnd! };
     });
     console.log(`dashboard page, warm server: response ${timing.responseEnd.toFixed(1)} ms, DOMContentLoaded ${timing.domContentLoaded.toFixed(1)} ms, load ${timing.load.toFixed(1)} ms`);
