@@ -6,7 +6,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import { closedPortUrl } from '../helpers/unused-port.js';
 import { startUpstream, UPSTREAM_KEY } from '../integration/support.js';
-import { initHome, makeHome, removeHome, ROOT, startServe, type ServeChild } from '../cli/run-cli.js';
+import { initHome, makeHome, removeHome, ROOT, runCli, startServe, type ServeChild } from '../cli/run-cli.js';
 
 /** Debian's `chromium` package (CI installs it); CHROMIUM_PATH points elsewhere. */
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => file && fs.existsSync(file));
@@ -81,6 +81,10 @@ describe.skipIf(!CHROMIUM)('the dashboard in a real Chromium', () => {
     fs.mkdirSync(ARTEFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTEFACTS, 'dashboard.png'), fullPage: true });
     expect(fs.statSync(path.join(ARTEFACTS, 'dashboard.png')).size).toBeGreaterThan(10_000);
+    // The same run as `svc-router usage` prints it, beside the screenshot.
+    const usage = await runCli(['usage'], { home });
+    expect(usage.stdout).toContain('anthropic:claude-sonnet-4-5');
+    fs.writeFileSync(path.join(ARTEFACTS, 'usage.txt'), usage.stdout);
     await page.close();
   });
 
