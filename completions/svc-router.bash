@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -31,7 +31,7 @@ _svc_router() {
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
     local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve logs status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
+    local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -73,7 +73,7 @@ _svc_router() {
             *)
                 if [[ -z $cmd ]]; then
                     cmd=$word
-                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|config)$ ]]; then
+                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|prices|config)$ ]]; then
                     sub=$word
                 else
                     args+=("$word")
@@ -153,6 +153,13 @@ _svc_router() {
             case $sub in
                 set) options="$help" ;;
                 list) options="--json $help" ;;
+                unset) options="$help" ;;
+            esac
+            ;;
+        prices)
+            case $sub in
+                list) options="--json $help" ;;
+                set) options="--input --output --cache-read --cache-write $help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -245,6 +252,27 @@ _svc_router() {
                         # Escape the '*' so the shell passes the pattern on instead of globbing it.
                         COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
                         return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
+            esac
+            ;;
+        prices)
+            case $sub in
+                '') words='list set unset help' ;;
+                help) ((nargs == 0)) && words='list set unset' ;;
+                list) words=$options ;;
+                set)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+                unset)
+                    if ((nargs == 0)); then
+                        :
                     else
                         words=$options
                     fi

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -90,6 +90,7 @@ complete -c svc-router -n '__svc_router_is' -a init -d 'issue the local develope
 complete -c svc-router -n '__svc_router_is' -a keys -d 'issue, list and revoke keys for developers'
 complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream backends'
 complete -c svc-router -n '__svc_router_is' -a routes -d 'map models to backends'
+complete -c svc-router -n '__svc_router_is' -a prices -d 'what upstream models cost: shipped defaults and your overrides'
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
 complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
@@ -100,7 +101,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
@@ -122,6 +123,13 @@ complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, incl
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is routes help' -a 'set list unset'
+
+# prices
+complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
+complete -c svc-router -n '__svc_router_is prices' -a set -d 'price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default'
+complete -c svc-router -n '__svc_router_is prices' -a unset -d 'remove a config price (a shipped default applies again)'
+complete -c svc-router -n '__svc_router_is prices' -a help -d 'display help for command'
+complete -c svc-router -n '__svc_router_is prices help' -a 'list set unset'
 
 # config
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
@@ -211,6 +219,17 @@ complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'
 
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+
+# prices list
+complete -c svc-router -n '__svc_router_in prices list' -l json -d 'print JSON'
+
+# prices set
+complete -c svc-router -n '__svc_router_in prices set' -l input -x -d 'uncached input'
+complete -c svc-router -n '__svc_router_in prices set' -l output -x -d 'output'
+complete -c svc-router -n '__svc_router_in prices set' -l cache-read -x -d 'input read from the prompt cache (without it, a request with cache reads gets no cost)'
+complete -c svc-router -n '__svc_router_in prices set' -l cache-write -x -d 'input written to the prompt cache (without it, a request with cache writes gets no cost)'
+
+# prices unset
 
 # config path
 

@@ -85,6 +85,7 @@ _svc_router_commands() {
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
+    'prices:what upstream models cost: shipped defaults and your overrides'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
@@ -185,6 +186,26 @@ _svc_router_routes_args() {
   esac
 }
 
+_svc_router_prices_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    list) _arguments '--json[print JSON]' $help ;;
+    set)
+      _arguments \
+        '--input[uncached input]:input:' \
+        '--output[output]:output:' \
+        '--cache-read[input read from the prompt cache (without it, a request with cache reads gets no cost)]:cacheRead:' \
+        '--cache-write[input written to the prompt cache (without it, a request with cache writes gets no cost)]:cacheWrite:' \
+        ':model:' \
+        $help
+      ;;
+    unset) _arguments ':model:' $help ;;
+    help) _arguments ':command:(list set unset)' ;;
+    *) return 1 ;;
+  esac
+}
+
 _svc_router_config_args() {
   local -a help
   help=('(- *)'{-h,--help}'[display help for command]')
@@ -278,6 +299,13 @@ _svc_router() {
         'set:route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as '\''claude-*'\'') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order' \
         'list:list routes, including the offline defaults' \
         'unset:remove a route'
+      ret=$?
+      ;;
+    prices)
+      _svc_router_group prices \
+        'list:list the prices in force (US dollars per million tokens), config over shipped defaults' \
+        'set:price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default' \
+        'unset:remove a config price (a shipped default applies again)'
       ret=$?
       ;;
     config)
