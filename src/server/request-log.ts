@@ -202,8 +202,8 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   line += field('latency_ms', entry.latencyMs);
   line += field('tokens', tokens);
   if (entry.costNanoUsd !== undefined) line += field('cost_usd', entry.costNanoUsd / 1e9);
-  // A fallback's failed tries, in order: `BACKEND:MODEL=STATUS/MS`, the last being the one that answered (or failed last).
-  if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}=${target.outcome}/${target.latencyMs}ms`).join(','));
+  // A fallback's failed tries, in order: `BACKEND:MODEL/STATUS/MS`, the last being the one that answered (or failed last).
+  if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}/${target.outcome}/${target.latencyMs}ms`).join(','));
   if (entry.stream) line += field('stream', 'true');
   if (entry.aborted) line += field('aborted', 'true');
   if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;
