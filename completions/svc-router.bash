@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | -o | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -93,6 +93,11 @@ _svc_router() {
             --log-format)
                 COMPREPLY=($(compgen -W 'text json' -- "$cur"))
                 ;;
+            --config)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
             --tls-cert)
                 compopt -o filenames 2>/dev/null
                 local IFS=$'\n'
@@ -111,8 +116,16 @@ _svc_router() {
             --type)
                 COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini' -- "$cur"))
                 ;;
+            -o | --output)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
+                ;;
+            --client)
+                COMPREPLY=($(compgen -W 'openai anthropic codex claude' -- "$cur"))
                 ;;
         esac
         if [[ -n $pfx ]]; then
@@ -129,7 +142,7 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
         logs) options="-f --follow --since --caller --status --limit --json $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
@@ -138,6 +151,7 @@ _svc_router() {
         keys)
             case $sub in
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
+                cap) options="--json $help" ;;
                 list) options="--json $help" ;;
                 revoke) options="$help" ;;
             esac
@@ -168,6 +182,9 @@ _svc_router() {
                 path) options="$help" ;;
                 get) options="$help" ;;
                 set) options="$help" ;;
+                export) options="-o --output --force --with-keys --schema-ref $help" ;;
+                import) options="--dry-run $help" ;;
+                validate) options="--json $help" ;;
             esac
             ;;
         whoami) options="--base-url --key --json $help" ;;
@@ -175,8 +192,8 @@ _svc_router() {
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
-        doctor) options="--base-url --key --timeout --json $help" ;;
-        connect) options="--write --base-url --key $help" ;;
+        doctor) options="--base-url --key --timeout --client --json $help" ;;
+        connect) options="--write --undo --force --base-url --key $help" ;;
         completion) options="$help" ;;
     esac
 
@@ -197,9 +214,18 @@ _svc_router() {
         init) words=$options ;;
         keys)
             case $sub in
-                '') words='issue list revoke help' ;;
-                help) ((nargs == 0)) && words='issue list revoke' ;;
+                '') words='issue cap list revoke help' ;;
+                help) ((nargs == 0)) && words='issue cap list revoke' ;;
                 issue) words=$options ;;
+                cap)
+                    if ((nargs == 0)); then
+                        :
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 list) words=$options ;;
                 revoke)
                     if ((nargs == 0)); then
@@ -281,8 +307,8 @@ _svc_router() {
             ;;
         config)
             case $sub in
-                '') words='path get set help' ;;
-                help) ((nargs == 0)) && words='path get set' ;;
+                '') words='path get set export import validate help' ;;
+                help) ((nargs == 0)) && words='path get set export import validate' ;;
                 path) words=$options ;;
                 get)
                     if ((nargs == 0)); then
@@ -300,6 +326,27 @@ _svc_router() {
                             server.ui) words='true false' ;;
                             usage.store) words=file ;;
                         esac
+                    else
+                        words=$options
+                    fi
+                    ;;
+                export) words=$options ;;
+                import)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
+                validate)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
                     else
                         words=$options
                     fi

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write -o --schema-ref --key -m --model -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -98,17 +98,18 @@ complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the ro
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
 complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
-complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
+complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
+complete -c svc-router -n '__svc_router_is keys' -a cap -d 'change a developer\'s 30-day token cap, keeping the key (a running server applies it on the next request)'
 complete -c svc-router -n '__svc_router_is keys' -a list -d 'list issued keys (never prints a key)'
 complete -c svc-router -n '__svc_router_is keys' -a revoke -d 'revoke a developer\'s key'
 complete -c svc-router -n '__svc_router_is keys' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is keys help' -a 'issue list revoke'
+complete -c svc-router -n '__svc_router_is keys help' -a 'issue cap list revoke'
 
 # backends
 complete -c svc-router -n '__svc_router_is backends' -a add -d 'add or replace a backend'
@@ -135,8 +136,11 @@ complete -c svc-router -n '__svc_router_is prices help' -a 'list set unset'
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
 complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
 complete -c svc-router -n '__svc_router_is config' -a set -d 'change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+complete -c svc-router -n '__svc_router_is config' -a export -d 'print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)'
+complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declarative file into config.json, listing every change (nothing is written if the file is not valid)'
+complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is config help' -a 'path get set'
+complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind (default: config server.host, 127.0.0.1)'
@@ -148,6 +152,7 @@ complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
 complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies, redacted (prompts included; off by default)'
 complete -c svc-router -n '__svc_router_in serve' -l ui -d 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics (default: config server.metrics)'
+complete -c svc-router -n '__svc_router_in serve' -l config -r -F -d 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-key -r -F -d 'the certificate\'s PEM private key (default: config server.tls.key)'
 complete -c svc-router -n '__svc_router_in serve' -l detach -d 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens'
@@ -176,7 +181,7 @@ complete -c svc-router -n '__svc_router_in restart' -l timeout -x -d 'how long t
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug (default: your login name)'
 complete -c svc-router -n '__svc_router_in init' -l org -x -d 'organisation'
 complete -c svc-router -n '__svc_router_in init' -l tier -x -d 'tier'
-complete -c svc-router -n '__svc_router_in init' -l cap -x -d '30-day token cap'
+complete -c svc-router -n '__svc_router_in init' -l cap -x -d '30-day token cap (default: config defaults.capTokens, 200000000)'
 complete -c svc-router -n '__svc_router_in init' -l force -d 'replace an existing local key'
 complete -c svc-router -n '__svc_router_in init' -l json -d 'print a JSON object'
 
@@ -187,6 +192,9 @@ complete -c svc-router -n '__svc_router_in keys issue' -l tier -x -d 'tier'
 complete -c svc-router -n '__svc_router_in keys issue' -l cap -x -d '30-day token cap'
 complete -c svc-router -n '__svc_router_in keys issue' -l force -d 'replace the developer\'s existing key'
 complete -c svc-router -n '__svc_router_in keys issue' -l json -d 'print a JSON object'
+
+# keys cap
+complete -c svc-router -n '__svc_router_in keys cap' -l json -d 'print a JSON object'
 
 # keys list
 complete -c svc-router -n '__svc_router_in keys list' -l json -d 'print JSON'
@@ -242,6 +250,20 @@ complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true f
 complete -c svc-router -n '__svc_router_is config set server.ui' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 
+# config export
+complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'
+complete -c svc-router -n '__svc_router_in config export' -l force -d 'replace an existing --output file'
+complete -c svc-router -n '__svc_router_in config export' -l with-keys -d 'include issued keys\' records (hashes, never keys), so routers sharing the file accept the same keys'
+complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: the schema in node_modules/svc-router)'
+
+# config import
+complete -c svc-router -n '__svc_router_in config import' -l dry-run -d 'list the changes without writing them'
+complete -c svc-router -n '__svc_router_in config import; and test (count (__svc_router_words)) -eq 2' -F
+
+# config validate
+complete -c svc-router -n '__svc_router_in config validate' -l json -d 'print the result as JSON'
+complete -c svc-router -n '__svc_router_in config validate; and test (count (__svc_router_words)) -eq 2' -F
+
 # whoami
 complete -c svc-router -n '__svc_router_in whoami' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
 complete -c svc-router -n '__svc_router_in whoami' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
@@ -274,10 +296,13 @@ complete -c svc-router -n '__svc_router_in env' -l key -x -d 'key to put in the 
 complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d 'the router\'s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)'
 complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000)'
+complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
 complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
 
 # connect
-complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config file (codex, claude), printing the changes'
+complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config file (codex, claude), printing the changes and keeping a backup'
+complete -c svc-router -n '__svc_router_in connect' -l undo -d 'put back the config file as it was before the last --write (codex, claude)'
+complete -c svc-router -n '__svc_router_in connect' -l force -d 'with --undo: restore even if the file has changed since the write'
 complete -c svc-router -n '__svc_router_in connect' -l base-url -x -d 'the router\'s address (default: from config)'
 complete -c svc-router -n '__svc_router_in connect' -l key -x -d 'key to use (default: the stored local key)'
 complete -c svc-router -n '__svc_router_in connect; and test (count (__svc_router_words)) -eq 1' -a 'codex claude openai-sdk anthropic-sdk' -d 'client'

@@ -93,7 +93,7 @@ _svc_router_commands() {
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
     'doctor:check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
-    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
+    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
   )
@@ -137,9 +137,16 @@ _svc_router_keys_args() {
         '--json[print a JSON object]' \
         $help
       ;;
+    cap)
+      _arguments \
+        '--json[print a JSON object]' \
+        ':slug:' \
+        ':tokens:' \
+        $help
+      ;;
     list) _arguments '--json[print JSON]' $help ;;
     revoke) _arguments ':slug:' $help ;;
-    help) _arguments ':command:(issue list revoke)' ;;
+    help) _arguments ':command:(issue cap list revoke)' ;;
     *) return 1 ;;
   esac
 }
@@ -218,7 +225,27 @@ _svc_router_config_args() {
         ':value:_svc_router_config_value' \
         $help
       ;;
-    help) _arguments ':command:(path get set)' ;;
+    export)
+      _arguments \
+        '(-o --output)'{-o,--output}'[write the file instead of printing it]:output:_files' \
+        '--force[replace an existing --output file]' \
+        '--with-keys[include issued keys'\'' records (hashes, never keys), so routers sharing the file accept the same keys]' \
+        '--schema-ref[the $schema reference to write (default: the schema in node_modules/svc-router)]:schemaRef:' \
+        $help
+      ;;
+    import)
+      _arguments \
+        '--dry-run[list the changes without writing them]' \
+        ':file:_files' \
+        $help
+      ;;
+    validate)
+      _arguments \
+        '--json[print the result as JSON]' \
+        '::file:_files' \
+        $help
+      ;;
+    help) _arguments ':command:(path get set export import validate)' ;;
     *) return 1 ;;
   esac
 }
@@ -249,6 +276,7 @@ _svc_router() {
         '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \
         '--ui[serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
         '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
         '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \
         '--detach[run in the background (output to --log-file, default serve.log in the config directory); returns once it listens]' \
@@ -275,7 +303,7 @@ _svc_router() {
         '--developer[developer slug (default: your login name)]:developer:' \
         '--org[organisation]:org:' \
         '--tier[tier]:tier:' \
-        '--cap[30-day token cap]:cap:' \
+        '--cap[30-day token cap (default: config defaults.capTokens, 200000000)]:cap:' \
         '--force[replace an existing local key]' \
         '--json[print a JSON object]' \
         $help && ret=0
@@ -283,6 +311,7 @@ _svc_router() {
     keys)
       _svc_router_group keys \
         'issue:issue a key for a developer (printed once; only its hash is stored)' \
+        'cap:change a developer'\''s 30-day token cap, keeping the key (a running server applies it on the next request)' \
         'list:list issued keys (never prints a key)' \
         'revoke:revoke a developer'\''s key'
       ret=$?
@@ -312,7 +341,10 @@ _svc_router() {
       _svc_router_group config \
         'path:print the config file path' \
         'get:print a setting' \
-        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)' \
+        'export:print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)' \
+        'import:write a declarative file into config.json, listing every change (nothing is written if the file is not valid)' \
+        'validate:check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
       ret=$?
       ;;
     whoami)
@@ -359,12 +391,15 @@ _svc_router() {
         '--base-url[the router'\''s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)]:baseUrl:' \
         '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
         '--timeout[how long each network check may take, in milliseconds (default: 2000)]:timeout:' \
+        '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude)' \
         '--json[print the results as JSON]' \
         $help && ret=0
       ;;
     connect)
       _arguments \
-        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes]' \
+        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes and keeping a backup]' \
+        '--undo[put back the config file as it was before the last --write (codex, claude)]' \
+        '--force[with --undo: restore even if the file has changed since the write]' \
         '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
         '--key[key to use (default: the stored local key)]:key:' \
         ':client:(codex claude openai-sdk anthropic-sdk)' \

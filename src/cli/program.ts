@@ -3,6 +3,8 @@ import { BACKEND_TYPES } from '../backends/registry.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
+import { addExamples } from './help-examples.js';
+import { DOCTOR_CLIENTS } from './doctor/doctor-clients.js';
 
 /**
  * The whole command tree. Actions import their modules only when they run, so `--version` and
@@ -12,7 +14,7 @@ export function buildProgram(version: string): Command {
   const program = new Command('svc-router')
     .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses and Anthropic Messages on one port.')
     .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)');
+    .addHelpText('after', `\nExit codes: 0 ok · 1 request refused or operation failed · 2 usage · 3 not running (status) · 4 server unreachable.\nWith --json, errors are one JSON object on stderr: {"error":{"code","message","exit_code",…}}. See docs/cli.md.\n`);
 
   program
     .command('serve')
@@ -26,6 +28,7 @@ export function buildProgram(version: string): Command {
     .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
     .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
+    .addOption(completeWith(new Option('--config <file>', 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'), 'files'))
     .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
     .addOption(completeWith(new Option('--tls-key <file>', "the certificate's PEM private key (default: config server.tls.key)"), 'files'))
     .option('--detach', 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens')
@@ -69,7 +72,7 @@ export function buildProgram(version: string): Command {
     .option('--developer <slug>', 'developer slug (default: your login name)')
     .option('--org <name>', 'organisation')
     .option('--tier <name>', 'tier')
-    .option('--cap <tokens>', '30-day token cap')
+    .option('--cap <tokens>', '30-day token cap (default: config defaults.capTokens, 200000000)')
     .option('--force', 'replace an existing local key')
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/init.js')).runInit(options));
@@ -85,6 +88,11 @@ export function buildProgram(version: string): Command {
     .option('--force', "replace the developer's existing key")
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/keys.js')).runKeysIssue(options));
+  keys
+    .command('cap <slug> <tokens>')
+    .description("change a developer's 30-day token cap, keeping the key (a running server applies it on the next request)")
+    .option('--json', 'print a JSON object')
+    .action(async (slug, tokens, options) => (await import('./commands/keys.js')).runKeysCap(slug, tokens, options));
   keys
     .command('list')
     .description('list issued keys (never prints a key)')
@@ -161,6 +169,22 @@ export function buildProgram(version: string): Command {
   completeArguments(config.command('set <key> <value>'), 'config-keys', 'config-value')
     .description('change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)')
     .action(async (key, value) => (await import('./commands/config.js')).runConfigSet(key, value));
+  config
+    .command('export')
+    .description('print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)')
+    .addOption(completeWith(new Option('-o, --output <file>', 'write the file instead of printing it'), 'files'))
+    .option('--force', 'replace an existing --output file')
+    .option('--with-keys', "include issued keys' records (hashes, never keys), so routers sharing the file accept the same keys")
+    .option('--schema-ref <ref>', 'the $schema reference to write (default: the schema in node_modules/svc-router)')
+    .action(async (options) => (await import('./commands/config-file.js')).runConfigExport(options));
+  completeArguments(config.command('import <file>'), 'files')
+    .description('write a declarative file into config.json, listing every change (nothing is written if the file is not valid)')
+    .option('--dry-run', 'list the changes without writing them')
+    .action(async (file, options) => (await import('./commands/config-file.js')).runConfigImport(file, options));
+  completeArguments(config.command('validate [file]'), 'files')
+    .description('check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid')
+    .option('--json', 'print the result as JSON')
+    .action(async (file, options) => (await import('./commands/config-file.js')).runConfigValidate(file, options));
 
   const connection = (command: Command) =>
     command
@@ -200,14 +224,17 @@ export function buildProgram(version: string): Command {
     .option('--base-url <url>', "the router's address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)")
     .option('--key <key>', 'key to check (env SVC_ROUTER_KEY; default: the stored local key)')
     .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000)')
+    .addOption(new Option('--client <client>', 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables').choices(DOCTOR_CLIENTS))
     .option('--json', 'print the results as JSON')
     .action(async (options) => (await import('./commands/doctor.js')).runDoctor(options));
 
   program
     .command('connect')
-    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
+    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr')
     .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
-    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
+    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes and keeping a backup")
+    .option('--undo', 'put back the config file as it was before the last --write (codex, claude)')
+    .option('--force', 'with --undo: restore even if the file has changed since the write')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
     .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));
@@ -216,5 +243,6 @@ export function buildProgram(version: string): Command {
     .description(`print a completion script for ${SHELLS.slice(0, -1).join(', ')} or ${SHELLS.at(-1)}`)
     .action(async (shell) => (await import('./commands/completion.js')).runCompletion(shell));
 
+  addExamples(program);
   return program;
 }

@@ -30,7 +30,27 @@ function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf
 }
 
 /**
- * The stored settings. Reads are served from a snapshot that is refreshed whenever the file on
+ * Settings that take precedence over the stored ones: a declarative file (config/declarative/),
+ * loaded only when one is in use so that other commands never load its parser.
+ */
+export interface SettingsOverlay {
+  readonly path: string;
+  /** Changes whenever what `apply` returns may change. */
+  stamp(): string;
+  apply(stored: Settings): Settings;
+  /**
+   * Told what a change to config.json changed (`routes`, `server.port`: a field, or one entry or
+   * field inside it), so that a change the overlay hides is not lost unsaid.
+   */
+  changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
+}
+
+/** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
+const fileFromEnvironment = process.env.SVC_ROUTER_CONFIG || undefined;
+const environmentModule = fileFromEnvironment ? await import('./declarative/file-source.js') : undefined;
+
+/**
+ * The stored settings, with the declarative file's over them when one is in use. Reads are served from a snapshot that is refreshed whenever the file on
  * disk changes, so a running server sees what the CLI writes without a restart.
  */
 export class ConfigStore {
@@ -38,9 +58,13 @@ export class ConfigStore {
   private snapshot: Settings | undefined;
   private stamp = '';
 
+  /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
+  readonly overlay: SettingsOverlay | undefined;
+
   /** `dir` overrides SVC_ROUTER_HOME (tests use their own). */
-  constructor(dir?: string) {
+  constructor(dir?: string, options: { overlay?: SettingsOverlay } = {}) {
     this.conf = new Conf<Partial<Settings>>(confOptions(dir));
+    this.overlay = options.overlay ?? (environmentModule && fileFromEnvironment ? new environmentModule.DeclarativeFile(fileFromEnvironment) : undefined);
   }
 
   get path(): string {
@@ -52,22 +76,50 @@ export class ConfigStore {
   }
 
   read(): Settings {
-    const stamp = fileStamp(this.conf.path);
+    const stamp = this.overlay ? `${fileStamp(this.conf.path)}|${this.overlay.stamp()}` : fileStamp(this.conf.path);
     if (!this.snapshot || stamp !== this.stamp) {
-      this.snapshot = ownTables(withDefaults(this.conf.store));
+      const stored = ownTables(withDefaults(this.conf.store));
+      this.snapshot = this.overlay ? ownTables(this.overlay.apply(stored)) : stored;
       this.stamp = stamp;
     }
     return this.snapshot;
   }
 
+  /** The stored settings alone, as config.json holds them (what `update` changes). */
+  readStored(): Settings {
+    return ownTables(withDefaults(this.conf.store));
+  }
+
   /** Applies a change to a fresh copy of the file and writes it back atomically. */
   update(change: (settings: Settings) => void): Settings {
-    const settings = ownTables(structuredClone(withDefaults(this.conf.store)));
+    const before = ownTables(withDefaults(this.conf.store));
+    const settings = ownTables(structuredClone(before));
     change(settings);
     this.conf.store = settings;
+    if (this.overlay?.changedUnder) {
+      const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
+      if (changed.length) this.overlay.changedUnder(changed, settings);
+    }
     return this.read();
   }
 }
+
+/** The fields that differ, and within an object field the entries or fields that differ. */
+function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {
+  const differ = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const paths: Array<readonly [string, string?]> = [];
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[field];
+    const now = after[field];
+    if (!differ(was, now)) continue;
+    if (isPlainObject(was) && isPlainObject(now)) {
+      for (const name of new Set([...Object.keys(was), ...Object.keys(now)])) if (differ(was[name], now[name])) paths.push([field, name]);
+    } else paths.push([field]);
+  }
+  return paths;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fileStamp(file: string): string {
   try {
