@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | -o | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --otel | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | -o | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -30,7 +30,7 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
@@ -142,7 +142,7 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --otel --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
         logs) options="-f --follow --since --caller --status --limit --json $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
@@ -324,6 +324,7 @@ _svc_router() {
                         case ${args[0]} in
                             server.metrics) words='true false' ;;
                             server.ui) words='true false' ;;
+                            server.otel) words='true false' ;;
                             usage.store) words=file ;;
                         esac
                     else

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write -o --schema-ref --key -m --model -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --otel --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write -o --schema-ref --key -m --model -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -66,6 +66,7 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.maxConnections' 'open client connections allowed'
     printf '%s\t%s\n' 'server.metrics' 'serve Prometheus metrics on GET /metrics'
     printf '%s\t%s\n' 'server.ui' 'serve the dashboard at /ui'
+    printf '%s\t%s\n' 'server.otel' 'export an OpenTelemetry span per request to OTEL_EXPORTER_OTLP_ENDPOINT'
     printf '%s\t%s\n' 'server.requestLogDays' 'days the searchable request log'
     printf '%s\t%s\n' 'server.requestLogMaxBytes' 'bytes the searchable request log may take on disk'
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
@@ -152,6 +153,7 @@ complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
 complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies, redacted (prompts included; off by default)'
 complete -c svc-router -n '__svc_router_in serve' -l ui -d 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics (default: config server.metrics)'
+complete -c svc-router -n '__svc_router_in serve' -l otel -x -d 'export an OpenTelemetry span per request over OTLP/HTTP to URL (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318; config server.otel)'
 complete -c svc-router -n '__svc_router_in serve' -l config -r -F -d 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-key -r -F -d 'the certificate\'s PEM private key (default: config server.tls.key)'
@@ -248,6 +250,7 @@ complete -c svc-router -n '__svc_router_in config get; and test (count (__svc_ro
 complete -c svc-router -n '__svc_router_in config set; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_config_keys)' -d 'key'
 complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set server.ui' -a 'true false'
+complete -c svc-router -n '__svc_router_is config set server.otel' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 
 # config export

@@ -52,6 +52,7 @@ _svc_router_config_keys() {
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
     'server.ui:serve the dashboard at /ui'
+    'server.otel:export an OpenTelemetry span per request to OTEL_EXPORTER_OTLP_ENDPOINT'
     'server.requestLogDays:days the searchable request log'
     'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
     'server.tls.cert:PEM certificate'
@@ -68,6 +69,7 @@ _svc_router_config_value() {
   case $words[2] in
     server.metrics) _values 'value' true false ;;
     server.ui) _values 'value' true false ;;
+    server.otel) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     *) _message -e values 'value' ;;
   esac
@@ -276,6 +278,7 @@ _svc_router() {
         '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \
         '--ui[serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--otel[export an OpenTelemetry span per request over OTLP/HTTP to URL (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318; config server.otel)]:otel:' \
         '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
         '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
         '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \

@@ -28,6 +28,7 @@ export function buildProgram(version: string): Command {
     .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
     .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
+    .option('--otel [url]', 'export an OpenTelemetry span per request over OTLP/HTTP to URL (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318; config server.otel)')
     .addOption(completeWith(new Option('--config <file>', 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'), 'files'))
     .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
     .addOption(completeWith(new Option('--tls-key <file>', "the certificate's PEM private key (default: config server.tls.key)"), 'files'))

@@ -65,6 +65,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.server.ui = v === 'true';
     },
   },
+  'server.otel': {
+    describe: 'export an OpenTelemetry span per request to OTEL_EXPORTER_OTLP_ENDPOINT (true or false; read when serve starts; serve --otel turns it on too)',
+    values: ['true', 'false'],
+    get: (s) => String(s.server.otel),
+    set: (s, v) => {
+      if (v !== 'true' && v !== 'false') throw usageError(`server.otel: expected 'true' or 'false', got '${v}'`);
+      s.server.otel = v === 'true';
+    },
+  },
   'server.requestLogDays': {
     describe: 'days the searchable request log (svc-router logs) keeps a request (read when serve starts)',
     get: (s) => s.server.requestLogDays,

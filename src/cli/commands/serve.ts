@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
@@ -34,6 +35,8 @@ export interface ServeOptions {
   logBodies?: boolean;
   metrics?: boolean;
   ui?: boolean;
+  /** `--otel` alone (true), or `--otel URL`. */
+  otel?: boolean | string;
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -89,8 +92,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
   });
   const uiOn = options.ui === true || settings.server.ui === true;
   const ui = uiOn ? (await import('../../server/dashboard/dashboard.js')).createDashboard() : undefined;
+  const otelOn = options.otel !== undefined || settings.server.otel === true;
+  const otel = otelOn ? await startOtelExport(typeof options.otel === 'string' ? options.otel : undefined, config) : undefined;
   // The one request log the server calls per finished request: standard error and the searchable
-  // store (not with --quiet), and the dashboard's live feed (with --ui).
+  // store (not with --quiet), the dashboard's live feed (with --ui) and OpenTelemetry (with --otel).
   const requestLog = fanOut([
     ...(options.quiet
       ? []
@@ -99,6 +104,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
           createRequestStore({ dir: config.dir, retentionDays: settings.server.requestLogDays, maxBytes: settings.server.requestLogMaxBytes, logBodies: options.logBodies ?? false }),
         ]),
     ...(ui ? [ui.feed] : []),
+    ...(otel ? [otel.log] : []),
   ]);
   const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}), ...(tls ? { tls } : {}), ...(ui ? { ui } : {}) });
   // Whatever is still queued reaches the log however the process ends.
@@ -144,6 +150,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
   printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
+  if (otel) printLine(`  OpenTelemetry: a span per request to ${otel.url}`);
   if (tls) printLine(`  TLS: certificate ${tls.files.cert}; clients that do not trust its CA need it, e.g. NODE_EXTRA_CA_CERTS=/path/to/ca.pem`);
   // The address actually bound decides, so a name that resolves to loopback counts as loopback.
   const loopback = isLoopbackHost(address.address);
@@ -170,6 +177,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
       clearTimeout(force);
       await app.close();
       requestLog?.flush();
+      await otel?.log.shutdown().catch(() => undefined);
       process.exit(0);
     });
     server.closeIdleConnections();
@@ -212,6 +220,39 @@ async function loadMetrics(): Promise<typeof import('../../server/metrics.js')> 
     if (isMissingPackage(error, 'prom-client')) throw new CliError(new MissingDependencyError('prom-client', '--metrics').message, EXIT_FAILED);
     throw error;
   }
+}
+
+/**
+ * `--otel [URL]` or config server.otel: the exporter, whose @opentelemetry packages are optional
+ * dependencies imported only here. A missing one is a message naming it.
+ */
+async function startOtelExport(given: string | undefined, config: ConfigStore): Promise<{ log: import('../../server/otel-export.js').OtelExport; url: string }> {
+  const { createOtelExport, OTEL_PACKAGES, resolveTracesUrl } = await import('../../server/otel-export.js');
+  let url: string;
+  try {
+    url = resolveTracesUrl(given);
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  try {
+    const log = await createOtelExport({
+      tracesUrl: url,
+      serviceVersion: packageVersion(),
+      backendType: (name) => {
+        const backends = config.read().backends;
+        return Object.hasOwn(backends, name) ? backends[name]!.type : name === 'offline' ? 'offline' : undefined;
+      },
+    });
+    return { log, url };
+  } catch (error) {
+    const missing = OTEL_PACKAGES.find((name) => isMissingPackage(error, name));
+    if (missing) throw new CliError(new MissingDependencyError(missing, '--otel').message, EXIT_FAILED);
+    throw error;
+  }
+}
+
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /** What holds the port, and the next free one to use instead. */

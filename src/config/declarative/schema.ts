@@ -70,6 +70,10 @@ const serverSchema = z
     headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
     ui: z.boolean().meta({ description: 'Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too).' }).optional(),
+    otel: z
+      .boolean()
+      .meta({ description: 'Export an OpenTelemetry span per request over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (read when serve starts; serve --otel [URL] turns it on too).' })
+      .optional(),
     requestLogDays: z.int().positive().meta({ description: 'Days the searchable request log (svc-router logs) keeps a request (read when serve starts).' }).optional(),
     requestLogMaxBytes: z.int().positive().meta({ description: 'Bytes the searchable request log may take on disk, both generations together (read when serve starts).' }).optional(),
     tls: z
