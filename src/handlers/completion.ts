@@ -8,6 +8,7 @@ import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-for
 import { FORMATS } from '../formats/registry.js';
 import { resolveRoute } from '../routing/resolve-route.js';
 import type { Target } from '../routing/target.js';
+import type { Reservation } from '../usage/ledger.js';
 import type { ApiResponse } from './api.js';
 import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
 import type { RequestContext } from './context.js';
@@ -42,112 +43,134 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const trace = context.request.trace;
   if (trace) Object.assign(trace, { model: decoded.request.model, stream: decoded.stream });
   const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format, FORMATS);
-  const used = (await app.ledger.summary(identity.developer)).totalTokens;
-  if (used >= identity.capTokens) {
-    throw new RouterError(
-      429,
-      'rate_limit',
-      `Usage cap reached: ${used} of ${identity.capTokens} tokens used in the last 30 days. Ask for a higher cap or wait for older usage to leave the window.`,
-      undefined,
-      'usage_cap_exceeded',
-    );
-  }
-  // The cap also bounds one request: one whose input alone would not fit in what is left is refused
-  // before it costs anything (output cannot be known in advance and is not counted here).
+  // The cap is a ceiling: the request's input and max output are held before it is forwarded, in one
+  // atomic step with every other request in flight (on every router sharing the ledger), and
+  // settled to the real usage when it is recorded, or released if it fails first. See docs/teams.md.
   const needed = estimateRequestTokens(decoded.request);
-  const remaining = identity.capTokens - used;
-  if (needed > remaining) {
-    throw new RouterError(
-      429,
-      'rate_limit',
-      `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${remaining} of ${identity.capTokens} tokens remain in the last 30 days. Shorten the request, ask for a higher cap, or wait for older usage to leave the window.`,
-      undefined,
-      'usage_cap_exceeded',
-    );
-  }
-
+  const reservation = await app.ledger.reserve({
+    developer: identity.developer,
+    requestId: context.requestId,
+    capTokens: identity.capTokens,
+    minimum: needed,
+    tokens: needed + (decoded.request.maxOutputTokens ?? context.settings.limits.outputReserveTokens),
+    ttlMs: context.settings.limits.reservationTtlMs,
+  });
+  if (!reservation.granted) throw capRefusal(reservation, needed, identity.capTokens);
+  const used = reservation.used;
   let attempted: Attempted | undefined;
   let recorded: SvcMeta | undefined;
-  const finish = (usage: Usage): SvcMeta => {
-    if (recorded) return recorded;
-    const total = usage.inputTokens + usage.outputTokens;
-    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
-    app.ledger.record({
-      ts: Date.now(),
-      developer: identity.developer,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      requests: 1,
+  try {
+    return await forward();
+  } catch (error) {
+    // Nothing was recorded, so nothing settles the reservation: give it back.
+    if (!recorded) app.ledger.release(identity.developer, context.requestId);
+    throw error;
+  }
+
+  async function forward(): Promise<ApiResponse> {
+    const finish = (usage: Usage): SvcMeta => {
+      if (recorded) return recorded;
+      const total = usage.inputTokens + usage.outputTokens;
+      if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+      app.ledger.record({
+        ts: Date.now(),
+        developer: identity.developer,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        requests: 1,
+        requestId: context.requestId,
+        model: decoded.request.model,
+        backend: attempted?.backend.name,
+      });
+      recorded = {
+        request_id: context.requestId,
+        sku: decoded.request.model,
+        backend: attempted?.backend.name ?? '',
+        upstream_model: attempted?.upstreamModel ?? '',
+        ...(attempted?.backend.offline ? { offline: true as const } : {}),
+        attempts: attempted?.attempts ?? 0,
+        latency_ms: Math.round(performance.now() - context.startedAt),
+        usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
+        remaining_tokens: Math.max(0, identity.capTokens - used - total),
+        ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
+      };
+      const warnings = allWarnings(decoded.request);
+      if (warnings) recorded.warnings = warnings;
+      return recorded;
+    };
+    const encodeContext: EncodeContext<Options> = {
       requestId: context.requestId,
       model: decoded.request.model,
-      backend: attempted?.backend.name,
-    });
-    recorded = {
-      request_id: context.requestId,
-      sku: decoded.request.model,
-      backend: attempted?.backend.name ?? '',
-      upstream_model: attempted?.upstreamModel ?? '',
-      ...(attempted?.backend.offline ? { offline: true as const } : {}),
-      attempts: attempted?.attempts ?? 0,
-      latency_ms: Math.round(performance.now() - context.startedAt),
-      usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
-      remaining_tokens: Math.max(0, identity.capTokens - used - total),
-      ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
+      created: Math.floor(Date.now() / 1000),
+      options: decoded.options,
+      request: decoded.request,
+      secret,
+      svcMeta: () => {
+        // The reply, or the batch carrying the finish, reaches the encoder only once this is set.
+        if (!recorded) throw new Error('svc_meta was read before the usage was recorded.');
+        return recorded;
+      },
     };
-    const warnings = allWarnings(decoded.request);
-    if (warnings) recorded.warnings = warnings;
-    return recorded;
-  };
-  const encodeContext: EncodeContext<Options> = {
-    requestId: context.requestId,
-    model: decoded.request.model,
-    created: Math.floor(Date.now() / 1000),
-    options: decoded.options,
-    request: decoded.request,
-    secret,
-    svcMeta: () => {
-      // The reply, or the batch carrying the finish, reaches the encoder only once this is set.
-      if (!recorded) throw new Error('svc_meta was read before the usage was recorded.');
-      return recorded;
-    },
-  };
 
-  const upstreamStart = performance.now();
-  if (!decoded.stream) {
-    const result = await completeOnChain(context, targets, decoded.request);
+    const upstreamStart = performance.now();
+    if (!decoded.stream) {
+      const result = await completeOnChain(context, targets, decoded.request);
+      const upstreamMs = performance.now() - upstreamStart;
+      attempted = result;
+      if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
+      finish(result.reply.usage);
+      const json = format.encodeReply(result.reply, encodeContext);
+      return { status: 200, headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
+    }
+    const result = await streamOnChain(context, targets, decoded.request);
     const upstreamMs = performance.now() - upstreamStart;
     attempted = result;
     if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
-    finish(result.reply.usage);
-    const json = format.encodeReply(result.reply, encodeContext);
-    return { status: 200, headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
-  }
-  const result = await streamOnChain(context, targets, decoded.request);
-  const upstreamMs = performance.now() - upstreamStart;
-  attempted = result;
-  if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
-  const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
-  return {
-    status: 200,
-    headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
-    sse: format.encodeStream(
-      untilTerminal(
-        relay(result.reply, seen, () => {
-          // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
-          // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
-          if (recorded) return;
-          const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
-          finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
-        }),
-        (event) => {
-          if (event.type === 'finish') finish(event.usage);
-          // A failure after the stream began is answered in the stream, with a 200: the log still names it.
-          else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
-        },
+    const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
+    return {
+      status: 200,
+      headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
+      sse: format.encodeStream(
+        untilTerminal(
+          relay(result.reply, seen, () => {
+            // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
+            // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
+            if (recorded) return;
+            const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
+            finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
+          }),
+          (event) => {
+            if (event.type === 'finish') finish(event.usage);
+            // A failure after the stream began is answered in the stream, with a 200: the log still names it.
+            else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
+          },
+        ),
+        encodeContext,
       ),
-      encodeContext,
-    ),
-  };
+    };
+  }
+}
+
+/** Why a reservation was refused: the cap is reached (by usage, or with what requests in flight hold), or the request is too large for what is left. */
+function capRefusal(reservation: Reservation, needed: number, cap: number): RouterError {
+  const { used, reserved } = reservation;
+  const held = reserved > 0 ? ` and ${reserved} held by requests in flight` : '';
+  if (used + reserved >= cap) {
+    return new RouterError(
+      429,
+      'rate_limit',
+      `Usage cap reached: ${used}${held ? ` used${held},` : ''} of ${cap} tokens used in the last 30 days. Ask for a higher cap or wait for older usage to leave the window.`,
+      undefined,
+      'usage_cap_exceeded',
+    );
+  }
+  return new RouterError(
+    429,
+    'rate_limit',
+    `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${cap - used - reserved} of ${cap} tokens remain in the last 30 days${held ? ` (${used} used${held})` : ''}. Shorten the request, ask for a higher cap, or wait for older usage to leave the window.`,
+    undefined,
+    'usage_cap_exceeded',
+  );
 }
 
 /**
