@@ -4,6 +4,8 @@ import { RouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import type { KeyPoolSettings, Settings } from '../config/settings.js';
+import { restFor, type PickedKey } from '../routing/key-pool.js';
 import type { Target } from '../routing/target.js';
 import type { RequestContext } from './context.js';
 
@@ -19,7 +21,9 @@ export interface Attempted {
  * fallback never shows the client two beginnings.
  */
 export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => backend.complete({ request, upstreamModel, signal: context.request.signal }));
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) =>
+    backend.complete({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }),
+  );
 }
 
 /** A stream whose first events have arrived: that batch, and the iterator for the rest. */
@@ -29,8 +33,8 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
-    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+  return tryInOrder(context, targets, request.model, async (backend, upstreamModel, apiKey) => {
+    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
     const first = await rest.next();
     const lead = first.done ? undefined : first.value[0];
     if (lead?.type === 'error') throw lead.error;
@@ -45,7 +49,7 @@ async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
-  call: (backend: Backend, upstreamModel: string) => Promise<T>,
+  call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
   const { signal } = context.request;
   let lastError: unknown;
@@ -53,16 +57,28 @@ async function tryInOrder<T>(
   for (const target of targets) {
     const backend = context.app.backends.get(target.backend, context.settings);
     const upstreamModel = target.upstreamModel ?? clientModel;
-    for (let retried = false; ; retried = true) {
-      attempts++;
+    const pool = keyPoolOf(context.settings, target.backend);
+    let rotations = 0;
+    let retried = false;
+    for (;;) {
+      let picked: PickedKey | undefined;
       try {
-        return { backend, upstreamModel, attempts, reply: await call(backend, upstreamModel) };
+        if (pool) picked = await context.app.keyPools.pick(target.backend, pool);
+        attempts++;
+        return { backend, upstreamModel, attempts, reply: await call(backend, upstreamModel, picked?.value) };
       } catch (error) {
         lastError = error;
+        const rest = picked && pool ? restFor(error, pool) : undefined;
+        if (picked && rest !== undefined && rotations++ < pool!.keys.length && !signal.aborted) {
+          // This key is refused, not the request: it rests (on every router sharing state) and the next key goes at once.
+          context.app.keyPools.rest(picked, rest);
+          continue;
+        }
         const wait = error instanceof RouterError ? error.retryAfterMs : undefined;
         if (retried || wait === undefined || wait > MAX_RETRY_WAIT_MS || signal.aborted) break;
         // The upstream said when to come back, and soon: that beats a fallback to a lesser target.
         await pause(wait, signal);
+        retried = true;
       }
     }
     // Whether another target may answer was decided where the error was built (RouterError.retryable):
@@ -70,6 +86,12 @@ async function tryInOrder<T>(
     if (!(lastError instanceof RouterError && lastError.retryable) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
+}
+
+/** The backend's key pool, when it has one (looked up as the settings' own entry). */
+function keyPoolOf(settings: Settings, backend: string): KeyPoolSettings | undefined {
+  const configured = Object.hasOwn(settings.backends, backend) ? settings.backends[backend] : undefined;
+  return configured?.keyPool?.keys.length ? configured.keyPool : undefined;
 }
 
 /** Waits `ms`, or less if the client goes away meanwhile. */
