@@ -34,6 +34,8 @@ export interface SvcMeta {
   upstream_model: string;
   offline?: true;
   attempts: number;
+  /** The route's task rule that chose the targets, when one did. */
+  rule?: string;
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;

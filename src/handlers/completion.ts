@@ -6,7 +6,8 @@ import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
 import { FORMATS } from '../formats/registry.js';
-import { resolveRoute } from '../routing/resolve-route.js';
+import { resolveChain } from '../routing/resolve-route.js';
+import { requestTraits } from '../routing/task-rules.js';
 import type { Target } from '../routing/target.js';
 import type { Reservation } from '../usage/ledger.js';
 import type { ApiResponse } from './api.js';
@@ -42,11 +43,13 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   checkRequestBounds(decoded.request);
   const trace = context.request.trace;
   if (trace) Object.assign(trace, { model: decoded.request.model, stream: decoded.stream });
-  const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format, FORMATS);
+  const needed = estimateRequestTokens(decoded.request);
+  const chain = resolveChain(context.settings, decoded.request.model, format, FORMATS, () => requestTraits(decoded.request, needed, decoded.droppedTools));
+  const targets: Target[] = chain.targets;
+  if (trace && chain.rule) trace.rule = chain.rule;
   // The cap is a ceiling: the request's input and max output are held before it is forwarded, in one
   // atomic step with every other request in flight (on every router sharing the ledger), and
   // settled to the real usage when it is recorded, or released if it fails first. See docs/teams.md.
-  const needed = estimateRequestTokens(decoded.request);
   const reservation = await app.ledger.reserve({
     developer: identity.developer,
     requestId: context.requestId,
@@ -89,6 +92,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
         upstream_model: attempted?.upstreamModel ?? '',
         ...(attempted?.backend.offline ? { offline: true as const } : {}),
         attempts: attempted?.attempts ?? 0,
+        ...(chain.rule ? { rule: chain.rule } : {}),
         latency_ms: Math.round(performance.now() - context.startedAt),
         usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
         remaining_tokens: Math.max(0, identity.capTokens - used - total),

@@ -3,6 +3,8 @@ import type { Settings } from '../config/settings.js';
 import type { ModelIds } from '../formats/client-format.js';
 import { isAnthropicModelId, isSkuName, OFFLINE_BACKEND, SKUS } from './skus.js';
 import { parseTarget, type Target } from './target.js';
+import { firstMatchingRule, type RequestTraits } from './task-rules.js';
+import { WeightedChoice } from './weighted-choice.js';
 
 /** What routing needs of a client format: its paths, and the model ids it serves beyond the SKUs. */
 export interface RoutedFormat {
@@ -18,6 +20,11 @@ const SKU_LIST = SKUS.join(', ');
  * that asks for another format's model id (claude-* on chat) to where it is served.
  */
 export function resolveRoute(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = []): Target[] {
+  return resolveChain(settings, model, format, formats).targets;
+}
+
+/** Refuses a model name not served in this format (400); whether it is one of the format's own ids. */
+function checkServed(model: string, format: RoutedFormat, formats: readonly RoutedFormat[]): boolean {
   if (/^gpt-/i.test(model)) {
     throw invalidRequest(`The model '${model}' is not served here. Use one of the svc SKUs: ${SKU_LIST}.`, 'model', 'model_not_found');
   }
@@ -30,9 +37,39 @@ export function resolveRoute(settings: Settings, model: string, format: RoutedFo
       'model_not_found',
     );
   }
+  return ownId;
+}
+
+/** A route's chain, and the task rule that chose it when one did. */
+export interface Chain {
+  targets: Target[];
+  /** The name of the task rule whose targets these are (absent: the route's own). */
+  rule?: string;
+}
+
+const balanced = new WeightedChoice();
+
+/**
+ * As resolveRoute, then the route's policy: the first task rule that matches the request picks the
+ * chain, and weights pick which weighted target leads it (the rest follow in order, as fallbacks).
+ * A route with no policy costs one lookup; the request's traits are worked out only for rules.
+ */
+export function resolveChain(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = [], traits?: () => RequestTraits): Chain {
+  const ownId = checkServed(model, format, formats);
   const configured = findConfiguredRoute(settings.routes, model);
-  if (configured) return configured.targets.map(parseTarget);
-  if (ownId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
+  if (configured) {
+    const policy = settings.routePolicies && Object.hasOwn(settings.routePolicies, configured.name) ? settings.routePolicies[configured.name] : undefined;
+    if (!policy) return { targets: configured.targets.map(parseTarget) };
+    const rule = policy.rules?.length && traits ? firstMatchingRule(policy.rules, traits()) : undefined;
+    let chain = rule ? rule.targets : configured.targets;
+    if (policy.weights) {
+      const weighted = chain.filter((target) => Object.hasOwn(policy.weights!, target)).map((target) => [target, policy.weights![target]!] as const);
+      const lead = balanced.pick(`${configured.name}\u0000${rule?.name ?? ''}`, weighted);
+      if (lead !== undefined) chain = [lead, ...chain.filter((target) => target !== lead)];
+    }
+    return { targets: chain.map(parseTarget), ...(rule ? { rule: rule.name } : {}) };
+  }
+  if (ownId || (SKUS as readonly string[]).includes(model)) return { targets: [{ backend: OFFLINE_BACKEND }] };
   const hint = format.modelIds ? `, or ${format.modelIds.description}` : '';
   throw invalidRequest(`Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${hint}.`, 'model', 'model_not_found');
 }

@@ -36,12 +36,27 @@ export async function startKeyedUpstream(): Promise<KeyedUpstream> {
       body.error.message = `${body.error.message} (key ${key})`;
       return sendJson(res, behaviour.status, body, behaviour.headers ?? {});
     }
+    const model = request.body?.model ?? 'upstream-model';
+    const text = `served with key #${key.slice(-1)}`;
+    if (request.body?.stream === true) {
+      // OpenAI's stream: a role chunk, the content, the finish, then usage (asked for with include_usage) and [DONE].
+      const base = { id: 'chatcmpl-keyed', object: 'chat.completion.chunk', created: 1_700_000_000, model };
+      const chunks = [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+        { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 } },
+      ];
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`);
+      return;
+    }
     sendJson(res, 200, {
       id: 'chatcmpl-keyed',
       object: 'chat.completion',
       created: 1_700_000_000,
-      model: request.body?.model ?? 'upstream-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: `served with key #${key.slice(-1)}` }, finish_reason: 'stop' }],
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 },
     });
   });
