@@ -8,6 +8,7 @@ import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-for
 import { FORMATS } from '../formats/registry.js';
 import { resolveChain } from '../routing/resolve-route.js';
 import { requestTraits } from '../routing/task-rules.js';
+import { admit } from '../limits/rate-limit.js';
 import type { Target } from '../routing/target.js';
 import type { Reservation } from '../usage/ledger.js';
 import type { ApiResponse } from './api.js';
@@ -47,6 +48,9 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const chain = resolveChain(context.settings, decoded.request.model, format, FORMATS, () => requestTraits(decoded.request, needed, decoded.droppedTools));
   const targets: Target[] = chain.targets;
   if (trace && chain.rule) trace.rule = chain.rule;
+  // Per-key rate limits (when the key has any): one request and its estimated input, per minute.
+  const admitted = identity.rateLimit ? await admit(app.shared, identity.developer, identity.rateLimit, needed) : undefined;
+  const limitHeaders = admitted?.headers ?? {};
   // The cap is a ceiling: the request's input and max output are held before it is forwarded, in one
   // atomic step with every other request in flight (on every router sharing the ledger), and
   // settled to the real usage when it is recorded, or released if it fails first. See docs/teams.md.
@@ -58,7 +62,10 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     tokens: needed + (decoded.request.maxOutputTokens ?? context.settings.limits.outputReserveTokens),
     ttlMs: context.settings.limits.reservationTtlMs,
   });
-  if (!reservation.granted) throw capRefusal(reservation, needed, identity.capTokens);
+  if (!reservation.granted) {
+    admitted?.settle(0);
+    throw capRefusal(reservation, needed, identity.capTokens);
+  }
   const used = reservation.used;
   let attempted: Attempted | undefined;
   let recorded: SvcMeta | undefined;
@@ -66,7 +73,10 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     return await forward();
   } catch (error) {
     // Nothing was recorded, so nothing settles the reservation: give it back.
-    if (!recorded) app.ledger.release(identity.developer, context.requestId);
+    if (!recorded) {
+      app.ledger.release(identity.developer, context.requestId);
+      admitted?.settle(0);
+    }
     throw error;
   }
 
@@ -85,6 +95,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
         model: decoded.request.model,
         backend: attempted?.backend.name,
       });
+      admitted?.settle(total);
       recorded = {
         request_id: context.requestId,
         sku: decoded.request.model,
@@ -124,7 +135,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
       finish(result.reply.usage);
       const json = format.encodeReply(result.reply, encodeContext);
-      return { status: 200, headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
+      return { status: 200, headers: { ...limitHeaders, ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
     }
     const result = await streamOnChain(context, targets, decoded.request);
     const upstreamMs = performance.now() - upstreamStart;
@@ -133,7 +144,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
     return {
       status: 200,
-      headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
+      headers: { ...limitHeaders, ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
       sse: format.encodeStream(
         untilTerminal(
           relay(result.reply, seen, () => {

@@ -1,4 +1,4 @@
-import { windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
+import { FIT_EPSILON, windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
 
 /** One router's own state: exact within the process, shared with nobody. */
 export class MemoryState implements SharedState {
@@ -17,7 +17,7 @@ export class MemoryState implements SharedState {
     const previous = counts.get(index - 1) ?? 0;
     const current = counts.get(index) ?? 0;
     const verdict = windowVerdict(previous, current, now, windowMs, cost, limit, false);
-    const fits = previous * (1 - (now % windowMs) / windowMs) + current + cost <= limit;
+    const fits = previous * (1 - (now % windowMs) / windowMs) + current + cost <= limit + FIT_EPSILON;
     if (!fits) return verdict;
     counts.set(index, current + cost);
     return windowVerdict(previous, current + cost, now, windowMs, cost, limit, true);

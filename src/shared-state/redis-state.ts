@@ -16,7 +16,7 @@ const TAKE = `
 local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')
 local cost = tonumber(ARGV[1])
-if previous * tonumber(ARGV[3]) + current + cost > tonumber(ARGV[2]) then return {0, previous, current} end
+if previous * tonumber(ARGV[3]) + current + cost > tonumber(ARGV[2]) + 1e-9 then return {0, previous, current} end
 current = redis.call('INCRBY', KEYS[2], cost)
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {1, previous, current}
@@ -32,6 +32,9 @@ type Scripted = Redis & { takeWindow(...args: Array<string | number>): Promise<[
 export class RedisState implements SharedState {
   private readonly redis: Redis;
   private readonly local = new MemoryState();
+  /** Until the first connection, decisions wait for it: a router just started must not decide alone. */
+  private readonly firstReady: Promise<void>;
+  private everReady = false;
 
   constructor(url: string) {
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
@@ -39,6 +42,8 @@ export class RedisState implements SharedState {
     this.redis.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE });
     // The ledger says when Redis is away; this connection only falls back quietly.
     this.redis.on('error', () => undefined);
+    this.firstReady = new Promise((resolve) => this.redis.once('ready', () => resolve()));
+    void this.firstReady.then(() => (this.everReady = true));
   }
 
   async take(key: string, cost: number, limit: number, windowMs: number, now = Date.now()): Promise<WindowVerdict> {
@@ -84,10 +89,16 @@ export class RedisState implements SharedState {
 
   /** Redis's answer, or undefined when it is away or slow. */
   private async ask<T>(question: () => Promise<T>): Promise<T | undefined> {
-    if (this.redis.status !== 'ready') return undefined;
     let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS, undefined)));
     try {
-      return await Promise.race([question(), new Promise<undefined>((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS, undefined)))]);
+      if (this.redis.status !== 'ready') {
+        if (this.everReady) return undefined;
+        await Promise.race([this.firstReady, late]);
+        // Narrowed above, but the connection may have come up meanwhile.
+        if ((this.redis.status as string) !== 'ready') return undefined;
+      }
+      return await Promise.race([question(), late]);
     } catch {
       return undefined;
     } finally {

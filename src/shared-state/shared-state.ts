@@ -53,5 +53,8 @@ export function windowVerdict(previous: number, current: number, now: number, wi
   return { allowed: false, used, retryAfterMs: Math.max(1, retryAfterMs), resetMs };
 }
 
+/** The weighted count is a float: a request that fits exactly must not be refused for a rounding error. */
+export const FIT_EPSILON = 1e-9;
+
 /** The fixed window a time falls in, for a window length. */
 export const windowIndex = (now: number, windowMs: number): number => Math.floor(now / windowMs);

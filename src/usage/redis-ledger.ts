@@ -114,6 +114,8 @@ export class RedisLedger implements Ledger {
   private warned = false;
   private readonly outbox: Outbox | undefined;
   private readonly log: (message: string) => void;
+  /** Whether Redis has ever been reached: until then a reservation waits for it rather than deciding alone. */
+  private everReady = false;
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
 
@@ -139,6 +141,7 @@ export class RedisLedger implements Ledger {
     this.redis.defineCommand('reserveCap', { lua: RESERVE });
     this.redis.on('error', () => this.warnOnce());
     this.redis.on('ready', () => {
+      this.everReady = true;
       if (this.warned) this.log('usage store is reachable again; writing queued usage.');
       this.warned = false;
       this.takeOverOrphans();
@@ -195,6 +198,7 @@ export class RedisLedger implements Ledger {
     const now = request.now ?? Date.now();
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => bucketKey(request.developer, today - i));
+    if (!this.everReady) await this.connected();
     const decided = await withTimeout(
       (async () => {
         await this.flush();
