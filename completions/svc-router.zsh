@@ -51,6 +51,8 @@ _svc_router_config_keys() {
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
+    'server.tls.cert:PEM certificate'
+    'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
@@ -73,6 +75,7 @@ _svc_router_commands() {
     'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
     'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
     'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
+    'restart:stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
     'init:issue the local developer'\''s own key and store it for the CLI'
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
@@ -218,10 +221,17 @@ _svc_router() {
         '--quiet[no request log]' \
         '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
+        '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \
+        '--detach[run in the background (output to --log-file, default serve.log in the config directory); returns once it listens]' \
+        '--log-file[write the banner and request log to FILE (appended, rotated by size) once listening]:logFile:_files' \
+        '--log-max-size[rotate the log file when it would pass this size (default: 10485760)]:logMaxSize:' \
+        '--log-keep[rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)]:logKeep:' \
         $help && ret=0
       ;;
     status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
     stop) _arguments '--timeout[how long to wait for it to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
+    restart) _arguments '--timeout[how long to wait for the old one to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
     init)
       _arguments \
         '--developer[developer slug (default: your login name)]:developer:' \

@@ -25,6 +25,12 @@ export function buildProgram(version: string): Command {
     .option('--quiet', 'no request log')
     .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
+    .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
+    .addOption(completeWith(new Option('--tls-key <file>', "the certificate's PEM private key (default: config server.tls.key)"), 'files'))
+    .option('--detach', 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens')
+    .addOption(completeWith(new Option('--log-file <file>', 'write the banner and request log to FILE (appended, rotated by size) once listening'), 'files'))
+    .option('--log-max-size <bytes>', 'rotate the log file when it would pass this size (default: 10485760)')
+    .option('--log-keep <n>', 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program
@@ -38,6 +44,12 @@ export function buildProgram(version: string): Command {
     .description('stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs')
     .option('--timeout <ms>', 'how long to wait for it to exit, in milliseconds (default: 15000)')
     .action(async (options) => (await import('./commands/stop.js')).runStop(options));
+
+  program
+    .command('restart')
+    .description('stop the running serve and start it again in the background with the same arguments (or start one, when none runs)')
+    .option('--timeout <ms>', 'how long to wait for the old one to exit, in milliseconds (default: 15000)')
+    .action(async (options) => (await import('./commands/restart.js')).runRestart(options));
 
   program
     .command('init')
@@ -127,6 +139,9 @@ export function buildProgram(version: string): Command {
 
   connection(program.command('whoami').description('show who the key belongs to and its usage against the 30-day cap')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runWhoami(options),
+  );
+  connection(program.command('usage').description("everyone's usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)")).action(
+    async (options) => (await import('./commands/usage.js')).runUsage(options),
   );
   connection(program.command('models').description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),

@@ -4,7 +4,7 @@ import Conf from 'conf';
 import { withDefaults, type Settings } from './settings.js';
 
 /**
- * The settings' name-keyed tables (keys by developer slug, backends and routes by name) as objects
+ * The settings' name-keyed tables (keys by developer slug, backends, routes and prices by name) as objects
  * without a prototype: a name such as `constructor` or `__proto__` is then an entry like any other,
  * found only when it was stored, and storing `__proto__` stores an entry instead of replacing the
  * table's prototype.
@@ -14,6 +14,7 @@ function ownTables(settings: Settings): Settings {
   settings.backends = Object.assign(Object.create(null) as Settings['backends'], settings.backends);
   settings.routes = Object.assign(Object.create(null) as Settings['routes'], settings.routes);
   settings.routePolicies = Object.assign(Object.create(null) as Settings['routePolicies'], settings.routePolicies);
+  settings.prices = Object.assign(Object.create(null) as Settings['prices'], settings.prices);
   return settings;
 }
 

@@ -1,12 +1,13 @@
 import type { Backend } from '../backends/backend.js';
 import type { ClientSignal } from '../core/client-signal.js';
-import { RouterError } from '../core/errors.js';
+import { RouterError, toRouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
 import type { Target } from '../routing/target.js';
+import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
 
 export interface Attempted {
@@ -33,25 +34,28 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel, apiKey) => {
-    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
-    const first = await rest.next();
-    const lead = first.done ? undefined : first.value[0];
-    if (lead?.type === 'error') throw lead.error;
-    return { first: first.done ? undefined : first.value, rest };
-  });
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
+}
+
+/** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
+export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string, apiKey?: string): Promise<StartedStream> {
+  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
+  const first = await rest.next();
+  const lead = first.done ? undefined : first.value[0];
+  if (lead?.type === 'error') throw lead.error;
+  return { first: first.done ? undefined : first.value, rest };
 }
 
 /** The longest `retry-after` worth waiting for before trying the same target once more. */
 export const MAX_RETRY_WAIT_MS = 5_000;
 
-async function tryInOrder<T>(
+export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
   call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
-  const { signal } = context.request;
+  const { signal, trace } = context.request;
   let lastError: unknown;
   let attempts = 0;
   for (const target of targets) {
@@ -62,12 +66,16 @@ async function tryInOrder<T>(
     let retried = false;
     for (;;) {
       let picked: PickedKey | undefined;
+      const startedAt = trace ? performance.now() : 0;
       try {
         if (pool) picked = await context.app.keyPools.pick(target.backend, pool);
         attempts++;
-        return { backend, upstreamModel, attempts, reply: await call(backend, upstreamModel, picked?.value) };
+        const reply = await call(backend, upstreamModel, picked?.value);
+        if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
+        return { backend, upstreamModel, attempts, reply };
       } catch (error) {
         lastError = error;
+        if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);
         const rest = picked && pool ? restFor(error, pool) : undefined;
         if (picked && rest !== undefined && rotations++ < pool!.keys.length && !signal.aborted) {
           // This key is refused, not the request: it rests (on every router sharing state) and the next key goes at once.
@@ -92,6 +100,16 @@ async function tryInOrder<T>(
 function keyPoolOf(settings: Settings, backend: string): KeyPoolSettings | undefined {
   const configured = Object.hasOwn(settings.backends, backend) ? settings.backends[backend] : undefined;
   return configured?.keyPool?.keys.length ? configured.keyPool : undefined;
+}
+
+/** Notes one attempt for the request log (only when a log or metrics are listening: the trace exists). */
+function noteAttempt(trace: RequestTrace, backend: string, upstreamModel: string, startedAt: number, result: 'ok' | unknown): void {
+  const latencyMs = Math.round(performance.now() - startedAt);
+  if (result === 'ok') (trace.targets ??= []).push({ backend, upstreamModel, outcome: 'ok', latencyMs });
+  else {
+    const error = toRouterError(result);
+    (trace.targets ??= []).push({ backend, upstreamModel, outcome: error.status, latencyMs, error: error.message });
+  }
 }
 
 /** Waits `ms`, or less if the client goes away meanwhile. */

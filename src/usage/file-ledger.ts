@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
-import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageSummary } from './ledger.js';
+import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
 /** A lock older than this was left by a process that died holding it (it is held for microseconds). */
@@ -92,7 +92,7 @@ export class FileLedger implements Ledger {
     }
   }
 
-  release(_developer: string, requestId: string): void {
+  async release(_developer: string, requestId: string): Promise<void> {
     if (!this.held.delete(requestId)) return;
     try {
       this.writeOwn({ release: requestId } satisfies ReleaseLine);
@@ -143,6 +143,11 @@ export class FileLedger implements Ledger {
       this.catchUp();
     }
     return this.buckets.summary(developer, now);
+  }
+
+  async breakdown(now = Date.now()): Promise<UsageRow[]> {
+    this.catchUp();
+    return this.buckets.breakdown(now);
   }
 
   async close(): Promise<void> {
@@ -211,6 +216,13 @@ export function parseRecord(line: string): UsageRecord | undefined {
       outputTokens: Number(value.outputTokens) || 0,
       requests: Number(value.requests) || 1,
       ...(typeof value.requestId === 'string' ? { requestId: value.requestId } : {}),
+      ...(typeof value.model === 'string' ? { model: value.model } : {}),
+      ...(typeof value.backend === 'string' ? { backend: value.backend } : {}),
+      ...(typeof value.upstreamModel === 'string' ? { upstreamModel: value.upstreamModel } : {}),
+      ...(Number.isSafeInteger(value.cacheReadTokens) ? { cacheReadTokens: value.cacheReadTokens } : {}),
+      ...(Number.isSafeInteger(value.cacheWriteTokens) ? { cacheWriteTokens: value.cacheWriteTokens } : {}),
+      // A cost is a whole number of nano-dollars; anything else in its place is no cost, never 0.
+      ...(Number.isSafeInteger(value.costNanoUsd) ? { costNanoUsd: value.costNanoUsd } : {}),
     };
   } catch {
     return undefined;

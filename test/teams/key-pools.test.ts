@@ -56,12 +56,12 @@ describe('key pools on one router', () => {
   });
 
   it.each([
-    ['retry-after', { 'retry-after': '30' }],
-    ['x-ratelimit-reset-requests', { 'x-ratelimit-reset-requests': '30s', 'x-ratelimit-reset-tokens': '1s' }],
-    ['anthropic-ratelimit-requests-reset', { 'anthropic-ratelimit-requests-reset': new Date(Date.now() + 30_000).toISOString() }],
+    ['retry-after', () => ({ 'retry-after': '30' })],
+    ['x-ratelimit-reset-requests', () => ({ 'x-ratelimit-reset-requests': '30s', 'x-ratelimit-reset-tokens': '1s' })],
+    ['anthropic-ratelimit-requests-reset', () => ({ 'anthropic-ratelimit-requests-reset': new Date(Date.now() + 30_000).toISOString() })],
   ])('rests a key for the time the upstream’s %s says', async (_name, headers) => {
     const keys = configurePool(router.config, upstream, 'fill-first');
-    upstream.treat(keys[0]!, { status: 429, headers });
+    upstream.treat(keys[0]!, { status: 429, headers: headers() });
     expect((await ask(router)).status).toBe(200);
     for (const key of keys.slice(1)) upstream.treat(key, { status: 429, headers: { 'retry-after': '120' } });
     const refused = await ask(router);

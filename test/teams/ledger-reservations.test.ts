@@ -56,10 +56,13 @@ async function play(ledgers: [Ledger, Ledger], developer: string, script: Step[]
       if (step.kind === 'settle') {
         const tokens = request!.minimum + Math.floor((request!.granted - request!.minimum) * step.fraction);
         // Settled on the other router half the time: the record settles the reservation wherever it lands.
-        ledgers[(request!.on + (tokens % 2)) % 2 as 0 | 1].record({ ts: Date.now(), developer, inputTokens: request!.minimum, outputTokens: tokens - request!.minimum, requests: 1, requestId: request!.id });
+        const settler = ledgers[(request!.on + (tokens % 2)) % 2];
+        settler!.record({ ts: Date.now(), developer, inputTokens: request!.minimum, outputTokens: tokens - request!.minimum, requests: 1, requestId: request!.id });
+        // A record is queued and written at once; its writing is done when a summary has waited for it.
+        await settler!.summary(developer);
         used += tokens;
       } else {
-        ledgers[request!.on].release(developer, request!.id);
+        await ledgers[request!.on].release(developer, request!.id);
       }
     }
     expect(used + held).toBeLessThanOrEqual(CAP);
