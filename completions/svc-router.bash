@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | -m | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -30,8 +30,8 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve status stop restart init keys backends routes config whoami models chat env doctor connect completion help'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -111,6 +111,9 @@ _svc_router() {
             --type)
                 COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini' -- "$cur"))
                 ;;
+            --strategy)
+                COMPREPLY=($(compgen -W 'round-robin fill-first' -- "$cur"))
+                ;;
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
@@ -138,6 +141,7 @@ _svc_router() {
             case $sub in
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
                 list) options="--json $help" ;;
+                limit) options="--rpm --tpm --clear $help" ;;
                 revoke) options="$help" ;;
             esac
             ;;
@@ -145,6 +149,7 @@ _svc_router() {
             case $sub in
                 add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout $help" ;;
                 list) options="--json $help" ;;
+                pool) options="--key --key-env --strategy --rate-limit-cooldown --payment-cooldown --clear $help" ;;
                 remove) options="$help" ;;
             esac
             ;;
@@ -152,6 +157,9 @@ _svc_router() {
             case $sub in
                 set) options="$help" ;;
                 list) options="--json $help" ;;
+                rule) options="--background --thinking --context-above --image --web-search --model $help" ;;
+                rule-remove) options="$help" ;;
+                weights) options="$help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -163,6 +171,7 @@ _svc_router() {
             esac
             ;;
         whoami) options="--base-url --key --json $help" ;;
+        usage) options="--base-url --key --json $help" ;;
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
@@ -187,10 +196,17 @@ _svc_router() {
         init) words=$options ;;
         keys)
             case $sub in
-                '') words='issue list revoke help' ;;
-                help) ((nargs == 0)) && words='issue list revoke' ;;
+                '') words='issue list limit revoke help' ;;
+                help) ((nargs == 0)) && words='issue list limit revoke' ;;
                 issue) words=$options ;;
                 list) words=$options ;;
+                limit)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 revoke)
                     if ((nargs == 0)); then
                         :
@@ -202,8 +218,8 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                '') words='add list remove help' ;;
-                help) ((nargs == 0)) && words='add list remove' ;;
+                '') words='add list pool remove help' ;;
+                help) ((nargs == 0)) && words='add list pool remove' ;;
                 add)
                     if ((nargs == 0)); then
                         :
@@ -212,6 +228,13 @@ _svc_router() {
                     fi
                     ;;
                 list) words=$options ;;
+                pool)
+                    if ((nargs == 0)); then
+                        words="$(_svc_router_backends)"
+                    else
+                        words=$options
+                    fi
+                    ;;
                 remove)
                     if ((nargs == 0)); then
                         words="$(_svc_router_backends)"
@@ -223,8 +246,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set list unset help' ;;
-                help) ((nargs == 0)) && words='set list unset' ;;
+                '') words='set list rule rule-remove weights unset help' ;;
+                help) ((nargs == 0)) && words='set list rule rule-remove weights unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -236,6 +259,40 @@ _svc_router() {
                     fi
                     ;;
                 list) words=$options ;;
+                rule)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    elif ((nargs >= 2)); then
+                        words="$(_svc_router_backends) offline"
+                    fi
+                    ;;
+                rule-remove)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+                weights)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs >= 1)); then
+                        :
+                    fi
+                    ;;
                 unset)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -275,6 +332,7 @@ _svc_router() {
             esac
             ;;
         whoami) words=$options ;;
+        usage) words=$options ;;
         models) words=$options ;;
         chat)
             if ((nargs >= 0)); then

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-above --model -m -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -68,6 +68,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
     printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
+    printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
+    printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'
     printf '%s\t%s\n' 'defaults.tier' 'tier given to new keys'
     printf '%s\t%s\n' 'defaults.capTokens' '30-day token cap given to new keys'
@@ -88,6 +90,7 @@ complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream b
 complete -c svc-router -n '__svc_router_is' -a routes -d 'map models to backends'
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
+complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -95,28 +98,33 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
 complete -c svc-router -n '__svc_router_is keys' -a list -d 'list issued keys (never prints a key)'
+complete -c svc-router -n '__svc_router_is keys' -a limit -d 'set a developer key\'s rate limits per minute, shared by every router on the usage store'
 complete -c svc-router -n '__svc_router_is keys' -a revoke -d 'revoke a developer\'s key'
 complete -c svc-router -n '__svc_router_is keys' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is keys help' -a 'issue list revoke'
+complete -c svc-router -n '__svc_router_is keys help' -a 'issue list limit revoke'
 
 # backends
 complete -c svc-router -n '__svc_router_is backends' -a add -d 'add or replace a backend'
 complete -c svc-router -n '__svc_router_is backends' -a list -d 'list backends (never prints keys)'
+complete -c svc-router -n '__svc_router_is backends' -a pool -d 'give a backend a pool of upstream keys: a key refused with 429/402 rests and the next is used'
 complete -c svc-router -n '__svc_router_is backends' -a remove -d 'remove a backend no route uses'
 complete -c svc-router -n '__svc_router_is backends' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is backends help' -a 'add list remove'
+complete -c svc-router -n '__svc_router_is backends help' -a 'add list pool remove'
 
 # routes
 complete -c svc-router -n '__svc_router_is routes' -a set -d 'route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as \'claude-*\') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order'
 complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, including the offline defaults'
+complete -c svc-router -n '__svc_router_is routes' -a rule -d 'add (or replace) a task rule: requests to the route that match every condition given go to these targets'
+complete -c svc-router -n '__svc_router_is routes' -a rule-remove -d 'remove a route\'s task rule'
+complete -c svc-router -n '__svc_router_is routes' -a weights -d 'balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set list unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set list rule rule-remove weights unset'
 
 # config
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
@@ -169,6 +177,11 @@ complete -c svc-router -n '__svc_router_in keys issue' -l json -d 'print a JSON 
 # keys list
 complete -c svc-router -n '__svc_router_in keys list' -l json -d 'print JSON'
 
+# keys limit
+complete -c svc-router -n '__svc_router_in keys limit' -l rpm -x -d 'requests per minute'
+complete -c svc-router -n '__svc_router_in keys limit' -l tpm -x -d 'input + output tokens per minute'
+complete -c svc-router -n '__svc_router_in keys limit' -l clear -d 'remove the limits'
+
 # keys revoke
 
 # backends add
@@ -185,6 +198,15 @@ complete -c svc-router -n '__svc_router_in backends add' -l total-timeout -x -d 
 # backends list
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'
 
+# backends pool
+complete -c svc-router -n '__svc_router_in backends pool' -l key -x -d 'a key of the pool, stored in the 0600 config file (repeatable)'
+complete -c svc-router -n '__svc_router_in backends pool' -l key-env -x -d 'an environment variable holding a key of the pool (repeatable)'
+complete -c svc-router -n '__svc_router_in backends pool' -l strategy -x -a 'round-robin fill-first' -d 'each call the next key, or the first key until it rests'
+complete -c svc-router -n '__svc_router_in backends pool' -l rate-limit-cooldown -x -d 'rest after a 429 that says nothing of when to retry (default 60000)'
+complete -c svc-router -n '__svc_router_in backends pool' -l payment-cooldown -x -d 'rest after a 402 that says nothing of when to retry (default 3600000)'
+complete -c svc-router -n '__svc_router_in backends pool' -l clear -d 'remove the pool (the backend uses its own key again)'
+complete -c svc-router -n '__svc_router_in backends pool; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
+
 # backends remove
 complete -c svc-router -n '__svc_router_in backends remove; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
 
@@ -194,6 +216,22 @@ complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_ro
 
 # routes list
 complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'
+
+# routes rule
+complete -c svc-router -n '__svc_router_in routes rule' -l background -d 'the client asked for a small model (*haiku*), as for background work'
+complete -c svc-router -n '__svc_router_in routes rule' -l thinking -d 'thinking is on (a budget, or an effort above minimal)'
+complete -c svc-router -n '__svc_router_in routes rule' -l context-above -x -d 'the estimated input is above this many tokens'
+complete -c svc-router -n '__svc_router_in routes rule' -l image -d 'an image is in the conversation'
+complete -c svc-router -n '__svc_router_in routes rule' -l web-search -d 'the request offers a web search tool'
+complete -c svc-router -n '__svc_router_in routes rule' -l model -x -d 'the client\'s model name matches this \'*\' pattern'
+complete -c svc-router -n '__svc_router_in routes rule; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+complete -c svc-router -n '__svc_router_in routes rule; and test (count (__svc_router_words)) -ge 4' -a '(__svc_router_targets)' -d 'targets'
+
+# routes rule-remove
+complete -c svc-router -n '__svc_router_in routes rule-remove; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+
+# routes weights
+complete -c svc-router -n '__svc_router_in routes weights; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
@@ -212,6 +250,11 @@ complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 complete -c svc-router -n '__svc_router_in whoami' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
 complete -c svc-router -n '__svc_router_in whoami' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in whoami' -l json -d 'print the raw response body'
+
+# usage
+complete -c svc-router -n '__svc_router_in usage' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
+complete -c svc-router -n '__svc_router_in usage' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
+complete -c svc-router -n '__svc_router_in usage' -l json -d 'print the raw response body'
 
 # models
 complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

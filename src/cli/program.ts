@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../backends/registry.js';
+import { KEY_POOL_STRATEGIES } from '../config/settings.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
@@ -79,6 +80,13 @@ export function buildProgram(version: string): Command {
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/keys.js')).runKeysList(options));
   keys
+    .command('limit <slug>')
+    .description("set a developer key's rate limits per minute, shared by every router on the usage store")
+    .option('--rpm <requests>', 'requests per minute')
+    .option('--tpm <tokens>', 'input + output tokens per minute')
+    .option('--clear', 'remove the limits')
+    .action(async (slug, options) => (await import('./commands/keys.js')).runKeysLimit(slug, options));
+  keys
     .command('revoke <slug>')
     .description("revoke a developer's key")
     .action(async (slug) => (await import('./commands/keys.js')).runKeysRevoke(slug));
@@ -102,6 +110,15 @@ export function buildProgram(version: string): Command {
     .description('list backends (never prints keys)')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/backends.js')).runBackendsList(options));
+  completeArguments(backends.command('pool <name>'), 'backends')
+    .description('give a backend a pool of upstream keys: a key refused with 429/402 rests and the next is used')
+    .option('--key <key...>', 'a key of the pool, stored in the 0600 config file (repeatable)')
+    .option('--key-env <var...>', 'an environment variable holding a key of the pool (repeatable)')
+    .addOption(new Option('--strategy <strategy>', 'each call the next key, or the first key until it rests').choices(KEY_POOL_STRATEGIES).default('round-robin'))
+    .option('--rate-limit-cooldown <ms>', 'rest after a 429 that says nothing of when to retry (default 60000)')
+    .option('--payment-cooldown <ms>', 'rest after a 402 that says nothing of when to retry (default 3600000)')
+    .option('--clear', 'remove the pool (the backend uses its own key again)')
+    .action(async (name, options) => (await import('./commands/backends.js')).runBackendsPool(name, options));
   completeArguments(backends.command('remove <name>'), 'backends')
     .description('remove a backend no route uses')
     .action(async (name) => (await import('./commands/backends.js')).runBackendsRemove(name));
@@ -115,6 +132,21 @@ export function buildProgram(version: string): Command {
     .description('list routes, including the offline defaults')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/routes.js')).runRoutesList(options));
+  completeArguments(routes.command('rule <model> <name> <targets...>'), 'route-models', undefined, 'targets')
+    .description('add (or replace) a task rule: requests to the route that match every condition given go to these targets')
+    .option('--background', 'the client asked for a small model (*haiku*), as for background work')
+    .option('--thinking', 'thinking is on (a budget, or an effort above minimal)')
+    .option('--context-above <tokens>', 'the estimated input is above this many tokens')
+    .option('--image', 'an image is in the conversation')
+    .option('--web-search', 'the request offers a web search tool')
+    .option('--model <pattern>', "the client's model name matches this '*' pattern")
+    .action(async (model, name, targets, options) => (await import('./commands/routes.js')).runRoutesRule(model, name, targets, options));
+  completeArguments(routes.command('rule-remove <model> <name>'), 'route-models')
+    .description("remove a route's task rule")
+    .action(async (model, name) => (await import('./commands/routes.js')).runRoutesRuleRemove(model, name));
+  completeArguments(routes.command('weights <model> [pairs...]'), 'route-models')
+    .description('balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)')
+    .action(async (model, pairs) => (await import('./commands/routes.js')).runRoutesWeights(model, pairs));
   completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));
