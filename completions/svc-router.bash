@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | -m | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | -o | --output | --schema-ref | -m | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -93,6 +93,11 @@ _svc_router() {
             --log-format)
                 COMPREPLY=($(compgen -W 'text json' -- "$cur"))
                 ;;
+            --config)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
             --tls-cert)
                 compopt -o filenames 2>/dev/null
                 local IFS=$'\n'
@@ -114,6 +119,11 @@ _svc_router() {
             --strategy)
                 COMPREPLY=($(compgen -W 'round-robin fill-first' -- "$cur"))
                 ;;
+            -o | --output)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
@@ -132,7 +142,7 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
         restart) options="--timeout $help" ;;
@@ -168,6 +178,9 @@ _svc_router() {
                 path) options="$help" ;;
                 get) options="$help" ;;
                 set) options="$help" ;;
+                export) options="-o --output --force --with-keys --schema-ref $help" ;;
+                import) options="--dry-run $help" ;;
+                validate) options="--json $help" ;;
             esac
             ;;
         whoami) options="--base-url --key --json $help" ;;
@@ -307,8 +320,8 @@ _svc_router() {
             ;;
         config)
             case $sub in
-                '') words='path get set help' ;;
-                help) ((nargs == 0)) && words='path get set' ;;
+                '') words='path get set export import validate help' ;;
+                help) ((nargs == 0)) && words='path get set export import validate' ;;
                 path) words=$options ;;
                 get)
                     if ((nargs == 0)); then
@@ -325,6 +338,27 @@ _svc_router() {
                             server.metrics) words='true false' ;;
                             usage.store) words=file ;;
                         esac
+                    else
+                        words=$options
+                    fi
+                    ;;
+                export) words=$options ;;
+                import)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
+                validate)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
                     else
                         words=$options
                     fi

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-above --model -m -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-above --model -o --output --schema-ref -m -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -130,8 +130,11 @@ complete -c svc-router -n '__svc_router_is routes help' -a 'set list rule rule-r
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
 complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
 complete -c svc-router -n '__svc_router_is config' -a set -d 'change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+complete -c svc-router -n '__svc_router_is config' -a export -d 'print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)'
+complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declarative file into config.json, listing every change (nothing is written if the file is not valid)'
+complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is config help' -a 'path get set'
+complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind (default: config server.host, 127.0.0.1)'
@@ -142,6 +145,7 @@ complete -c svc-router -n '__svc_router_in serve' -l log-format -x -a 'text json
 complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
 complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies (prompts included; off by default)'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics (default: config server.metrics)'
+complete -c svc-router -n '__svc_router_in serve' -l config -r -F -d 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-key -r -F -d 'the certificate\'s PEM private key (default: config server.tls.key)'
 complete -c svc-router -n '__svc_router_in serve' -l detach -d 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens'
@@ -245,6 +249,20 @@ complete -c svc-router -n '__svc_router_in config get; and test (count (__svc_ro
 complete -c svc-router -n '__svc_router_in config set; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_config_keys)' -d 'key'
 complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
+
+# config export
+complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'
+complete -c svc-router -n '__svc_router_in config export' -l force -d 'replace an existing --output file'
+complete -c svc-router -n '__svc_router_in config export' -l with-keys -d 'include issued keys\' records (hashes, never keys), so routers sharing the file accept the same keys'
+complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: the schema in node_modules/svc-router)'
+
+# config import
+complete -c svc-router -n '__svc_router_in config import' -l dry-run -d 'list the changes without writing them'
+complete -c svc-router -n '__svc_router_in config import; and test (count (__svc_router_words)) -eq 2' -F
+
+# config validate
+complete -c svc-router -n '__svc_router_in config validate' -l json -d 'print the result as JSON'
+complete -c svc-router -n '__svc_router_in config validate; and test (count (__svc_router_words)) -eq 2' -F
 
 # whoami
 complete -c svc-router -n '__svc_router_in whoami' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

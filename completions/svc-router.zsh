@@ -238,7 +238,27 @@ _svc_router_config_args() {
         ':value:_svc_router_config_value' \
         $help
       ;;
-    help) _arguments ':command:(path get set)' ;;
+    export)
+      _arguments \
+        '(-o --output)'{-o,--output}'[write the file instead of printing it]:output:_files' \
+        '--force[replace an existing --output file]' \
+        '--with-keys[include issued keys'\'' records (hashes, never keys), so routers sharing the file accept the same keys]' \
+        '--schema-ref[the $schema reference to write (default: the schema in node_modules/svc-router)]:schemaRef:' \
+        $help
+      ;;
+    import)
+      _arguments \
+        '--dry-run[list the changes without writing them]' \
+        ':file:_files' \
+        $help
+      ;;
+    validate)
+      _arguments \
+        '--json[print the result as JSON]' \
+        '::file:_files' \
+        $help
+      ;;
+    help) _arguments ':command:(path get set export import validate)' ;;
     *) return 1 ;;
   esac
 }
@@ -268,6 +288,7 @@ _svc_router() {
         '--quiet[no request log]' \
         '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
         '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
         '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \
         '--detach[run in the background (output to --log-file, default serve.log in the config directory); returns once it listens]' \
@@ -319,7 +340,10 @@ _svc_router() {
       _svc_router_group config \
         'path:print the config file path' \
         'get:print a setting' \
-        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)' \
+        'export:print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)' \
+        'import:write a declarative file into config.json, listing every change (nothing is written if the file is not valid)' \
+        'validate:check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
       ret=$?
       ;;
     whoami)

@@ -43,7 +43,7 @@ function runNode(source: string, env: Record<string, string>): Promise<{ code: n
       clearTimeout(guard);
       resolve({ code, stdout, stderr });
     });
-  }, 60_000);
+  });
 }
 
 /** Every format, plain and streamed, through the official SDKs; prints what each got. */

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { Usage } from '../../core/reply.js';
-import { keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -25,6 +25,7 @@ export const anthropicForwardTap: ForwardTap = {
     let stopped = false;
     return {
       read(frame) {
+        checkObjectFrame(backend, frame);
         switch (eventName(frame)) {
           case 'content_block_delta': {
             let outputChars = 0;

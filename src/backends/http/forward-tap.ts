@@ -1,4 +1,4 @@
-import type { RouterError } from '../../core/errors.js';
+import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -23,9 +23,9 @@ export interface StreamTap {
   atEnd(): RouterError | undefined;
 }
 
-/** Where the value of the first `"key":` in the text starts, or -1: the key may be at any depth. */
+/** Where the value of the first `"key":` at or after `from` starts, or -1: the key may be at any depth. */
 export function keyValueAt(text: string, key: string, from = 0): number {
-  const quoted = `"${key}"`;
+  const quoted = quotedKeys.get(key) ?? quote(key);
   for (let at = text.indexOf(quoted, from); at !== -1; at = text.indexOf(quoted, at + quoted.length)) {
     let i = at + quoted.length;
     while (isSpace(text.charCodeAt(i))) i++;
@@ -38,10 +38,18 @@ export function keyValueAt(text: string, key: string, from = 0): number {
   return -1;
 }
 
-/** The characters of every string value of `key` in the text (escapes counted as written): output size, for a stream cut short. */
-export function stringValueChars(text: string, key: string): number {
+/** A key's quoted form, made once: the taps look for a few keys in every frame. */
+const quotedKeys = new Map<string, string>();
+function quote(key: string): string {
+  const quoted = `"${key}"`;
+  if (quotedKeys.size < 64) quotedKeys.set(key, quoted);
+  return quoted;
+}
+
+/** The characters of every string value of `key` at or after `from` (escapes counted as written): output size, for a stream cut short. */
+export function stringValueChars(text: string, key: string, from = 0): number {
   let chars = 0;
-  for (let at = keyValueAt(text, key); at !== -1; ) {
+  for (let at = keyValueAt(text, key, from); at !== -1; ) {
     if (text.charCodeAt(at) !== 34) {
       at = keyValueAt(text, key, at);
       continue;
@@ -67,6 +75,19 @@ export function hasNonNull(text: string, key: string): boolean {
     if (!text.startsWith('null', at)) return true;
   }
   return false;
+}
+
+/**
+ * A frame that is not a JSON object even by its ends (cut off, an HTML page, plain text) fails the
+ * stream as the decoders fail it; the frames passed unparsed are checked no further than that.
+ */
+export function checkObjectFrame(backend: string, frame: SseFrame): void {
+  const { data } = frame;
+  let first = 0;
+  while (isSpace(data.charCodeAt(first))) first++;
+  let last = data.length - 1;
+  while (last > first && isSpace(data.charCodeAt(last))) last--;
+  if (data.charCodeAt(first) !== 123 || data.charCodeAt(last) !== 125) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;

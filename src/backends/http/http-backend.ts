@@ -159,7 +159,14 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
           for await (const frames of decodeSse(view)) {
             const out: ForwardedFrame[] = [];
             for (const frame of frames) {
-              const note = reader.read(frame);
+              let note;
+              try {
+                note = reader.read(frame);
+              } catch (error) {
+                // As the decoders do: the frames before the one that broke still go out, then the error.
+                if (out.length) yield out;
+                throw error;
+              }
               if (note !== 'error') {
                 out.push({ frame, note });
                 if (note.end) {

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
-import { hasNonNull, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, hasNonNull, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readChatChunk, readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
@@ -25,8 +25,11 @@ export const chatForwardTap: ForwardTap = {
       read(frame) {
         const { data } = frame;
         if (data === '[DONE]') return { outputChars: 0, end: true };
+        checkObjectFrame(backend, frame);
         let outputChars = 0;
-        for (const key of OUTPUT_KEYS) outputChars += stringValueChars(data, key);
+        // Output is in a choice's delta; the chunk's head (id, model …) is not searched.
+        const delta = keyValueAt(data, 'delta');
+        if (delta !== -1) for (const key of OUTPUT_KEYS) outputChars += stringValueChars(data, key, delta);
         const note: FrameNote = { outputChars };
         const finish = hasNonNull(data, 'finish_reason');
         if (finish) note.finish = true;

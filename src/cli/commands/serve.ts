@@ -29,6 +29,7 @@ export interface ServeOptions {
   quiet?: boolean;
   logBodies?: boolean;
   metrics?: boolean;
+  config?: string;
   tlsCert?: string;
   tlsKey?: string;
   detach?: boolean;
@@ -47,7 +48,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   if (options.detach) return runDetached(options);
   // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
   keepRunningWhenOutputCloses();
-  const config = new ConfigStore();
+  const config = await openConfig(options.config);
   let settings = config.read();
   const logFile = options.logFile === undefined ? undefined : openLogFile(options);
   const tls = loadTlsIdentity(options, settings.server);
@@ -149,6 +150,21 @@ export async function runServe(options: ServeOptions): Promise<void> {
     server.closeIdleConnections();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+}
+
+/** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
+async function openConfig(file: string | undefined): Promise<ConfigStore> {
+  const overlay = file === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(file);
+  const config = new ConfigStore(undefined, overlay ? { overlay } : {});
+  try {
+    config.read();
+  } catch (error) {
+    // A file that is missing or not valid at start: say where, and serve nothing rather than the wrong routes.
+    if ((error as Error).name === 'DeclarativeFileError') throw usageError((error as Error).message);
+    throw error;
+  }
+  if (config.overlay) printLine(`${chalk.dim('Config:')} ${config.overlay.path} (reloaded when it changes)`);
+  return config;
 }
 
 function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {
