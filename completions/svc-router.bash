@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | -o | --output | --schema-ref | -m | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -30,8 +30,8 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -73,7 +73,7 @@ _svc_router() {
             *)
                 if [[ -z $cmd ]]; then
                     cmd=$word
-                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|config)$ ]]; then
+                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|prices|config)$ ]]; then
                     sub=$word
                 else
                     args+=("$word")
@@ -127,6 +127,9 @@ _svc_router() {
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
+            --client)
+                COMPREPLY=($(compgen -W 'openai anthropic codex claude' -- "$cur"))
+                ;;
         esac
         if [[ -n $pfx ]]; then
             COMPREPLY=("${COMPREPLY[@]/#/$pfx}")
@@ -142,7 +145,8 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        logs) options="-f --follow --since --caller --status --limit --json $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
         restart) options="--timeout $help" ;;
@@ -150,6 +154,7 @@ _svc_router() {
         keys)
             case $sub in
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
+                cap) options="--json $help" ;;
                 list) options="--json $help" ;;
                 limit) options="--rpm --tpm --clear $help" ;;
                 revoke) options="$help" ;;
@@ -173,6 +178,13 @@ _svc_router() {
                 unset) options="$help" ;;
             esac
             ;;
+        prices)
+            case $sub in
+                list) options="--json $help" ;;
+                set) options="--input --output --cache-read --cache-write $help" ;;
+                unset) options="$help" ;;
+            esac
+            ;;
         config)
             case $sub in
                 path) options="$help" ;;
@@ -188,8 +200,8 @@ _svc_router() {
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
-        doctor) options="--base-url --key --timeout --json $help" ;;
-        connect) options="--write --base-url --key $help" ;;
+        doctor) options="--base-url --key --timeout --client --json $help" ;;
+        connect) options="--write --undo --force --base-url --key $help" ;;
         completion) options="$help" ;;
     esac
 
@@ -203,15 +215,25 @@ _svc_router() {
         '') words=$commands ;;
         help) ((nargs == 0)) && words=$commands ;;
         serve) words=$options ;;
+        logs) words=$options ;;
         status) words=$options ;;
         stop) words=$options ;;
         restart) words=$options ;;
         init) words=$options ;;
         keys)
             case $sub in
-                '') words='issue list limit revoke help' ;;
-                help) ((nargs == 0)) && words='issue list limit revoke' ;;
+                '') words='issue cap list limit revoke help' ;;
+                help) ((nargs == 0)) && words='issue cap list limit revoke' ;;
                 issue) words=$options ;;
+                cap)
+                    if ((nargs == 0)); then
+                        :
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 list) words=$options ;;
                 limit)
                     if ((nargs == 0)); then
@@ -318,6 +340,27 @@ _svc_router() {
                     ;;
             esac
             ;;
+        prices)
+            case $sub in
+                '') words='list set unset help' ;;
+                help) ((nargs == 0)) && words='list set unset' ;;
+                list) words=$options ;;
+                set)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+                unset)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+            esac
+            ;;
         config)
             case $sub in
                 '') words='path get set export import validate help' ;;
@@ -336,6 +379,7 @@ _svc_router() {
                     elif ((nargs == 1)); then
                         case ${args[0]} in
                             server.metrics) words='true false' ;;
+                            server.ui) words='true false' ;;
                             usage.store) words=file ;;
                         esac
                     else

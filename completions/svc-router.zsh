@@ -51,6 +51,9 @@ _svc_router_config_keys() {
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
+    'server.ui:serve the dashboard at /ui'
+    'server.requestLogDays:days the searchable request log'
+    'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
     'server.tls.cert:PEM certificate'
     'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
@@ -66,6 +69,7 @@ _svc_router_config_keys() {
 _svc_router_config_value() {
   case $words[2] in
     server.metrics) _values 'value' true false ;;
+    server.ui) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     *) _message -e values 'value' ;;
   esac
@@ -75,6 +79,7 @@ _svc_router_commands() {
   local -a commands
   commands=(
     'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
+    'logs:show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last'
     'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
     'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
     'restart:stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
@@ -82,6 +87,7 @@ _svc_router_commands() {
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
+    'prices:what upstream models cost: shipped defaults and your overrides'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
@@ -89,7 +95,7 @@ _svc_router_commands() {
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
     'doctor:check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
-    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
+    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
   )
@@ -133,6 +139,13 @@ _svc_router_keys_args() {
         '--json[print a JSON object]' \
         $help
       ;;
+    cap)
+      _arguments \
+        '--json[print a JSON object]' \
+        ':slug:' \
+        ':tokens:' \
+        $help
+      ;;
     list) _arguments '--json[print JSON]' $help ;;
     limit)
       _arguments \
@@ -143,7 +156,7 @@ _svc_router_keys_args() {
         $help
       ;;
     revoke) _arguments ':slug:' $help ;;
-    help) _arguments ':command:(issue list limit revoke)' ;;
+    help) _arguments ':command:(issue cap list limit revoke)' ;;
     *) return 1 ;;
   esac
 }
@@ -226,6 +239,26 @@ _svc_router_routes_args() {
   esac
 }
 
+_svc_router_prices_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    list) _arguments '--json[print JSON]' $help ;;
+    set)
+      _arguments \
+        '--input[uncached input]:input:' \
+        '--output[output]:output:' \
+        '--cache-read[input read from the prompt cache (without it, a request with cache reads gets no cost)]:cacheRead:' \
+        '--cache-write[input written to the prompt cache (without it, a request with cache writes gets no cost)]:cacheWrite:' \
+        ':model:' \
+        $help
+      ;;
+    unset) _arguments ':model:' $help ;;
+    help) _arguments ':command:(list set unset)' ;;
+    *) return 1 ;;
+  esac
+}
+
 _svc_router_config_args() {
   local -a help
   help=('(- *)'{-h,--help}'[display help for command]')
@@ -286,7 +319,8 @@ _svc_router() {
         '--usage-store[where usage is recorded: '\''file'\'' or redis://HOST:PORT (default: config usage.store)]:usageStore:' \
         '--log-format[request log on standard error: coloured text lines, or JSON lines]:logFormat:(text json)' \
         '--quiet[no request log]' \
-        '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
+        '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \
+        '--ui[serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
         '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
         '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
@@ -297,6 +331,16 @@ _svc_router() {
         '--log-keep[rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)]:logKeep:' \
         $help && ret=0
       ;;
+    logs)
+      _arguments \
+        '(-f --follow)'{-f,--follow}'[keep printing requests as they finish]' \
+        '--since[only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)]:since:' \
+        '--caller[only this developer'\''s requests]:caller:' \
+        '--status[only this status (429), class (5xx) or '\''error'\'' (400 and up)]:status:' \
+        '--limit[at most this many of the newest matching requests (default: 50)]:limit:' \
+        '--json[one JSON object per line, as stored]' \
+        $help && ret=0
+      ;;
     status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
     stop) _arguments '--timeout[how long to wait for it to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
     restart) _arguments '--timeout[how long to wait for the old one to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
@@ -305,7 +349,7 @@ _svc_router() {
         '--developer[developer slug (default: your login name)]:developer:' \
         '--org[organisation]:org:' \
         '--tier[tier]:tier:' \
-        '--cap[30-day token cap]:cap:' \
+        '--cap[30-day token cap (default: config defaults.capTokens, 200000000)]:cap:' \
         '--force[replace an existing local key]' \
         '--json[print a JSON object]' \
         $help && ret=0
@@ -313,6 +357,7 @@ _svc_router() {
     keys)
       _svc_router_group keys \
         'issue:issue a key for a developer (printed once; only its hash is stored)' \
+        'cap:change a developer'\''s 30-day token cap, keeping the key (a running server applies it on the next request)' \
         'list:list issued keys (never prints a key)' \
         'limit:set a developer key'\''s rate limits per minute, shared by every router on the usage store' \
         'revoke:revoke a developer'\''s key'
@@ -334,6 +379,13 @@ _svc_router() {
         'rule-remove:remove a route'\''s task rule' \
         'weights:balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)' \
         'unset:remove a route'
+      ret=$?
+      ;;
+    prices)
+      _svc_router_group prices \
+        'list:list the prices in force (US dollars per million tokens), config over shipped defaults' \
+        'set:price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default' \
+        'unset:remove a config price (a shipped default applies again)'
       ret=$?
       ;;
     config)
@@ -390,12 +442,15 @@ _svc_router() {
         '--base-url[the router'\''s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)]:baseUrl:' \
         '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
         '--timeout[how long each network check may take, in milliseconds (default: 2000)]:timeout:' \
+        '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude)' \
         '--json[print the results as JSON]' \
         $help && ret=0
       ;;
     connect)
       _arguments \
-        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes]' \
+        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes and keeping a backup]' \
+        '--undo[put back the config file as it was before the last --write (codex, claude)]' \
+        '--force[with --undo: restore even if the file has changed since the write]' \
         '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
         '--key[key to use (default: the stored local key)]:key:' \
         ':client:(codex claude openai-sdk anthropic-sdk)' \

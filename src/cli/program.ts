@@ -4,6 +4,8 @@ import { KEY_POOL_STRATEGIES } from '../config/settings.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
+import { addExamples } from './help-examples.js';
+import { DOCTOR_CLIENTS } from './doctor/doctor-clients.js';
 
 /**
  * The whole command tree. Actions import their modules only when they run, so `--version` and
@@ -13,7 +15,7 @@ export function buildProgram(version: string): Command {
   const program = new Command('svc-router')
     .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses and Anthropic Messages on one port.')
     .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)');
+    .addHelpText('after', `\nExit codes: 0 ok · 1 request refused or operation failed · 2 usage · 3 not running (status) · 4 server unreachable.\nWith --json, errors are one JSON object on stderr: {"error":{"code","message","exit_code",…}}. See docs/cli.md.\n`);
 
   program
     .command('serve')
@@ -24,7 +26,8 @@ export function buildProgram(version: string): Command {
     .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
     .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
     .option('--quiet', 'no request log')
-    .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
+    .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
+    .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
     .addOption(completeWith(new Option('--config <file>', 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'), 'files'))
     .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
@@ -34,6 +37,17 @@ export function buildProgram(version: string): Command {
     .option('--log-max-size <bytes>', 'rotate the log file when it would pass this size (default: 10485760)')
     .option('--log-keep <n>', 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
+
+  program
+    .command('logs')
+    .description('show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last')
+    .option('-f, --follow', 'keep printing requests as they finish')
+    .option('--since <when>', 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)')
+    .option('--caller <slug>', "only this developer's requests")
+    .option('--status <status>', "only this status (429), class (5xx) or 'error' (400 and up)")
+    .option('--limit <n>', 'at most this many of the newest matching requests (default: 50)')
+    .option('--json', 'one JSON object per line, as stored')
+    .action(async (options) => (await import('./commands/logs.js')).runLogs(options));
 
   program
     .command('status')
@@ -59,7 +73,7 @@ export function buildProgram(version: string): Command {
     .option('--developer <slug>', 'developer slug (default: your login name)')
     .option('--org <name>', 'organisation')
     .option('--tier <name>', 'tier')
-    .option('--cap <tokens>', '30-day token cap')
+    .option('--cap <tokens>', '30-day token cap (default: config defaults.capTokens, 200000000)')
     .option('--force', 'replace an existing local key')
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/init.js')).runInit(options));
@@ -75,6 +89,11 @@ export function buildProgram(version: string): Command {
     .option('--force', "replace the developer's existing key")
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/keys.js')).runKeysIssue(options));
+  keys
+    .command('cap <slug> <tokens>')
+    .description("change a developer's 30-day token cap, keeping the key (a running server applies it on the next request)")
+    .option('--json', 'print a JSON object')
+    .action(async (slug, tokens, options) => (await import('./commands/keys.js')).runKeysCap(slug, tokens, options));
   keys
     .command('list')
     .description('list issued keys (never prints a key)')
@@ -152,6 +171,25 @@ export function buildProgram(version: string): Command {
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));
 
+  const prices = program.command('prices').description('what upstream models cost: shipped defaults and your overrides');
+  prices
+    .command('list')
+    .description('list the prices in force (US dollars per million tokens), config over shipped defaults')
+    .option('--json', 'print JSON')
+    .action(async (options) => (await import('./commands/prices.js')).runPricesList(options));
+  prices
+    .command('set <model>')
+    .description('price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default')
+    .requiredOption('--input <usd>', 'uncached input')
+    .requiredOption('--output <usd>', 'output')
+    .option('--cache-read <usd>', 'input read from the prompt cache (without it, a request with cache reads gets no cost)')
+    .option('--cache-write <usd>', 'input written to the prompt cache (without it, a request with cache writes gets no cost)')
+    .action(async (model, options) => (await import('./commands/prices.js')).runPricesSet(model, options));
+  prices
+    .command('unset <model>')
+    .description('remove a config price (a shipped default applies again)')
+    .action(async (model) => (await import('./commands/prices.js')).runPricesUnset(model));
+
   const config = program.command('config').description('read and change settings');
   config
     .command('path')
@@ -218,14 +256,17 @@ export function buildProgram(version: string): Command {
     .option('--base-url <url>', "the router's address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)")
     .option('--key <key>', 'key to check (env SVC_ROUTER_KEY; default: the stored local key)')
     .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000)')
+    .addOption(new Option('--client <client>', 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables').choices(DOCTOR_CLIENTS))
     .option('--json', 'print the results as JSON')
     .action(async (options) => (await import('./commands/doctor.js')).runDoctor(options));
 
   program
     .command('connect')
-    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
+    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr')
     .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
-    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
+    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes and keeping a backup")
+    .option('--undo', 'put back the config file as it was before the last --write (codex, claude)')
+    .option('--force', 'with --undo: restore even if the file has changed since the write')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
     .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));
@@ -234,5 +275,6 @@ export function buildProgram(version: string): Command {
     .description(`print a completion script for ${SHELLS.slice(0, -1).join(', ')} or ${SHELLS.at(-1)}`)
     .action(async (shell) => (await import('./commands/completion.js')).runCompletion(shell));
 
+  addExamples(program);
   return program;
 }

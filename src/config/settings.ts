@@ -135,6 +135,12 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   /** Open client connections; one more is answered 503 and closed (read when serve starts). */
   maxConnections: number;
+  /** Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too). */
+  ui: boolean;
+  /** Days the searchable request log (`svc-router logs`) keeps a request. */
+  requestLogDays: number;
+  /** Bytes the searchable request log may take on disk, both generations together. */
+  requestLogMaxBytes: number;
   /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
   tls?: TlsFiles;
 }
@@ -197,11 +203,17 @@ export const DEFAULT_SETTINGS: Settings = {
     // Far beyond what a team's agents hold open (a few kept-alive sockets each). Each connection is a file
     // descriptor, and a request may hold an upstream socket too: keep `ulimit -n` above twice this.
     maxConnections: 1024,
+    ui: false,
+    requestLogDays: 7,
+    requestLogMaxBytes: 50 * 1024 * 1024,
   },
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
   usage: { store: 'file' },
   prices: {},
-  defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
+  // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
+  // session's calls average 40,000–60,000 as context grows, so 200M / 30 days (~6.7M a day) is
+  // 110–170 agent calls every day, while a runaway loop still meets the cap within hours.
+  defaults: { organisation: 'personal', tier: 'standard', capTokens: 200_000_000 },
 };
 
 /** Fills what a stored file leaves out, so readers never see a partial shape. */

@@ -1,5 +1,5 @@
 import type { Backend } from '../backends/backend.js';
-import { BackendRegistry } from '../backends/registry.js';
+import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
 import { KeyPools } from '../routing/key-pool.js';
@@ -33,6 +33,8 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions = {}): App {
   const config = options.config ?? new ConfigStore();
+  // The app reads its settings on every request: learn of changes from the file system, not a stat each.
+  config.watch();
   const store = options.usageStore ?? config.read().usage.store;
   const ledger = openLedger(store, config.dir);
   const shared = openSharedState(store);
@@ -43,6 +45,7 @@ export function createApp(options: AppOptions = {}): App {
     shared,
     keyPools: new KeyPools(shared),
     close: async () => {
+      config.unwatch();
       await Promise.all([ledger.close(), shared.close()]);
     },
   };

@@ -16,9 +16,13 @@ import type { RequestContext } from './context.js';
 import { completeOrForward, forwarderFor, streamOrForward } from './forward/forward-chain.js';
 import { relayForwarded } from './forward/relay-forwarded.js';
 import { checkRequestBounds } from './request-bounds.js';
-import { untilTerminal } from './until-terminal.js';
+import { terminalCut, type TerminalEvent } from './until-terminal.js';
 import type { Reservation } from '../usage/ledger.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+
+/** What every cap refusal says, in whichever client format renders it. */
+const raiseCap = (developer: string): string =>
+  `To raise the cap, run \`svc-router keys cap ${developer} TOKENS\` where the router runs (it applies at once), or wait for older usage to leave the window.`;
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
@@ -67,7 +71,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   });
   if (!reservation.granted) {
     admitted?.settle(0);
-    throw capRefusal(reservation, needed, identity.capTokens);
+    throw capRefusal(reservation, needed, identity.capTokens, identity.developer);
   }
   const used = reservation.used;
   let attempted: Attempted | undefined;
@@ -184,7 +188,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       status: 200,
       headers: streamHeaders,
       sse: format.encodeStream(
-        untilTerminal(relay(result.reply.started, seen, billSeen), (event) => (event.type === 'finish' ? finish(event.usage) : traceError(event.error))),
+        relay(result.reply.started, seen, (event) => (event.type === 'finish' ? finish(event.usage) : traceError(event.error)), billSeen),
         encodeContext,
       ),
     };
@@ -192,14 +196,14 @@ export async function handleCompletion<Options>(context: RequestContext, format:
 }
 
 /** Why a reservation was refused: the cap is reached (by usage, or with what requests in flight hold), or the request is too large for what is left. */
-function capRefusal(reservation: Reservation, needed: number, cap: number): RouterError {
+function capRefusal(reservation: Reservation, needed: number, cap: number, developer: string): RouterError {
   const { used, reserved } = reservation;
   const held = reserved > 0 ? ` and ${reserved} held by requests in flight` : '';
   if (used + reserved >= cap) {
     return new RouterError(
       429,
       'rate_limit',
-      `Usage cap reached: ${used}${held ? ` used${held},` : ''} of ${cap} tokens used in the last 30 days. Ask for a higher cap or wait for older usage to leave the window.`,
+      `Usage cap reached: ${used}${held ? ` used${held},` : ''} of ${cap} tokens used in the last 30 days. ${raiseCap(developer)}`,
       undefined,
       'usage_cap_exceeded',
     );
@@ -207,7 +211,7 @@ function capRefusal(reservation: Reservation, needed: number, cap: number): Rout
   return new RouterError(
     429,
     'rate_limit',
-    `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${cap - used - reserved} of ${cap} tokens remain in the last 30 days${held ? ` (${used} used${held})` : ''}. Shorten the request, ask for a higher cap, or wait for older usage to leave the window.`,
+    `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${cap - used - reserved} of ${cap} tokens remain in the last 30 days${held ? ` (${used} used${held})` : ''}. Shorten the request, or: ${raiseCap(developer)}`,
     undefined,
     'usage_cap_exceeded',
   );
@@ -233,11 +237,17 @@ function warningHeader(request: CanonicalRequest): Record<string, string> {
 
 /**
  * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
- * how much output passed (to bill a stream that ends early), turns a backend that throws mid-stream
- * into an error event the encoder can render, and when the client stops reading releases the
- * upstream at once and bills what was seen.
+ * how much output passed (to bill a stream that ends early), hands on nothing after the first
+ * terminal event (telling `onTerminal` of it first, see untilTerminal), turns a backend that throws
+ * mid-stream into an error event the encoder can render, and when the client stops reading
+ * releases the upstream at once and bills what was seen.
  */
-async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent[]> {
+async function* relay(
+  started: StartedStream,
+  seen: { usage: Usage | undefined; outputChars: number },
+  onTerminal: (event: TerminalEvent) => void,
+  onExit: () => void,
+): AsyncGenerator<StreamEvent[]> {
   const note = (batch: StreamEvent[]) => {
     for (const event of batch) {
       if (event.type === 'start' && event.usage) seen.usage = event.usage;
@@ -245,17 +255,21 @@ async function* relay(started: StartedStream, seen: { usage: Usage | undefined; 
       else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
     }
   };
+  const cut = terminalCut(onTerminal);
   try {
     if (started.first) {
       note(started.first);
-      yield started.first;
+      const out = cut(started.first);
+      if (out) yield out;
     }
     for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
       note(next.value);
-      yield next.value;
+      const out = cut(next.value);
+      if (out) yield out;
     }
   } catch (error) {
-    yield [{ type: 'error', error: toRouterError(error) }];
+    const out = cut([{ type: 'error', error: toRouterError(error) }]);
+    if (out) yield out;
   } finally {
     await started.rest.return?.();
     onExit();

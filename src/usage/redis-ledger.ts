@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { requireOptional } from '../core/optional-dependency.js';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
 import { DAY_MS, dayLabel, decideReservation, firstWindowDay, WINDOW_DAYS, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { Outbox } from './outbox.js';
@@ -123,10 +123,10 @@ export class RedisLedger implements Ledger {
   private flushing: Promise<void> | undefined;
   private readonly reads = new Map<string, Promise<UsageSummary | undefined>>();
   private warned = false;
+  /** Shared by every read that arrives while the first connection is still being made. */
+  private connecting: Promise<void> | undefined;
   private readonly outbox: Outbox | undefined;
   private readonly log: (message: string) => void;
-  /** Whether Redis has ever been reached: until then a reservation waits for it rather than deciding alone. */
-  private everReady = false;
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
 
@@ -141,7 +141,7 @@ export class RedisLedger implements Ledger {
       this.takeOverOrphans();
     }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>('ioredis', 'A redis:// usage store');
     this.redis = new RedisClient(url, {
       lazyConnect: false,
       enableOfflineQueue: false,
@@ -152,7 +152,6 @@ export class RedisLedger implements Ledger {
     this.redis.defineCommand('reserveCap', { lua: RESERVE });
     this.redis.on('error', () => this.warnOnce());
     this.redis.on('ready', () => {
-      this.everReady = true;
       if (this.warned) this.log('usage store is reachable again; writing queued usage.');
       this.warned = false;
       this.takeOverOrphans();
@@ -161,7 +160,7 @@ export class RedisLedger implements Ledger {
   }
 
   /** Resolves once the connection to Redis is up (at once if it is); false if it is not within `ms`. */
-  async connected(ms = READ_TIMEOUT_MS): Promise<boolean> {
+  async ready(ms = READ_TIMEOUT_MS): Promise<boolean> {
     if (this.redis.status === 'ready') return true;
     const ready = new Promise<true>((resolve) => this.redis.once('ready', () => resolve(true)));
     return (await withTimeout(ready, ms)) ?? false;
@@ -209,9 +208,10 @@ export class RedisLedger implements Ledger {
     const now = request.now ?? Date.now();
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => bucketKey(request.developer, today - i));
-    if (!this.everReady) await this.connected();
     const decided = await withTimeout(
       (async () => {
+        // A router just started decides with Redis, not alone: wait for the first connection (bounded above).
+        await this.connected();
         await this.flush();
         if (this.queue.some((entry) => entry.developer === request.developer)) return undefined;
         const [granted, tokens, used, reserved] = await (this.redis as ApplyOnce).reserveCap(
@@ -256,11 +256,29 @@ export class RedisLedger implements Ledger {
       .catch(() => undefined);
   }
 
+  private connected(): Promise<void> {
+    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return Promise.resolve();
+    this.connecting ??= new Promise<void>((resolve) => {
+      const done = () => {
+        this.redis.off('ready', done);
+        this.redis.off('end', done);
+        this.connecting = undefined;
+        resolve();
+      };
+      this.redis.on('ready', done);
+      this.redis.on('end', done);
+    });
+    return this.connecting;
+  }
+
   /** Writes the queue, then reads the developer's window from Redis; undefined when Redis could not answer. */
   private async readSummary(developer: string, now: number): Promise<UsageSummary | undefined> {
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
     try {
+      // A fresh process (an in-process CLI check) reads before its first connection is up; with
+      // the offline queue off, that read would fail at once. summary() still bounds the wait.
+      await this.connected();
       await this.flush();
       const pipeline = this.redis.pipeline();
       for (const day of days) pipeline.hmget(bucketKey(developer, day), ...SUMS);

@@ -103,7 +103,7 @@ describe.skipIf(!redisAvailable)('reservations on two Redis ledgers over one Red
     redis = await startTestRedis();
     ledgers = [new RedisLedger(redis.url), new RedisLedger(redis.url)];
     // Both connected before the first step, so no step is decided from memory.
-    for (const ledger of ledgers) expect(await ledger.connected(10_000)).toBe(true);
+    for (const ledger of ledgers) expect(await ledger.ready(10_000)).toBe(true);
   });
   afterAll(async () => {
     for (const ledger of ledgers ?? []) await ledger.close();

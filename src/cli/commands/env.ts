@@ -1,7 +1,7 @@
 import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
 import { printLine } from '../output.js';
-import { defaultRouterOrigin } from '../router-origin.js';
+import { routerAddress } from '../router-address.js';
 
 /** The export lines that point OpenAI- and Anthropic-style clients at this router. */
 export function envLines(origin: string, key: string): string[] {
@@ -18,7 +18,7 @@ export function runEnv(options: { baseUrl?: string; key?: string }): void {
   const settings = config.read();
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
-  const origin = (options.baseUrl ?? defaultRouterOrigin(settings)).replace(/\/+$/, '').replace(/\/v1$/, '');
+  const { origin } = routerAddress(settings, { flag: options.baseUrl });
   for (const line of envLines(origin, key)) printLine(line);
 }
 
