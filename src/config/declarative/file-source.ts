@@ -28,10 +28,14 @@ export class DeclarativeFile implements SettingsOverlay {
   private inForce: { stamp: string; config: DeclarativeConfig } | undefined;
   private reported = '';
 
-  /** `report` hears of changes: a reload, or a change refused. */
+  /**
+   * `report` hears of changes: a reload, or a change refused; with `warnUnsetEnv` (serve), also of
+   * each variable the file names that is not set here, since a router would then run without it.
+   */
   constructor(
     file: string,
     private readonly report: (message: string) => void = (message) => process.stderr.write(`svc-router: ${message}\n`),
+    private readonly options: { warnUnsetEnv?: boolean } = {},
   ) {
     this.path = path.resolve(file);
   }
@@ -76,8 +80,9 @@ export class DeclarativeFile implements SettingsOverlay {
     } catch (error) {
       return this.refuse(stamp, `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const { config, problems } = validateText(text, { storedBackends });
+    const { config, problems, warnings } = validateText(text, { storedBackends });
     if (!config) return this.refuse(stamp, `${this.path} is not valid:\n${formatProblems(problems)}`);
+    if (this.options.warnUnsetEnv && warnings.length) this.report(`warning: in ${this.path}:\n${formatProblems(warnings)}`);
     const first = !this.inForce;
     this.inForce = { stamp, config };
     if (!first) this.report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);

@@ -58,6 +58,9 @@ export function validateText(text: string, options: ValidateOptions = {}): Valid
   return problems.length ? { problems, warnings } : { config: value as DeclarativeConfig, problems, warnings };
 }
 
+/** What keyHint writes: the key's prefix and four characters of its random part, then an ellipsis. */
+const KEY_HINT = /^svc_[a-z0-9-]{1,39}_[A-Za-z0-9_-]{0,4}…$/;
+
 type At = (path: JsonPath, message: string, list?: Problem[], key?: boolean) => void;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -70,8 +73,12 @@ function findCredentials(node: unknown, path: JsonPath, at: At): void {
   }
   if (Array.isArray(node)) return node.forEach((item, index) => findCredentials(item, [...path, index], at));
   if (!isObject(node)) return;
-  // A backend's `apiKey` is refused by name already, with what to write instead.
-  for (const [name, child] of Object.entries(node)) if (name !== 'apiKey') findCredentials(child, [...path, name], at);
+  for (const [name, child] of Object.entries(node)) {
+    // A backend's `apiKey` is refused by name already, with what to write instead; a key record's
+    // `hint` is the few characters `keys list` prints to tell keys apart, shaped like a key's start.
+    if (name === 'apiKey' || (name === 'hint' && path[0] === 'keys' && typeof child === 'string' && KEY_HINT.test(child))) continue;
+    findCredentials(child, [...path, name], at);
+  }
 }
 
 /**

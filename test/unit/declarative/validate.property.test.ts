@@ -47,7 +47,7 @@ const settingsArb: fc.Arbitrary<Settings> = fc
       tier: fc.constantFrom('pro', 'standard'),
       capTokens: fc.integer({ min: 1, max: 10 ** 9 }),
       hash: fc.stringMatching(/^[0-9a-f]{64}$/),
-      hint: fc.stringMatching(/^svc_[a-z]{1,6}_[A-Za-z]{4}$/),
+      hint: fc.stringMatching(/^[A-Za-z0-9_-]{4}$/).map((start) => `svc_x_${start}…`),
       createdAt: fc.date({ min: new Date(2020, 0, 1), max: new Date(2030, 0, 1), noInvalidDate: true }).map((date) => date.toISOString()),
     });
     return fc.record({
