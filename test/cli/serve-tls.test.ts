@@ -72,7 +72,8 @@ describe('serve --tls-cert/--tls-key', () => {
   it('the official OpenAI and Anthropic SDKs, trusting the test CA, speak every format over HTTPS', async () => {
     const { key, serve } = await tlsServe();
     expect(serve.origin).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(serve.lines.join('\n')).toContain(`export OPENAI_BASE_URL=${serve.origin}/v1`);
+    // The banner's later lines may still be on their way when the listening line has arrived.
+    expect(await serve.waitForLine(/^export OPENAI_BASE_URL=/)).toBe(`export OPENAI_BASE_URL=${serve.origin}/v1`);
 
     const run = await runNode(SDK_SCRIPT, { ORIGIN: serve.origin, KEY: key, NODE_EXTRA_CA_CERTS: ca.caCert });
     expect(run.code, run.stderr).toBe(0);
@@ -93,7 +94,8 @@ describe('serve --tls-cert/--tls-key', () => {
     expect(sdk.stderr).toMatch(/Connection error|certificate/i);
 
     const whoami = await runCli(['whoami', '--base-url', serve.origin], { home });
-    expect(whoami.code).toBe(1);
+    // No TLS connection, so no HTTP answer: the "server unreachable" exit code.
+    expect(whoami.code).toBe(4);
     expect(whoami.stderr).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
     expect(whoami.stderr).toContain('NODE_EXTRA_CA_CERTS');
 
