@@ -38,6 +38,11 @@ export interface SettingsOverlay {
   /** Changes whenever what `apply` returns may change. */
   stamp(): string;
   apply(stored: Settings): Settings;
+  /**
+   * Told what a change to config.json changed (`routes`, `server.port`: a field, or one entry or
+   * field inside it), so that a change the overlay hides is not lost unsaid.
+   */
+  changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
 }
 
 /** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
@@ -52,6 +57,9 @@ export class ConfigStore {
   private readonly conf: Conf<Partial<Settings>>;
   private snapshot: Settings | undefined;
   private stamp = '';
+  private watcher: fs.FSWatcher | undefined;
+  /** Set by the watcher (or a write in this process): the next read compares the file's stamp. */
+  private changed = true;
 
   /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
   readonly overlay: SettingsOverlay | undefined;
@@ -70,7 +78,15 @@ export class ConfigStore {
     return path.dirname(this.conf.path);
   }
 
+  /**
+   * The settings in force. Without `watch()`, every read compares the file's stamp (a stat). With
+   * it, only a read after the directory reported a change does: a server reads on every request,
+   * and a system call each time was a measurable share of its work.
+   */
   read(): Settings {
+    // A declarative file over the stored settings is not watched: with one, every read checks both stamps.
+    if (this.snapshot && this.watcher && !this.changed && !this.overlay) return this.snapshot;
+    this.changed = false;
     const stamp = this.overlay ? `${fileStamp(this.conf.path)}|${this.overlay.stamp()}` : fileStamp(this.conf.path);
     if (!this.snapshot || stamp !== this.stamp) {
       const stored = ownTables(withDefaults(this.conf.store));
@@ -80,6 +96,34 @@ export class ConfigStore {
     return this.snapshot;
   }
 
+  /**
+   * Learns of changes to the file from the file system instead of a stat per read. The directory is
+   * watched, not the file: the file is replaced by a rename on every write, which a watch on the
+   * old file would not see. Writes through any store of this process are seen at once; another
+   * process's (the CLI's) when its event arrives, which is before that process has exited. Where
+   * watching is not possible, or fails later, reads go back to a stat each.
+   */
+  watch(): void {
+    if (this.watcher) return;
+    const name = path.basename(this.conf.path);
+    try {
+      this.watcher = fs.watch(this.dir, { persistent: false }, (_event, file) => {
+        if (file === null || file === name) this.changed = true;
+      });
+    } catch {
+      return;
+    }
+    this.watcher.on('error', () => this.unwatch());
+    this.changed = true;
+    WATCHED.add(this);
+  }
+
+  unwatch(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    WATCHED.delete(this);
+  }
+
   /** The stored settings alone, as config.json holds them (what `update` changes). */
   readStored(): Settings {
     return ownTables(withDefaults(this.conf.store));
@@ -87,12 +131,39 @@ export class ConfigStore {
 
   /** Applies a change to a fresh copy of the file and writes it back atomically. */
   update(change: (settings: Settings) => void): Settings {
-    const settings = ownTables(structuredClone(withDefaults(this.conf.store)));
+    const before = ownTables(withDefaults(this.conf.store));
+    const settings = ownTables(structuredClone(before));
     change(settings);
     this.conf.store = settings;
+    // Other stores of this process on the same file see it on their next read, not after the event.
+    for (const store of WATCHED) if (store.path === this.path) store.changed = true;
+    if (this.overlay?.changedUnder) {
+      const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
+      if (changed.length) this.overlay.changedUnder(changed, settings);
+    }
     return this.read();
   }
 }
+
+/** The stores of this process that watch their file. */
+const WATCHED = new Set<ConfigStore>();
+
+/** The fields that differ, and within an object field the entries or fields that differ. */
+function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {
+  const differ = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const paths: Array<readonly [string, string?]> = [];
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[field];
+    const now = after[field];
+    if (!differ(was, now)) continue;
+    if (isPlainObject(was) && isPlainObject(now)) {
+      for (const name of new Set([...Object.keys(was), ...Object.keys(now)])) if (differ(was[name], now[name])) paths.push([field, name]);
+    } else paths.push([field]);
+  }
+  return paths;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fileStamp(file: string): string {
   try {

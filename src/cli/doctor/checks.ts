@@ -188,6 +188,8 @@ export async function checkServePort(settings: Settings, timeoutMs: number): Pro
   if (probe.code === 'EADDRINUSE') {
     const answer = await httpGet(`${schemeOf(settings.server)}://${where}/`, {}, timeoutMs);
     if (answer.ok && (answer.json as { name?: unknown } | undefined)?.name === 'svc-router') return pass('serve-port', `${where}: svc-router is serving there`);
+    const untrusted = answer.ok ? undefined : untrustedCertRemedy(answer.detail);
+    if (untrusted) return fail('serve-port', `${where} serves HTTPS with a certificate this machine does not trust (${answer.ok ? '' : answer.detail})`, untrusted);
     return fail('serve-port', `${where} is in use by another program`, `Stop that program, or pick another port: svc-router config set server.port PORT (or serve --port PORT).`);
   }
   if (probe.code === 'EACCES') return fail('serve-port', `${where}: not allowed to listen (${probe.code})`, 'Use a port above 1023: svc-router config set server.port PORT.');
