@@ -113,6 +113,8 @@ async function install(): Promise<Record<AgentName, string>> {
   try {
     if (allInstalled()) return binaries;
     fs.rmSync(STAMP_FILE, { force: true });
+    // Said once, before the wait: a first `npm test` otherwise looks hung for minutes.
+    process.stderr.write(`agent tests: downloading ${SPECS.join(' and ')} (about 640 MB) into ${AGENTS_DIR}; once only, later runs reuse them.\n`);
     try {
       await run('npm', ['install', '--no-audit', '--no-fund', '--prefix', AGENTS_DIR, ...SPECS], {
         cwd: AGENTS_DIR,
@@ -123,6 +125,9 @@ async function install(): Promise<Record<AgentName, string>> {
       });
     } catch (error) {
       const failed = error as Error & { stdout?: string; stderr?: string };
+      if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET/.test(`${failed.message}${failed.stderr ?? ''}`)) {
+        throw new Error(`the npm registry cannot be reached, so the agent CLIs (${SPECS.join(', ')}) cannot be downloaded for the agent tests; run again online, or leave test/agents out.`);
+      }
       throw new Error(`npm install of ${SPECS.join(' ')} into ${AGENTS_DIR} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
     }
     fs.writeFileSync(STAMP_FILE, JSON.stringify(SPECS));
