@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --context-window | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -134,7 +134,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                set) options="$help" ;;
+                set) options="--context-window $help" ;;
+                window) options="--unset $help" ;;
                 list) options="--json $help" ;;
                 unset) options="$help" ;;
             esac
@@ -206,8 +207,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set list unset help' ;;
-                help) ((nargs == 0)) && words='set list unset' ;;
+                '') words='set window list unset help' ;;
+                help) ((nargs == 0)) && words='set window list unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -216,6 +217,18 @@ _svc_router() {
                         return 0
                     elif ((nargs >= 1)); then
                         words="$(_svc_router_backends) offline"
+                    fi
+                    ;;
+                window)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
                     fi
                     ;;
                 list) words=$options ;;

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --context-window --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -110,10 +110,11 @@ complete -c svc-router -n '__svc_router_is backends help' -a 'add list remove'
 
 # routes
 complete -c svc-router -n '__svc_router_is routes' -a set -d 'route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as \'claude-*\') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order'
+complete -c svc-router -n '__svc_router_is routes' -a window -d 'set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL'
 complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, including the offline defaults'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set list unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set window list unset'
 
 # config
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
@@ -177,8 +178,13 @@ complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON
 complete -c svc-router -n '__svc_router_in backends remove; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
 
 # routes set
+complete -c svc-router -n '__svc_router_in routes set' -l context-window -x -d 'the route\'s context window (default: the smallest of its targets\' known model families)'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
+
+# routes window
+complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model family\'s default applies again)'
+complete -c svc-router -n '__svc_router_in routes window; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'name'
 
 # routes list
 complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'

@@ -72,6 +72,12 @@ export interface Settings {
   backends: Record<string, BackendSettings>;
   /** Model name or pattern → ordered targets `BACKEND[:UPSTREAM_MODEL]` (fallback order). */
   routes: Record<string, string[]>;
+  /**
+   * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
+   * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
+   * (src/routing/context-windows.ts); `connect` and the model catalogs tell clients the number.
+   */
+  contextWindows: Record<string, number>;
   server: ServerSettings;
   usage: { store: string };
   defaults: { organisation: string; tier: string; capTokens: number };
@@ -81,6 +87,7 @@ export const DEFAULT_SETTINGS: Settings = {
   keys: {},
   backends: {},
   routes: {},
+  contextWindows: {},
   server: {
     host: '127.0.0.1',
     port: 8787,
@@ -104,6 +111,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     keys: stored.keys ?? {},
     backends: stored.backends ?? {},
     routes: stored.routes ?? {},
+    contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },
     defaults: { ...DEFAULT_SETTINGS.defaults, ...stored.defaults },

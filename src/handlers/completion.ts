@@ -1,12 +1,12 @@
 import { RouterError, toRouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
-import { allWarnings } from '../core/warnings.js';
+import { allWarnings, warn } from '../core/warnings.js';
 import type { Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ClientFormat, EncodeContext, SvcMeta } from '../formats/client-format.js';
 import { FORMATS } from '../formats/registry.js';
-import { resolveRoute } from '../routing/resolve-route.js';
+import { routeFor } from '../routing/resolve-route.js';
 import type { Target } from '../routing/target.js';
 import type { ApiResponse } from './api.js';
 import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
@@ -41,7 +41,14 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   checkRequestBounds(decoded.request);
   const trace = context.request.trace;
   if (trace) Object.assign(trace, { model: decoded.request.model, stream: decoded.stream });
-  const targets: Target[] = resolveRoute(context.settings, decoded.request.model, format, FORMATS);
+  const route = routeFor(context.settings, decoded.request.model, format, FORMATS);
+  const targets: Target[] = route.targets;
+  if (route.servedAs) {
+    warn(
+      decoded.request,
+      `No route is set for '${decoded.request.model}'; it was served by ${route.servedAs}'s route. Route it yourself with svc-router routes set '${decoded.request.model}' BACKEND[:MODEL], or point the client's model variables at an svc SKU (svc-router connect claude).`,
+    );
+  }
   const used = (await app.ledger.summary(identity.developer)).totalTokens;
   if (used >= identity.capTokens) {
     throw new RouterError(

@@ -18,6 +18,23 @@ const SKU_LIST = SKUS.join(', ');
  * that asks for another format's model id (claude-* on chat) to where it is served.
  */
 export function resolveRoute(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = []): Target[] {
+  return routeFor(settings, model, format, formats).targets;
+}
+
+/** A route, and the SKU whose chain it borrowed when the model has none of its own. */
+export interface ResolvedRoute {
+  targets: Target[];
+  /** Set when an unrouted format-own id (claude-*) is served by this SKU's route instead of offline. */
+  servedAs?: string;
+}
+
+/**
+ * resolveRoute, saying whose chain answers. A format's own id without a route of its own (Claude
+ * Code's `claude-haiku-*` side requests) is served by the first SKU routed to a real backend, in
+ * SKU order: once any real route exists, canned offline text never stands in for a real model.
+ * With no real route at all, the offline backend serves it (the zero-config start).
+ */
+export function routeFor(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = []): ResolvedRoute {
   if (/^gpt-/i.test(model)) {
     throw invalidRequest(`The model '${model}' is not served here. Use one of the svc SKUs: ${SKU_LIST}.`, 'model', 'model_not_found');
   }
@@ -31,8 +48,12 @@ export function resolveRoute(settings: Settings, model: string, format: RoutedFo
     );
   }
   const configured = findConfiguredRoute(settings.routes, model);
-  if (configured) return configured.targets.map(parseTarget);
-  if (ownId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
+  if (configured) return { targets: configured.targets.map(parseTarget) };
+  if (ownId) {
+    const sku = firstRealSku(settings);
+    if (sku) return { targets: sku.targets, servedAs: sku.name };
+  }
+  if (ownId || (SKUS as readonly string[]).includes(model)) return { targets: [{ backend: OFFLINE_BACKEND }] };
   const hint = format.modelIds ? `, or ${format.modelIds.description}` : '';
   throw invalidRequest(`Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${hint}.`, 'model', 'model_not_found');
 }
@@ -42,7 +63,7 @@ export function resolveRoute(settings: Settings, model: string, format: RoutedFo
  * config holds count: a client's name is never looked up through a prototype (`constructor`,
  * `__proto__`, `toString` … are routes only if the config has one by that name).
  */
-function findConfiguredRoute(routes: Settings['routes'], model: string): { name: string; targets: string[] } | undefined {
+export function findConfiguredRoute(routes: Settings['routes'], model: string): { name: string; targets: string[] } | undefined {
   const exact = Object.hasOwn(routes, model) ? routes[model] : undefined;
   if (Array.isArray(exact)) return { name: model, targets: exact };
   let best: { name: string; targets: string[] } | undefined;
@@ -51,6 +72,17 @@ function findConfiguredRoute(routes: Settings['routes'], model: string): { name:
     if (!best || pattern.length > best.name.length) best = { name: pattern, targets };
   }
   return best;
+}
+
+/** The first SKU (in SKU order) whose route has a target other than the offline backend. */
+export function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
+  for (const name of SKUS) {
+    const route = Object.hasOwn(settings.routes, name) ? settings.routes[name] : undefined;
+    if (!Array.isArray(route)) continue;
+    const targets = route.map(parseTarget);
+    if (targets.some((target) => target.backend !== OFFLINE_BACKEND)) return { name, targets };
+  }
+  return undefined;
 }
 
 /** The label of a model name no configured route or SKU claims. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { withDefaults, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { checkContextWindows } from '../doctor/context-windows.js';
 import { skip, type CheckResult } from '../doctor/result.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
@@ -49,6 +50,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
     ...routerResults,
     ...backendResults,
     ...checkRoutes(settings),
+    ...checkContextWindows(settings),
     checkConfigFile(file, problem),
     servePort,
   ];
@@ -59,7 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   printLine(`svc-router doctor: ${baseUrl}`);
   const width = Math.max(...results.map((result) => result.id.length));
   for (const result of results) {
-    const mark = result.status === 'pass' ? chalk.green('✓') : result.status === 'fail' ? chalk.red('✗') : chalk.dim('-');
+    const mark = result.status === 'pass' ? chalk.green('✓') : result.status === 'fail' ? chalk.red('✗') : result.status === 'warn' ? chalk.yellow('!') : chalk.dim('-');
     const message = result.status === 'skip' ? chalk.dim(result.message) : result.message;
     printLine(`${mark} ${result.id.padEnd(width)}  ${message}`);
     if (result.remedy) printLine(`  ${' '.repeat(width)}  ${chalk.yellow('fix:')} ${result.remedy}`);

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { loadScript } from '../../backends/offline/script.js';
-import { newSealingSecret } from '../../config/settings.js';
+import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
@@ -98,7 +98,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   );
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
-  printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
+  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   // The address actually bound decides, so a name that resolves to loopback counts as loopback.
   if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
@@ -125,7 +125,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
 
-function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {
+function printBanner(origin: string, key: string, settings: Settings, scripted: boolean): void {
+  const routeCount = Object.keys(settings.routes).length;
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
   printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
   printLine(`  Anthropic base URL (messages):     ${origin}`);
@@ -133,7 +134,7 @@ function printBanner(origin: string, key: string, routeCount: number, scripted: 
   printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
   printLine();
   printLine(chalk.dim('# point clients here:'));
-  for (const line of envLines(origin, key)) printLine(line);
+  for (const line of envLines(origin, key, settings)) printLine(line);
 }
 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */
