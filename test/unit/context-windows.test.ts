@@ -93,14 +93,15 @@ describe('the Codex catalog and Claude Code are told the same window', () => {
 });
 
 /** Any config of the three SKUs, each unrouted, offline or routed to a real backend. */
-const skuRoutes = fc.record({
+type SkuRoutes = Record<string, readonly string[] | undefined>;
+const skuRoutes: fc.Arbitrary<SkuRoutes> = fc.record({
   [PRO]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4o'], ['offline', 'anth:claude-sonnet-4-5']),
   [BASIC]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4.1-mini']),
   [LITE]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4o-mini']),
 });
-const toSettings = (routes: Record<string, string[] | undefined>) =>
-  withDefaults({ routes: Object.fromEntries(Object.entries(routes).filter((entry): entry is [string, string[]] => entry[1] !== undefined)) });
-const isReal = (routes: Record<string, string[] | undefined>, sku: string) => (routes[sku] ?? []).some((target) => !target.startsWith('offline'));
+const toSettings = (routes: SkuRoutes) =>
+  withDefaults({ routes: Object.fromEntries(Object.entries(routes).flatMap(([sku, targets]) => (targets ? [[sku, [...targets]]] : []))) });
+const isReal = (routes: SkuRoutes, sku: string) => (routes[sku] ?? []).some((target) => !target.startsWith('offline'));
 
 describe('no Claude Code request reaches the offline backend while a real route exists', () => {
   it('every model variable connect writes names an SKU routed to a real backend, when any is', () => {
