@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --context-window | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --context-window | -o | --output | --schema-ref | --key | -m | --model | -s | --system | --max-tokens)
             return 0 ;;
     esac
     return 1
@@ -30,8 +30,8 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve status stop init keys backends routes config whoami models chat env doctor connect completion help'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -93,8 +93,33 @@ _svc_router() {
             --log-format)
                 COMPREPLY=($(compgen -W 'text json' -- "$cur"))
                 ;;
+            --config)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
+            --tls-cert)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
+            --tls-key)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
+            --log-file)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
+                ;;
             --type)
                 COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini' -- "$cur"))
+                ;;
+            -o | --output)
+                compopt -o filenames 2>/dev/null
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -f -- "$cur"))
                 ;;
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
@@ -114,9 +139,10 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
+        restart) options="--timeout $help" ;;
         init) options="--developer --org --tier --cap --force --json $help" ;;
         keys)
             case $sub in
@@ -145,9 +171,13 @@ _svc_router() {
                 path) options="$help" ;;
                 get) options="$help" ;;
                 set) options="$help" ;;
+                export) options="-o --output --force --with-keys --schema-ref $help" ;;
+                import) options="--dry-run $help" ;;
+                validate) options="--json $help" ;;
             esac
             ;;
         whoami) options="--base-url --key --json $help" ;;
+        usage) options="--base-url --key --json $help" ;;
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
@@ -168,6 +198,7 @@ _svc_router() {
         serve) words=$options ;;
         status) words=$options ;;
         stop) words=$options ;;
+        restart) words=$options ;;
         init) words=$options ;;
         keys)
             case $sub in
@@ -246,8 +277,8 @@ _svc_router() {
             ;;
         config)
             case $sub in
-                '') words='path get set help' ;;
-                help) ((nargs == 0)) && words='path get set' ;;
+                '') words='path get set export import validate help' ;;
+                help) ((nargs == 0)) && words='path get set export import validate' ;;
                 path) words=$options ;;
                 get)
                     if ((nargs == 0)); then
@@ -268,9 +299,31 @@ _svc_router() {
                         words=$options
                     fi
                     ;;
+                export) words=$options ;;
+                import)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
+                validate)
+                    if ((nargs == 0)); then
+                        compopt -o filenames 2>/dev/null
+                        local IFS=$'\n'
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
             esac
             ;;
         whoami) words=$options ;;
+        usage) words=$options ;;
         models) words=$options ;;
         chat)
             if ((nargs >= 0)); then

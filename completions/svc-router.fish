@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --context-window --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --context-window -o --output --schema-ref --key -m --model -s --system --max-tokens
                 set skip 1
             case '-*'
             case '*'
@@ -65,6 +65,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.headersTimeoutMs' 'ms to receive request headers'
     printf '%s\t%s\n' 'server.maxConnections' 'open client connections allowed'
     printf '%s\t%s\n' 'server.metrics' 'serve Prometheus metrics on GET /metrics'
+    printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
+    printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'
     printf '%s\t%s\n' 'defaults.tier' 'tier given to new keys'
@@ -79,12 +81,14 @@ complete -c svc-router -s h -l help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is' -a serve -d 'run the router (zero configuration: the built-in offline backend serves every SKU)'
 complete -c svc-router -n '__svc_router_is' -a status -d 'show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
 complete -c svc-router -n '__svc_router_is' -a stop -d 'stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
+complete -c svc-router -n '__svc_router_is' -a restart -d 'stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
 complete -c svc-router -n '__svc_router_is' -a init -d 'issue the local developer\'s own key and store it for the CLI'
 complete -c svc-router -n '__svc_router_is' -a keys -d 'issue, list and revoke keys for developers'
 complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream backends'
 complete -c svc-router -n '__svc_router_is' -a routes -d 'map models to backends'
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
+complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -92,7 +96,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve status stop init keys backends routes config whoami models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
@@ -120,8 +124,11 @@ complete -c svc-router -n '__svc_router_is routes help' -a 'set window list unse
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
 complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
 complete -c svc-router -n '__svc_router_is config' -a set -d 'change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+complete -c svc-router -n '__svc_router_is config' -a export -d 'print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)'
+complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declarative file into config.json, listing every change (nothing is written if the file is not valid)'
+complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is config help' -a 'path get set'
+complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind (default: config server.host, 127.0.0.1)'
@@ -132,12 +139,22 @@ complete -c svc-router -n '__svc_router_in serve' -l log-format -x -a 'text json
 complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
 complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies (prompts included; off by default)'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics (default: config server.metrics)'
+complete -c svc-router -n '__svc_router_in serve' -l config -r -F -d 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'
+complete -c svc-router -n '__svc_router_in serve' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'
+complete -c svc-router -n '__svc_router_in serve' -l tls-key -r -F -d 'the certificate\'s PEM private key (default: config server.tls.key)'
+complete -c svc-router -n '__svc_router_in serve' -l detach -d 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens'
+complete -c svc-router -n '__svc_router_in serve' -l log-file -r -F -d 'write the banner and request log to FILE (appended, rotated by size) once listening'
+complete -c svc-router -n '__svc_router_in serve' -l log-max-size -x -d 'rotate the log file when it would pass this size (default: 10485760)'
+complete -c svc-router -n '__svc_router_in serve' -l log-keep -x -d 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)'
 
 # status
 complete -c svc-router -n '__svc_router_in status' -l json -d 'print a JSON object'
 
 # stop
 complete -c svc-router -n '__svc_router_in stop' -l timeout -x -d 'how long to wait for it to exit, in milliseconds (default: 15000)'
+
+# restart
+complete -c svc-router -n '__svc_router_in restart' -l timeout -x -d 'how long to wait for the old one to exit, in milliseconds (default: 15000)'
 
 # init
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug (default: your login name)'
@@ -202,10 +219,29 @@ complete -c svc-router -n '__svc_router_in config set; and test (count (__svc_ro
 complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 
+# config export
+complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'
+complete -c svc-router -n '__svc_router_in config export' -l force -d 'replace an existing --output file'
+complete -c svc-router -n '__svc_router_in config export' -l with-keys -d 'include issued keys\' records (hashes, never keys), so routers sharing the file accept the same keys'
+complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: the schema in node_modules/svc-router)'
+
+# config import
+complete -c svc-router -n '__svc_router_in config import' -l dry-run -d 'list the changes without writing them'
+complete -c svc-router -n '__svc_router_in config import; and test (count (__svc_router_words)) -eq 2' -F
+
+# config validate
+complete -c svc-router -n '__svc_router_in config validate' -l json -d 'print the result as JSON'
+complete -c svc-router -n '__svc_router_in config validate; and test (count (__svc_router_words)) -eq 2' -F
+
 # whoami
 complete -c svc-router -n '__svc_router_in whoami' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
 complete -c svc-router -n '__svc_router_in whoami' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in whoami' -l json -d 'print the raw response body'
+
+# usage
+complete -c svc-router -n '__svc_router_in usage' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
+complete -c svc-router -n '__svc_router_in usage' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
+complete -c svc-router -n '__svc_router_in usage' -l json -d 'print the raw response body'
 
 # models
 complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

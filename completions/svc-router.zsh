@@ -51,6 +51,8 @@ _svc_router_config_keys() {
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
+    'server.tls.cert:PEM certificate'
+    'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
@@ -73,12 +75,14 @@ _svc_router_commands() {
     'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
     'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
     'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
+    'restart:stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
     'init:issue the local developer'\''s own key and store it for the CLI'
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
+    'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -196,7 +200,27 @@ _svc_router_config_args() {
         ':value:_svc_router_config_value' \
         $help
       ;;
-    help) _arguments ':command:(path get set)' ;;
+    export)
+      _arguments \
+        '(-o --output)'{-o,--output}'[write the file instead of printing it]:output:_files' \
+        '--force[replace an existing --output file]' \
+        '--with-keys[include issued keys'\'' records (hashes, never keys), so routers sharing the file accept the same keys]' \
+        '--schema-ref[the $schema reference to write (default: the schema in node_modules/svc-router)]:schemaRef:' \
+        $help
+      ;;
+    import)
+      _arguments \
+        '--dry-run[list the changes without writing them]' \
+        ':file:_files' \
+        $help
+      ;;
+    validate)
+      _arguments \
+        '--json[print the result as JSON]' \
+        '::file:_files' \
+        $help
+      ;;
+    help) _arguments ':command:(path get set export import validate)' ;;
     *) return 1 ;;
   esac
 }
@@ -226,10 +250,18 @@ _svc_router() {
         '--quiet[no request log]' \
         '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
+        '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
+        '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
+        '--tls-key[the certificate'\''s PEM private key (default: config server.tls.key)]:tlsKey:_files' \
+        '--detach[run in the background (output to --log-file, default serve.log in the config directory); returns once it listens]' \
+        '--log-file[write the banner and request log to FILE (appended, rotated by size) once listening]:logFile:_files' \
+        '--log-max-size[rotate the log file when it would pass this size (default: 10485760)]:logMaxSize:' \
+        '--log-keep[rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)]:logKeep:' \
         $help && ret=0
       ;;
     status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
     stop) _arguments '--timeout[how long to wait for it to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
+    restart) _arguments '--timeout[how long to wait for the old one to exit, in milliseconds (default: 15000)]:timeout:' $help && ret=0 ;;
     init)
       _arguments \
         '--developer[developer slug (default: your login name)]:developer:' \
@@ -266,10 +298,20 @@ _svc_router() {
       _svc_router_group config \
         'path:print the config file path' \
         'get:print a setting' \
-        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
+        'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)' \
+        'export:print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)' \
+        'import:write a declarative file into config.json, listing every change (nothing is written if the file is not valid)' \
+        'validate:check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
       ret=$?
       ;;
     whoami)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help && ret=0
+      ;;
+    usage)
       _arguments \
         '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
         '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \

@@ -1,8 +1,9 @@
 // Regenerates what is derived from the commander program: the CLI reference section of README.md
-// and the completion scripts in completions/.
-import { readFileSync, writeFileSync } from 'node:fs';
+// the completion scripts in completions/, and the declarative config's JSON Schema in schema/.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SHELLS } from '../src/cli/completion-hints.js';
 import { completionData, renderCompletion } from '../src/cli/completion/index.js';
+import { renderJsonSchema, SCHEMA_FILE } from '../src/config/declarative/json-schema.js';
 import { buildProgram } from '../src/cli/program.js';
 import { renderCliReference, withReference } from '../src/cli/reference.js';
 
@@ -17,3 +18,6 @@ for (const shell of SHELLS) {
   writeFileSync(new URL(`../completions/svc-router.${shell}`, import.meta.url), renderCompletion(shell, program, data));
   console.log(`completions/svc-router.${shell}: regenerated`);
 }
+mkdirSync(new URL('../schema/', import.meta.url), { recursive: true });
+writeFileSync(new URL(`../${SCHEMA_FILE}`, import.meta.url), renderJsonSchema());
+console.log(`${SCHEMA_FILE}: regenerated`);

@@ -1,5 +1,6 @@
 import type { BackendSettings } from '../config/settings.js';
 import type { ClientSignal } from '../core/client-signal.js';
+import type { ForwardedFrame, ForwardedReply } from '../core/forwarded.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
@@ -25,6 +26,23 @@ export interface Backend {
   complete(call: BackendCall): Promise<Reply>;
   /** The reply as batches of events: one batch per burst the upstream sent. */
   stream(call: BackendCall): AsyncIterable<StreamEvent[]>;
+  /** The upstream's own reply, untranslated, for a client of its wireFormat (src/handlers/forward/). */
+  readonly forward?: ForwardingBackend;
+}
+
+/**
+ * Same-format forwarding: the call as complete() and stream() make it, the reply as the upstream
+ * sent it, read only by a tap for usage, errors and the end. Failures are thrown and error frames
+ * noted as RouterErrors redacted exactly as complete() and stream() redact theirs.
+ */
+export interface ForwardingBackend {
+  complete(call: BackendCall): Promise<ForwardedReply>;
+  /**
+   * The upstream's frames, one batch per burst, each with what the tap read of it. The last batch
+   * ends with the frame noted `end` or `error`, or with `{ frame: undefined, note: { end: true } }`
+   * when the upstream's body ended the stream well without a closing frame of its own.
+   */
+  stream(call: BackendCall): AsyncIterable<ForwardedFrame[]>;
 }
 
 /**

@@ -25,6 +25,13 @@ export function buildProgram(version: string): Command {
     .option('--quiet', 'no request log')
     .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
+    .addOption(completeWith(new Option('--config <file>', 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'), 'files'))
+    .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
+    .addOption(completeWith(new Option('--tls-key <file>', "the certificate's PEM private key (default: config server.tls.key)"), 'files'))
+    .option('--detach', 'run in the background (output to --log-file, default serve.log in the config directory); returns once it listens')
+    .addOption(completeWith(new Option('--log-file <file>', 'write the banner and request log to FILE (appended, rotated by size) once listening'), 'files'))
+    .option('--log-max-size <bytes>', 'rotate the log file when it would pass this size (default: 10485760)')
+    .option('--log-keep <n>', 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
 
   program
@@ -38,6 +45,12 @@ export function buildProgram(version: string): Command {
     .description('stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs')
     .option('--timeout <ms>', 'how long to wait for it to exit, in milliseconds (default: 15000)')
     .action(async (options) => (await import('./commands/stop.js')).runStop(options));
+
+  program
+    .command('restart')
+    .description('stop the running serve and start it again in the background with the same arguments (or start one, when none runs)')
+    .option('--timeout <ms>', 'how long to wait for the old one to exit, in milliseconds (default: 15000)')
+    .action(async (options) => (await import('./commands/restart.js')).runRestart(options));
 
   program
     .command('init')
@@ -123,6 +136,22 @@ export function buildProgram(version: string): Command {
   completeArguments(config.command('set <key> <value>'), 'config-keys', 'config-value')
     .description('change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)')
     .action(async (key, value) => (await import('./commands/config.js')).runConfigSet(key, value));
+  config
+    .command('export')
+    .description('print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)')
+    .addOption(completeWith(new Option('-o, --output <file>', 'write the file instead of printing it'), 'files'))
+    .option('--force', 'replace an existing --output file')
+    .option('--with-keys', "include issued keys' records (hashes, never keys), so routers sharing the file accept the same keys")
+    .option('--schema-ref <ref>', 'the $schema reference to write (default: the schema in node_modules/svc-router)')
+    .action(async (options) => (await import('./commands/config-file.js')).runConfigExport(options));
+  completeArguments(config.command('import <file>'), 'files')
+    .description('write a declarative file into config.json, listing every change (nothing is written if the file is not valid)')
+    .option('--dry-run', 'list the changes without writing them')
+    .action(async (file, options) => (await import('./commands/config-file.js')).runConfigImport(file, options));
+  completeArguments(config.command('validate [file]'), 'files')
+    .description('check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid')
+    .option('--json', 'print the result as JSON')
+    .action(async (file, options) => (await import('./commands/config-file.js')).runConfigValidate(file, options));
 
   const connection = (command: Command) =>
     command
@@ -132,6 +161,9 @@ export function buildProgram(version: string): Command {
 
   connection(program.command('whoami').description('show who the key belongs to and its usage against the 30-day cap')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runWhoami(options),
+  );
+  connection(program.command('usage').description("everyone's usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)")).action(
+    async (options) => (await import('./commands/usage.js')).runUsage(options),
   );
   connection(program.command('models').description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),

@@ -2,6 +2,7 @@ import { ConfigStore } from '../config/store.js';
 import type { ApiResponse } from '../handlers/api.js';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 import { warn } from './output.js';
+import { untrustedCertRemedy } from './tls-files.js';
 
 export interface ConnectionOptions {
   baseUrl?: string;
@@ -46,7 +47,7 @@ async function inProcessClient(config: ConfigStore, headers: Record<string, stri
     async call(method, path, body) {
       const response: ApiResponse = await dispatch(app, { method, path, headers, readBody: async () => body, signal: aborter.signal });
       if ('sse' in response) return { status: response.status, frames: splitFrames(response.sse) };
-      return { status: response.status, json: 'json' in response ? response.json : undefined };
+      return { status: response.status, json: 'json' in response ? response.json : 'body' in response ? JSON.parse(response.body) : undefined };
     },
     close: async () => {
       aborter.abort();
@@ -65,7 +66,9 @@ async function httpClient(baseUrl: string, headers: Record<string, string>): Pro
       try {
         response = await request(`${origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       } catch (error) {
-        throw new CliError(`cannot reach ${origin}: ${(error as Error).message}`, 1);
+        const detail = describeFailure(error);
+        const remedy = untrustedCertRemedy(detail);
+        throw new CliError(`cannot reach ${origin}: ${detail}${remedy ? `. ${remedy}` : ''}`, 1);
       }
       const type = String(response.headers['content-type'] ?? '');
       if (type.startsWith('text/event-stream')) return { status: response.statusCode, frames: splitFrames(response.body) };
@@ -96,6 +99,14 @@ async function* splitFrames(body: AsyncIterable<Buffer | string>): AsyncGenerato
     }
   }
   if (buffered.trim()) yield buffered;
+}
+
+/** A failure with its code (undici may put the reason in a cause): the code is what names the fix. */
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+  const { message, code } = error as NodeJS.ErrnoException;
+  if (cause) return `${message} (${cause.code ? `${cause.code}: ` : ''}${cause.message})`;
+  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /** The message of an error body in either error shape. */

@@ -19,6 +19,16 @@ export interface ServerState {
   usageStore: string;
   /** ISO 8601 time the server started listening. */
   startedAt: string;
+  /** serve's own arguments (without --detach), so `restart` starts the same server. */
+  argv?: string[];
+  /** The directory serve ran in: relative paths among `argv` mean files there. */
+  cwd?: string;
+  /** Where its output goes (`--log-file`), when not to the terminal. */
+  logFile?: string;
+  /** The certificate and key it serves HTTPS with. */
+  tls?: { cert: string; key: string };
+  /** Started in the background (`serve --detach` or `restart`). */
+  detached?: boolean;
 }
 
 export type ServerLookup =

@@ -61,6 +61,28 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   /** Open client connections; one more is answered 503 and closed (read when serve starts). */
   maxConnections: number;
+  /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
+  tls?: TlsFiles;
+}
+
+/** Paths of a PEM certificate (its chain after it) and its private key. */
+export interface TlsFiles {
+  cert: string;
+  key: string;
+}
+
+/**
+ * What an upstream model costs, in US dollars per million tokens. Input tokens read from or written
+ * to the provider's prompt cache are priced on their own; a price left out means "not known", and a
+ * request that used such tokens gets no cost at all rather than a wrong one.
+ */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  /** A higher rate for the whole request once its input passes a size (Gemini 2.5 Pro, Claude Sonnet's long context). */
+  longContext?: { aboveInputTokens: number; input: number; output: number; cacheRead?: number; cacheWrite?: number };
 }
 
 export interface Settings {
@@ -80,6 +102,11 @@ export interface Settings {
   contextWindows: Record<string, number>;
   server: ServerSettings;
   usage: { store: string };
+  /**
+   * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
+   * (src/usage/default-prices.ts); src/usage/prices.ts reads them.
+   */
+  prices: Record<string, ModelPrice>;
   defaults: { organisation: string; tier: string; capTokens: number };
 }
 
@@ -101,6 +128,7 @@ export const DEFAULT_SETTINGS: Settings = {
     maxConnections: 1024,
   },
   usage: { store: 'file' },
+  prices: {},
   defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
 };
 
@@ -114,6 +142,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },
+    prices: stored.prices ?? {},
     defaults: { ...DEFAULT_SETTINGS.defaults, ...stored.defaults },
   };
 }

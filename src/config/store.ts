@@ -4,7 +4,7 @@ import Conf from 'conf';
 import { withDefaults, type Settings } from './settings.js';
 
 /**
- * The settings' name-keyed tables (keys by developer slug, backends and routes by name) as objects
+ * The settings' name-keyed tables (keys by developer slug, backends, routes and prices by name) as objects
  * without a prototype: a name such as `constructor` or `__proto__` is then an entry like any other,
  * found only when it was stored, and storing `__proto__` stores an entry instead of replacing the
  * table's prototype.
@@ -13,6 +13,7 @@ function ownTables(settings: Settings): Settings {
   settings.keys = Object.assign(Object.create(null) as Settings['keys'], settings.keys);
   settings.backends = Object.assign(Object.create(null) as Settings['backends'], settings.backends);
   settings.routes = Object.assign(Object.create(null) as Settings['routes'], settings.routes);
+  settings.prices = Object.assign(Object.create(null) as Settings['prices'], settings.prices);
   return settings;
 }
 
@@ -29,7 +30,22 @@ function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf
 }
 
 /**
- * The stored settings. Reads are served from a snapshot that is refreshed whenever the file on
+ * Settings that take precedence over the stored ones: a declarative file (config/declarative/),
+ * loaded only when one is in use so that other commands never load its parser.
+ */
+export interface SettingsOverlay {
+  readonly path: string;
+  /** Changes whenever what `apply` returns may change. */
+  stamp(): string;
+  apply(stored: Settings): Settings;
+}
+
+/** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
+const fileFromEnvironment = process.env.SVC_ROUTER_CONFIG || undefined;
+const environmentModule = fileFromEnvironment ? await import('./declarative/file-source.js') : undefined;
+
+/**
+ * The stored settings, with the declarative file's over them when one is in use. Reads are served from a snapshot that is refreshed whenever the file on
  * disk changes, so a running server sees what the CLI writes without a restart.
  */
 export class ConfigStore {
@@ -37,9 +53,13 @@ export class ConfigStore {
   private snapshot: Settings | undefined;
   private stamp = '';
 
+  /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
+  readonly overlay: SettingsOverlay | undefined;
+
   /** `dir` overrides SVC_ROUTER_HOME (tests use their own). */
-  constructor(dir?: string) {
+  constructor(dir?: string, options: { overlay?: SettingsOverlay } = {}) {
     this.conf = new Conf<Partial<Settings>>(confOptions(dir));
+    this.overlay = options.overlay ?? (environmentModule && fileFromEnvironment ? new environmentModule.DeclarativeFile(fileFromEnvironment) : undefined);
   }
 
   get path(): string {
@@ -51,12 +71,18 @@ export class ConfigStore {
   }
 
   read(): Settings {
-    const stamp = fileStamp(this.conf.path);
+    const stamp = this.overlay ? `${fileStamp(this.conf.path)}|${this.overlay.stamp()}` : fileStamp(this.conf.path);
     if (!this.snapshot || stamp !== this.stamp) {
-      this.snapshot = ownTables(withDefaults(this.conf.store));
+      const stored = ownTables(withDefaults(this.conf.store));
+      this.snapshot = this.overlay ? ownTables(this.overlay.apply(stored)) : stored;
       this.stamp = stamp;
     }
     return this.snapshot;
+  }
+
+  /** The stored settings alone, as config.json holds them (what `update` changes). */
+  readStored(): Settings {
+    return ownTables(withDefaults(this.conf.store));
   }
 
   /** Applies a change to a fresh copy of the file and writes it back atomically. */

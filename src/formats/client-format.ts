@@ -1,4 +1,5 @@
 import type { RouterError } from '../core/errors.js';
+import type { ForwardedFrame } from '../core/forwarded.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
@@ -37,6 +38,8 @@ export interface SvcMeta {
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;
+  /** What the request cost in US dollars, from the upstream model's price; null when that price is not known. */
+  cost_usd?: number | null;
   dropped_tools?: string[];
   /** What was not honoured as asked: settings a backend has no counterpart for, parts of a reply a format cannot carry. */
   warnings?: string[];
@@ -127,4 +130,23 @@ export interface ClientFormat<Options = unknown> {
   encodeStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<Options>): AsyncIterable<string>;
   /** The body of every error of this format, also used as the data of an in-stream error event. */
   errorBody(error: RouterError, requestId: string): unknown;
+  /** Same-format forwarding: how a reply from an upstream of this format reaches its client (src/handlers/forward/). */
+  readonly forward?: FormatForwarder<Options>;
+}
+
+/**
+ * The client's side of same-format forwarding: the upstream's reply as it came, with the model the
+ * client asked for and svc_meta where this format puts it.
+ */
+export interface FormatForwarder<Options = unknown> {
+  /** Whether this request's reply may pass untranslated (cheap: read from what the decoder kept). */
+  allows(decoded: Decoded<Options>): boolean;
+  /** The JSON reply's text for the client. */
+  reply(text: string, context: EncodeContext<Options>): string;
+  /**
+   * The stream for the client: the frames up to and including the one noted `end` or `error` (the
+   * pipeline hands on nothing after it), one piece of text per batch. Usage is recorded before the
+   * batch with the end is handed on, so svcMeta() may be read there.
+   */
+  stream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<Options>): AsyncIterable<string>;
 }

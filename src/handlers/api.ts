@@ -36,14 +36,31 @@ export interface RequestTrace {
   stream?: boolean;
   inputTokens?: number;
   outputTokens?: number;
+  /** The request's cost in nano-dollars, when its price is known. */
+  costNanoUsd?: number;
+  /** Each target tried, in order, with what came of it: a fallback's failed first try stays visible. */
+  targets?: TargetAttempt[];
   /** The error message a failed request was answered with. */
   error?: string;
   /** What lay under that error (RouterError.cause): for the request log, which redacts it; never sent to the client. */
   cause?: unknown;
 }
 
+/** One call to one target of a route. */
+export interface TargetAttempt {
+  backend: string;
+  upstreamModel: string;
+  /** `ok`, or the HTTP status the router made of the failure. */
+  outcome: 'ok' | number;
+  latencyMs: number;
+  /** The failure's message (redacted before it is written anywhere). */
+  error?: string;
+}
+
 export type ApiResponse =
   | { status: number; headers?: Record<string, string>; json: unknown }
+  /** `body`: a JSON body already written (a same-format upstream's reply, forwarded as it came). */
+  | { status: number; headers?: Record<string, string>; body: string }
   /** `sse`: event-stream text in pieces of one or more whole frames, each piece meant for one write. */
   | { status: number; headers?: Record<string, string>; sse: AsyncIterable<string> }
   | { status: number; headers?: Record<string, string>; empty: true };

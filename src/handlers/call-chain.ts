@@ -1,10 +1,11 @@
 import type { Backend } from '../backends/backend.js';
 import type { ClientSignal } from '../core/client-signal.js';
-import { RouterError } from '../core/errors.js';
+import { RouterError, toRouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { Target } from '../routing/target.js';
+import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
 
 export interface Attempted {
@@ -29,25 +30,28 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel) => {
-    const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
-    const first = await rest.next();
-    const lead = first.done ? undefined : first.value[0];
-    if (lead?.type === 'error') throw lead.error;
-    return { first: first.done ? undefined : first.value, rest };
-  });
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => startStream(context, backend, request, upstreamModel));
+}
+
+/** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
+export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string): Promise<StartedStream> {
+  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+  const first = await rest.next();
+  const lead = first.done ? undefined : first.value[0];
+  if (lead?.type === 'error') throw lead.error;
+  return { first: first.done ? undefined : first.value, rest };
 }
 
 /** The longest `retry-after` worth waiting for before trying the same target once more. */
 export const MAX_RETRY_WAIT_MS = 5_000;
 
-async function tryInOrder<T>(
+export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
   call: (backend: Backend, upstreamModel: string) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
-  const { signal } = context.request;
+  const { signal, trace } = context.request;
   let lastError: unknown;
   let attempts = 0;
   for (const target of targets) {
@@ -55,10 +59,14 @@ async function tryInOrder<T>(
     const upstreamModel = target.upstreamModel ?? clientModel;
     for (let retried = false; ; retried = true) {
       attempts++;
+      const startedAt = trace ? performance.now() : 0;
       try {
-        return { backend, upstreamModel, attempts, reply: await call(backend, upstreamModel) };
+        const reply = await call(backend, upstreamModel);
+        if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
+        return { backend, upstreamModel, attempts, reply };
       } catch (error) {
         lastError = error;
+        if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);
         const wait = error instanceof RouterError ? error.retryAfterMs : undefined;
         if (retried || wait === undefined || wait > MAX_RETRY_WAIT_MS || signal.aborted) break;
         // The upstream said when to come back, and soon: that beats a fallback to a lesser target.
@@ -70,6 +78,16 @@ async function tryInOrder<T>(
     if (!(lastError instanceof RouterError && lastError.retryable) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
+}
+
+/** Notes one attempt for the request log (only when a log or metrics are listening: the trace exists). */
+function noteAttempt(trace: RequestTrace, backend: string, upstreamModel: string, startedAt: number, result: 'ok' | unknown): void {
+  const latencyMs = Math.round(performance.now() - startedAt);
+  if (result === 'ok') (trace.targets ??= []).push({ backend, upstreamModel, outcome: 'ok', latencyMs });
+  else {
+    const error = toRouterError(result);
+    (trace.targets ??= []).push({ backend, upstreamModel, outcome: error.status, latencyMs, error: error.message });
+  }
 }
 
 /** Waits `ms`, or less if the client goes away meanwhile. */

@@ -9,10 +9,13 @@ import { FORMATS } from '../formats/registry.js';
 import { routeFor } from '../routing/resolve-route.js';
 import type { Target } from '../routing/target.js';
 import type { ApiResponse } from './api.js';
-import { completeOnChain, streamOnChain, type Attempted, type StartedStream } from './call-chain.js';
+import { type Attempted, type StartedStream } from './call-chain.js';
 import type { RequestContext } from './context.js';
+import { completeOrForward, forwarderFor, streamOrForward } from './forward/forward-chain.js';
+import { relayForwarded } from './forward/relay-forwarded.js';
 import { checkRequestBounds } from './request-bounds.js';
 import { untilTerminal } from './until-terminal.js';
+import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
@@ -78,7 +81,11 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const finish = (usage: Usage): SvcMeta => {
     if (recorded) return recorded;
     const total = usage.inputTokens + usage.outputTokens;
-    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+    const backendName = attempted?.backend.name ?? '';
+    const upstreamModel = attempted?.upstreamModel ?? '';
+    // Priced once, here: the ledger, svc_meta, the request log and the metric all carry this number.
+    const cost = attempted ? costNanoUsd(usage, priceFor(context.settings.prices, backendName, upstreamModel, attempted.backend.offline)) : undefined;
+    if (trace) Object.assign(trace, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, ...(cost !== undefined ? { costNanoUsd: cost } : {}) });
     app.ledger.record({
       ts: Date.now(),
       developer: identity.developer,
@@ -88,17 +95,23 @@ export async function handleCompletion<Options>(context: RequestContext, format:
       requestId: context.requestId,
       model: decoded.request.model,
       backend: attempted?.backend.name,
+      upstreamModel: attempted?.upstreamModel,
+      ...(usage.cachedInputTokens ? { cacheReadTokens: usage.cachedInputTokens } : {}),
+      ...(usage.cacheWriteInputTokens ? { cacheWriteTokens: usage.cacheWriteInputTokens } : {}),
+      ...(cost !== undefined ? { costNanoUsd: cost } : {}),
     });
     recorded = {
       request_id: context.requestId,
       sku: decoded.request.model,
-      backend: attempted?.backend.name ?? '',
-      upstream_model: attempted?.upstreamModel ?? '',
+      backend: backendName,
+      upstream_model: upstreamModel,
       ...(attempted?.backend.offline ? { offline: true as const } : {}),
       attempts: attempted?.attempts ?? 0,
       latency_ms: Math.round(performance.now() - context.startedAt),
       usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: total },
       remaining_tokens: Math.max(0, identity.capTokens - used - total),
+      // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
+      cost_usd: cost === undefined ? null : usdOf(cost),
       ...(decoded.droppedTools?.length && attempted?.backend.wireFormat !== format.name ? { dropped_tools: decoded.droppedTools } : {}),
     };
     const warnings = allWarnings(decoded.request);
@@ -119,39 +132,51 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     },
   };
 
+  // A same-format target forwards its upstream's reply as it came (src/handlers/forward/), when this request allows it.
+  const forwarder = forwarderFor(format, decoded);
   const upstreamStart = performance.now();
   if (!decoded.stream) {
-    const result = await completeOnChain(context, targets, decoded.request);
+    const result = await completeOrForward(context, targets, decoded.request, forwarder && format.name);
     const upstreamMs = performance.now() - upstreamStart;
     attempted = result;
     if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
-    finish(result.reply.usage);
-    const json = format.encodeReply(result.reply, encodeContext);
-    return { status: 200, headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) }, json };
+    const replyHeaders = { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) };
+    if ('forwarded' in result.reply) {
+      finish(result.reply.forwarded.usage);
+      return { status: 200, headers: replyHeaders, body: forwarder!.reply(result.reply.forwarded.text, encodeContext) };
+    }
+    finish(result.reply.reply.usage);
+    return { status: 200, headers: replyHeaders, json: format.encodeReply(result.reply.reply, encodeContext) };
   }
-  const result = await streamOnChain(context, targets, decoded.request);
+  const result = await streamOrForward(context, targets, decoded.request, forwarder && format.name);
   const upstreamMs = performance.now() - upstreamStart;
   attempted = result;
   if (trace) Object.assign(trace, { backend: result.backend.name, upstreamModel: result.upstreamModel, attempts: result.attempts });
   const seen = { usage: undefined as Usage | undefined, outputChars: 0 };
+  // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
+  // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
+  const billSeen = () => {
+    if (recorded) return;
+    const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
+    finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
+  };
+  // A failure after the stream began is answered in the stream, with a 200: the log still names it.
+  const traceError = (error: RouterError) => {
+    if (trace) Object.assign(trace, { error: error.message, ...(error.cause !== undefined ? { cause: error.cause } : {}) });
+  };
+  const streamHeaders = { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) };
+  if ('forwarded' in result.reply) {
+    const terminal = (note: { error?: RouterError }) => {
+      if (note.error) traceError(note.error);
+      else finish(seen.usage ?? { inputTokens: needed, outputTokens: tokensForChars(seen.outputChars) });
+    };
+    return { status: 200, headers: streamHeaders, sse: forwarder!.stream(relayForwarded(result.reply.forwarded, seen, terminal, billSeen), encodeContext) };
+  }
   return {
     status: 200,
-    headers: { ...overheadHeader(context, upstreamMs), ...warningHeader(decoded.request) },
+    headers: streamHeaders,
     sse: format.encodeStream(
-      untilTerminal(
-        relay(result.reply, seen, () => {
-          // A stream cut short (client gone, upstream failed) still bills what was seen. An upstream
-          // that reports usage only at its end (Responses) has said nothing yet: estimate its input.
-          if (recorded) return;
-          const usage = seen.usage ?? { inputTokens: needed, outputTokens: 0 };
-          finish({ ...usage, outputTokens: Math.max(usage.outputTokens, tokensForChars(seen.outputChars)) });
-        }),
-        (event) => {
-          if (event.type === 'finish') finish(event.usage);
-          // A failure after the stream began is answered in the stream, with a 200: the log still names it.
-          else if (trace) Object.assign(trace, { error: event.error.message, ...(event.error.cause !== undefined ? { cause: event.error.cause } : {}) });
-        },
-      ),
+      untilTerminal(relay(result.reply.started, seen, billSeen), (event) => (event.type === 'finish' ? finish(event.usage) : traceError(event.error))),
       encodeContext,
     ),
   };

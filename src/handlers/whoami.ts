@@ -1,5 +1,6 @@
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
+import { usdOf } from '../usage/prices.js';
 
 /** GET /whoami: who the key belongs to and how much of the 30-day cap is used. */
 export async function handleWhoami({ app, identity }: RequestContext): Promise<ApiResponse> {
@@ -20,6 +21,9 @@ export async function handleWhoami({ app, identity }: RequestContext): Promise<A
         requests: usage.requests,
         cap_tokens: identity.capTokens,
         remaining_tokens: Math.max(0, identity.capTokens - usage.totalTokens),
+        // The cost of the requests whose price is known; null when none in the window had one.
+        cost_usd: usage.requests > 0 && usage.unpricedRequests === usage.requests ? null : usdOf(usage.costNanoUsd),
+        unpriced_requests: usage.unpricedRequests,
       },
     },
   };

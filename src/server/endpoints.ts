@@ -5,6 +5,7 @@ import type { ApiResponse } from '../handlers/api.js';
 import { handleCompletion } from '../handlers/completion.js';
 import type { RequestContext } from '../handlers/context.js';
 import { handleModel, handleModels } from '../handlers/models.js';
+import { handleUsage } from '../handlers/usage.js';
 import { handleWhoami } from '../handlers/whoami.js';
 import type { KeySource } from '../identity/authenticate.js';
 
@@ -26,6 +27,8 @@ const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handl
   { path: '/v1/models', name: 'models', method: 'GET', handle: handleModels },
   // `client.models.retrieve(id)` in both SDKs.
   { path: '/v1/models/{id}', name: 'models', method: 'GET', handle: handleModel },
+  // Everyone's usage: admin keys only (src/identity/admin.ts).
+  { path: '/admin/usage', name: 'usage', method: 'GET', handle: handleUsage },
 ];
 
 const endpointOf = (format: ClientFormat, route: { name?: string; method: 'GET' | 'POST'; handle?: Endpoint['handle'] }): Endpoint => ({

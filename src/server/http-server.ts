@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
@@ -22,31 +23,45 @@ export interface HttpServerOptions {
   metrics?: RouterMetrics;
   /** Overrides the config's `server.*` limits (read once, when the server is created). */
   limits?: Partial<ServerLimits>;
+  /** Serve HTTPS with this PEM certificate (chain) and key; plain HTTP without. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
+
+/** The server either way: node:https's has the same HTTP surface (close, closeAllConnections, …). */
+export type RouterServer = http.Server | https.Server;
 
 /** What the server allows a client: time for headers and for a body, and open connections. */
 export type ServerLimits = Pick<ServerSettings, 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>;
 
-/** node:http in front of dispatch: turns sockets into ApiRequests and ApiResponses into bytes. */
-export function createHttpServer(app: App, options: HttpServerOptions = {}): http.Server {
+/** node:http (node:https with `tls`) in front of dispatch: turns sockets into ApiRequests and ApiResponses into bytes. */
+export function createHttpServer(app: App, options: HttpServerOptions & { tls: NonNullable<HttpServerOptions['tls']> }): https.Server;
+export function createHttpServer(app: App, options?: HttpServerOptions & { tls?: undefined }): http.Server;
+export function createHttpServer(app: App, options?: HttpServerOptions): RouterServer;
+export function createHttpServer(app: App, options: HttpServerOptions = {}): RouterServer {
   const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
-  const server = http.createServer(
-    {
-      keepAliveTimeout: 65_000,
-      headersTimeout: headersTimeoutMs,
-      // Node's own deadline for a whole request, a backstop behind the body deadline read-body keeps
-      // (which answers in the client's format); both are checked on a clock this coarse.
-      requestTimeout: headersTimeoutMs + bodyTimeoutMs + 1_000,
-      connectionsCheckingInterval: Math.max(10, Math.min(15_000, Math.floor(headersTimeoutMs / 4))),
-    },
-    (req, res) => {
-      serve(app, options, bodyTimeoutMs, req, res).catch(() => {
-        // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
-        res.destroy();
-      });
-    },
-  );
-  capConnections(server, maxConnections);
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    serve(app, options, bodyTimeoutMs, req, res).catch(() => {
+      // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
+      res.destroy();
+    });
+  };
+  const httpOptions = {
+    keepAliveTimeout: 65_000,
+    headersTimeout: headersTimeoutMs,
+    // Node's own deadline for a whole request, a backstop behind the body deadline read-body keeps
+    // (which answers in the client's format); both are checked on a clock this coarse.
+    requestTimeout: headersTimeoutMs + bodyTimeoutMs + 1_000,
+    connectionsCheckingInterval: Math.max(10, Math.min(15_000, Math.floor(headersTimeoutMs / 4))),
+  };
+  if (options.tls) {
+    const server = https.createServer({ ...httpOptions, cert: options.tls.cert, key: options.tls.key }, handle);
+    // node:https parses HTTP on 'secureConnection', once the handshake is done: a refused client
+    // then reads its 503 over TLS as it expects.
+    capConnections(server, 'secureConnection', maxConnections);
+    return server;
+  }
+  const server = http.createServer(httpOptions, handle);
+  capConnections(server, 'connection', maxConnections);
   return server;
 }
 
@@ -65,12 +80,12 @@ function pickLimits(settings: ServerSettings): ServerLimits {
  * close`, and closed once the client has finished sending or a second has passed. A connection
  * counts until its socket closes.
  */
-function capConnections(server: http.Server, max: number): void {
-  // node:http parses every socket it is handed on 'connection'; hand it only the admitted ones.
-  const parse = server.listeners('connection') as Array<(socket: Socket) => void>;
-  server.removeAllListeners('connection');
+function capConnections(server: RouterServer, event: 'connection' | 'secureConnection', max: number): void {
+  // node:http(s) parses every socket it is handed on this event; hand it only the admitted ones.
+  const parse = server.listeners(event) as Array<(socket: Socket) => void>;
+  server.removeAllListeners(event);
   let open = 0;
-  server.on('connection', (socket: Socket) => {
+  server.on(event, (socket: Socket) => {
     if (open >= max) return refuse(socket, max);
     open++;
     socket.once('close', () => open--);
@@ -143,6 +158,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
     const response = await dispatch(app, request);
     status = response.status;
     if (bodies && 'json' in response) bodies.response = response.json;
+    else if (bodies && 'body' in response) bodies.response = parsedForLog(response.body);
     // A body that did not arrive in time is not waited for: answer, then close the connection.
     await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics);
   } finally {
@@ -175,6 +191,15 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   }
 }
 
+/** A forwarded body for the request log, which redacts what it records value by value. */
+function parsedForLog(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 /** GET /metrics: the Prometheus exposition text; no key needed, and it holds none. */
 async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method: string): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
@@ -189,8 +214,8 @@ async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method:
 }
 
 async function writeResponse(res: ServerResponse, response: ApiResponse, headOnly: boolean, metrics?: RouterMetrics): Promise<void> {
-  if ('json' in response) {
-    const body = JSON.stringify(response.json);
+  if ('json' in response || 'body' in response) {
+    const body = 'json' in response ? JSON.stringify(response.json) : response.body;
     res.writeHead(response.status, {
       ...response.headers,
       'content-type': 'application/json',

@@ -55,6 +55,18 @@ export class RouterMetrics {
     labelNames: ['sku', 'backend', 'direction'] as const,
     registers: [this.registry],
   });
+  private readonly cost = new Counter({
+    name: 'svc_router_cost_usd_total',
+    help: 'What completed requests cost upstream in US dollars, from the configured and shipped prices, by SKU and backend (requests without a known price are not in it: see svc_router_unpriced_requests_total).',
+    labelNames: ['sku', 'backend'] as const,
+    registers: [this.registry],
+  });
+  private readonly unpriced = new Counter({
+    name: 'svc_router_unpriced_requests_total',
+    help: 'Completed requests whose upstream model has no known price, by SKU and backend.',
+    labelNames: ['sku', 'backend'] as const,
+    registers: [this.registry],
+  });
   private readonly streams = new Gauge({
     name: 'svc_router_streams_in_flight',
     help: 'Streamed responses being sent right now.',
@@ -92,6 +104,8 @@ export class RouterMetrics {
       const labels = { sku: current ? routeLabel(current, trace.model) : OTHER_ROUTE, backend: trace.backend ?? 'unknown' };
       this.tokens.inc({ ...labels, direction: 'input' }, trace.inputTokens ?? 0);
       this.tokens.inc({ ...labels, direction: 'output' }, trace.outputTokens ?? 0);
+      if (trace.costNanoUsd === undefined) this.unpriced.inc(labels);
+      else this.cost.inc(labels, trace.costNanoUsd / 1e9);
     }
   }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
-import type { Ledger, UsageRecord, UsageSummary } from './ledger.js';
+import type { Ledger, UsageRecord, UsageRow, UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
 
@@ -52,6 +52,11 @@ export class FileLedger implements Ledger {
     return this.buckets.summary(developer, now);
   }
 
+  async breakdown(now = Date.now()): Promise<UsageRow[]> {
+    this.catchUp();
+    return this.buckets.breakdown(now);
+  }
+
   async close(): Promise<void> {
     fs.closeSync(this.fd);
   }
@@ -94,6 +99,13 @@ export function parseRecord(line: string): UsageRecord | undefined {
       outputTokens: Number(value.outputTokens) || 0,
       requests: Number(value.requests) || 1,
       ...(typeof value.requestId === 'string' ? { requestId: value.requestId } : {}),
+      ...(typeof value.model === 'string' ? { model: value.model } : {}),
+      ...(typeof value.backend === 'string' ? { backend: value.backend } : {}),
+      ...(typeof value.upstreamModel === 'string' ? { upstreamModel: value.upstreamModel } : {}),
+      ...(Number.isSafeInteger(value.cacheReadTokens) ? { cacheReadTokens: value.cacheReadTokens } : {}),
+      ...(Number.isSafeInteger(value.cacheWriteTokens) ? { cacheWriteTokens: value.cacheWriteTokens } : {}),
+      // A cost is a whole number of nano-dollars; anything else in its place is no cost, never 0.
+      ...(Number.isSafeInteger(value.costNanoUsd) ? { costNanoUsd: value.costNanoUsd } : {}),
     };
   } catch {
     return undefined;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { DailyBuckets } from './daily-buckets.js';
-import { DAY_MS, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageSummary } from './ledger.js';
+import { DailyBuckets, rowKey } from './daily-buckets.js';
+import { DAY_MS, dayLabel, firstWindowDay, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { Outbox } from './outbox.js';
 
 /** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
@@ -10,6 +11,8 @@ const MAX_QUEUED = 100_000;
 /** A day's bucket outlives the 30-day window by a day, then Redis drops it. */
 const BUCKET_TTL_SECONDS = (WINDOW_DAYS + 1) * 86_400;
 const KEY_PREFIX = 'svc-router:usage';
+/** One hash per UTC day: the day's sums by developer, model and upstream (what `usage` slices). */
+const ROWS_PREFIX = 'svc-router:usage-rows';
 /** Marks a request id as counted, for as long as its bucket can still be in the window. */
 const APPLIED_PREFIX = 'svc-router:applied';
 /** Records written per Redis call. */
@@ -20,25 +23,34 @@ export const READ_TIMEOUT_MS = 1_000;
 const CLOSE_TIMEOUT_MS = 2_000;
 
 const bucketKey = (developer: string, day: number): string => `${KEY_PREFIX}:${developer}:${day}`;
+const rowsKey = (day: number): string => `${ROWS_PREFIX}:${day}`;
+/** The fields of a bucket, and the suffixes of a row's fields in the day's rows hash. */
+const SUMS = ['in', 'out', 'n', 'cost', 'unpriced'] as const;
 export const appliedKey = (requestId: string): string => `${APPLIED_PREFIX}:${requestId}`;
 
 /**
  * Applies a batch of records, each at most once: a record's increments happen only if its request
  * id is not yet marked, and the mark is set in the same atomic step. A write whose reply was lost
  * (Redis killed after applying it, a connection reset) can therefore be sent again safely.
- * KEYS: mark, bucket per record; ARGV: ttl, then in, out, n per record. Returns how many applied.
+ * KEYS: mark, bucket, day's rows per record; ARGV: ttl, then in, out, n, cost (nano-dollars),
+ * unpriced, row field per record. Returns how many applied.
  */
 const APPLY_ONCE = `
 local ttl = ARGV[1]
 local applied = 0
-for i = 1, #KEYS, 2 do
+local names = {'in', 'out', 'n', 'cost', 'unpriced'}
+for i = 1, #KEYS, 3 do
   if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
     local bucket = KEYS[i + 1]
-    local at = 2 + (i - 1) / 2 * 3
-    redis.call('HINCRBY', bucket, 'in', ARGV[at])
-    redis.call('HINCRBY', bucket, 'out', ARGV[at + 1])
-    redis.call('HINCRBY', bucket, 'n', ARGV[at + 2])
+    local rows = KEYS[i + 2]
+    local at = 2 + (i - 1) / 3 * 6
+    local row = ARGV[at + 5]
+    for k = 1, 5 do
+      redis.call('HINCRBY', bucket, names[k], ARGV[at + k - 1])
+      redis.call('HINCRBY', rows, row .. '|' .. names[k], ARGV[at + k - 1])
+    end
     redis.call('EXPIRE', bucket, ttl)
+    redis.call('EXPIRE', rows, ttl)
     applied = applied + 1
   end
 end
@@ -141,14 +153,14 @@ export class RedisLedger implements Ledger {
     try {
       await this.flush();
       const pipeline = this.redis.pipeline();
-      for (const day of days) pipeline.hmget(bucketKey(developer, day), 'in', 'out', 'n');
+      for (const day of days) pipeline.hmget(bucketKey(developer, day), ...SUMS);
       const results = (await pipeline.exec()) ?? [];
       const buckets = new DailyBuckets();
       results.forEach(([error, values], index) => {
         if (error) throw error;
-        const [input, output, requests] = (values as Array<string | null>).map((value) => Number(value ?? 0));
-        if (requests || input || output) {
-          buckets.add({ ts: days[index]! * DAY_MS, developer, inputTokens: input!, outputTokens: output!, requests: requests! });
+        const [inputTokens, outputTokens, requests, costNanoUsd, unpricedRequests] = (values as Array<string | null>).map((value) => Number(value ?? 0));
+        if (requests || inputTokens || outputTokens) {
+          buckets.addSums(developer, days[index]!, { inputTokens: inputTokens!, outputTokens: outputTokens!, requests: requests!, costNanoUsd: costNanoUsd!, unpricedRequests: unpricedRequests! });
         }
       });
       const summary = buckets.summary(developer, now);
@@ -157,6 +169,51 @@ export class RedisLedger implements Ledger {
     } catch {
       return undefined;
     }
+  }
+
+  async breakdown(now = Date.now()): Promise<UsageRow[]> {
+    const today = Math.floor(now / DAY_MS);
+    const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
+    // A ledger opened for this one read (the CLI) is still connecting: give it the read's time.
+    if (this.redis.status !== 'ready') await withTimeout(once(this.redis, 'ready').catch(() => undefined), READ_TIMEOUT_MS);
+    await withTimeout(this.flush().catch(() => undefined), READ_TIMEOUT_MS);
+    const read = async () => {
+      const pipeline = this.redis.pipeline();
+      for (const day of days) pipeline.hgetall(rowsKey(day));
+      return pipeline.exec();
+    };
+    const results = await withTimeout(read().catch(() => null), READ_TIMEOUT_MS);
+    if (!results) throw new Error('the usage store (Redis) did not answer; try again once it is reachable.');
+    const rows: UsageRow[] = [];
+    results.forEach(([error, hash], index) => {
+      if (error) throw error;
+      const byRow = new Map<string, Record<string, number>>();
+      for (const [field, value] of Object.entries(hash as Record<string, string>)) {
+        const bar = field.lastIndexOf('|');
+        const sums = byRow.get(field.slice(0, bar)) ?? {};
+        sums[field.slice(bar + 1)] = Number(value);
+        byRow.set(field.slice(0, bar), sums);
+      }
+      for (const [key, sums] of byRow) {
+        const [developer, sku, backend, upstreamModel] = JSON.parse(key) as [string, string, string, string];
+        rows.push({
+          day: dayLabel(days[index]!),
+          developer,
+          sku,
+          backend,
+          upstreamModel,
+          inputTokens: sums.in ?? 0,
+          outputTokens: sums.out ?? 0,
+          requests: sums.n ?? 0,
+          costNanoUsd: sums.cost ?? 0,
+          unpricedRequests: sums.unpriced ?? 0,
+        });
+      }
+    });
+    // What Redis has not taken yet is usage too: counted here, once.
+    const queued = new DailyBuckets();
+    for (const entry of uniqueIds(this.queue)) if (Math.floor(entry.ts / DAY_MS) >= firstWindowDay(now)) queued.add(entry);
+    return [...rows, ...queued.breakdown(now)].sort((a, b) => a.day.localeCompare(b.day));
   }
 
   async close(): Promise<void> {
@@ -197,8 +254,11 @@ export class RedisLedger implements Ledger {
       const keys: string[] = [];
       const args: Array<string | number> = [BUCKET_TTL_SECONDS];
       for (const entry of batch) {
-        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, Math.floor(entry.ts / DAY_MS)));
-        args.push(entry.inputTokens, entry.outputTokens, entry.requests);
+        const day = Math.floor(entry.ts / DAY_MS);
+        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, day), rowsKey(day));
+        const priced = entry.costNanoUsd !== undefined;
+        args.push(entry.inputTokens, entry.outputTokens, entry.requests, priced ? entry.costNanoUsd! : 0, priced ? 0 : entry.requests);
+        args.push(rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? ''));
       }
       try {
         await (this.redis as ApplyOnce).applyUsageOnce(keys.length, ...keys, ...args);
@@ -222,11 +282,13 @@ export class RedisLedger implements Ledger {
 
   private withQueued(summary: UsageSummary, developer: string): UsageSummary {
     const result = { ...summary };
-    for (const entry of this.queue) {
+    for (const entry of uniqueIds(this.queue)) {
       if (entry.developer !== developer || entry.ts < summary.windowStart.getTime()) continue;
       result.inputTokens += entry.inputTokens;
       result.outputTokens += entry.outputTokens;
       result.requests += entry.requests;
+      if (entry.costNanoUsd === undefined) result.unpricedRequests += entry.requests;
+      else result.costNanoUsd += entry.costNanoUsd;
     }
     result.totalTokens = result.inputTokens + result.outputTokens;
     return result;
@@ -236,6 +298,16 @@ export class RedisLedger implements Ledger {
     if (this.warned) return;
     this.warned = true;
     this.log('usage store (Redis) is unreachable; serving on and queueing usage in memory until it is back.');
+  }
+}
+
+/** The queue with each request id once: a replayed record waits beside the original until Redis drops it. */
+function* uniqueIds(queue: UsageRecord[]): Generator<UsageRecord> {
+  const seen = new Set<string>();
+  for (const entry of queue) {
+    if (seen.has(entry.requestId!)) continue;
+    seen.add(entry.requestId!);
+    yield entry;
   }
 }
 

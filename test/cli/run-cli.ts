@@ -178,8 +178,8 @@ export async function startServe(home: string, args: string[] = ['--port', '0'],
   };
 
   try {
-    const listening = await waitForLine(/listening on (http:\/\/\S+)/);
-    const origin = /listening on (http:\/\/\S+)/.exec(listening)![1]!;
+    const listening = await waitForLine(/listening on (https?:\/\/\S+)/);
+    const origin = /listening on (https?:\/\/\S+)/.exec(listening)![1]!;
     return { child, origin, lines, stderr: () => stderr, waitForLine, exited, kill };
   } catch (error) {
     await kill();

@@ -1,6 +1,7 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendDescriptor } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
+import { anthropicForwardTap } from './forward-tap.js';
 import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
 import { encodeAnthropicRequest } from './encode-request.js';
@@ -19,6 +20,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     },
     encode: encodeAnthropicRequest,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
+    forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),
   });
 }

@@ -1,10 +1,12 @@
 import type { BackendSettings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import { redactError, redactText, rememberedSecrets, rememberSecret } from '../../core/redact.js';
+import type { ForwardedFrame } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
-import type { Backend, BackendCall } from '../backend.js';
+import type { Backend, BackendCall, ForwardingBackend } from '../backend.js';
+import type { ForwardTap } from './forward-tap.js';
 import { resolveApiKey } from './resolve-api-key.js';
 import { decodeSse, type SseFrame } from './sse-decoder.js';
 import type { UpstreamBody } from './upstream-exchange.js';
@@ -33,6 +35,8 @@ export interface HttpBackendSpec {
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
+  /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
+  forward?: ForwardTap;
 }
 
 const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
@@ -41,6 +45,10 @@ const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
 export const END_GRACE_MS = 500;
 /** What a finished stream's upstream may still send (comments, pings) before it is cut off. */
 const END_GRACE_BYTES = 64 * 1024;
+
+async function* oneBatch(frames: SseFrame[]): AsyncGenerator<SseFrame[]> {
+  yield frames;
+}
 
 /**
  * Reads what is left of a body whose stream has ended, discarding it, until the upstream ends the
@@ -110,9 +118,92 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     });
   }
 
+  /** The error an upstream's error frame is, exactly as the stream decoder maps it (none if the decoder reads no error there). */
+  async function frameError(frame: SseFrame, request: CanonicalRequest): Promise<unknown> {
+    try {
+      for await (const _ of spec.decodeStream(name, oneBatch([frame]), request));
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  function forwarding(tap: ForwardTap): ForwardingBackend {
+    return {
+      async complete(call) {
+        try {
+          const client = await loadClient();
+          const { text, json } = await client.readJsonText(name, await send(client, call, false), call.signal);
+          // A body that is no reply goes to the decoder, which says what the upstream reported (or estimates missing usage).
+          const usage = tap.replyUsage(name, json) ?? spec.decodeReply(name, json, call.request).usage;
+          return { text, usage };
+        } catch (error) {
+          throw safe(error, call);
+        }
+      },
+      async *stream(call) {
+        let response;
+        try {
+          response = await send(await loadClient(), call, true);
+        } catch (error) {
+          throw safe(error, call);
+        }
+        const body = response.body;
+        const chunks = body[Symbol.asyncIterator]();
+        const view: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) };
+        const reader = tap.stream(name, call.request);
+        let ended = false;
+        try {
+          for await (const frames of decodeSse(view)) {
+            const out: ForwardedFrame[] = [];
+            for (const frame of frames) {
+              let note;
+              try {
+                note = reader.read(frame);
+              } catch (error) {
+                // As the decoders do: the frames before the one that broke still go out, then the error.
+                if (out.length) yield out;
+                throw error;
+              }
+              if (note !== 'error') {
+                out.push({ frame, note });
+                if (note.end) {
+                  ended = true;
+                  break;
+                }
+                continue;
+              }
+              const error = await frameError(frame, call.request);
+              if (error === undefined) {
+                out.push({ frame, note: { outputChars: 0 } });
+                continue;
+              }
+              out.push({ frame, note: { outputChars: 0, error: safe(error, call) } });
+              yield out;
+              return;
+            }
+            if (out.length) yield out;
+            if (ended) return;
+          }
+          const cutOff = reader.atEnd();
+          if (cutOff) throw cutOff;
+          ended = true;
+          yield [{ frame: undefined, note: { outputChars: 0, end: true } }];
+        } catch (error) {
+          throw safe(error, call);
+        } finally {
+          // As stream() does: a stream that ended well lets the upstream finish its response.
+          if (ended) releaseAfterEnd(body);
+          else body.destroy();
+        }
+      },
+    };
+  }
+
   return {
     name,
     ...(spec.wireFormat ? { wireFormat: spec.wireFormat } : {}),
+    ...(spec.wireFormat && spec.forward ? { forward: forwarding(spec.forward) } : {}),
     async complete(call): Promise<Reply> {
       let reply: Reply;
       try {

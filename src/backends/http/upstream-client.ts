@@ -87,6 +87,11 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
 export async function readJson(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<unknown> {
+  return (await readJsonText(backend, response, signal)).json;
+}
+
+/** readJson, also giving the text it parsed (for a reply forwarded as the upstream wrote it). */
+export async function readJsonText(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<{ text: string; json: unknown }> {
   let body: Buffer;
   try {
     body = await response.body.readAll(MAX_REPLY_BODY + 1);
@@ -96,8 +101,9 @@ export async function readJson(backend: string, response: UpstreamResponse, sign
   if (body.length > MAX_REPLY_BODY) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply larger than ${MAX_REPLY_BODY} bytes.`);
   // A UTF-8 byte order mark is legal before JSON text but not to JSON.parse.
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  const text = body.toString('utf8', start);
   try {
-    return JSON.parse(body.toString('utf8', start));
+    return { text, json: JSON.parse(text) };
   } catch {
     throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply that is not valid JSON.`);
   }

@@ -1,6 +1,7 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendDescriptor } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
+import { chatForwardTap } from './forward-tap.js';
 import { decodeChatReply } from './decode-reply.js';
 import { decodeChatStream } from './decode-stream.js';
 import { encodeChatRequest } from './encode-request.js';
@@ -13,6 +14,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
     headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
     encode: encodeChatRequest,
     decodeReply: decodeChatReply,
+    forward: chatForwardTap,
     decodeStream: decodeChatStream,
   });
 }

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
@@ -54,6 +56,8 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.server.metrics = v === 'true';
     },
   },
+  'server.tls.cert': tlsPathKey('cert', 'PEM certificate (chain) serve answers HTTPS with; with server.tls.key (\'\' turns HTTPS off; read when serve starts)'),
+  'server.tls.key': tlsPathKey('key', "the certificate's PEM private key, a file only you can read (read when serve starts)"),
   'usage.store': {
     describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
     values: ['file'],
@@ -75,6 +79,22 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     set: (s, v) => void (s.defaults.capTokens = parsePositiveInteger(v, 'defaults.capTokens')),
   },
 };
+
+/**
+ * One of server.tls's two file paths, stored absolute (serve may start in another directory). An
+ * empty value removes both: half a pair serves nothing.
+ */
+function tlsPathKey(part: 'cert' | 'key', describe: string): SettingKey {
+  return {
+    describe,
+    get: (s) => s.server.tls?.[part] ?? '',
+    set: (s, v) => {
+      if (v === '') return void delete s.server.tls;
+      if (!fs.existsSync(v)) throw usageError(`server.tls.${part}: no such file: ${v}`);
+      s.server.tls = { cert: '', key: '', ...s.server.tls, [part]: path.resolve(v) };
+    },
+  };
+}
 
 /** Milliseconds, at most a day (timers cannot wait much longer). */
 function parseDuration(value: string, name: string): number {

@@ -22,7 +22,7 @@ import {
 import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
 import { chalk, printLine } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
-import { hostForUrl } from './env.js';
+import { defaultRouterOrigin } from '../router-origin.js';
 
 export { CLIENTS, type Client } from '../connect-clients.js';
 
@@ -46,7 +46,7 @@ export function runConnect(client: string, options: ConnectOptions): void {
     throw usageError(`--write is for ${withFile.join(' and ')}, which have a config file; for ${client}, copy the printed snippet into your code`);
   }
   const settings = new ConfigStore().read();
-  const origin = originOf(options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : `http://${hostForUrl(settings.server.host)}:${settings.server.port}`);
+  const origin = originOf(options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : defaultRouterOrigin(settings));
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
   if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');

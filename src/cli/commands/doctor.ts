@@ -6,7 +6,7 @@ import { checkContextWindows } from '../doctor/context-windows.js';
 import { skip, type CheckResult } from '../doctor/result.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
-import { hostForUrl } from './env.js';
+import { defaultRouterOrigin } from '../router-origin.js';
 
 export interface DoctorOptions {
   baseUrl?: string;
@@ -30,7 +30,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   if (given) parseHttpUrl(givenUrl, '--base-url');
 
   const { settings, file, problem } = loadConfig();
-  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `http://${hostForUrl(settings.server.host)}:${settings.server.port}/v1`;
+  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `${defaultRouterOrigin(settings)}/v1`;
   const root = baseUrl.replace(/\/v1$/, '');
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? settings.localKey;
 

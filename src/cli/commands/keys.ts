@@ -2,7 +2,10 @@ import type { KeyRecord } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
 import { usageError } from '../cli-error.js';
-import { chalk, printJson, printLine, printTable } from '../output.js';
+import { openLedger } from '../../usage/open-ledger.js';
+import { sliceUsage, type UsageSlice } from '../../usage/slice.js';
+import { chalk, printJson, printLine, printTable, warn } from '../output.js';
+import { formatUsd } from '../usage-chart.js';
 import { parsePositiveInteger, parseSlug } from '../parse-options.js';
 
 export function keyRecord(key: string, developer: string, identity: Pick<KeyRecord, 'organisation' | 'tier' | 'capTokens'>): KeyRecord {
@@ -44,23 +47,52 @@ export function runKeysIssue(options: IssueOptions): void {
   printLine(chalk.dim('  Shown once: only its hash is stored.'));
 }
 
-export function runKeysList(options: { json?: boolean }): void {
-  const settings = new ConfigStore().read();
-  const rows = Object.values(settings.keys).map((record) => ({
-    developer: record.developer,
-    organisation: record.organisation,
-    tier: record.tier,
-    cap_tokens: record.capTokens,
-    key_hint: record.hint,
-    created_at: record.createdAt,
-    local: settings.localKey !== undefined && hashKey(settings.localKey) === record.hash,
-  }));
+export async function runKeysList(options: { json?: boolean }): Promise<void> {
+  const config = new ConfigStore();
+  const settings = config.read();
+  const usage = await usageByKey(settings.usage.store, config.dir);
+  const rows = Object.values(settings.keys).map((record) => {
+    const used = usage?.get(record.developer);
+    return {
+      developer: record.developer,
+      organisation: record.organisation,
+      tier: record.tier,
+      cap_tokens: record.capTokens,
+      key_hint: record.hint,
+      created_at: record.createdAt,
+      local: settings.localKey !== undefined && hashKey(settings.localKey) === record.hash,
+      // The 30-day window's usage; null when the usage store could not be read.
+      usage: usage ? { tokens: used?.total_tokens ?? 0, requests: used?.requests ?? 0, cost_usd: used ? used.cost_usd : 0 } : null,
+    };
+  });
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No keys issued yet. Run svc-router init, or svc-router keys issue --developer SLUG.');
   printTable(
-    rows.map((row) => [row.developer + (row.local ? ' (local)' : ''), row.organisation, row.tier, String(row.cap_tokens), row.key_hint, row.created_at]),
-    ['DEVELOPER', 'ORGANISATION', 'TIER', 'CAP', 'KEY', 'CREATED'],
+    rows.map((row) => [
+      row.developer + (row.local ? ' (local)' : ''),
+      row.organisation,
+      row.tier,
+      String(row.cap_tokens),
+      row.usage ? String(row.usage.tokens) : 'n/a',
+      row.usage ? formatUsd(row.usage.cost_usd) : 'n/a',
+      row.key_hint,
+      row.created_at,
+    ]),
+    ['DEVELOPER', 'ORGANISATION', 'TIER', 'CAP', 'USED (30 D)', 'COST', 'KEY', 'CREATED'],
   );
+}
+
+/** Each developer's usage over the window, or undefined (with a warning) when the store cannot be read. */
+async function usageByKey(store: string, dir: string): Promise<Map<string, UsageSlice> | undefined> {
+  const ledger = openLedger(store, dir);
+  try {
+    return new Map(sliceUsage(await ledger.breakdown()).by_key.map((slice) => [slice.name, slice]));
+  } catch (error) {
+    warn(`usage is not shown: ${(error as Error).message}`);
+    return undefined;
+  } finally {
+    await ledger.close();
+  }
 }
 
 export function runKeysRevoke(slug: string): void {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
@@ -11,8 +12,11 @@ import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { keepRunningWhenOutputCloses } from '../closed-output.js';
 import { isLoopbackHost } from '../loopback.js';
 import { chalk, printLine, warn } from '../output.js';
-import { parsePort } from '../parse-options.js';
+import { DETACHED_ENV, reportListening, serveArgsFromArgv, startDetached } from '../detach.js';
+import { DEFAULT_LOG_KEEP, DEFAULT_LOG_MAX_BYTES, redirectOutputTo, RotatingLogFile } from '../log-file.js';
+import { parsePort, parsePositiveInteger } from '../parse-options.js';
 import { displayUsageStore, findServer, removeServerState, writeServerState } from '../server-state.js';
+import { loadTlsIdentity } from '../tls-files.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
 
@@ -25,16 +29,29 @@ export interface ServeOptions {
   quiet?: boolean;
   logBodies?: boolean;
   metrics?: boolean;
+  config?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  detach?: boolean;
+  logFile?: string;
+  logMaxSize?: string;
+  logKeep?: string;
 }
+
+/** Where a background serve logs when no --log-file is given: beside its state file. */
+export const DEFAULT_DETACHED_LOG = 'serve.log';
 
 /** How long in-flight requests may run on after SIGINT/SIGTERM before their sockets are closed. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function runServe(options: ServeOptions): Promise<void> {
+  if (options.detach) return runDetached(options);
   // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
   keepRunningWhenOutputCloses();
-  const config = new ConfigStore();
+  const config = await openConfig(options.config);
   let settings = config.read();
+  const logFile = options.logFile === undefined ? undefined : openLogFile(options);
+  const tls = loadTlsIdentity(options, settings.server);
   const host = options.host ?? settings.server.host;
   const port = options.port === undefined ? settings.server.port : parsePort(options.port);
   const logFormat = (options.logFormat ?? 'text') as LogFormat;
@@ -65,8 +82,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ...(options.usageStore ? { usageStore: options.usageStore } : {}),
     ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}),
   });
-  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: logColour(), logBodies: options.logBodies ?? false });
-  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}) });
+  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: !logFile && logColour(), logBodies: options.logBodies ?? false });
+  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}), ...(tls ? { tls } : {}) });
   // Whatever is still queued reaches the log however the process ends.
   if (requestLog) process.on('exit', () => requestLog.flush());
   try {
@@ -81,8 +98,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
   }
 
+  // Startup problems were told on the terminal; from here on, everything goes to the log file.
+  if (logFile) redirectOutputTo(logFile);
   const address = server.address() as AddressInfo;
-  const origin = `http://${hostForUrl(host)}:${address.port}`;
+  const origin = `${tls ? 'https' : 'http'}://${hostForUrl(host)}:${address.port}`;
   const other = findServer({ dir: config.dir });
   if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
   writeServerState(
@@ -93,6 +112,11 @@ export async function runServe(options: ServeOptions): Promise<void> {
       url: origin,
       usageStore: displayUsageStore(options.usageStore ?? settings.usage.store),
       startedAt: new Date().toISOString(),
+      argv: serveArgsFromArgv(),
+      cwd: process.cwd(),
+      ...(logFile ? { logFile: logFile.file } : {}),
+      ...(tls ? { tls: tls.files } : {}),
+      detached: process.env[DETACHED_ENV] === '1',
     },
     config.dir,
   );
@@ -100,6 +124,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
   process.on('exit', () => removeServerState(process.pid, config.dir));
   printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
+  if (tls) printLine(`  TLS: certificate ${tls.files.cert}; clients that do not trust its CA need it, e.g. NODE_EXTRA_CA_CERTS=/path/to/ca.pem`);
+  printLine(chalk.dim(process.env[DETACHED_ENV] === '1' ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
+  reportListening({ pid: process.pid, url: origin, logFile: logFile?.file ?? '' });
   // The address actually bound decides, so a name that resolves to loopback counts as loopback.
   if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
@@ -125,6 +152,21 @@ export async function runServe(options: ServeOptions): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
 
+/** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
+async function openConfig(file: string | undefined): Promise<ConfigStore> {
+  const overlay = file === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(file);
+  const config = new ConfigStore(undefined, overlay ? { overlay } : {});
+  try {
+    config.read();
+  } catch (error) {
+    // A file that is missing or not valid at start: say where, and serve nothing rather than the wrong routes.
+    if ((error as Error).name === 'DeclarativeFileError') throw usageError((error as Error).message);
+    throw error;
+  }
+  if (config.overlay) printLine(`${chalk.dim('Config:')} ${config.overlay.path} (reloaded when it changes)`);
+  return config;
+}
+
 function printBanner(origin: string, key: string, settings: Settings, scripted: boolean): void {
   const routeCount = Object.keys(settings.routes).length;
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
@@ -140,4 +182,37 @@ function printBanner(origin: string, key: string, settings: Settings, scripted: 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */
 function logColour(): boolean {
   return process.stderr.isTTY === true && !process.env.NO_COLOR;
+}
+
+/** `serve --log-file FILE [--log-max-size BYTES] [--log-keep N]`, opened before anything listens. */
+function openLogFile(options: ServeOptions): RotatingLogFile {
+  const maxBytes = options.logMaxSize === undefined ? DEFAULT_LOG_MAX_BYTES : parsePositiveInteger(options.logMaxSize, '--log-max-size');
+  const keep = options.logKeep === undefined ? DEFAULT_LOG_KEEP : parseCount(options.logKeep, '--log-keep');
+  try {
+    return new RotatingLogFile(path.resolve(options.logFile!), maxBytes, keep);
+  } catch (error) {
+    throw usageError(`--log-file: cannot open ${options.logFile}: ${(error as Error).message}`);
+  }
+}
+
+function parseCount(value: string, name: string): number {
+  return value === '0' ? 0 : parsePositiveInteger(value, name);
+}
+
+/**
+ * `serve --detach`: the same serve, in the background with its output in a log file (FILE from
+ * --log-file, else serve.log in the config directory); this command returns once it listens.
+ */
+async function runDetached(options: ServeOptions): Promise<void> {
+  const args = serveArgsFromArgv();
+  if (options.logFile === undefined) args.push('--log-file', path.join(new ConfigStore().dir, DEFAULT_DETACHED_LOG));
+  const started = await startDetached(args, { cwd: process.cwd() });
+  printDetached(started);
+}
+
+/** What `serve --detach` and `restart` say once the background serve listens. */
+export function printDetached(started: { pid: number; url: string; logFile: string }): void {
+  printLine(`svc-router is running in the background (pid ${started.pid}) at ${chalk.bold(started.url)}`);
+  printLine(`  log: ${started.logFile}`);
+  printLine(`  client settings: svc-router env · status: svc-router status · stop: svc-router stop · restart: svc-router restart`);
 }

@@ -3,6 +3,7 @@ import type { Settings } from '../../config/settings.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
+import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
 import { fail, pass, REMEDY, skip, type CheckResult } from './result.js';
 
@@ -63,7 +64,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     const remedy =
       answer.failure === 'timeout'
         ? 'Something accepts connections there but does not answer HTTP: check that the address is svc-router (svc-router serve), not another program or a proxy that holds connections.'
-        : REMEDY.network;
+        : (untrustedCertRemedy(answer.detail) ?? REMEDY.network);
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
@@ -170,7 +171,7 @@ export async function checkServePort(settings: Settings, timeoutMs: number): Pro
   const probe = await tryListen(host, port);
   if (probe.free) return pass('serve-port', `${where} is free for svc-router serve`);
   if (probe.code === 'EADDRINUSE') {
-    const answer = await httpGet(`http://${where}/`, {}, timeoutMs);
+    const answer = await httpGet(`${schemeOf(settings.server)}://${where}/`, {}, timeoutMs);
     if (answer.ok && (answer.json as { name?: unknown } | undefined)?.name === 'svc-router') return pass('serve-port', `${where}: svc-router is serving there`);
     return fail('serve-port', `${where} is in use by another program`, `Stop that program, or pick another port: svc-router config set server.port PORT (or serve --port PORT).`);
   }

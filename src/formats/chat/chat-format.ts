@@ -1,4 +1,6 @@
 import type { ClientFormat } from '../client-format.js';
+import { forwardedJsonReply } from '../shared/forwarded.js';
+import { forwardChatStream } from './forward-stream.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { openaiModelEntry, openaiModelList } from '../openai-models.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
@@ -16,4 +18,6 @@ export const chatFormat: ClientFormat<ChatOptions> & { readonly name: 'chat' } =
   encodeReply: encodeChatReply,
   encodeStream: encodeChatStream,
   errorBody: openaiErrorBody,
+  // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
+  forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardChatStream },
 };

@@ -2,6 +2,8 @@ import { handleCountTokens } from '../../handlers/count-tokens.js';
 import { isAnthropicModelId } from '../../routing/skus.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { ClientFormat } from '../client-format.js';
+import { forwardedJsonReply } from '../shared/forwarded.js';
+import { forwardMessagesStream } from './forward-stream.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
 import { decodeMessagesRequest, type MessagesOptions } from './decode-request.js';
 import { encodeMessagesReply } from './encode-reply.js';
@@ -32,4 +34,6 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   encodeReply: encodeMessagesReply,
   encodeStream: encodeMessagesStream,
   errorBody: anthropicErrorBody,
+  // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
+  forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardMessagesStream },
 };

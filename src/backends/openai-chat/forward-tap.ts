@@ -1,0 +1,52 @@
+import { RouterError } from '../../core/errors.js';
+import type { FrameNote } from '../../core/forwarded.js';
+import { checkObjectFrame, hasNonNull, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { parseFrameJson } from '../http/sse-decoder.js';
+import { readChatChunk, readChatReply } from './api.js';
+import { usageFromChat } from './decode-usage.js';
+
+/** The string fields of a chunk's delta that are output. */
+const OUTPUT_KEYS = ['content', 'reasoning_content', 'reasoning', 'refusal', 'arguments'];
+
+/**
+ * Chat Completions, read where decodeChatStream decides: an `error` chunk fails the stream; the
+ * stream is over at `[DONE]`, or at usage with or after a finish reason (usage is the last chunk
+ * OpenAI sends before `[DONE]`); an end before any finish reason is a cut-off.
+ */
+export const chatForwardTap: ForwardTap = {
+  replyUsage(backend, body) {
+    const reply = readChatReply(backend, body);
+    // No choice: decodeChatReply names the upstream's error. No usage: it estimates.
+    return reply?.choices?.[0]?.message ? usageFromChat(reply.usage) : undefined;
+  },
+  stream(backend) {
+    let finished = false;
+    return {
+      read(frame) {
+        const { data } = frame;
+        if (data === '[DONE]') return { outputChars: 0, end: true };
+        checkObjectFrame(backend, frame);
+        let outputChars = 0;
+        // Output is in a choice's delta; the chunk's head (id, model …) is not searched.
+        const delta = keyValueAt(data, 'delta');
+        if (delta !== -1) for (const key of OUTPUT_KEYS) outputChars += stringValueChars(data, key, delta);
+        const note: FrameNote = { outputChars };
+        const finish = hasNonNull(data, 'finish_reason');
+        if (finish) note.finish = true;
+        if (hasNonNull(data, 'error') || hasNonNull(data, 'usage')) {
+          const chunk = readChatChunk(backend, parseFrameJson(backend, frame));
+          if (chunk.error) return 'error';
+          const usage = usageFromChat(chunk.usage);
+          if (usage) {
+            note.usage = usage;
+            if (!chunk.choices?.length) note.usageOnly = true;
+            if (finished || finish) note.end = true;
+          }
+        }
+        if (finish) finished = true;
+        return note;
+      },
+      atEnd: () => (finished ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before it finished.`)),
+    };
+  },
+};

@@ -1,0 +1,149 @@
+/**
+ * The declarative routing file: what a team commits to a repository or hands to a colleague, and
+ * what several routers read to agree. This zod schema is its one source: the TypeScript type, the
+ * validation and the published JSON Schema (schema/svc-router.schema.json) all derive from it.
+ *
+ * Secrets never appear in the file: each is named by the environment variable that holds it, in a
+ * field whose name ends in `Env` (`apiKeyEnv`, `sealingSecretEnv`), read where the router runs.
+ */
+
+import { z } from 'zod';
+import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { SLUG_PATTERN } from '../../identity/keys.js';
+
+/** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
+export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
+/** An environment variable's name, as POSIX shells accept it. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Characters a routable model name may hold (routing/resolve-route.ts decides which names route). */
+export const MODEL_NAME = /^[\w.*:-]+$/;
+
+const envName = (what: string) => z.string().regex(ENV_NAME).meta({ description: `Name of the environment variable that holds ${what} (never the value itself).` });
+const milliseconds = (what: string) => z.int().positive().meta({ description: `${what}, in milliseconds.` });
+/** `config set` bounds the server's waits at a day (timers cannot wait much longer). */
+const serverMilliseconds = (what: string) => z.int().positive().max(86_400_000).meta({ description: `${what}, in milliseconds (at most a day).` });
+
+const timeoutsSchema = z
+  .strictObject({
+    connectMs: milliseconds('Time to open the TCP/TLS connection').optional(),
+    firstByteMs: milliseconds('Time from sending the request to the response headers').optional(),
+    idleMs: milliseconds('Longest pause between two body chunks, streamed or not').optional(),
+    totalMs: milliseconds('Longest a non-streamed call may take, connecting included').optional(),
+  })
+  .meta({ description: 'Limits on waiting for the upstream.' });
+
+export const backendSchema = z
+  .strictObject({
+    type: z.enum(BACKEND_TYPES as [BackendType, ...BackendType[]]).meta({ description: 'The wire format the upstream speaks.' }),
+    baseUrl: z.url({ protocol: /^https?$/ }).meta({ description: 'The upstream base URL, e.g. https://api.openai.com/v1.' }),
+    apiKeyEnv: envName("the upstream's API key").optional(),
+    headers: z
+      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().regex(/^[^\r\n\0]*$/))
+      .meta({ description: 'Extra headers sent upstream (no credentials: those go in apiKeyEnv).' })
+      .optional(),
+    timeouts: timeoutsSchema.optional(),
+  })
+  .meta({ description: 'An upstream backend.' });
+
+const keySchema = z
+  .strictObject({
+    developer: z.string().min(1),
+    organisation: z.string().min(1),
+    tier: z.string().min(1),
+    capTokens: z.int().positive(),
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .meta({ description: 'SHA-256 of the key, hex: the key itself is never stored.' }),
+    hint: z.string().meta({ description: "The key's first characters, to tell keys apart in listings." }),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ description: "An issued key's identity, found by the hash of the key a client sends." });
+
+const serverSchema = z
+  .strictObject({
+    host: z.string().min(1).meta({ description: 'Address serve binds to.' }).optional(),
+    port: z.int().min(0).max(65_535).meta({ description: 'Port serve listens on (0 picks a free one).' }).optional(),
+    bodyLimitBytes: z.int().positive().meta({ description: 'Largest request body accepted (413 past it).' }).optional(),
+    metrics: z.boolean().meta({ description: 'Serve Prometheus metrics on GET /metrics (read when serve starts).' }).optional(),
+    bodyTimeoutMs: serverMilliseconds('From request headers to the end of the body (read when serve starts)').optional(),
+    headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
+    maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
+    tls: z
+      .strictObject({
+        cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (its chain after it).' }),
+        key: z.string().min(1).meta({ description: "Path of the certificate's PEM private key (a path: the key itself never goes in this file)." }),
+      })
+      .meta({ description: 'Serve HTTPS with these files (read when serve starts; serve --tls-cert/--tls-key override).' })
+      .optional(),
+  })
+  .meta({ description: 'How serve listens; `serve --host/--port` override these.' });
+
+const dollarsPerMillion = (what: string) => z.number().nonnegative().meta({ description: `${what}, in US dollars per million tokens.` });
+const rates = {
+  input: dollarsPerMillion('Uncached input'),
+  output: dollarsPerMillion('Output'),
+  cacheRead: dollarsPerMillion('Input read from the prompt cache').optional(),
+  cacheWrite: dollarsPerMillion('Input written to the prompt cache').optional(),
+};
+const priceSchema = z
+  .strictObject({
+    ...rates,
+    longContext: z
+      .strictObject({ aboveInputTokens: z.int().nonnegative().meta({ description: 'The rates below apply to a whole request whose input passes this.' }), ...rates })
+      .optional(),
+  })
+  .meta({ description: "A model's price; a rate left out means unknown, and a request that needs it gets no cost rather than a wrong one." });
+
+export const declarativeSchema = z
+  .strictObject({
+    $schema: z.string().meta({ description: 'Where editors find this schema.' }).optional(),
+    backends: z
+      .record(z.string().regex(BACKEND_NAME), backendSchema)
+      .meta({ description: 'Upstream backends by name. When present, replaces the backends stored by `backends add`.' })
+      .optional(),
+    routes: z
+      .record(z.string().regex(MODEL_NAME), z.array(z.string().min(1)).min(1))
+      .meta({
+        description:
+          "Model name or pattern (svc.intelligent-pro, claude-*) → targets BACKEND[:UPSTREAM_MODEL] in fallback order; 'offline' is the built-in backend. When present, replaces the stored routes.",
+      })
+      .optional(),
+    contextWindows: z
+      .record(z.string().min(1), z.int().positive())
+      .meta({
+        description:
+          "Context windows in tokens by route name (svc.intelligent-pro, claude-*) or target BACKEND:UPSTREAM_MODEL, over the known model families' defaults; clients are told them (connect, the Codex catalog). When present, replaces the stored windows.",
+      })
+      .optional(),
+    keys: z
+      .record(z.string().regex(SLUG_PATTERN), keySchema)
+      .meta({ description: 'Issued keys by developer slug (hashes only). When present, replaces the stored keys, so routers sharing the file accept the same keys.' })
+      .optional(),
+    prices: z
+      .record(z.string().min(1), priceSchema)
+      .meta({ description: 'Prices by upstream model name (gpt-4.1) or BACKEND:MODEL, over the shipped defaults. When present, replaces the stored prices.' })
+      .optional(),
+    sealingSecretEnv: envName('the secret that seals reasoning clients replay; routers behind one load balancer must share it').optional(),
+    server: serverSchema.optional(),
+    usage: z
+      .strictObject({
+        store: z
+          .string()
+          .regex(/^(?:file|rediss?:\/\/\S+)$/)
+          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers; a password does not belong here." })
+          .optional(),
+      })
+      .optional(),
+    defaults: z
+      .strictObject({
+        organisation: z.string().min(1).optional(),
+        tier: z.string().min(1).optional(),
+        capTokens: z.int().positive().optional(),
+      })
+      .meta({ description: 'What new keys are given.' })
+      .optional(),
+  })
+  .meta({ title: 'svc-router configuration', description: 'Backends, routes and limits for svc-router; secrets only by environment-variable name.' });
+
+export type DeclarativeConfig = z.infer<typeof declarativeSchema>;

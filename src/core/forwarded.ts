@@ -1,0 +1,42 @@
+import type { RouterError } from './errors.js';
+import type { Usage } from './reply.js';
+
+/**
+ * Same-format forwarding: a client that speaks its upstream's own format gets the upstream's reply
+ * as sent, with only the model name and svc_meta changed. These are the pieces a backend hands
+ * over on that path, already read by its tap for what usage, errors and the stream's end need.
+ */
+
+/** One server-sent event as the upstream sent it: its `event:` name and its data lines joined. */
+export interface WireFrame {
+  event?: string;
+  data: string;
+}
+
+/** What the tap read of one upstream frame; nothing else of it is parsed. */
+export interface FrameNote {
+  /** The upstream's usage so far, when this frame reported it. */
+  usage?: Usage;
+  /** Output characters the frame carried (text, reasoning, tool arguments): bills a stream cut short. */
+  outputChars: number;
+  /** The frame says the answer has finished (Chat's finish_reason). */
+  finish?: boolean;
+  /** The frame is there only for the router's accounting (Chat's usage chunk the client did not ask for). */
+  usageOnly?: boolean;
+  /** Nothing after this frame is for the client: the stream is over (the frame itself is still written unless it is Chat's `[DONE]`). */
+  end?: boolean;
+  /** The frame is the upstream's error, mapped and redacted as every upstream error is: the stream ends with it. */
+  error?: RouterError;
+}
+
+export interface ForwardedFrame {
+  /** Undefined only on the note that the upstream's body ended the stream well without a closing frame. */
+  frame: WireFrame | undefined;
+  note: FrameNote;
+}
+
+/** A non-streamed reply: its text (UTF-8, byte order mark removed) and the usage read from it. */
+export interface ForwardedReply {
+  text: string;
+  usage: Usage;
+}

@@ -1,0 +1,288 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../../src/usage/ledger.js';
+import { startFakeServer } from '../fakes/fake-server.js';
+import { startRouter, type TestRouter } from '../helpers/router.js';
+import { send } from '../helpers/send.js';
+import { parseSse, type SseFrame } from '../helpers/sse-frames.js';
+import { addBackend, setRoute } from './support.js';
+
+/**
+ * Same-format forwarding is lossless by construction: whatever a Chat or Messages upstream sends
+ * (unknown top-level keys, unknown usage sub-fields, server-tool blocks, citations, odd spacing),
+ * its client receives the upstream's bytes but for the model name and svc_meta, and the ledger
+ * records exactly the usage the upstream reported. The upstream here is a real HTTP server that
+ * writes generated replies and streams byte for byte, streams in generated slices.
+ */
+
+const RUNS = 40;
+const UPSTREAM_MODEL = 'upstream-model-x';
+const SKUS = { chat: 'svc.fw-chat', messages: 'svc.fw-messages' } as const;
+
+/** What the upstream sends on its next call: a JSON text, or an event stream in slices of bytes. */
+let next: { json: string } | { stream: string; slice: number } = { json: '{}' };
+
+let router: TestRouter;
+let upstream: { origin: string; close(): Promise<void> };
+const records: UsageRecord[] = [];
+
+beforeAll(async () => {
+  upstream = await startFakeServer(async (_request, res) => {
+    const reply = next;
+    if ('json' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(reply.json)) });
+      res.end(reply.json);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const bytes = Buffer.from(reply.stream, 'utf8');
+    for (let at = 0; at < bytes.length; at += reply.slice) {
+      res.write(bytes.subarray(at, at + reply.slice));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  });
+  router = await startRouter({ capTokens: 1e15 });
+  addBackend(router, 'fw-chat', 'openai-chat', `${upstream.origin}/v1`);
+  addBackend(router, 'fw-anthropic', 'anthropic', upstream.origin);
+  setRoute(router, SKUS.chat, [`fw-chat:${UPSTREAM_MODEL}`]);
+  setRoute(router, SKUS.messages, [`fw-anthropic:${UPSTREAM_MODEL}`]);
+  // The ledger as the pipeline writes it: every record, to compare with what the upstream reported.
+  const ledger = router.app.ledger;
+  const record = ledger.record.bind(ledger);
+  ledger.record = (entry) => {
+    records.push(entry);
+    record(entry);
+  };
+});
+
+afterAll(async () => {
+  await router?.close();
+  await upstream?.close();
+});
+
+// ---- Generators -------------------------------------------------------------------------------
+
+/** Keys no decoder reads: what a provider may add tomorrow. */
+const unknownKey = fc.stringMatching(/^[a-z][a-z_]{2,12}$/).map((key) => `x_${key}`);
+const unknownFields = fc.dictionary(unknownKey, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+/** Text with what JSON must escape and what UTF-8 needs several bytes for. */
+const text = fc.string({ unit: fc.oneof(fc.constantFrom('a', ' ', '"', '\\', '\n', '\u2028', 'é', '😀', '}', '{', '"model":'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 40 });
+const count = fc.nat({ max: 100_000 });
+/** JSON.stringify's spacing: compact, as providers send, or pretty-printed (odd but valid). */
+const spacing = fc.constantFrom(undefined, 2);
+
+const chatUsage = fc.record({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+  prompt_tokens_details: fc.option(fc.record({ cached_tokens: count, audio_tokens: count }), { nil: undefined }),
+  completion_tokens_details: fc.option(fc.record({ reasoning_tokens: count, accepted_prediction_tokens: count }), { nil: undefined }),
+  extra: unknownFields,
+}).map(({ extra, ...usage }) => ({ ...stripUndefined(usage), ...extra }));
+
+const chatReply = fc
+  .record({
+    content: fc.option(text, { nil: null }),
+    finish: fc.constantFrom('stop', 'length', 'tool_calls', 'content_filter'),
+    usage: chatUsage,
+    extra: unknownFields,
+    messageExtra: unknownFields,
+    space: spacing,
+  })
+  .map(({ content, finish, usage, extra, messageExtra, space }) => ({
+    reply: {
+      id: 'chatcmpl-upstream-1',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: UPSTREAM_MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, ...messageExtra }, logprobs: null, finish_reason: finish }],
+      usage,
+      system_fingerprint: 'fp_x',
+      ...extra,
+    },
+    space,
+  }));
+
+const chatStream = fc.record({
+  deltas: fc.array(text, { minLength: 1, maxLength: 6 }),
+  finish: fc.constantFrom('stop', 'length', 'tool_calls'),
+  usage: chatUsage,
+  extra: unknownFields,
+  includeUsage: fc.boolean(),
+  slice: fc.integer({ min: 1, max: 300 }),
+});
+
+const anthropicUsage = fc.record({
+  input_tokens: count,
+  output_tokens: count,
+  cache_creation_input_tokens: fc.option(count, { nil: undefined }),
+  cache_read_input_tokens: fc.option(count, { nil: undefined }),
+  cache_creation: fc.option(fc.record({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }), { nil: undefined }),
+  server_tool_use: fc.option(fc.record({ web_search_requests: count }), { nil: undefined }),
+  service_tier: fc.option(fc.constantFrom('standard', 'priority'), { nil: undefined }),
+  extra: unknownFields,
+}).map(({ extra, ...usage }) => ({ ...stripUndefined(usage), ...extra }));
+
+/** Content blocks, server tools and citations included: none of them has a canonical form to lose. */
+const anthropicBlock = fc.oneof(
+  text.map((t) => ({ type: 'text', text: t, citations: null })),
+  text.map((t) => ({ type: 'text', text: t, citations: [{ type: 'web_search_result_location', url: 'https://example.com/a', title: t, encrypted_index: 'Eo8B', cited_text: t }] })),
+  text.map((t) => ({ type: 'thinking', thinking: t, signature: 'EqQBCkYIBxgCKkAsig' })),
+  fc.constant({ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'weather' } }),
+  fc.constant({ type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.com/a', title: 'A', encrypted_content: 'Eq', page_age: null }] }),
+  fc.constant({ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }),
+);
+
+const messagesReply = fc
+  .record({
+    content: fc.array(anthropicBlock, { maxLength: 4 }),
+    stop: fc.constantFrom('end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'),
+    stopSequence: fc.option(text, { nil: null }),
+    usage: anthropicUsage,
+    extra: unknownFields,
+    space: spacing,
+  })
+  .map(({ content, stop, stopSequence, usage, extra, space }) => ({
+    reply: { id: 'msg_upstream_1', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content, stop_reason: stop, stop_sequence: stopSequence, usage, ...extra },
+    space,
+  }));
+
+const messagesStream = fc.record({
+  blocks: fc.array(anthropicBlock, { maxLength: 4 }),
+  startUsage: anthropicUsage,
+  endUsage: fc.oneof(anthropicUsage, fc.record({ output_tokens: count })),
+  deltaExtra: unknownFields,
+  eventExtra: unknownFields,
+  stop: fc.constantFrom('end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'),
+  slice: fc.integer({ min: 1, max: 300 }),
+});
+
+// ---- Expectations -----------------------------------------------------------------------------
+
+/** The client's body must be the upstream's, model renamed, with svc_meta added last and nothing else changed. */
+function expectForwardedJson(clientText: string, upstreamRenamed: string): Record<string, any> {
+  const client = JSON.parse(clientText) as Record<string, any>;
+  expect(client.svc_meta, clientText).toBeDefined();
+  const close = upstreamRenamed.lastIndexOf('}');
+  const expected = `${upstreamRenamed.slice(0, close)},"svc_meta":${JSON.stringify(client.svc_meta)}${upstreamRenamed.slice(close)}`;
+  expect(clientText).toBe(expected);
+  return client;
+}
+
+/** The usage record the pipeline wrote for this request (exactly one). */
+function recordFor(requestId: string | null): UsageRecord {
+  const mine = records.filter((record) => record.requestId === requestId);
+  expect(mine).toHaveLength(1);
+  return mine[0]!;
+}
+
+const chatHeaders = () => ({ authorization: `Bearer ${router.key}`, 'content-type': 'application/json' });
+const messagesHeaders = () => ({ 'x-api-key': router.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
+
+function sse(frames: Array<{ event?: string; data: unknown }>): string {
+  return frames.map(({ event, data }) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+}
+
+describe('same-format forwarding passes the upstream reply as it came', () => {
+  it('chat → openai-chat, JSON: the upstream body, renamed, plus svc_meta; the ledger has its usage', async () => {
+    await fc.assert(
+      fc.asyncProperty(chatReply, async ({ reply, space }) => {
+        next = { json: JSON.stringify(reply, null, space) };
+        const answer = await send(router, '/v1/chat/completions', { headers: chatHeaders(), body: { model: SKUS.chat, messages: [{ role: 'user', content: 'hi' }] } });
+        expect(answer.status, answer.text).toBe(200);
+        const client = expectForwardedJson(answer.text, JSON.stringify({ ...reply, model: SKUS.chat }, null, space));
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([reply.usage.prompt_tokens, reply.usage.completion_tokens]);
+        expect(client.svc_meta.usage).toMatchObject({ input_tokens: reply.usage.prompt_tokens, output_tokens: reply.usage.completion_tokens });
+        expect(client.svc_meta).toMatchObject({ backend: 'fw-chat', upstream_model: UPSTREAM_MODEL, sku: SKUS.chat, attempts: 1 });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('chat → openai-chat, streamed: every chunk as sent, renamed; usage chunk only when asked; svc_meta on the last', async () => {
+    await fc.assert(
+      fc.asyncProperty(chatStream, async ({ deltas, finish, usage, extra, includeUsage, slice }) => {
+        const head = { id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1_700_000_000, model: UPSTREAM_MODEL, system_fingerprint: 'fp_x' };
+        const chunks = [
+          { ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+          ...deltas.map((delta) => ({ ...head, choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: null }], ...extra })),
+          { ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] },
+          { ...head, choices: [], usage },
+        ];
+        next = { stream: sse([...chunks.map((data) => ({ data })), { data: '[DONE]' }]), slice };
+        const body = { model: SKUS.chat, messages: [{ role: 'user', content: 'hi' }], stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) };
+        const answer = await send(router, '/v1/chat/completions', { headers: chatHeaders(), body });
+        expect(answer.status, answer.text).toBe(200);
+        const frames = parseSse(answer.text);
+        expect(frames.at(-1)).toEqual({ data: '[DONE]' });
+        const renamed = chunks.map((chunk) => JSON.stringify({ ...chunk, model: SKUS.chat }));
+        // Without include_usage the client never asked for the usage chunk: it is not sent, and svc_meta rides on the finish chunk.
+        const sent = includeUsage ? renamed : renamed.slice(0, -1);
+        const last = frames.at(-2)!;
+        const meta = JSON.parse(last.data).svc_meta;
+        expect(meta).toBeDefined();
+        const withMeta = (data: string) => `${data.slice(0, -1)},"svc_meta":${JSON.stringify(meta)}}`;
+        expect(frames.slice(0, -1).map((frame: SseFrame) => frame.data)).toEqual([...sent.slice(0, -1), withMeta(sent.at(-1)!)]);
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([usage.prompt_tokens, usage.completion_tokens]);
+        expect(meta.usage).toMatchObject({ input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('messages → anthropic, JSON: server tools, citations, cache usage and unknown keys survive; the ledger has its usage', async () => {
+    await fc.assert(
+      fc.asyncProperty(messagesReply, async ({ reply, space }) => {
+        next = { json: JSON.stringify(reply, null, space) };
+        const answer = await send(router, '/v1/messages', { headers: messagesHeaders(), body: { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] } });
+        expect(answer.status, answer.text).toBe(200);
+        const client = expectForwardedJson(answer.text, JSON.stringify({ ...reply, model: SKUS.messages }, null, space));
+        const usage = reply.usage as Record<string, number>;
+        const input = usage.input_tokens! + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
+        expect(client.svc_meta.usage).toMatchObject({ input_tokens: input, output_tokens: usage.output_tokens });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('messages → anthropic, streamed: every event byte for byte (safeguard_results and all), message_start renamed', async () => {
+    await fc.assert(
+      fc.asyncProperty(messagesStream, async ({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop, slice }) => {
+        const start = { type: 'message_start', message: { id: 'msg_up', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } };
+        const events: Array<{ event: string; data: unknown }> = [{ event: 'message_start', data: start }, { event: 'ping', data: { type: 'ping' } }];
+        blocks.forEach((block, index) => {
+          events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } });
+          if (block.type === 'text') events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
+          events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+        });
+        const delta = { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, ...deltaExtra, safeguard_results: { flagged: false } }, usage: endUsage, ...eventExtra };
+        events.push({ event: 'message_delta', data: delta }, { event: 'message_stop', data: { type: 'message_stop' } });
+        next = { stream: sse(events), slice };
+        const body = { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], stream: true };
+        const answer = await send(router, '/v1/messages', { headers: messagesHeaders(), body });
+        expect(answer.status, answer.text).toBe(200);
+        const expected = events.map(({ event, data }, index) => ({
+          event,
+          data: JSON.stringify(index === 0 ? { ...start, message: { ...start.message, model: SKUS.messages } } : data),
+        }));
+        expect(parseSse(answer.text)).toEqual(expected);
+        // message_delta's usage is cumulative: its input count, when it gives one, stands with its own cache counts.
+        const usage = { ...(startUsage as Record<string, number>), ...(endUsage as Record<string, number>) };
+        const inputSide = (endUsage as Record<string, number>).input_tokens === undefined ? usage : (endUsage as Record<string, number>);
+        const input = inputSide.input_tokens! + (inputSide.cache_read_input_tokens ?? 0) + (inputSide.cache_creation_input_tokens ?? 0);
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
