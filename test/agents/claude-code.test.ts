@@ -110,4 +110,21 @@ describe.each(VERSIONS)('Claude Code $version through the router', ({ agent }) =
     expect(main.every((request) => request.body.model === 'gpt-4o-mini'), why).toBe(true);
     expectChatToolResult(main, { id: callId, name: 'Bash', input: { command: COMMAND } }, why);
   }, 120_000);
+
+  it('runs a Bash tool round trip against an OpenAI Responses upstream (svc.intelligent-pro)', async () => {
+    const callId = 'call_agentsuiteresp01';
+    const upstream = await startShellToolUpstream(cleanups, 'openai-responses', { tool: 'Bash', callId, input: { command: COMMAND, description: 'write marker' }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'openai-responses', { 'svc.intelligent-pro': ['oar:gpt-5-mini'] });
+
+    const run = await runClaude(binaries[agent], router, 'svc.intelligent-pro', 'auth-token');
+    const why = report(run, upstream);
+
+    expect(run.code, why).toBe(0);
+    expectMarkerWritten(run.cwd, MARKER, why);
+    expect(run.stdout, why).toContain(FINAL);
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, 'Bash'));
+    expect(main.every((request) => request.body.model === 'gpt-5-mini'), why).toBe(true);
+    const output = main.at(-1)!.body.input.find((item: any) => item.type === 'function_call_output' && item.call_id === callId);
+    expect(output?.output, why).toContain('done');
+  }, 120_000);
 });
