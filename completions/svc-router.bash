@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --context-window | -o | --output | --schema-ref | --key | -m | --model | -s | --system | --max-tokens)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --context-window | -o | --output | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -124,6 +124,9 @@ _svc_router() {
             -m | --model)
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
+            --client)
+                COMPREPLY=($(compgen -W 'openai anthropic codex claude' -- "$cur"))
+                ;;
         esac
         if [[ -n $pfx ]]; then
             COMPREPLY=("${COMPREPLY[@]/#/$pfx}")
@@ -147,6 +150,7 @@ _svc_router() {
         keys)
             case $sub in
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
+                cap) options="--json $help" ;;
                 list) options="--json $help" ;;
                 revoke) options="$help" ;;
             esac
@@ -181,8 +185,8 @@ _svc_router() {
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
-        doctor) options="--base-url --key --timeout --json $help" ;;
-        connect) options="--write --base-url --key $help" ;;
+        doctor) options="--base-url --key --timeout --client --json $help" ;;
+        connect) options="--write --undo --force --base-url --key $help" ;;
         completion) options="$help" ;;
     esac
 
@@ -202,9 +206,18 @@ _svc_router() {
         init) words=$options ;;
         keys)
             case $sub in
-                '') words='issue list revoke help' ;;
-                help) ((nargs == 0)) && words='issue list revoke' ;;
+                '') words='issue cap list revoke help' ;;
+                help) ((nargs == 0)) && words='issue cap list revoke' ;;
                 issue) words=$options ;;
+                cap)
+                    if ((nargs == 0)); then
+                        :
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 list) words=$options ;;
                 revoke)
                     if ((nargs == 0)); then

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --context-window -o --output --schema-ref --key -m --model -s --system --max-tokens
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --context-window -o --output --schema-ref --key -m --model -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -93,17 +93,18 @@ complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the ro
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
 complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
-complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
+complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
+complete -c svc-router -n '__svc_router_is keys' -a cap -d 'change a developer\'s 30-day token cap, keeping the key (a running server applies it on the next request)'
 complete -c svc-router -n '__svc_router_is keys' -a list -d 'list issued keys (never prints a key)'
 complete -c svc-router -n '__svc_router_is keys' -a revoke -d 'revoke a developer\'s key'
 complete -c svc-router -n '__svc_router_is keys' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is keys help' -a 'issue list revoke'
+complete -c svc-router -n '__svc_router_is keys help' -a 'issue cap list revoke'
 
 # backends
 complete -c svc-router -n '__svc_router_is backends' -a add -d 'add or replace a backend'
@@ -160,7 +161,7 @@ complete -c svc-router -n '__svc_router_in restart' -l timeout -x -d 'how long t
 complete -c svc-router -n '__svc_router_in init' -l developer -x -d 'developer slug (default: your login name)'
 complete -c svc-router -n '__svc_router_in init' -l org -x -d 'organisation'
 complete -c svc-router -n '__svc_router_in init' -l tier -x -d 'tier'
-complete -c svc-router -n '__svc_router_in init' -l cap -x -d '30-day token cap'
+complete -c svc-router -n '__svc_router_in init' -l cap -x -d '30-day token cap (default: config defaults.capTokens, 200000000)'
 complete -c svc-router -n '__svc_router_in init' -l force -d 'replace an existing local key'
 complete -c svc-router -n '__svc_router_in init' -l json -d 'print a JSON object'
 
@@ -171,6 +172,9 @@ complete -c svc-router -n '__svc_router_in keys issue' -l tier -x -d 'tier'
 complete -c svc-router -n '__svc_router_in keys issue' -l cap -x -d '30-day token cap'
 complete -c svc-router -n '__svc_router_in keys issue' -l force -d 'replace the developer\'s existing key'
 complete -c svc-router -n '__svc_router_in keys issue' -l json -d 'print a JSON object'
+
+# keys cap
+complete -c svc-router -n '__svc_router_in keys cap' -l json -d 'print a JSON object'
 
 # keys list
 complete -c svc-router -n '__svc_router_in keys list' -l json -d 'print JSON'
@@ -265,10 +269,13 @@ complete -c svc-router -n '__svc_router_in env' -l key -x -d 'key to put in the 
 complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d 'the router\'s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)'
 complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000)'
+complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
 complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
 
 # connect
-complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config file (codex, claude), printing the changes'
+complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config file (codex, claude), printing the changes and keeping a backup'
+complete -c svc-router -n '__svc_router_in connect' -l undo -d 'put back the config file as it was before the last --write (codex, claude)'
+complete -c svc-router -n '__svc_router_in connect' -l force -d 'with --undo: restore even if the file has changed since the write'
 complete -c svc-router -n '__svc_router_in connect' -l base-url -x -d 'the router\'s address (default: from config)'
 complete -c svc-router -n '__svc_router_in connect' -l key -x -d 'key to use (default: the stored local key)'
 complete -c svc-router -n '__svc_router_in connect; and test (count (__svc_router_words)) -eq 1' -a 'codex claude openai-sdk anthropic-sdk' -d 'client'

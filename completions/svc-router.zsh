@@ -87,7 +87,7 @@ _svc_router_commands() {
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
     'doctor:check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
-    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router'
+    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
   )
@@ -131,9 +131,16 @@ _svc_router_keys_args() {
         '--json[print a JSON object]' \
         $help
       ;;
+    cap)
+      _arguments \
+        '--json[print a JSON object]' \
+        ':slug:' \
+        ':tokens:' \
+        $help
+      ;;
     list) _arguments '--json[print JSON]' $help ;;
     revoke) _arguments ':slug:' $help ;;
-    help) _arguments ':command:(issue list revoke)' ;;
+    help) _arguments ':command:(issue cap list revoke)' ;;
     *) return 1 ;;
   esac
 }
@@ -267,7 +274,7 @@ _svc_router() {
         '--developer[developer slug (default: your login name)]:developer:' \
         '--org[organisation]:org:' \
         '--tier[tier]:tier:' \
-        '--cap[30-day token cap]:cap:' \
+        '--cap[30-day token cap (default: config defaults.capTokens, 200000000)]:cap:' \
         '--force[replace an existing local key]' \
         '--json[print a JSON object]' \
         $help && ret=0
@@ -275,6 +282,7 @@ _svc_router() {
     keys)
       _svc_router_group keys \
         'issue:issue a key for a developer (printed once; only its hash is stored)' \
+        'cap:change a developer'\''s 30-day token cap, keeping the key (a running server applies it on the next request)' \
         'list:list issued keys (never prints a key)' \
         'revoke:revoke a developer'\''s key'
       ret=$?
@@ -348,12 +356,15 @@ _svc_router() {
         '--base-url[the router'\''s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)]:baseUrl:' \
         '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
         '--timeout[how long each network check may take, in milliseconds (default: 2000)]:timeout:' \
+        '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude)' \
         '--json[print the results as JSON]' \
         $help && ret=0
       ;;
     connect)
       _arguments \
-        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes]' \
+        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes and keeping a backup]' \
+        '--undo[put back the config file as it was before the last --write (codex, claude)]' \
+        '--force[with --undo: restore even if the file has changed since the write]' \
         '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
         '--key[key to use (default: the stored local key)]:key:' \
         ':client:(codex claude openai-sdk anthropic-sdk)' \

@@ -1,35 +1,30 @@
 import { readFileSync } from 'node:fs';
-import { CommanderError } from 'commander';
-import { CliError, EXIT_FAILED, EXIT_USAGE } from './cli-error.js';
+import type { Command } from 'commander';
 import { handleClosedOutput } from './closed-output.js';
 import { buildProgram } from './program.js';
+import { reportError, wantsJson } from './report-error.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 handleClosedOutput();
 const program = buildProgram(version);
-program.exitOverride();
-for (const command of program.commands) {
-  command.exitOverride();
-  for (const sub of command.commands) sub.exitOverride();
-}
+quietCommander(program);
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = exitCodeFor(error);
+  const { exitCode, text } = reportError(error, wantsJson(process.argv));
+  if (text) process.stderr.write(text);
+  process.exitCode = exitCode;
 }
 
-/** Help and version exit 0; commander's usage errors 2; our own errors say which. */
-function exitCodeFor(error: unknown): number {
-  if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-    return EXIT_USAGE; // commander has already printed the message
-  }
-  if (error instanceof CliError) {
-    process.stderr.write(`svc-router: ${error.message}\n`);
-    return error.exitCode;
-  }
-  process.stderr.write(`svc-router: ${(error as Error)?.message ?? String(error)}\n`);
-  return EXIT_FAILED;
+/**
+ * Commander throws instead of exiting, and prints no errors of its own: reportError writes every
+ * failure in the one style (and as JSON under --json).
+ */
+function quietCommander(command: Command): void {
+  command.exitOverride();
+  command.showHelpAfterError(false);
+  command.configureOutput({ outputError: () => {} });
+  for (const sub of command.commands) quietCommander(sub);
 }

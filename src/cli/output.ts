@@ -17,6 +17,11 @@ export const warn = (text: string): void => {
   process.stderr.write(`${chalk.yellow('warning:')} ${text}\n`);
 };
 
+/** Something worth knowing that is not a problem (stderr, so stdout stays the result). */
+export const note = (text: string): void => {
+  process.stderr.write(`${chalk.dim('note:')} ${text}\n`);
+};
+
 /** A simple aligned table for human-readable listings. */
 export function printTable(rows: string[][], header: string[]): void {
   const all = [header, ...rows];

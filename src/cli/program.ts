@@ -3,6 +3,8 @@ import { BACKEND_TYPES } from '../backends/registry.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
+import { addExamples } from './help-examples.js';
+import { DOCTOR_CLIENTS } from './doctor/doctor-clients.js';
 
 /**
  * The whole command tree. Actions import their modules only when they run, so `--version` and
@@ -12,7 +14,7 @@ export function buildProgram(version: string): Command {
   const program = new Command('svc-router')
     .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses and Anthropic Messages on one port.')
     .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)');
+    .addHelpText('after', `\nExit codes: 0 ok · 1 request refused or operation failed · 2 usage · 3 not running (status) · 4 server unreachable.\nWith --json, errors are one JSON object on stderr: {"error":{"code","message","exit_code",…}}. See docs/cli.md.\n`);
 
   program
     .command('serve')
@@ -58,7 +60,7 @@ export function buildProgram(version: string): Command {
     .option('--developer <slug>', 'developer slug (default: your login name)')
     .option('--org <name>', 'organisation')
     .option('--tier <name>', 'tier')
-    .option('--cap <tokens>', '30-day token cap')
+    .option('--cap <tokens>', '30-day token cap (default: config defaults.capTokens, 200000000)')
     .option('--force', 'replace an existing local key')
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/init.js')).runInit(options));
@@ -74,6 +76,11 @@ export function buildProgram(version: string): Command {
     .option('--force', "replace the developer's existing key")
     .option('--json', 'print a JSON object')
     .action(async (options) => (await import('./commands/keys.js')).runKeysIssue(options));
+  keys
+    .command('cap <slug> <tokens>')
+    .description("change a developer's 30-day token cap, keeping the key (a running server applies it on the next request)")
+    .option('--json', 'print a JSON object')
+    .action(async (slug, tokens, options) => (await import('./commands/keys.js')).runKeysCap(slug, tokens, options));
   keys
     .command('list')
     .description('list issued keys (never prints a key)')
@@ -191,14 +198,17 @@ export function buildProgram(version: string): Command {
     .option('--base-url <url>', "the router's address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)")
     .option('--key <key>', 'key to check (env SVC_ROUTER_KEY; default: the stored local key)')
     .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000)')
+    .addOption(new Option('--client <client>', 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables').choices(DOCTOR_CLIENTS))
     .option('--json', 'print the results as JSON')
     .action(async (options) => (await import('./commands/doctor.js')).runDoctor(options));
 
   program
     .command('connect')
-    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router')
+    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr')
     .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
-    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes")
+    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes and keeping a backup")
+    .option('--undo', 'put back the config file as it was before the last --write (codex, claude)')
+    .option('--force', 'with --undo: restore even if the file has changed since the write')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
     .action(async (client, options) => (await import('./commands/connect.js')).runConnect(client, options));
@@ -207,5 +217,6 @@ export function buildProgram(version: string): Command {
     .description(`print a completion script for ${SHELLS.slice(0, -1).join(', ')} or ${SHELLS.at(-1)}`)
     .action(async (shell) => (await import('./commands/completion.js')).runCompletion(shell));
 
+  addExamples(program);
   return program;
 }

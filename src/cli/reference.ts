@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { HELP_EXAMPLES, helpPath } from './help-examples.js';
 
 /**
  * The CLI reference as Markdown, generated from the commander definitions themselves, so the
@@ -19,6 +20,8 @@ export function renderCliReference(program: Command): string {
         lines.push(`| \`${option.flags.replace(/\|/g, '\\|')}\` | ${option.description}${choices}${fallback} |`);
       }
     }
+    const examples = Object.hasOwn(HELP_EXAMPLES, helpPath(command)) ? HELP_EXAMPLES[helpPath(command)] : undefined;
+    if (examples?.length) lines.push('', '```sh', ...examples, '```');
     sections.push(lines.join('\n'));
   }
   return `${sections.join('\n\n')}\n`;

@@ -1,7 +1,8 @@
 import { ConfigStore } from '../config/store.js';
 import type { ApiResponse } from '../handlers/api.js';
-import { CliError, EXIT_USAGE } from './cli-error.js';
-import { warn } from './output.js';
+import { CliError, EXIT_USAGE, refusedError, unreachableError } from './cli-error.js';
+import { note, warn } from './output.js';
+import { routerAddress } from './router-address.js';
 import { untrustedCertRemedy } from './tls-files.js';
 
 export interface ConnectionOptions {
@@ -29,19 +30,45 @@ export async function openClient(options: ConnectionOptions): Promise<RouterClie
   const baseUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
   const config = new ConfigStore();
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
-  if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE);
+  if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE, 'not_initialised');
   const padded = /^\s|\s$/u.test(key);
   if (padded) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  if (!baseUrl) return inProcessClient(config, headers);
+  if (!baseUrl) return inProcessClient(config, headers, await inProcessStore(config));
   // HTTP would quietly drop the whitespace on the way; refuse here as the router would.
-  if (padded) throw new CliError('401: Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.', 1);
+  if (padded) {
+    throw refusedError('401: Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.', { status: 401, server_code: 'invalid_api_key' });
+  }
   return httpClient(baseUrl, headers);
 }
 
-async function inProcessClient(config: ConfigStore, headers: Record<string, string>): Promise<RouterClient> {
+/**
+ * The usage store an in-process check reads: the running serve's (so `serve --usage-store
+ * redis://…` and `whoami` count the same requests), else the configured one. With no server
+ * answering, says so once on stderr: the check then shows the config, not a server.
+ */
+async function inProcessStore(config: ConfigStore): Promise<string | undefined> {
+  const settings = config.read();
+  const address = routerAddress(settings);
+  if (address.serve) return address.serve.usageStoreUrl ?? (address.serve.usageStore === 'file' ? 'file' : undefined);
+  const { endpointOf, probeTcp } = await import('./doctor/network.js');
+  const { host, port } = endpointOf(new URL(address.origin));
+  const probe = await probeTcp(host, port, NO_SERVER_PROBE_MS);
+  if (!probe.ok) {
+    note(
+      `no svc-router answers at ${address.origin}: this check ran in-process on the config, not against a server. ` +
+        `To check a running server: svc-router status, or this command with --base-url ${address.origin}.`,
+    );
+  }
+  return undefined;
+}
+
+/** A loopback connection answers in well under this; a refused one fails at once. */
+const NO_SERVER_PROBE_MS = 500;
+
+async function inProcessClient(config: ConfigStore, headers: Record<string, string>, usageStore: string | undefined): Promise<RouterClient> {
   const [{ createApp }, { dispatch }] = await Promise.all([import('../handlers/app.js'), import('../server/dispatch.js')]);
-  const app = createApp({ config });
+  const app = createApp({ config, ...(usageStore ? { usageStore } : {}) });
   const aborter = new AbortController();
   return {
     async call(method, path, body) {
@@ -68,7 +95,7 @@ async function httpClient(baseUrl: string, headers: Record<string, string>): Pro
       } catch (error) {
         const detail = describeFailure(error);
         const remedy = untrustedCertRemedy(detail);
-        throw new CliError(`cannot reach ${origin}: ${detail}${remedy ? `. ${remedy}` : ''}`, 1);
+        throw unreachableError(`cannot reach ${origin}: ${detail}${remedy ? `. ${remedy}` : '; is svc-router serve running there? (svc-router status)'}`);
       }
       const type = String(response.headers['content-type'] ?? '');
       if (type.startsWith('text/event-stream')) return { status: response.statusCode, frames: splitFrames(response.body) };
@@ -99,6 +126,13 @@ async function* splitFrames(body: AsyncIterable<Buffer | string>): AsyncGenerato
     }
   }
   if (buffered.trim()) yield buffered;
+}
+
+/** The router's machine-readable code in an error body of either shape (OpenAI's `code`, else the type). */
+export function errorCode(json: unknown): string | undefined {
+  const error = (json as { error?: { code?: unknown; type?: unknown } } | undefined)?.error;
+  if (typeof error?.code === 'string') return error.code;
+  return typeof error?.type === 'string' ? error.type : undefined;
 }
 
 /** A failure with its code (undici may put the reason in a cause): the code is what names the fix. */

@@ -17,6 +17,11 @@ export interface ServerState {
   url: string;
   /** Where usage is recorded: 'file' or a redis:// URL without its password. */
   usageStore: string;
+  /**
+   * The redis:// URL as serve opened it (password included: the file is 0600, as config.json),
+   * so that in-process quick checks read the same usage. Absent for the file store.
+   */
+  usageStoreUrl?: string;
   /** ISO 8601 time the server started listening. */
   startedAt: string;
   /** serve's own arguments (without --detach), so `restart` starts the same server. */

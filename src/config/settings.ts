@@ -129,7 +129,10 @@ export const DEFAULT_SETTINGS: Settings = {
   },
   usage: { store: 'file' },
   prices: {},
-  defaults: { organisation: 'personal', tier: 'standard', capTokens: 5_000_000 },
+  // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
+  // session's calls average 40,000–60,000 as context grows, so 200M / 30 days (~6.7M a day) is
+  // 110–170 agent calls every day, while a runaway loop still meets the cap within hours.
+  defaults: { organisation: 'personal', tier: 'standard', capTokens: 200_000_000 },
 };
 
 /** Fills what a stored file leaves out, so readers never see a partial shape. */

@@ -38,6 +38,11 @@ export interface SettingsOverlay {
   /** Changes whenever what `apply` returns may change. */
   stamp(): string;
   apply(stored: Settings): Settings;
+  /**
+   * Told what a change to config.json changed (`routes`, `server.port`: a field, or one entry or
+   * field inside it), so that a change the overlay hides is not lost unsaid.
+   */
+  changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
 }
 
 /** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
@@ -87,12 +92,34 @@ export class ConfigStore {
 
   /** Applies a change to a fresh copy of the file and writes it back atomically. */
   update(change: (settings: Settings) => void): Settings {
-    const settings = ownTables(structuredClone(withDefaults(this.conf.store)));
+    const before = ownTables(withDefaults(this.conf.store));
+    const settings = ownTables(structuredClone(before));
     change(settings);
     this.conf.store = settings;
+    if (this.overlay?.changedUnder) {
+      const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
+      if (changed.length) this.overlay.changedUnder(changed, settings);
+    }
     return this.read();
   }
 }
+
+/** The fields that differ, and within an object field the entries or fields that differ. */
+function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {
+  const differ = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const paths: Array<readonly [string, string?]> = [];
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[field];
+    const now = after[field];
+    if (!differ(was, now)) continue;
+    if (isPlainObject(was) && isPlainObject(now)) {
+      for (const name of new Set([...Object.keys(was), ...Object.keys(now)])) if (differ(was[name], now[name])) paths.push([field, name]);
+    } else paths.push([field]);
+  }
+  return paths;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fileStamp(file: string): string {
   try {

@@ -17,6 +17,10 @@ import { checkRequestBounds } from './request-bounds.js';
 import { untilTerminal } from './until-terminal.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 
+/** What every cap refusal says, in whichever client format renders it. */
+const raiseCap = (developer: string): string =>
+  `To raise the cap, run \`svc-router keys cap ${developer} TOKENS\` where the router runs (it applies at once), or wait for older usage to leave the window.`;
+
 /**
  * The one pipeline behind chat, responses and messages: decode in the client's format, route,
  * check the cap, call the chain, encode back, and record usage exactly once. The pipeline, not
@@ -57,7 +61,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     throw new RouterError(
       429,
       'rate_limit',
-      `Usage cap reached: ${used} of ${identity.capTokens} tokens used in the last 30 days. Ask for a higher cap or wait for older usage to leave the window.`,
+      `Usage cap reached: ${used} of ${identity.capTokens} tokens used in the last 30 days. ${raiseCap(identity.developer)}`,
       undefined,
       'usage_cap_exceeded',
     );
@@ -70,7 +74,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     throw new RouterError(
       429,
       'rate_limit',
-      `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${remaining} of ${identity.capTokens} tokens remain in the last 30 days. Shorten the request, ask for a higher cap, or wait for older usage to leave the window.`,
+      `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${remaining} of ${identity.capTokens} tokens remain in the last 30 days. Shorten the request, or: ${raiseCap(identity.developer)}`,
       undefined,
       'usage_cap_exceeded',
     );

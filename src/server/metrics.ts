@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Backend } from '../backends/backend.js';
+import type { Backend, ForwardingBackend } from '../backends/backend.js';
 import { RouterError } from '../core/errors.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import type { ForwardedFrame } from '../core/forwarded.js';
 import type { RequestTrace } from '../handlers/api.js';
 import type { Settings } from '../config/settings.js';
 import { OTHER_ROUTE, routeLabel } from '../routing/resolve-route.js';
@@ -137,6 +138,7 @@ export class RouterMetrics {
           throw error;
         }
       },
+      ...(backend.forward ? { forward: countedForwarding(backend.forward, count) } : {}),
     };
   };
 
@@ -146,4 +148,29 @@ export class RouterMetrics {
     if (status === 499) return;
     this.upstreamErrors.inc({ backend, status: statusLabel(status) });
   }
+}
+
+/** A backend's forwarding side with its failures counted as wrapBackend counts the translated calls'. */
+function countedForwarding(forward: ForwardingBackend, count: (error: unknown) => void): ForwardingBackend {
+  return {
+    async complete(call) {
+      try {
+        return await forward.complete(call);
+      } catch (error) {
+        count(error);
+        throw error;
+      }
+    },
+    async *stream(call): AsyncGenerator<ForwardedFrame[]> {
+      try {
+        for await (const batch of forward.stream(call)) {
+          for (const { note } of batch) if (note.error) count(note.error);
+          yield batch;
+        }
+      } catch (error) {
+        count(error);
+        throw error;
+      }
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { requireOptional } from '../core/optional-dependency.js';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
 import { DAY_MS, dayLabel, firstWindowDay, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { Outbox } from './outbox.js';
@@ -83,6 +83,8 @@ export class RedisLedger implements Ledger {
   private flushing: Promise<void> | undefined;
   private readonly reads = new Map<string, Promise<UsageSummary | undefined>>();
   private warned = false;
+  /** Shared by every read that arrives while the first connection is still being made. */
+  private connecting: Promise<void> | undefined;
   private readonly outbox: Outbox | undefined;
   private readonly log: (message: string) => void;
 
@@ -97,7 +99,7 @@ export class RedisLedger implements Ledger {
       this.takeOverOrphans();
     }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>('ioredis', 'A redis:// usage store');
     this.redis = new RedisClient(url, {
       lazyConnect: false,
       enableOfflineQueue: false,
@@ -146,11 +148,29 @@ export class RedisLedger implements Ledger {
     return this.withQueued(known, developer);
   }
 
+  private connected(): Promise<void> {
+    if (this.redis.status !== 'connecting' && this.redis.status !== 'connect') return Promise.resolve();
+    this.connecting ??= new Promise<void>((resolve) => {
+      const done = () => {
+        this.redis.off('ready', done);
+        this.redis.off('end', done);
+        this.connecting = undefined;
+        resolve();
+      };
+      this.redis.on('ready', done);
+      this.redis.on('end', done);
+    });
+    return this.connecting;
+  }
+
   /** Writes the queue, then reads the developer's window from Redis; undefined when Redis could not answer. */
   private async readSummary(developer: string, now: number): Promise<UsageSummary | undefined> {
     const today = Math.floor(now / DAY_MS);
     const days = Array.from({ length: WINDOW_DAYS }, (_, i) => today - i);
     try {
+      // A fresh process (an in-process CLI check) reads before its first connection is up; with
+      // the offline queue off, that read would fail at once. summary() still bounds the wait.
+      await this.connected();
       await this.flush();
       const pipeline = this.redis.pipeline();
       for (const day of days) pipeline.hmget(bucketKey(developer, day), ...SUMS);

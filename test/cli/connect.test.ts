@@ -28,19 +28,11 @@ async function initialisedHome(): Promise<{ home: string; key: string }> {
   return { home, key: await initHome(home) };
 }
 
-/** The printed TOML: everything before the key's export line (comments are TOML comments). */
-function printedToml(stdout: string): string {
-  return stdout.slice(0, stdout.indexOf('\nexport '));
-}
+/** The printed TOML: all of stdout (its comment is a TOML comment; hints go to stderr). */
+const printedToml = (stdout: string): string => stdout;
 
-/** The printed JSON object: from the first line that is `{` to the first line that is `}`. */
-function printedJson(stdout: string): unknown {
-  const lines = stdout.split('\n');
-  const start = lines.indexOf('{');
-  const end = lines.indexOf('}', start);
-  expect(start, stdout).toBeGreaterThanOrEqual(0);
-  return JSON.parse(lines.slice(start, end + 1).join('\n'));
-}
+/** The printed JSON object: all of stdout, so `connect claude > file.json` is the file. */
+const printedJson = (stdout: string): unknown => JSON.parse(stdout);
 
 /** Codex's auth table: node prints SVC_ROUTER_KEY (or names it when unset). */
 const AUTH = { command: 'node', args: ['-e', CODEX_KEY_SCRIPT, 'SVC_ROUTER_KEY'] };
@@ -81,8 +73,8 @@ describe('svc-router connect codex', () => {
         },
       },
     });
-    expect(result.stdout).toContain('Codex gets the key from SVC_ROUTER_KEY');
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
+    expect(result.stderr).toContain('Codex gets the key from SVC_ROUTER_KEY');
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
   });
 
   it('uses the configured address when no --base-url is given', async () => {
@@ -107,7 +99,7 @@ describe('svc-router connect codex', () => {
       model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1', auth: AUTH } },
     });
     expect(diffLines(result.stdout)).toEqual(written.trimEnd().split('\n').map((line) => (line ? `+ ${line}` : '+')));
-    expect(result.stdout).toContain(`export SVC_ROUTER_KEY=${key}`);
+    expect(result.stderr).toContain(`export SVC_ROUTER_KEY=${key}`);
     // The key goes in the environment, never into Codex's file.
     expect(written).not.toContain(key);
   });
@@ -224,7 +216,7 @@ describe('svc-router connect claude', () => {
     expect(result.code, result.stderr).toBe(0);
     const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ...claudeModelEnv };
     expect(printedJson(result.stdout)).toEqual({ env });
-    const exports = result.stdout.split('\n').filter((line) => line.startsWith('export '));
+    const exports = result.stderr.split('\n').filter((line) => line.startsWith('export '));
     expect(exports).toEqual(Object.entries(env).map(([name, value]) => `export ${name}=${value}`));
   });
 
@@ -248,9 +240,11 @@ describe('svc-router connect claude', () => {
       ...original,
       env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ...claudeModelEnv },
     });
-    // The file's own indentation and mode are kept, so the diff shows only the env lines.
+    // The file's own indentation is kept, so the diff shows only the env lines; it now holds the
+    // key, so a mode others could read is tightened, and the user is told.
     expect(written).toContain('\n    "permissions": {');
-    expect(fs.statSync(file).mode & 0o777).toBe(0o644);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(result.stderr).toContain(`${file} was mode 0644 and now holds your key: changed it to 0600`);
     expect(diffLines(result.stdout)).toEqual([
       '-         "ANTHROPIC_BASE_URL": "http://old:1"',
       '+         "ANTHROPIC_BASE_URL": "http://127.0.0.1:8787",',
@@ -300,7 +294,8 @@ describe('svc-router connect openai-sdk and anthropic-sdk', () => {
     cleanups.push(() => router.close());
     const result = await runCli(['connect', 'openai-sdk', '--base-url', router.baseURL, '--key', router.key], { home: router.home });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`export SVC_ROUTER_KEY=${router.key}`);
+    expect(result.stderr).toContain(`export SVC_ROUTER_KEY=${router.key}`);
+    expect(result.stdout).not.toContain('export ');
     expect(result.stdout).toContain(`baseURL: '${router.baseURL}'`);
     expect(await runSnippet(result.stdout, router.key)).toContain('you said "Say hello."');
   });

@@ -139,7 +139,9 @@ describe('svc-router doctor: the key', () => {
     const whoami = check(report, 'whoami');
     expect(whoami.message).toContain('401 Unauthorized');
     expect(whoami.message).toContain('Invalid API key');
-    expect(whoami.remedy).toBe(SPEC_401_REMEDY);
+    // A clean key the router does not know: the whitespace remedy would send the user the wrong way.
+    expect(whoami.remedy).not.toContain('whitespace');
+    expect(whoami.remedy).toContain('svc-router env');
     expect(check(report, 'key').status).toBe('pass');
   });
 
@@ -172,17 +174,42 @@ describe('svc-router doctor: the key', () => {
 });
 
 describe('svc-router doctor: the base URL', () => {
-  it('fails a base URL without /v1 with the spec remedy and the URL to use instead', async () => {
+  it('accepts either base URL form without --client: the Anthropic one (no /v1) and the OpenAI one', async () => {
     const live = await router();
-    const { code, report } = await doctor(['--base-url', live.origin], live.home);
-    expect(failed(report)).toEqual(['base-url']);
-    expect(code).toBe(1);
-    const base = check(report, 'base-url');
-    expect(base.message).toContain('does not end in /v1');
-    expect(base.remedy).toContain(SPEC_404_REMEDY);
-    expect(base.remedy).toContain(`${live.origin}/v1`);
-    // The router itself is fine: /whoami lives beside /v1.
-    expect(check(report, 'whoami').status).toBe('pass');
+    for (const given of [live.origin, `${live.origin}/`, live.baseURL]) {
+      const { code, report } = await doctor(['--base-url', given], live.home);
+      expect(failed(report), given).toEqual([]);
+      expect(code).toBe(0);
+      expect(check(report, 'whoami').status).toBe('pass');
+    }
+  });
+
+  it('with --client openai or codex, fails a base URL without /v1 with the spec remedy and the URL to use instead', async () => {
+    const live = await router();
+    for (const client of ['openai', 'codex']) {
+      const { report } = await doctor(['--base-url', live.origin, '--client', client], live.home);
+      const base = check(report, 'base-url');
+      expect(base.status, client).toBe('fail');
+      expect(base.message).toContain('does not end in /v1');
+      expect(base.remedy).toContain(SPEC_404_REMEDY);
+      expect(base.remedy).toContain(`${live.origin}/v1`);
+      // The router itself is fine: /whoami lives beside /v1.
+      expect(check(report, 'whoami').status).toBe('pass');
+    }
+  });
+
+  it('with --client claude or anthropic, fails a base URL that ends in /v1 and names the one without', async () => {
+    const live = await router();
+    for (const client of ['claude', 'anthropic']) {
+      const { report } = await doctor(['--base-url', live.baseURL, '--client', client], live.home);
+      const base = check(report, 'base-url');
+      expect(base.status, client).toBe('fail');
+      expect(base.message).toContain('/v1/v1/messages');
+      expect(base.remedy).toContain(`Use ${live.origin} (without /v1)`);
+      expect(check(report, 'base-url').status).toBe('fail');
+    }
+    const fine = await doctor(['--base-url', live.origin, '--client', 'anthropic'], live.home);
+    expect(check(fine.report, 'base-url').status).toBe('pass');
   });
 
   it('skips the /v1 check when no base URL is given, and checks the configured address', async () => {
@@ -277,7 +304,7 @@ describe('svc-router doctor: reaching the router', () => {
     const { code, report } = await doctor(['--base-url', live.baseURL], live.home);
     expect(failed(report)).toEqual(['usage-cap']);
     expect(check(report, 'usage-cap').message).toMatch(/^usage cap reached: \d+ of 10 tokens/);
-    expect(check(report, 'usage-cap').remedy).toContain('--cap');
+    expect(check(report, 'usage-cap').remedy).toContain('svc-router keys cap alice TOKENS');
     expect(code).toBe(1);
   });
 });

@@ -115,7 +115,7 @@ describe('serve --detach, stop, restart', () => {
 
     const foreground = await startServe(home, ['--port', '0', '--quiet']);
     servers.push(foreground);
-    expect(foreground.lines.join('\n')).toContain('Stop with Ctrl-C, or `svc-router stop` from another terminal.');
+    await foreground.waitForLine(/^Stop with Ctrl-C, or `svc-router stop` from another terminal\.$/);
     const restarted = await runCli(['restart'], { home });
     expect(restarted.code, restarted.stderr).toBe(0);
     expect(await foreground.exited).toEqual({ code: 0, signal: null });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
+import { unusedPort } from '../helpers/unused-port.js';
 import { initHome, makeHome, removeHome, ROOT, runCli, runCliJson, startServe, type ServeChild } from './run-cli.js';
 
 let ca: TestCa;
@@ -72,7 +73,7 @@ describe('serve --tls-cert/--tls-key', () => {
   it('the official OpenAI and Anthropic SDKs, trusting the test CA, speak every format over HTTPS', async () => {
     const { key, serve } = await tlsServe();
     expect(serve.origin).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(serve.lines.join('\n')).toContain(`export OPENAI_BASE_URL=${serve.origin}/v1`);
+    await serve.waitForLine(new RegExp(`^export OPENAI_BASE_URL=${serve.origin.replace(/\./g, '\\.')}/v1$`));
 
     const run = await runNode(SDK_SCRIPT, { ORIGIN: serve.origin, KEY: key, NODE_EXTRA_CA_CERTS: ca.caCert });
     expect(run.code, run.stderr).toBe(0);
@@ -135,14 +136,26 @@ describe('serve --tls-cert/--tls-key', () => {
     const env = await runCli(['env'], { home });
     expect(env.stdout).toContain('export OPENAI_BASE_URL=https://127.0.0.1:9443/v1\n');
 
-    const serve = await startServe(home, ['--port', '0']);
+    const port = await unusedPort();
+    expect((await runCli(['config', 'set', 'server.port', String(port)], { home })).code).toBe(0);
+    const serve = await startServe(home, []);
     servers.push(serve);
-    expect(serve.origin).toMatch(/^https:\/\//);
+    expect(serve.origin).toBe(`https://127.0.0.1:${port}`);
+    // doctor's serve-port check speaks HTTPS to the configured port: svc-router, once the CA is trusted.
+    const servePort = async (env: Record<string, string>) =>
+      (JSON.parse((await runCli(['doctor', '--json'], { home, env })).stdout) as { checks: Array<{ id: string; status: string; message: string; remedy?: string }> }).checks.find(
+        (check) => check.id === 'serve-port',
+      );
+    expect(await servePort({ NODE_EXTRA_CA_CERTS: ca.caCert })).toMatchObject({ status: 'pass', message: `127.0.0.1:${port}: svc-router is serving there` });
+    const untrusted = await servePort({});
+    expect(untrusted).toMatchObject({ status: 'fail' });
+    expect(untrusted!.message).toContain('certificate this machine does not trust');
+    expect(untrusted!.remedy).toContain('NODE_EXTRA_CA_CERTS');
 
     expect((await runCli(['config', 'set', 'server.tls.cert', ''], { home })).stdout).toContain('server.tls.cert = ');
     expect((await runCli(['env'], { home })).stdout).toContain(`export OPENAI_BASE_URL=${serve.origin}/v1`);
     expect((await runCli(['config', 'get', 'server.tls.key'], { home })).stdout.trim()).toBe('');
-  }, 60_000);
+  }, 120_000);
 
   it('refuses half a pair, a missing file, a file that is not PEM and a key that is not the certificate’s, naming each', async () => {
     const home = makeHome();

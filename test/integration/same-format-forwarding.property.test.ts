@@ -1,4 +1,6 @@
+import Anthropic from '@anthropic-ai/sdk';
 import fc from 'fast-check';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../src/usage/ledger.js';
 import { startFakeServer } from '../fakes/fake-server.js';
@@ -240,7 +242,7 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
         const answer = await send(router, '/v1/messages', { headers: messagesHeaders(), body: { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] } });
         expect(answer.status, answer.text).toBe(200);
         const client = expectForwardedJson(answer.text, JSON.stringify({ ...reply, model: SKUS.messages }, null, space));
-        const usage = reply.usage as Record<string, number>;
+        const usage = reply.usage as unknown as Record<string, number>;
         const input = usage.input_tokens! + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
         const record = recordFor(answer.headers.get('x-request-id'));
         expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
@@ -253,15 +255,7 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
   it('messages → anthropic, streamed: every event byte for byte (safeguard_results and all), message_start renamed', async () => {
     await fc.assert(
       fc.asyncProperty(messagesStream, async ({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop, slice }) => {
-        const start = { type: 'message_start', message: { id: 'msg_up', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } };
-        const events: Array<{ event: string; data: unknown }> = [{ event: 'message_start', data: start }, { event: 'ping', data: { type: 'ping' } }];
-        blocks.forEach((block, index) => {
-          events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: block } });
-          if (block.type === 'text') events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
-          events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
-        });
-        const delta = { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, ...deltaExtra, safeguard_results: { flagged: false } }, usage: endUsage, ...eventExtra };
-        events.push({ event: 'message_delta', data: delta }, { event: 'message_stop', data: { type: 'message_stop' } });
+        const { start, events } = messagesEvents({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop });
         next = { stream: sse(events), slice };
         const body = { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], stream: true };
         const answer = await send(router, '/v1/messages', { headers: messagesHeaders(), body });
@@ -272,13 +266,81 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
         }));
         expect(parseSse(answer.text)).toEqual(expected);
         // message_delta's usage is cumulative: its input count, when it gives one, stands with its own cache counts.
-        const usage = { ...(startUsage as Record<string, number>), ...(endUsage as Record<string, number>) };
-        const inputSide = (endUsage as Record<string, number>).input_tokens === undefined ? usage : (endUsage as Record<string, number>);
+        const usage = { ...(startUsage as unknown as Record<string, number>), ...(endUsage as unknown as Record<string, number>) };
+        const inputSide = (endUsage as unknown as Record<string, number>).input_tokens === undefined ? usage : (endUsage as unknown as Record<string, number>);
         const input = inputSide.input_tokens! + (inputSide.cache_read_input_tokens ?? 0) + (inputSide.cache_creation_input_tokens ?? 0);
         const record = recordFor(answer.headers.get('x-request-id'));
         expect([record.inputTokens, record.outputTokens]).toEqual([input, usage.output_tokens]);
       }),
       { numRuns: RUNS },
+    );
+  });
+});
+
+/** An Anthropic event stream for the given blocks: each block started, its text in one delta, stopped. */
+function messagesEvents({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop }: { blocks: Array<Record<string, unknown>>; startUsage: unknown; endUsage: unknown; deltaExtra: Record<string, unknown>; eventExtra: Record<string, unknown>; stop: string }) {
+  const start = { type: 'message_start', message: { id: 'msg_up', type: 'message', role: 'assistant', model: UPSTREAM_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } };
+  const events: Array<{ event: string; data: unknown }> = [{ event: 'message_start', data: start }, { event: 'ping', data: { type: 'ping' } }];
+  blocks.forEach((block, index) => {
+    // A text block starts empty and gets its text as a delta, as Anthropic streams it.
+    const opened = block.type === 'text' ? { ...block, text: '' } : block;
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: opened } });
+    if (block.type === 'text') events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } } });
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+  });
+  const delta = { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, ...deltaExtra, safeguard_results: { flagged: false } }, usage: endUsage, ...eventExtra };
+  events.push({ event: 'message_delta', data: delta }, { event: 'message_stop', data: { type: 'message_stop' } });
+  return { start, events };
+}
+
+describe('the official SDKs read a forwarded reply whole', () => {
+  it('Anthropic SDK: the stream helper builds the upstream\'s message, server tools and citations included, with our model', async () => {
+    const client = new Anthropic({ apiKey: router.key, baseURL: router.origin, maxRetries: 0 });
+    await fc.assert(
+      fc.asyncProperty(messagesStream, async ({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop, slice }) => {
+        next = { stream: sse(messagesEvents({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop }).events), slice };
+        const message = await client.messages.stream({ model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+        expect(message.model).toBe(SKUS.messages);
+        expect(message.content).toEqual(blocks);
+        expect(message.stop_reason).toBe(stop);
+        expect(message.usage.output_tokens).toBe((endUsage as { output_tokens: number }).output_tokens);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('OpenAI SDK: a forwarded completion and a forwarded stream, svc_meta and usage as the upstream gave them', async () => {
+    const client = new OpenAI({ apiKey: router.key, baseURL: router.baseURL, maxRetries: 0 });
+    await fc.assert(
+      fc.asyncProperty(chatReply, chatStream, async ({ reply, space }, { deltas, finish, usage, slice }) => {
+        next = { json: JSON.stringify(reply, null, space) };
+        const completion = await client.chat.completions.create({ model: SKUS.chat, messages: [{ role: 'user', content: 'hi' }] });
+        expect(completion.model).toBe(SKUS.chat);
+        expect(completion.choices).toEqual(reply.choices);
+        expect(completion.usage).toEqual(reply.usage);
+        expect((completion as unknown as { svc_meta: { backend: string } }).svc_meta.backend).toBe('fw-chat');
+
+        const head = { id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1_700_000_000, model: UPSTREAM_MODEL };
+        next = {
+          stream: sse([
+            ...deltas.map((delta) => ({ data: { ...head, choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: null }] } })),
+            { data: { ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] } },
+            { data: { ...head, choices: [], usage } },
+            { data: '[DONE]' },
+          ]),
+          slice,
+        };
+        let text = '';
+        let seenUsage: unknown;
+        for await (const chunk of await client.chat.completions.create({ model: SKUS.chat, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })) {
+          expect(chunk.model).toBe(SKUS.chat);
+          text += chunk.choices[0]?.delta.content ?? '';
+          if (chunk.usage) seenUsage = chunk.usage;
+        }
+        expect(text).toBe(deltas.join(''));
+        expect(seenUsage).toEqual(usage);
+      }),
+      { numRuns: 15 },
     );
   });
 });

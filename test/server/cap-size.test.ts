@@ -76,3 +76,19 @@ describe('the usage cap bounds the size of a request, not only whether one may s
     expect(reply.json.error.message).toMatch(/^Usage cap reached: 1000 of 1000 tokens/);
   });
 });
+
+describe('every cap refusal says how to raise the cap, in each client format', () => {
+  for (const format of CLIENT_FORMATS) {
+    it(`${format}: the 429 at the cap and the 429 for a request too large both name keys cap`, async () => {
+      const reached = keyWithUsage(CAP);
+      const atCap = await callFormat({ origin: router.origin, key: reached.key }, format, bodyFor(format, SKU, false, 'hi'));
+      expectErrorReply(format, atCap, 429, 'rate_limit');
+      expect(atCap.json.error.message).toContain(`svc-router keys cap ${reached.developer} TOKENS`);
+
+      const roomy = keyWithUsage(USED);
+      const tooLarge = await callFormat({ origin: router.origin, key: roomy.key }, format, bodyFor(format, SKU, true, 'x'.repeat(4 * (CAP - USED) + 4)));
+      expectErrorReply(format, tooLarge, 429, 'rate_limit');
+      expect(tooLarge.json.error.message).toContain(`svc-router keys cap ${roomy.developer} TOKENS`);
+    });
+  }
+});

@@ -1,7 +1,7 @@
-import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
+import { refusedError, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
-import { errorMessage, openClient } from '../router-client.js';
+import { errorCode, errorMessage, openClient } from '../router-client.js';
 import { startSpinner } from '../spinner.js';
 import { ensureOk, type QuickCheckOptions } from './quick-checks.js';
 
@@ -36,7 +36,6 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
       return;
     }
     let meta: ChatReply['svc_meta'];
-    const chunks: unknown[] = [];
     for await (const frame of response.frames) {
       // The spinner goes before the first byte of the answer and only then: ora's stop() returns
       // the cursor to column 1, so a stop between chunks would overwrite the text before it.
@@ -45,12 +44,16 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
       const data = frame.startsWith('data: ') ? frame.slice(6).trim() : '';
       if (!data || data === '[DONE]') continue;
       const chunk = JSON.parse(data) as ChatChunk;
-      if (chunk.error) throw new CliError(errorMessage(chunk, 500), EXIT_FAILED);
-      if (options.json) chunks.push(chunk);
+      if (chunk.error) {
+        const serverCode = errorCode(chunk);
+        throw refusedError(errorMessage(chunk, 500), { stream: true, ...(serverCode ? { server_code: serverCode } : {}) });
+      }
+      // --json streams NDJSON: each chunk on its own line as it arrives, for `jq` or a line reader.
+      if (options.json) process.stdout.write(`${JSON.stringify(chunk)}\n`);
       else process.stdout.write(chunk.choices?.[0]?.delta?.content ?? '');
       meta = chunk.svc_meta ?? meta;
     }
-    if (options.json) return printJson(chunks);
+    if (options.json) return;
     printLine();
     printMeta(meta);
   } finally {

@@ -17,17 +17,19 @@ import {
   mergeCodexConfig,
   MergeError,
   openaiSdkSnippet,
-  originOf,
 } from '../client-settings.js';
 import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
-import { chalk, printLine } from '../output.js';
+import { backupPath, resolveTarget, undoClientFile, writeClientFile } from '../client-file.js';
+import { chalk, printLine, warn } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
-import { defaultRouterOrigin } from '../router-origin.js';
+import { routerAddress } from '../router-address.js';
 
 export { CLIENTS, type Client } from '../connect-clients.js';
 
 export interface ConnectOptions {
   write?: boolean;
+  undo?: boolean;
+  force?: boolean;
   baseUrl?: string;
   key?: string;
 }
@@ -41,12 +43,16 @@ export const claudeSettingsPath = (): string => path.join(process.env.CLAUDE_CON
 /** Prints the settings that point a client at the router, or merges them into the client's config file. */
 export function runConnect(client: string, options: ConnectOptions): void {
   if (!(CLIENTS as readonly string[]).includes(client)) throw usageError(`unknown client '${client}'; expected one of ${CLIENTS.join(', ')}`);
-  if (options.write && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
-    const withFile = CONNECT_CLIENTS.filter((known) => known.configFile).map((known) => known.name);
-    throw usageError(`--write is for ${withFile.join(' and ')}, which have a config file; for ${client}, copy the printed snippet into your code`);
+  for (const flag of ['write', 'undo'] as const) {
+    if (options[flag] && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
+      const withFile = CONNECT_CLIENTS.filter((known) => known.configFile).map((known) => known.name);
+      throw usageError(`--${flag} is for ${withFile.join(' and ')}, which have a config file; for ${client}, copy the printed snippet into your code`);
+    }
   }
+  if (options.write && options.undo) throw usageError('--write and --undo go one at a time');
+  if (options.undo) return undoConnect(client === 'codex' ? codexConfigPath() : claudeSettingsPath(), options.force === true);
   const settings = new ConfigStore().read();
-  const origin = originOf(options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : defaultRouterOrigin(settings));
+  const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
   if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');
@@ -68,14 +74,14 @@ const titleOf = (client: Client): string => CONNECT_CLIENTS.find((known) => know
 function connectCodex(origin: string, key: string, write: boolean): void {
   const file = codexConfigPath();
   if (write) {
-    mergeInto(file, (existing) => mergeCodexConfig(existing ?? '', origin, KEY_ENV));
+    mergeInto(file, (existing) => mergeCodexConfig(existing ?? '', origin, KEY_ENV), key);
   } else {
+    // A TOML comment: stdout stays a file Codex can read as is.
     printLine(chalk.dim(`# Codex CLI: ${file} (svc-router connect codex --write merges this in)`));
     process.stdout.write(codexConfigToml(origin, KEY_ENV));
   }
-  printLine();
-  printLine(chalk.dim(`# Codex gets the key from ${KEY_ENV} (its auth command runs \`${CODEX_AUTH_COMMAND}\`, which prints it); set it where codex runs:`));
-  printLine(exportLine(KEY_ENV, key));
+  hint(`# Codex gets the key from ${KEY_ENV} (its auth command runs \`${CODEX_AUTH_COMMAND}\`, which prints it); set it where codex runs:`);
+  hint(exportLine(KEY_ENV, key), false);
 }
 
 function connectClaude(origin: string, key: string, write: boolean, settings: Settings): void {
@@ -97,32 +103,37 @@ function connectClaude(origin: string, key: string, write: boolean, settings: Se
         );
       }
       return merged;
-    });
+    }, key);
     printLine('Claude Code reads these settings when it starts.');
     return;
   }
-  printLine(chalk.dim(`# Claude Code: the "env" block of ${file} (svc-router connect claude --write merges it in)`));
+  // stdout is the JSON alone (a file Claude Code can read); what to do with it goes to stderr.
+  hint(`# Claude Code: the "env" block of ${file} (svc-router connect claude --write merges it in)`);
   printLine(JSON.stringify({ env }, null, 2));
-  printLine();
-  printLine(chalk.dim('# or, for one shell:'));
-  for (const [name, value] of Object.entries(env)) printLine(exportLine(name, value));
+  hint('# or, for one shell:');
+  for (const [name, value] of Object.entries(env)) hint(exportLine(name, value), false);
 }
 
+/** stdout is the module alone, so `connect openai-sdk > example.mjs && node example.mjs` runs; the shell line goes to stderr. */
 function printSnippet(title: string, key: string, snippet: string): void {
-  printLine(chalk.dim('# in the shell that runs your code:'));
-  printLine(exportLine(KEY_ENV, key));
-  printLine();
-  printLine(chalk.dim(`# ${title}, JavaScript (an ES module, e.g. example.mjs):`));
+  hint('# in the shell that runs your code:');
+  hint(exportLine(KEY_ENV, key), false);
+  printLine(`// ${title}, JavaScript (an ES module, e.g. example.mjs)`);
   process.stdout.write(snippet);
+}
+
+/** A line for the person at the terminal, on stderr: stdout is the artefact (a file, a module). */
+function hint(text: string, dim = true): void {
+  process.stderr.write(`${dim ? chalk.dim(text) : text}\n`);
 }
 
 /**
  * Reads the client's file, merges, prints the lines that change, and writes the result atomically
- * (same directory, then rename), keeping the file's mode; a new file is created 0600.
+ * (new files 0600; a file that now holds the key is made 0600 if others could read it), keeping
+ * what it replaced for `connect CLIENT --undo`.
  */
-function mergeInto(file: string, merge: (existing: string | undefined) => string): void {
-  // Write through a symlink (dotfile managers) rather than replacing it.
-  const target = fs.existsSync(file) ? fs.realpathSync(file) : file;
+function mergeInto(file: string, merge: (existing: string | undefined) => string, key: string): void {
+  const target = resolveTarget(file);
   const existing = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
   let merged: string;
   try {
@@ -136,18 +147,33 @@ function mergeInto(file: string, merge: (existing: string | undefined) => string
     return;
   }
   printLine(`${existing === undefined ? 'Creating' : 'Changing'} ${file}:`);
-  for (const line of lineDiff(existing ?? '', merged)) printLine(line.startsWith('+') ? chalk.green(line) : chalk.red(line));
-  const mode = existing === undefined ? 0o600 : fs.statSync(target).mode & 0o777;
-  fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-  const temporary = `${target}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temporary, merged, { mode });
-    fs.chmodSync(temporary, mode);
-    fs.renameSync(temporary, target);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw new CliError(`cannot write ${file}: ${(error as Error).message}`, EXIT_FAILED);
-  }
+  printDiff(existing ?? '', merged);
+  const outcome = writeClientFile(file, merged, key);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
+  if (outcome.tightenedFrom !== undefined) {
+    warn(`${file} was mode ${octal(outcome.tightenedFrom)} and now holds your key: changed it to ${octal(outcome.mode)} (only you can read it).`);
+  }
+  hint(`# the previous ${existing === undefined ? 'state (no file)' : 'content'} is kept in ${outcome.backup}; svc-router connect ${clientOfFile(file)} --undo puts it back`);
 }
+
+function undoConnect(file: string, force: boolean): void {
+  const outcome = undoClientFile(file, force);
+  if (outcome.status === 'no-backup') throw new CliError(`nothing to undo: no backup of ${file} (${backupPath(resolveTarget(file))}) from connect --write`, EXIT_FAILED);
+  if (outcome.status === 'removed') {
+    printLine(`Removing ${file} (connect --write had created it):`);
+    printDiff(outcome.current ?? '', '');
+    printLine(`${chalk.green('✓')} Removed ${file}`);
+    return;
+  }
+  printLine(`Restoring ${file}:`);
+  printDiff(outcome.current ?? '', outcome.content);
+  printLine(`${chalk.green('✓')} Restored ${file} as it was before connect --write`);
+}
+
+function printDiff(before: string, after: string): void {
+  for (const line of lineDiff(before, after)) printLine(line.startsWith('+') ? chalk.green(line) : chalk.red(line));
+}
+
+const octal = (mode: number): string => mode.toString(8).padStart(4, '0');
+const clientOfFile = (file: string): string => (file === codexConfigPath() ? 'codex' : 'claude');
 

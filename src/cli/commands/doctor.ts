@@ -1,17 +1,21 @@
 import path from 'node:path';
 import { withDefaults, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { usageError } from '../cli-error.js';
 import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
 import { checkContextWindows } from '../doctor/context-windows.js';
+import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
+import { checkClient } from '../doctor/client-checks.js';
 import { skip, type CheckResult } from '../doctor/result.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
-import { defaultRouterOrigin } from '../router-origin.js';
+import { routerAddress } from '../router-address.js';
 
 export interface DoctorOptions {
   baseUrl?: string;
   key?: string;
   timeout?: string;
+  client?: string;
   json?: boolean;
 }
 
@@ -28,10 +32,14 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   const givenUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
   const given = givenUrl !== undefined && givenUrl !== '';
   if (given) parseHttpUrl(givenUrl, '--base-url');
+  const client = options.client;
+  if (client !== undefined && !(DOCTOR_CLIENTS as readonly string[]).includes(client)) throw usageError(`--client: expected one of ${DOCTOR_CLIENTS.join(', ')}, got '${client}'`);
 
   const { settings, file, problem } = loadConfig();
-  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `${defaultRouterOrigin(settings)}/v1`;
-  const root = baseUrl.replace(/\/v1$/, '');
+  // Either base URL form is accepted: the OpenAI one (…/v1) and the Anthropic one (without).
+  const address = routerAddress(settings, given ? { flag: givenUrl } : {});
+  const root = address.origin;
+  const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `${root}/v1`;
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? settings.localKey;
 
   const keyResult = checkKey(key);
@@ -46,8 +54,9 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
 
   const results: CheckResult[] = [
     keyResult,
-    checkBaseUrl(baseUrl, given),
+    checkBaseUrl(baseUrl, given, client as DoctorClient | undefined, address.source === 'serve' ? 'running serve\'s' : 'configured'),
     ...routerResults,
+    ...(client ? checkClient(client as DoctorClient, root, key) : []),
     ...backendResults,
     ...checkRoutes(settings),
     ...checkContextWindows(settings),

@@ -4,7 +4,7 @@ import { usageError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { clientEnv, exportLine } from '../client-settings.js';
 import { printLine } from '../output.js';
-import { defaultRouterOrigin } from '../router-origin.js';
+import { routerAddress } from '../router-address.js';
 
 /** The export lines that point every client at this router: the same variables `connect` writes. */
 export function envLines(origin: string, key: string, settings: Settings): string[] {
@@ -16,7 +16,7 @@ export function runEnv(options: { baseUrl?: string; key?: string }): void {
   const settings = config.read();
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
-  const origin = (options.baseUrl ?? defaultRouterOrigin(settings)).replace(/\/+$/, '').replace(/\/v1$/, '');
+  const { origin } = routerAddress(settings, { flag: options.baseUrl });
   for (const line of envLines(origin, key, settings)) printLine(line);
 }
 

@@ -1,9 +1,11 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey } from '../../identity/keys.js';
 import { CliError, EXIT_USAGE } from '../cli-error.js';
-import { chalk, printJson, printLine } from '../output.js';
+import { chalk, printJson, printLine, warn } from '../output.js';
+import { claudeSettingsPath, codexConfigPath } from './connect.js';
 import { defaultSlug, parsePositiveInteger, parseSlug } from '../parse-options.js';
 import { keyRecord } from './keys.js';
 
@@ -42,7 +44,9 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
 
 export function runInit(options: InitOptions): void {
   const config = new ConfigStore();
+  const previous = config.read().localKey;
   const { key, developer } = initialise(config, options);
+  if (options.force && previous !== undefined) warnAboutOldKey(previous);
   const record = config.read().keys[developer]!;
   if (options.json) {
     printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key, config_path: config.path });
@@ -51,4 +55,24 @@ export function runInit(options: InitOptions): void {
   printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
   printLine(`  key: ${key}`);
   printLine(`  stored in ${config.path} (mode 0600); run ${chalk.cyan('svc-router serve')} and ${chalk.cyan('svc-router env')} next`);
+}
+
+/**
+ * A forced init replaces the local key: the old one now gets 401 everywhere it was written.
+ * Names the client files and variables that still hold it, and how to update them.
+ */
+function warnAboutOldKey(previous: string): void {
+  const files = [claudeSettingsPath(), codexConfigPath()].filter((file) => {
+    try {
+      return fs.readFileSync(file, 'utf8').includes(previous);
+    } catch {
+      return false;
+    }
+  });
+  const variables = Object.keys(process.env).filter((name) => process.env[name] === previous).sort();
+  const where = [...files, ...variables.map((name) => `$${name} in this shell`)];
+  warn(
+    `the previous local key stops working now: clients configured with it get 401${where.length ? ` (still in ${where.join(', ')})` : ''}. ` +
+      'Update them: svc-router connect claude --write, eval "$(svc-router env)", and SVC_ROUTER_KEY where codex runs.',
+  );
 }

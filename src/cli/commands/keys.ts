@@ -26,7 +26,7 @@ export function runKeysIssue(options: IssueOptions): void {
   const developer = parseSlug(options.developer);
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
   const config = new ConfigStore();
-  if (config.read().keys[developer] && !options.force) {
+  if (Object.hasOwn(config.read().keys, developer) && !options.force) {
     throw usageError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
   }
   const key = generateKey(developer);
@@ -98,10 +98,32 @@ async function usageByKey(store: string, dir: string): Promise<Map<string, Usage
 export function runKeysRevoke(slug: string): void {
   const developer = parseSlug(slug);
   const config = new ConfigStore();
-  if (!config.read().keys[developer]) throw usageError(`no key is issued for developer '${developer}'`);
+  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
   config.update((settings) => {
     if (settings.localKey && hashKey(settings.localKey) === settings.keys[developer]?.hash) delete settings.localKey;
     delete settings.keys[developer];
   });
   printLine(`${chalk.green('✓')} Revoked the key of ${chalk.bold(developer)}; a running server refuses it from its next request.`);
 }
+
+/**
+ * Changes a developer's 30-day token cap and keeps the key: what the 429 at the cap points to.
+ * A running server reads the change on its next request.
+ */
+export function runKeysCap(slug: string, tokens: string, options: { json?: boolean }): void {
+  const developer = parseSlug(slug);
+  const cap = parsePositiveInteger(tokens, 'the cap');
+  const config = new ConfigStore();
+  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}' (svc-router keys list shows who has one)`);
+  let before = 0;
+  config.update((settings) => {
+    const record = settings.keys[developer]!;
+    before = record.capTokens;
+    record.capTokens = cap;
+  });
+  if (options.json) return printJson({ developer, cap_tokens: cap, previous_cap_tokens: before });
+  printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatTokens(cap)} tokens / 30 days (was ${formatTokens(before)}); the key is unchanged.`);
+}
+
+/** 200000000 → "200,000,000". */
+export const formatTokens = (tokens: number): string => tokens.toLocaleString('en-US');

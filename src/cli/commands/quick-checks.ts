@@ -1,6 +1,6 @@
-import { CliError, EXIT_FAILED } from '../cli-error.js';
+import { refusedError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
-import { errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
+import { errorCode, errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
 
 export interface QuickCheckOptions extends ConnectionOptions {
   json?: boolean;
@@ -8,7 +8,10 @@ export interface QuickCheckOptions extends ConnectionOptions {
 
 /** Fails with the server's own message when a quick check gets an error status. */
 export function ensureOk(response: ClientResponse): unknown {
-  if (response.status >= 400) throw new CliError(`${response.status}: ${errorMessage(response.json, response.status)}`, EXIT_FAILED);
+  if (response.status >= 400) {
+    const serverCode = errorCode(response.json);
+    throw refusedError(`${response.status}: ${errorMessage(response.json, response.status)}`, { status: response.status, ...(serverCode ? { server_code: serverCode } : {}) });
+  }
   return response.json;
 }
 

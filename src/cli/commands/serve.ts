@@ -2,8 +2,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
+import { slugOfKey } from '../../identity/keys.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
+import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
@@ -19,6 +21,7 @@ import { displayUsageStore, findServer, removeServerState, writeServerState } fr
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
+import { formatTokens } from './keys.js';
 
 export interface ServeOptions {
   host?: string;
@@ -75,7 +78,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
   }
   const metricsOn = options.metrics === true || settings.server.metrics === true;
-  const metrics = metricsOn ? new (await import('../../server/metrics.js')).RouterMetrics() : undefined;
+  const metrics = metricsOn ? new (await loadMetrics()).RouterMetrics() : undefined;
   const app = createApp({
     config,
     offlineScript,
@@ -94,7 +97,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   } catch (error) {
     await app.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is already in use; pick another with --port`, EXIT_FAILED);
+    if (code === 'EADDRINUSE') throw await portInUse(host, port, config.dir);
     throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
   }
 
@@ -102,6 +105,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   if (logFile) redirectOutputTo(logFile);
   const address = server.address() as AddressInfo;
   const origin = `${tls ? 'https' : 'http'}://${hostForUrl(host)}:${address.port}`;
+  const usageStore = options.usageStore ?? settings.usage.store;
   const other = findServer({ dir: config.dir });
   if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
   writeServerState(
@@ -110,7 +114,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
       host: address.address,
       port: address.port,
       url: origin,
-      usageStore: displayUsageStore(options.usageStore ?? settings.usage.store),
+      usageStore: displayUsageStore(usageStore),
+      ...(usageStore === 'file' ? {} : { usageStoreUrl: usageStore }),
       startedAt: new Date().toISOString(),
       argv: serveArgsFromArgv(),
       cwd: process.cwd(),
@@ -123,6 +128,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
   printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
+  printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (tls) printLine(`  TLS: certificate ${tls.files.cert}; clients that do not trust its CA need it, e.g. NODE_EXTRA_CA_CERTS=/path/to/ca.pem`);
   printLine(chalk.dim(process.env[DETACHED_ENV] === '1' ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
@@ -154,7 +160,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
 
 /** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
-  const overlay = file === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(file);
+  const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
+  const overlay = given === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(given, undefined, { warnUnsetEnv: true });
   const config = new ConfigStore(undefined, overlay ? { overlay } : {});
   try {
     config.read();
@@ -177,6 +184,33 @@ function printBanner(origin: string, key: string, settings: Settings, scripted: 
   printLine();
   printLine(chalk.dim('# point clients here:'));
   for (const line of envLines(origin, key, settings)) printLine(line);
+}
+
+/** The metrics module, whose prom-client is an optional dependency. */
+async function loadMetrics(): Promise<typeof import('../../server/metrics.js')> {
+  try {
+    return await import('../../server/metrics.js');
+  } catch (error) {
+    if (isMissingPackage(error, 'prom-client')) throw new CliError(new MissingDependencyError('prom-client', '--metrics').message, EXIT_FAILED);
+    throw error;
+  }
+}
+
+/** What holds the port, and the next free one to use instead. */
+async function portInUse(host: string, port: number, configDir: string): Promise<CliError> {
+  const { describePortHolder, nextFreePort } = await import('../port-holder.js');
+  const found = findServer({ dir: configDir });
+  const [holder, free] = await Promise.all([describePortHolder(hostForUrl(host).replace(/^\[|\]$/g, ''), port, found.status === 'running' ? found.state : undefined), nextFreePort(host, port)]);
+  const offer = free === undefined ? 'pick another with --port (0 picks a free one)' : `port ${free} is free: svc-router serve --port ${free} (or config set server.port ${free})`;
+  return new CliError(`port ${port} on ${host} is already in use by ${holder}; ${offer}`, EXIT_FAILED, 'port_in_use', { port, ...(free === undefined ? {} : { free_port: free }) });
+}
+
+/** The local key's 30-day cap, and the command that raises it (the 429 at the cap names it too). */
+function printCap(settings: Settings): void {
+  const developer = settings.localKey ? slugOfKey(settings.localKey) : undefined;
+  const record = developer !== undefined && Object.hasOwn(settings.keys, developer) ? settings.keys[developer] : undefined;
+  if (!record) return;
+  printLine(chalk.dim(`# usage cap: ${formatTokens(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
 }
 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */

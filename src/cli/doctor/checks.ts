@@ -3,6 +3,7 @@ import type { Settings } from '../../config/settings.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
+import type { DoctorClient } from './doctor-clients.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
 import { fail, pass, REMEDY, skip, type CheckResult } from './result.js';
@@ -15,7 +16,7 @@ export const keyHint = (key: string): string => `${key.slice(0, Math.min(12, Mat
 
 export function checkKey(key: string | undefined): CheckResult {
   if (key === undefined || key === '') {
-    return fail('key', 'no key: none given with --key or SVC_ROUTER_KEY, and none stored', 'Run svc-router init (it stores your key), or pass --key. ' + REMEDY.key);
+    return fail('key', 'no key: none given with --key or SVC_ROUTER_KEY, and none stored', 'Run svc-router init (it stores your key), or pass --key.');
   }
   if (WHITESPACE.test(key)) {
     const where = /^[\s\u200B-\u200D\u2060\uFEFF]/u.test(key) ? 'leading' : /[\s\u200B-\u200D\u2060\uFEFF]$/u.test(key) ? 'trailing' : 'inner';
@@ -24,12 +25,26 @@ export function checkKey(key: string | undefined): CheckResult {
   return pass('key', `present (${keyHint(key)}), no whitespace`);
 }
 
-/** OpenAI-style clients (chat and responses) need the /v1; only checked when a base URL was given. */
-export function checkBaseUrl(baseUrl: string, given: boolean): CheckResult {
-  if (!given) return skip('base-url', `no --base-url given; checking the configured address ${baseUrl}`);
-  if (/\/v1$/.test(baseUrl)) return pass('base-url', `${baseUrl} ends in /v1, as OpenAI-style clients need`);
-  const suggested = `${baseUrl.replace(/\/+$/, '')}/v1`;
-  return fail('base-url', `${baseUrl} does not end in /v1: OpenAI-style clients get 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${suggested} (Anthropic clients take it without /v1).`);
+
+/** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST. */
+const wantsV1 = (client: DoctorClient): boolean => client === 'openai' || client === 'codex';
+
+/**
+ * A given base URL in the form its client needs. Without --client either form is right (the
+ * OpenAI one ends in /v1, the Anthropic one does not); with it, the client's form is checked.
+ */
+export function checkBaseUrl(baseUrl: string, given: boolean, client?: DoctorClient, source = 'configured'): CheckResult {
+  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  if (!given) return skip('base-url', `no --base-url given; checking the ${source} address ${origin}`);
+  const hasV1 = /\/v1\/?$/.test(baseUrl);
+  if (client === undefined) {
+    return pass('base-url', hasV1 ? `${baseUrl} is the OpenAI-style form (Anthropic clients take ${origin})` : `${baseUrl} is the Anthropic-style form (OpenAI-style clients take ${origin}/v1)`);
+  }
+  if (wantsV1(client) === hasV1) return pass('base-url', `${baseUrl} is the form ${client} needs`);
+  if (wantsV1(client)) {
+    return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${origin}/v1.`);
+  }
+  return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${origin} (without /v1) for Anthropic-style clients.`);
 }
 
 export function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
@@ -68,7 +83,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
-  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, REMEDY.key) };
+  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, WHITESPACE.test(key) ? REMEDY.key : REMEDY.unknownKey) };
   if (answer.status === 404) {
     return {
       result: fail('whoami', `GET ${url}: 404 Not Found`, 'The base URL does not point at svc-router itself: use http://HOST:PORT/v1 (the router answers /whoami beside /v1).'),
@@ -91,7 +106,7 @@ export function checkUsageCap(body: WhoamiBody): CheckResult {
     return fail(
       'usage-cap',
       `usage cap reached: ${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; model requests get 429`,
-      `Ask for a higher cap (svc-router keys issue --developer ${body.developer ?? 'SLUG'} --cap TOKENS --force issues a new key), or wait for older usage to leave the 30-day window.`,
+      `Raise the cap where the router runs: svc-router keys cap ${body.developer ?? 'SLUG'} TOKENS (the key stays the same), or wait for older usage to leave the 30-day window.`,
     );
   }
   return pass('usage-cap', `${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; ${remaining} left`);
@@ -173,6 +188,8 @@ export async function checkServePort(settings: Settings, timeoutMs: number): Pro
   if (probe.code === 'EADDRINUSE') {
     const answer = await httpGet(`${schemeOf(settings.server)}://${where}/`, {}, timeoutMs);
     if (answer.ok && (answer.json as { name?: unknown } | undefined)?.name === 'svc-router') return pass('serve-port', `${where}: svc-router is serving there`);
+    const untrusted = answer.ok ? undefined : untrustedCertRemedy(answer.detail);
+    if (untrusted) return fail('serve-port', `${where} serves HTTPS with a certificate this machine does not trust (${answer.ok ? '' : answer.detail})`, untrusted);
     return fail('serve-port', `${where} is in use by another program`, `Stop that program, or pick another port: svc-router config set server.port PORT (or serve --port PORT).`);
   }
   if (probe.code === 'EACCES') return fail('serve-port', `${where}: not allowed to listen (${probe.code})`, 'Use a port above 1023: svc-router config set server.port PORT.');

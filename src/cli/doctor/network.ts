@@ -46,7 +46,9 @@ function classify(error: NodeJS.ErrnoException): TcpProbe {
   }
 }
 
-export type HttpProbe = { ok: true; status: number; json: unknown; text: string } | { ok: false; failure: Failure; detail: string };
+export type HttpProbe =
+  | { ok: true; status: number; json: unknown; text: string; headers: Record<string, string | string[] | undefined> }
+  | { ok: false; failure: Failure; detail: string };
 
 /** GET with a deadline for the whole answer; any status counts as an answer. */
 export async function httpGet(url: string, headers: Record<string, string>, timeoutMs: number): Promise<HttpProbe> {
@@ -66,7 +68,7 @@ export async function httpGet(url: string, headers: Record<string, string>, time
     } catch {
       json = undefined;
     }
-    return { ok: true, status: response.statusCode, json, text };
+    return { ok: true, status: response.statusCode, json, text, headers: response.headers };
   } catch (error) {
     if (timedOut) return { ok: false, failure: 'timeout', detail: `no HTTP answer within ${timeoutMs} ms` };
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;

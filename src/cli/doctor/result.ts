@@ -1,6 +1,6 @@
 /** One line of the doctor's report. */
 export interface CheckResult {
-  /** A stable name: `key`, `base-url`, `reachable`, `whoami`, `usage-cap`, `backend:NAME`, `route:MODEL`, `config-file`, `serve-port`. */
+  /** A stable name: `key`, `base-url`, `reachable`, `client:NAME`, `env:NAME`, `whoami`, `usage-cap`, `backend:NAME`, `route:MODEL`, `config-file`, `serve-port`. */
   id: string;
   /** `warn`: works, but a client will misbehave in time; not counted as a failure. */
   status: 'pass' | 'fail' | 'skip' | 'warn';
@@ -16,8 +16,10 @@ export const fail = (id: string, message: string, remedy: string): CheckResult =
 
 /** The remedies of the interface specification's error table, word for word where it has one. */
 export const REMEDY = {
-  /** 401 Unauthorized. */
+  /** 401 Unauthorized for a key with white space in it. */
   key: 'Fix the key; no trailing whitespace.',
+  /** 401 Unauthorized for a clean key the router does not know. */
+  unknownKey: 'The router does not know this key: use the one `svc-router init` stored (`svc-router env` prints it), or issue one with `svc-router keys issue --developer SLUG`.',
   /** 404 on /v1/chat/completions. */
   missingV1: 'Include /v1 in the base URL for chat-format and responses-format clients.',
   /** Refused connection, timeout. */

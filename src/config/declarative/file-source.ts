@@ -6,9 +6,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { hashKey } from '../../identity/keys.js';
 import type { Settings } from '../settings.js';
 import type { SettingsOverlay } from '../store.js';
 import { applyDeclarative } from './overlay.js';
+import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import { formatProblems } from './report.js';
 import type { DeclarativeConfig } from './schema.js';
 import { validateText } from './validate.js';
@@ -26,10 +28,14 @@ export class DeclarativeFile implements SettingsOverlay {
   private inForce: { stamp: string; config: DeclarativeConfig } | undefined;
   private reported = '';
 
-  /** `report` hears of changes: a reload, or a change refused. */
+  /**
+   * `report` hears of changes: a reload, or a change refused; with `warnUnsetEnv` (serve), also of
+   * each variable the file names that is not set here, since a router would then run without it.
+   */
   constructor(
     file: string,
     private readonly report: (message: string) => void = (message) => process.stderr.write(`svc-router: ${message}\n`),
+    private readonly options: { warnUnsetEnv?: boolean } = {},
   ) {
     this.path = path.resolve(file);
   }
@@ -49,6 +55,24 @@ export class DeclarativeFile implements SettingsOverlay {
     return applyDeclarative(stored, this.inForce!.config);
   }
 
+  /**
+   * A change to config.json that the file hides has no effect while the file is in force: say so.
+   * The local key's own record is the exception: it stays in force beside the file's keys.
+   */
+  changedUnder(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void {
+    const given = (this.inForce?.config ?? {}) as Record<string, Record<string, unknown> | undefined>;
+    const localSlug = settings.localKey ? Object.entries(settings.keys).find(([, record]) => record.hash === hashKey(settings.localKey!))?.[0] : undefined;
+    const hidden = paths.filter(([field, name]) => {
+      const placement = (SETTINGS_PLACEMENT as Record<string, Placement>)[field];
+      if (given[field] === undefined || placement === undefined || placement === 'local' || typeof placement === 'object') return false;
+      if (field === 'keys' && name !== undefined && name === localSlug) return false;
+      return placement !== 'group' || name === undefined || Object.hasOwn(given[field]!, name);
+    });
+    if (!hidden.length) return;
+    const names = [...new Set(hidden.map(([field, name]) => (SETTINGS_PLACEMENT as Record<string, Placement>)[field] === 'group' && name ? `${field}.${name}` : field))];
+    this.report(`warning: saved in config.json, but ${this.path} sets ${names.join(', ')} while it is in force, so the change has no effect; edit that file instead`);
+  }
+
   private load(stamp: string, storedBackends: string[]): void {
     let text: string;
     try {
@@ -56,8 +80,9 @@ export class DeclarativeFile implements SettingsOverlay {
     } catch (error) {
       return this.refuse(stamp, `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const { config, problems } = validateText(text, { storedBackends });
+    const { config, problems, warnings } = validateText(text, { storedBackends });
     if (!config) return this.refuse(stamp, `${this.path} is not valid:\n${formatProblems(problems)}`);
+    if (this.options.warnUnsetEnv && warnings.length) this.report(`warning: in ${this.path}:\n${formatProblems(warnings)}`);
     const first = !this.inForce;
     this.inForce = { stamp, config };
     if (!first) this.report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);

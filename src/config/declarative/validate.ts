@@ -58,6 +58,9 @@ export function validateText(text: string, options: ValidateOptions = {}): Valid
   return problems.length ? { problems, warnings } : { config: value as DeclarativeConfig, problems, warnings };
 }
 
+/** What keyHint writes: the key's prefix and four characters of its random part, then an ellipsis. */
+const KEY_HINT = /^svc_[a-z0-9-]{1,39}_[A-Za-z0-9_-]{0,4}…$/;
+
 type At = (path: JsonPath, message: string, list?: Problem[], key?: boolean) => void;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -65,13 +68,34 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** Any string that redaction would change is a credential written into the file. */
 function findCredentials(node: unknown, path: JsonPath, at: At): void {
   if (typeof node === 'string') {
-    if (redactText(node) !== node) at(path, 'this looks like a credential: secrets do not belong in this file; put it in an environment variable and name that variable (apiKeyEnv)');
+    if (holdsCredential(node)) at(path, 'this looks like a credential: secrets do not belong in this file; put it in an environment variable and name that variable (apiKeyEnv)');
     return;
   }
   if (Array.isArray(node)) return node.forEach((item, index) => findCredentials(item, [...path, index], at));
   if (!isObject(node)) return;
-  // A backend's `apiKey` is refused by name already, with what to write instead.
-  for (const [name, child] of Object.entries(node)) if (name !== 'apiKey') findCredentials(child, [...path, name], at);
+  for (const [name, child] of Object.entries(node)) {
+    // A backend's `apiKey` is refused by name already, with what to write instead; a key record's
+    // `hint` is the few characters `keys list` prints to tell keys apart, shaped like a key's start.
+    if (name === 'apiKey' || (name === 'hint' && path[0] === 'keys' && typeof child === 'string' && KEY_HINT.test(child))) continue;
+    findCredentials(child, [...path, name], at);
+  }
+}
+
+/**
+ * Whether redaction would change a string. In a URL only the parts that can carry a credential
+ * count (a password, the path, the query): a host name such as `pk-eu1.example.com` is not a key.
+ */
+function holdsCredential(text: string): boolean {
+  if (/^https?:\/\//i.test(text)) {
+    try {
+      const url = new URL(text);
+      const rest = `${url.pathname}${url.search}${url.hash}`;
+      return url.password !== '' || redactText(url.username) !== url.username || redactText(rest) !== rest;
+    } catch {
+      // not a URL after all: judged as any other text
+    }
+  }
+  return redactText(text) !== text;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, parsed: ParsedFile, at: At): void {
