@@ -301,23 +301,26 @@ describe('routes', () => {
     const doctor = JSON.parse(doctorRun.stdout) as { checks: Array<{ id: string; status: string; remedy?: string }> };
     expect(doctor.checks.find((check) => check.id === 'window:svc.intelligent-basic')).toMatchObject({ status: 'warn', remedy: expect.stringContaining('routes window') });
     const unknown = await runCli(['connect', 'claude'], { home: windowHome });
-    expect(unknown.stdout).not.toContain('CLAUDE_CODE_MAX_CONTEXT_TOKENS');
+    expect(JSON.parse(unknown.stdout).env).not.toHaveProperty('CLAUDE_CODE_MAX_CONTEXT_TOKENS');
+    expect(unknown.stderr).not.toMatch(/^export CLAUDE_CODE_MAX_CONTEXT_TOKENS=/m);
     expect(unknown.stderr).toContain('svc-router routes window svc.intelligent-basic');
 
     expect((await runCli(['routes', 'window', 'local:my-llama', '32768'], { home: windowHome })).code).toBe(0);
     const rows = await runCliJson<Array<{ model: string; contextWindow: number | null }>>(['routes', 'list', '--json'], { home: windowHome });
     expect(rows.find((row) => row.model === 'svc.intelligent-basic')?.contextWindow).toBe(32_768);
     const known = await runCli(['connect', 'claude'], { home: windowHome });
-    expect(known.stdout).toContain('export CLAUDE_CODE_MAX_CONTEXT_TOKENS=32768');
-    // The only real route serves every tier.
-    expect(known.stdout).toContain('export ANTHROPIC_DEFAULT_HAIKU_MODEL=svc.intelligent-basic');
-    expect(known.stdout).toContain('export ANTHROPIC_DEFAULT_OPUS_MODEL=svc.intelligent-basic');
+    expect(JSON.parse(known.stdout).env).toMatchObject({
+      CLAUDE_CODE_MAX_CONTEXT_TOKENS: '32768',
+      // The only real route serves every tier.
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'svc.intelligent-basic',
+      ANTHROPIC_DEFAULT_OPUS_MODEL: 'svc.intelligent-basic',
+    });
 
     // A window set on the route wins over its targets'; --unset gives the targets' back.
     expect((await runCli(['routes', 'window', 'svc.intelligent-basic', '16000'], { home: windowHome })).code).toBe(0);
-    expect((await runCli(['connect', 'claude'], { home: windowHome })).stdout).toContain('export CLAUDE_CODE_MAX_CONTEXT_TOKENS=16000');
+    expect(JSON.parse((await runCli(['connect', 'claude'], { home: windowHome })).stdout).env.CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('16000');
     expect((await runCli(['routes', 'window', 'svc.intelligent-basic', '--unset'], { home: windowHome })).code).toBe(0);
-    expect((await runCli(['connect', 'claude'], { home: windowHome })).stdout).toContain('export CLAUDE_CODE_MAX_CONTEXT_TOKENS=32768');
+    expect(JSON.parse((await runCli(['connect', 'claude'], { home: windowHome })).stdout).env.CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('32768');
 
     for (const bad of [['routes', 'window', 'svc.intelligent-basic', '0'], ['routes', 'window', 'gpt-4o', '1000'], ['routes', 'window', 'svc.intelligent-lite', '--unset']]) {
       expect((await runCli(bad, { home: windowHome })).code, bad.join(' ')).toBe(2);
@@ -423,7 +426,8 @@ describe('env', () => {
     // One story: never the x-api-key variable beside the token.
     expect(lines.some((line) => line.startsWith('export ANTHROPIC_API_KEY='))).toBe(false);
     const connect = await runCli(['connect', 'claude'], { home });
-    const connectExports = connect.stdout.split('\n').filter((line) => line.startsWith('export '));
+    const connectExports = connect.stderr.split('\n').filter((line) => line.startsWith('export '));
+    expect(connectExports.length).toBeGreaterThan(3);
     for (const line of connectExports) expect(lines).toContain(line);
   });
 
