@@ -68,7 +68,7 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     // The router's own home is the CLI's: its stored key is the one connect prints.
     const connect = await runCli(['connect', 'codex', '--write', '--base-url', router.origin], { home: router.home, env: { CODEX_HOME: codexHome } });
     const written = readIfThere(configFile);
-    const exported = /^export SVC_ROUTER_KEY=(\S+)$/m.exec(connect.stdout)?.[1];
+    const exported = /^export SVC_ROUTER_KEY=(\S+)$/m.exec(connect.stdout + connect.stderr)?.[1];
     let why = report(connect, written, undefined, upstream);
     expect(connect.code, why).toBe(0);
     expect(exported, why).toBe(router.key);
