@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -170,7 +170,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                set) options="$help" ;;
+                set) options="--context-window $help" ;;
+                window) options="--unset $help" ;;
                 list) options="--json $help" ;;
                 rule) options="--background --thinking --context-above --image --web-search --model $help" ;;
                 rule-remove) options="$help" ;;
@@ -281,8 +282,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set list rule rule-remove weights unset help' ;;
-                help) ((nargs == 0)) && words='set list rule rule-remove weights unset' ;;
+                '') words='set window list rule rule-remove weights unset help' ;;
+                help) ((nargs == 0)) && words='set window list rule rule-remove weights unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -291,6 +292,18 @@ _svc_router() {
                         return 0
                     elif ((nargs >= 1)); then
                         words="$(_svc_router_backends) offline"
+                    fi
+                    ;;
+                window)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
                     fi
                     ;;
                 list) words=$options ;;

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -124,13 +124,14 @@ complete -c svc-router -n '__svc_router_is backends help' -a 'add list pool remo
 
 # routes
 complete -c svc-router -n '__svc_router_is routes' -a set -d 'route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as \'claude-*\') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order'
+complete -c svc-router -n '__svc_router_is routes' -a window -d 'set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL'
 complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, including the offline defaults'
 complete -c svc-router -n '__svc_router_is routes' -a rule -d 'add (or replace) a task rule: requests to the route that match every condition given go to these targets'
 complete -c svc-router -n '__svc_router_is routes' -a rule-remove -d 'remove a route\'s task rule'
 complete -c svc-router -n '__svc_router_is routes' -a weights -d 'balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set list rule rule-remove weights unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights unset'
 
 # prices
 complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
@@ -240,8 +241,13 @@ complete -c svc-router -n '__svc_router_in backends pool; and test (count (__svc
 complete -c svc-router -n '__svc_router_in backends remove; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
 
 # routes set
+complete -c svc-router -n '__svc_router_in routes set' -l context-window -x -d 'the route\'s context window (default: the smallest of its targets\' known model families)'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
+
+# routes window
+complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model family\'s default applies again)'
+complete -c svc-router -n '__svc_router_in routes window; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'name'
 
 # routes list
 complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'

@@ -203,8 +203,16 @@ _svc_router_routes_args() {
   case $words[1] in
     set)
       _arguments \
+        '--context-window[the route'\''s context window (default: the smallest of its targets'\'' known model families)]:contextWindow:' \
         ':model:_svc_router_route_models' \
         '*:targets:_svc_router_targets' \
+        $help
+      ;;
+    window)
+      _arguments \
+        '--unset[remove the set window (the model family'\''s default applies again)]' \
+        ':name:_svc_router_route_models' \
+        '::tokens:' \
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;
@@ -234,7 +242,7 @@ _svc_router_routes_args() {
         $help
       ;;
     unset) _arguments ':model:_svc_router_route_models' $help ;;
-    help) _arguments ':command:(set list rule rule-remove weights unset)' ;;
+    help) _arguments ':command:(set window list rule rule-remove weights unset)' ;;
     *) return 1 ;;
   esac
 }
@@ -374,6 +382,7 @@ _svc_router() {
     routes)
       _svc_router_group routes \
         'set:route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as '\''claude-*'\'') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order' \
+        'window:set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL' \
         'list:list routes, including the offline defaults' \
         'rule:add (or replace) a task rule: requests to the route that match every condition given go to these targets' \
         'rule-remove:remove a route'\''s task rule' \

@@ -146,7 +146,12 @@ export function buildProgram(version: string): Command {
   const routes = program.command('routes').description('map models to backends');
   completeArguments(routes.command('set <model> <targets...>'), 'route-models', 'targets')
     .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
-    .action(async (model, targets) => (await import('./commands/routes.js')).runRoutesSet(model, targets));
+    .option('--context-window <tokens>', "the route's context window (default: the smallest of its targets' known model families)")
+    .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
+  completeArguments(routes.command('window <name> [tokens]'), 'route-models')
+    .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')
+    .option('--unset', 'remove the set window (the model family\'s default applies again)')
+    .action(async (name, tokens, options) => (await import('./commands/routes.js')).runRoutesWindow(name, tokens, options));
   routes
     .command('list')
     .description('list routes, including the offline defaults')

@@ -176,6 +176,12 @@ export interface Settings {
   routes: Record<string, string[]>;
   /** Route name (as in `routes`) → its task rules and weights. */
   routePolicies: Record<string, RoutePolicy>;
+  /**
+   * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
+   * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
+   * (src/routing/context-windows.ts); `connect` and the model catalogs tell clients the number.
+   */
+  contextWindows: Record<string, number>;
   server: ServerSettings;
   limits: LimitSettings;
   usage: { store: string };
@@ -192,6 +198,7 @@ export const DEFAULT_SETTINGS: Settings = {
   backends: {},
   routes: {},
   routePolicies: {},
+  contextWindows: {},
   server: {
     host: '127.0.0.1',
     port: 8787,
@@ -225,6 +232,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     routes: stored.routes ?? {},
     routePolicies: stored.routePolicies ?? {},
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
+    contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },
     prices: stored.prices ?? {},

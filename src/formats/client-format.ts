@@ -98,7 +98,8 @@ export interface RequiredHeader {
 export interface ModelsShape {
   /** Whether a request to the shared models endpoints comes from a client of this format. */
   claims(headers: Headers): boolean;
-  list(ids: readonly string[], headers: Headers): unknown;
+  /** `contextWindow` gives a listed model's window in tokens, where one is known. */
+  list(ids: readonly string[], headers: Headers, contextWindow?: (id: string) => number | undefined): unknown;
   entry(id: string): unknown;
 }
 

@@ -1,6 +1,6 @@
 import { RouterError, toRouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
-import { allWarnings } from '../core/warnings.js';
+import { allWarnings, warn } from '../core/warnings.js';
 import type { Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
@@ -55,6 +55,12 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   const chain = resolveChain(context.settings, decoded.request.model, format, FORMATS, () => requestTraits(decoded.request, needed, decoded.droppedTools));
   const targets: Target[] = chain.targets;
   if (trace && chain.rule) trace.rule = chain.rule;
+  if (chain.servedAs) {
+    warn(
+      decoded.request,
+      `No route is set for '${decoded.request.model}'; it was served by ${chain.servedAs}'s route. Route it yourself with svc-router routes set '${decoded.request.model}' BACKEND[:MODEL], or point the client's model variables at an svc SKU (svc-router connect claude).`,
+    );
+  }
   // Per-key rate limits (when the key has any): one request and its estimated input, per minute.
   const admitted = identity.rateLimit ? await admit(app.shared, identity.developer, identity.rateLimit, needed) : undefined;
   const limitHeaders = admitted?.headers ?? {};

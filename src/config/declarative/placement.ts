@@ -23,6 +23,7 @@ export const SETTINGS_PLACEMENT = {
   backends: 'table',
   routes: 'table',
   routePolicies: 'table',
+  contextWindows: 'table',
   server: 'group',
   limits: 'group',
   usage: 'group',

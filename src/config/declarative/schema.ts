@@ -165,6 +165,13 @@ export const declarativeSchema = z
       })
       .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
       .optional(),
+    contextWindows: z
+      .record(z.string().min(1), z.int().positive())
+      .meta({
+        description:
+          "Context windows in tokens by route name (svc.intelligent-pro, claude-*) or target BACKEND:UPSTREAM_MODEL, over the known model families' defaults; clients are told them (connect, the Codex catalog). When present, replaces the stored windows.",
+      })
+      .optional(),
     keys: z
       .record(z.string().regex(SLUG_PATTERN), keySchema)
       .meta({ description: 'Issued keys by developer slug (hashes only). When present, replaces the stored keys, so routers sharing the file accept the same keys.' })
