@@ -20,6 +20,8 @@ export interface BenchOptions {
   load?: 'wrk' | 'autocannon';
   /** A git ref whose build is measured next to the working tree's on every path, in the same rounds. */
   against?: string;
+  /** Also measure other gateways (bench/peers.ts), installed into a temporary directory; off by default. */
+  peers: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--streams N] [--rounds N] [--seconds S] [--against REF]
@@ -31,6 +33,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --rounds N     rounds per measurement (default 2; the median is reported)
   --seconds S    seconds per throughput measurement (default 5)
   --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)
+  --peers        also measure other gateways on the Chat path (Portkey's gateway, npm-installed into a
+                 temporary directory), for a peer row with its ratio to the bare proxy and svc-router
   --against REF  also measure the router built from git REF (temporary worktree), alternating with
                  this one in every round; default rounds 3 (--quick) or 4, at least 2`;
 
@@ -47,6 +51,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       seconds: { type: 'string' },
       load: { type: 'string' },
       against: { type: 'string' },
+      peers: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -75,6 +80,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     streams: number(values.streams, 1000, '--streams'),
     streamRounds: Math.max(1, number(values['stream-rounds'], 3, '--stream-rounds')),
     memoryOnly: values['memory-only'],
+    peers: values.peers,
     ...(values.load ? { load: values.load } : {}),
     ...(against ? { against } : {}),
   };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BigStreamResult } from './big-streams.js';
 import type { CliTimes } from './cli-start.js';
+import type { PeerRow } from './peers.js';
 import type { StreamsResult } from './slow-streams.js';
 import type { FloorResult, PathResult } from './summarise.js';
 import { fixed, formatTable, whole } from './table.js';
@@ -21,6 +22,8 @@ export interface BenchReport {
   targets: TargetCheck[];
   /** with `--against`: the build that every path was also measured on, and the verdict */
   against: AgainstResult | null;
+  /** with `--peers`: other gateways on the Chat path, measured in the same run */
+  peers?: PeerRow[] | null;
 }
 
 export interface AgainstResult {
@@ -148,6 +151,18 @@ export function printReport(report: BenchReport, print: (text: string) => void):
     const baseFailures = report.paths.reduce((sum, p) => sum + (p.baseline?.failures ?? 0), 0);
     if (baseFailures) print(`warning: ${baseFailures} failed requests under load on ${against.ref}: its numbers for those paths are not comparable`);
     print(`verdict: ${against.verdict}`);
+  }
+  if (report.peers?.length) {
+    print('');
+    print('peers (same upstream, same run, pinned like the router; svc-router ÷ peer and peer × bare paired by round):');
+    print(
+      formatTable(
+        ['peer', 'path', 'mode', 'req/s', 'CPU µs/req', '× bare', '±', 'svc-router ÷ peer', 'failures'],
+        report.peers.map((row) => [`${row.peer} ${row.version}`, row.path, mode(row.stream), whole(row.rps), whole(row.cpu_us_per_req), fixed(row.x_bare, 2), pct(row.spread_pct), fixed(row.router_x_peer, 1), String(row.failures)]),
+        [0, 1, 2],
+      ),
+    );
+    for (const row of report.peers) if (row.error) print(`warning: ${row.peer} ${mode(row.stream)}: ${row.error}`);
   }
   print('');
   print('floor (same upstream endpoint, same run):');

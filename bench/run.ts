@@ -14,7 +14,8 @@ import { ensureDist } from './ensure-dist.js';
 import { chooseLoadGenerator } from './load.js';
 import { CONNECTIONS } from './measure.js';
 import { parseOptions } from './options.js';
-import { PATHS } from './paths.js';
+import { PATHS, routerRequest } from './paths.js';
+import { installPeers, measurePeers, type PeerRow } from './peers.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
 import { againstVerdict, machine, printMemory, printReport, targetsTable, writeReport, type AgainstResult, type BenchReport } from './report.js';
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   ensureDist(ROOT, log);
   // Before any server starts, so a ref that does not build costs nothing else; removed in `finally` or on exit.
   const baseline: Baseline | undefined = options.against ? prepareBaseline(ROOT, options.against, log) : undefined;
+  // Installed before any server starts, so npm's work is not charged to a measurement.
+  const peerInstall = options.peers && !options.memoryOnly ? installPeers(log) : undefined;
   const pinning = setUpPinning();
   log(pinning.enabled ? `pinned: router / bare proxy on CPU ${SUT_CPU}; load generator, upstream and this process on CPU ${DRIVER_CPU}` : `not pinned: ${pinning.note}`);
   const load = chooseLoadGenerator(pinning, log, options.load);
@@ -95,6 +98,25 @@ async function main(): Promise<void> {
     );
 
     const samples = await runRounds(load, { upstream: upstream.origin, bare, router, key: home.key, ...(base ? { baseline: base } : {}) }, { paths, ...options, ...(pinning.enabled ? { sutCpu: SUT_CPU } : {}) }, log);
+    let peers: PeerRow[] | null = null;
+    if (peerInstall) {
+      log('peers…');
+      const chat = PATHS.find((spec) => spec.name === 'chat->openai-chat')!;
+      peers = await measurePeers(
+        {
+          load,
+          pinning,
+          dir: peerInstall.dir,
+          upstream: upstream.origin,
+          bare,
+          router: { origin: router.origin, pid: router.pid, request: (stream) => routerRequest(router.origin, chat, stream, home.key) },
+          rounds: Math.max(2, options.rounds),
+          seconds: options.seconds,
+        },
+        log,
+      );
+      peerInstall.remove();
+    }
     await Promise.all([bare.stop(), router.stop(), baseStop?.()]);
     baseline?.remove();
 
@@ -137,6 +159,7 @@ async function main(): Promise<void> {
       cli,
       targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big }),
       against,
+      peers,
     };
     writeReport(report, RESULTS);
     printReport(report, console.log);
@@ -152,6 +175,7 @@ async function main(): Promise<void> {
     await baseStop?.();
     await upstream.stop();
     for (const dir of [home, streamsHome, cliHome, baseHome]) dir?.remove();
+    peerInstall?.remove();
     baseline?.remove();
   }
 }

@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | -o | --output | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | -o | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -30,8 +30,8 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion help'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -73,7 +73,7 @@ _svc_router() {
             *)
                 if [[ -z $cmd ]]; then
                     cmd=$word
-                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|config)$ ]]; then
+                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|prices|config)$ ]]; then
                     sub=$word
                 else
                     args+=("$word")
@@ -142,7 +142,8 @@ _svc_router() {
     local options=$help
     case $cmd in
         '') options='-V --version -h --help' ;;
-        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
+        logs) options="-f --follow --since --caller --status --limit --json $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
         restart) options="--timeout $help" ;;
@@ -166,6 +167,13 @@ _svc_router() {
             case $sub in
                 set) options="$help" ;;
                 list) options="--json $help" ;;
+                unset) options="$help" ;;
+            esac
+            ;;
+        prices)
+            case $sub in
+                list) options="--json $help" ;;
+                set) options="--input --output --cache-read --cache-write $help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -199,6 +207,7 @@ _svc_router() {
         '') words=$commands ;;
         help) ((nargs == 0)) && words=$commands ;;
         serve) words=$options ;;
+        logs) words=$options ;;
         status) words=$options ;;
         stop) words=$options ;;
         restart) words=$options ;;
@@ -275,6 +284,27 @@ _svc_router() {
                     ;;
             esac
             ;;
+        prices)
+            case $sub in
+                '') words='list set unset help' ;;
+                help) ((nargs == 0)) && words='list set unset' ;;
+                list) words=$options ;;
+                set)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+                unset)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+            esac
+            ;;
         config)
             case $sub in
                 '') words='path get set export import validate help' ;;
@@ -293,6 +323,7 @@ _svc_router() {
                     elif ((nargs == 1)); then
                         case ${args[0]} in
                             server.metrics) words='true false' ;;
+                            server.ui) words='true false' ;;
                             usage.store) words=file ;;
                         esac
                     else

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout -o --output --schema-ref --key -m --model -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write -o --schema-ref --key -m --model -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -65,6 +65,9 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.headersTimeoutMs' 'ms to receive request headers'
     printf '%s\t%s\n' 'server.maxConnections' 'open client connections allowed'
     printf '%s\t%s\n' 'server.metrics' 'serve Prometheus metrics on GET /metrics'
+    printf '%s\t%s\n' 'server.ui' 'serve the dashboard at /ui'
+    printf '%s\t%s\n' 'server.requestLogDays' 'days the searchable request log'
+    printf '%s\t%s\n' 'server.requestLogMaxBytes' 'bytes the searchable request log may take on disk'
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
     printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
@@ -79,6 +82,7 @@ complete -c svc-router -f
 complete -c svc-router -n '__svc_router_is' -s V -l version -d 'output the version number'
 complete -c svc-router -s h -l help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is' -a serve -d 'run the router (zero configuration: the built-in offline backend serves every SKU)'
+complete -c svc-router -n '__svc_router_is' -a logs -d 'show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last'
 complete -c svc-router -n '__svc_router_is' -a status -d 'show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
 complete -c svc-router -n '__svc_router_is' -a stop -d 'stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
 complete -c svc-router -n '__svc_router_is' -a restart -d 'stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
@@ -86,6 +90,7 @@ complete -c svc-router -n '__svc_router_is' -a init -d 'issue the local develope
 complete -c svc-router -n '__svc_router_is' -a keys -d 'issue, list and revoke keys for developers'
 complete -c svc-router -n '__svc_router_is' -a backends -d 'configure upstream backends'
 complete -c svc-router -n '__svc_router_is' -a routes -d 'map models to backends'
+complete -c svc-router -n '__svc_router_is' -a prices -d 'what upstream models cost: shipped defaults and your overrides'
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
 complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
@@ -96,7 +101,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve status stop restart init keys backends routes config whoami usage models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
@@ -120,6 +125,13 @@ complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is routes help' -a 'set list unset'
 
+# prices
+complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
+complete -c svc-router -n '__svc_router_is prices' -a set -d 'price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default'
+complete -c svc-router -n '__svc_router_is prices' -a unset -d 'remove a config price (a shipped default applies again)'
+complete -c svc-router -n '__svc_router_is prices' -a help -d 'display help for command'
+complete -c svc-router -n '__svc_router_is prices help' -a 'list set unset'
+
 # config
 complete -c svc-router -n '__svc_router_is config' -a path -d 'print the config file path'
 complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
@@ -137,7 +149,8 @@ complete -c svc-router -n '__svc_router_in serve' -l offline-script -r -F -d 'JS
 complete -c svc-router -n '__svc_router_in serve' -l usage-store -x -d 'where usage is recorded: \'file\' or redis://HOST:PORT (default: config usage.store)'
 complete -c svc-router -n '__svc_router_in serve' -l log-format -x -a 'text json' -d 'request log on standard error: coloured text lines, or JSON lines'
 complete -c svc-router -n '__svc_router_in serve' -l quiet -d 'no request log'
-complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies (prompts included; off by default)'
+complete -c svc-router -n '__svc_router_in serve' -l log-bodies -d 'also log request and response bodies, redacted (prompts included; off by default)'
+complete -c svc-router -n '__svc_router_in serve' -l ui -d 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)'
 complete -c svc-router -n '__svc_router_in serve' -l metrics -d 'serve Prometheus metrics on GET /metrics (default: config server.metrics)'
 complete -c svc-router -n '__svc_router_in serve' -l config -r -F -d 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'
 complete -c svc-router -n '__svc_router_in serve' -l tls-cert -r -F -d 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'
@@ -146,6 +159,14 @@ complete -c svc-router -n '__svc_router_in serve' -l detach -d 'run in the backg
 complete -c svc-router -n '__svc_router_in serve' -l log-file -r -F -d 'write the banner and request log to FILE (appended, rotated by size) once listening'
 complete -c svc-router -n '__svc_router_in serve' -l log-max-size -x -d 'rotate the log file when it would pass this size (default: 10485760)'
 complete -c svc-router -n '__svc_router_in serve' -l log-keep -x -d 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)'
+
+# logs
+complete -c svc-router -n '__svc_router_in logs' -s f -l follow -d 'keep printing requests as they finish'
+complete -c svc-router -n '__svc_router_in logs' -l since -x -d 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)'
+complete -c svc-router -n '__svc_router_in logs' -l caller -x -d 'only this developer\'s requests'
+complete -c svc-router -n '__svc_router_in logs' -l status -x -d 'only this status (429), class (5xx) or \'error\' (400 and up)'
+complete -c svc-router -n '__svc_router_in logs' -l limit -x -d 'at most this many of the newest matching requests (default: 50)'
+complete -c svc-router -n '__svc_router_in logs' -l json -d 'one JSON object per line, as stored'
 
 # status
 complete -c svc-router -n '__svc_router_in status' -l json -d 'print a JSON object'
@@ -207,6 +228,17 @@ complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
+# prices list
+complete -c svc-router -n '__svc_router_in prices list' -l json -d 'print JSON'
+
+# prices set
+complete -c svc-router -n '__svc_router_in prices set' -l input -x -d 'uncached input'
+complete -c svc-router -n '__svc_router_in prices set' -l output -x -d 'output'
+complete -c svc-router -n '__svc_router_in prices set' -l cache-read -x -d 'input read from the prompt cache (without it, a request with cache reads gets no cost)'
+complete -c svc-router -n '__svc_router_in prices set' -l cache-write -x -d 'input written to the prompt cache (without it, a request with cache writes gets no cost)'
+
+# prices unset
+
 # config path
 
 # config get
@@ -215,6 +247,7 @@ complete -c svc-router -n '__svc_router_in config get; and test (count (__svc_ro
 # config set
 complete -c svc-router -n '__svc_router_in config set; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_config_keys)' -d 'key'
 complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true false'
+complete -c svc-router -n '__svc_router_is config set server.ui' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 
 # config export

@@ -51,6 +51,9 @@ _svc_router_config_keys() {
     'server.headersTimeoutMs:ms to receive request headers'
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
+    'server.ui:serve the dashboard at /ui'
+    'server.requestLogDays:days the searchable request log'
+    'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
     'server.tls.cert:PEM certificate'
     'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
@@ -64,6 +67,7 @@ _svc_router_config_keys() {
 _svc_router_config_value() {
   case $words[2] in
     server.metrics) _values 'value' true false ;;
+    server.ui) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     *) _message -e values 'value' ;;
   esac
@@ -73,6 +77,7 @@ _svc_router_commands() {
   local -a commands
   commands=(
     'serve:run the router (zero configuration: the built-in offline backend serves every SKU)'
+    'logs:show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last'
     'status:show whether serve is running (from its state file in the config directory): address, pid, uptime; exit code 0 if running, 3 if not'
     'stop:stop the running serve (SIGTERM to the pid in its state file) and wait until it has exited; exit code 0 also when none runs'
     'restart:stop the running serve and start it again in the background with the same arguments (or start one, when none runs)'
@@ -80,6 +85,7 @@ _svc_router_commands() {
     'keys:issue, list and revoke keys for developers'
     'backends:configure upstream backends'
     'routes:map models to backends'
+    'prices:what upstream models cost: shipped defaults and your overrides'
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
@@ -187,6 +193,26 @@ _svc_router_routes_args() {
   esac
 }
 
+_svc_router_prices_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    list) _arguments '--json[print JSON]' $help ;;
+    set)
+      _arguments \
+        '--input[uncached input]:input:' \
+        '--output[output]:output:' \
+        '--cache-read[input read from the prompt cache (without it, a request with cache reads gets no cost)]:cacheRead:' \
+        '--cache-write[input written to the prompt cache (without it, a request with cache writes gets no cost)]:cacheWrite:' \
+        ':model:' \
+        $help
+      ;;
+    unset) _arguments ':model:' $help ;;
+    help) _arguments ':command:(list set unset)' ;;
+    *) return 1 ;;
+  esac
+}
+
 _svc_router_config_args() {
   local -a help
   help=('(- *)'{-h,--help}'[display help for command]')
@@ -247,7 +273,8 @@ _svc_router() {
         '--usage-store[where usage is recorded: '\''file'\'' or redis://HOST:PORT (default: config usage.store)]:usageStore:' \
         '--log-format[request log on standard error: coloured text lines, or JSON lines]:logFormat:(text json)' \
         '--quiet[no request log]' \
-        '--log-bodies[also log request and response bodies (prompts included; off by default)]' \
+        '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \
+        '--ui[serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)]' \
         '--metrics[serve Prometheus metrics on GET /metrics (default: config server.metrics)]' \
         '--config[declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)]:config:_files' \
         '--tls-cert[serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)]:tlsCert:_files' \
@@ -256,6 +283,16 @@ _svc_router() {
         '--log-file[write the banner and request log to FILE (appended, rotated by size) once listening]:logFile:_files' \
         '--log-max-size[rotate the log file when it would pass this size (default: 10485760)]:logMaxSize:' \
         '--log-keep[rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)]:logKeep:' \
+        $help && ret=0
+      ;;
+    logs)
+      _arguments \
+        '(-f --follow)'{-f,--follow}'[keep printing requests as they finish]' \
+        '--since[only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)]:since:' \
+        '--caller[only this developer'\''s requests]:caller:' \
+        '--status[only this status (429), class (5xx) or '\''error'\'' (400 and up)]:status:' \
+        '--limit[at most this many of the newest matching requests (default: 50)]:limit:' \
+        '--json[one JSON object per line, as stored]' \
         $help && ret=0
       ;;
     status) _arguments '--json[print a JSON object]' $help && ret=0 ;;
@@ -291,6 +328,13 @@ _svc_router() {
         'set:route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as '\''claude-*'\'') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order' \
         'list:list routes, including the offline defaults' \
         'unset:remove a route'
+      ret=$?
+      ;;
+    prices)
+      _svc_router_group prices \
+        'list:list the prices in force (US dollars per million tokens), config over shipped defaults' \
+        'set:price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default' \
+        'unset:remove a config price (a shipped default applies again)'
       ret=$?
       ;;
     config)

@@ -46,10 +46,17 @@ export interface ForwardingBackend {
 }
 
 /**
- * What a backend folder exports: its type (the `type` of a configured backend, offered by
- * `backends add --type`) and how to build one from its settings. src/backends/registry.ts lists them.
+ * One line of src/backends/registry.ts: a backend type (the `type` of a configured backend, offered
+ * by `backends add --type`) and how to load its folder's module. The module is imported only when
+ * a configured backend of that type is first used, so the CLI and a router that never names the
+ * type pay nothing for it.
  */
-export interface BackendDescriptor<Type extends string = string> {
+export interface BackendEntry<Type extends string = string> {
   readonly type: Type;
-  create(name: string, settings: BackendSettings): Backend;
+  load(): Promise<BackendModule>;
+}
+
+/** What a backend folder's module exports: how to build one backend from its settings. */
+export interface BackendModule {
+  createBackend(name: string, settings: BackendSettings): Backend;
 }

@@ -25,7 +25,8 @@ export function buildProgram(version: string): Command {
     .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
     .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
     .option('--quiet', 'no request log')
-    .option('--log-bodies', 'also log request and response bodies (prompts included; off by default)')
+    .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')
+    .option('--ui', 'serve the dashboard at /ui (default: config server.ui; beyond loopback it asks for an admin key)')
     .option('--metrics', 'serve Prometheus metrics on GET /metrics (default: config server.metrics)')
     .addOption(completeWith(new Option('--config <file>', 'declarative config file (backends, routes, keys) over config.json, reloaded when it changes (env SVC_ROUTER_CONFIG)'), 'files'))
     .addOption(completeWith(new Option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (default: config server.tls.cert)'), 'files'))
@@ -35,6 +36,17 @@ export function buildProgram(version: string): Command {
     .option('--log-max-size <bytes>', 'rotate the log file when it would pass this size (default: 10485760)')
     .option('--log-keep <n>', 'rotated log files kept, FILE.1 the newest (default: 5; 0 keeps none)')
     .action(async (options) => (await import('./commands/serve.js')).runServe(options));
+
+  program
+    .command('logs')
+    .description('show the requests serve recorded (time, caller, model, each target tried, tokens, cost, status, error), newest last')
+    .option('-f, --follow', 'keep printing requests as they finish')
+    .option('--since <when>', 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)')
+    .option('--caller <slug>', "only this developer's requests")
+    .option('--status <status>', "only this status (429), class (5xx) or 'error' (400 and up)")
+    .option('--limit <n>', 'at most this many of the newest matching requests (default: 50)')
+    .option('--json', 'one JSON object per line, as stored')
+    .action(async (options) => (await import('./commands/logs.js')).runLogs(options));
 
   program
     .command('status')
@@ -126,6 +138,25 @@ export function buildProgram(version: string): Command {
   completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));
+
+  const prices = program.command('prices').description('what upstream models cost: shipped defaults and your overrides');
+  prices
+    .command('list')
+    .description('list the prices in force (US dollars per million tokens), config over shipped defaults')
+    .option('--json', 'print JSON')
+    .action(async (options) => (await import('./commands/prices.js')).runPricesList(options));
+  prices
+    .command('set <model>')
+    .description('price an upstream model (or BACKEND:MODEL) in US dollars per million tokens, over any default')
+    .requiredOption('--input <usd>', 'uncached input')
+    .requiredOption('--output <usd>', 'output')
+    .option('--cache-read <usd>', 'input read from the prompt cache (without it, a request with cache reads gets no cost)')
+    .option('--cache-write <usd>', 'input written to the prompt cache (without it, a request with cache writes gets no cost)')
+    .action(async (model, options) => (await import('./commands/prices.js')).runPricesSet(model, options));
+  prices
+    .command('unset <model>')
+    .description('remove a config price (a shipped default applies again)')
+    .action(async (model) => (await import('./commands/prices.js')).runPricesUnset(model));
 
   const config = program.command('config').description('read and change settings');
   config

@@ -61,6 +61,12 @@ export interface ServerSettings {
   headersTimeoutMs: number;
   /** Open client connections; one more is answered 503 and closed (read when serve starts). */
   maxConnections: number;
+  /** Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too). */
+  ui: boolean;
+  /** Days the searchable request log (`svc-router logs`) keeps a request. */
+  requestLogDays: number;
+  /** Bytes the searchable request log may take on disk, both generations together. */
+  requestLogMaxBytes: number;
   /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
   tls?: TlsFiles;
 }
@@ -119,6 +125,9 @@ export const DEFAULT_SETTINGS: Settings = {
     // Far beyond what a team's agents hold open (a few kept-alive sockets each). Each connection is a file
     // descriptor, and a request may hold an upstream socket too: keep `ulimit -n` above twice this.
     maxConnections: 1024,
+    ui: false,
+    requestLogDays: 7,
+    requestLogMaxBytes: 50 * 1024 * 1024,
   },
   usage: { store: 'file' },
   prices: {},

@@ -57,6 +57,9 @@ export class ConfigStore {
   private readonly conf: Conf<Partial<Settings>>;
   private snapshot: Settings | undefined;
   private stamp = '';
+  private watcher: fs.FSWatcher | undefined;
+  /** Set by the watcher (or a write in this process): the next read compares the file's stamp. */
+  private changed = true;
 
   /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
   readonly overlay: SettingsOverlay | undefined;
@@ -75,7 +78,15 @@ export class ConfigStore {
     return path.dirname(this.conf.path);
   }
 
+  /**
+   * The settings in force. Without `watch()`, every read compares the file's stamp (a stat). With
+   * it, only a read after the directory reported a change does: a server reads on every request,
+   * and a system call each time was a measurable share of its work.
+   */
   read(): Settings {
+    // A declarative file over the stored settings is not watched: with one, every read checks both stamps.
+    if (this.snapshot && this.watcher && !this.changed && !this.overlay) return this.snapshot;
+    this.changed = false;
     const stamp = this.overlay ? `${fileStamp(this.conf.path)}|${this.overlay.stamp()}` : fileStamp(this.conf.path);
     if (!this.snapshot || stamp !== this.stamp) {
       const stored = ownTables(withDefaults(this.conf.store));
@@ -83,6 +94,34 @@ export class ConfigStore {
       this.stamp = stamp;
     }
     return this.snapshot;
+  }
+
+  /**
+   * Learns of changes to the file from the file system instead of a stat per read. The directory is
+   * watched, not the file: the file is replaced by a rename on every write, which a watch on the
+   * old file would not see. Writes through any store of this process are seen at once; another
+   * process's (the CLI's) when its event arrives, which is before that process has exited. Where
+   * watching is not possible, or fails later, reads go back to a stat each.
+   */
+  watch(): void {
+    if (this.watcher) return;
+    const name = path.basename(this.conf.path);
+    try {
+      this.watcher = fs.watch(this.dir, { persistent: false }, (_event, file) => {
+        if (file === null || file === name) this.changed = true;
+      });
+    } catch {
+      return;
+    }
+    this.watcher.on('error', () => this.unwatch());
+    this.changed = true;
+    WATCHED.add(this);
+  }
+
+  unwatch(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    WATCHED.delete(this);
   }
 
   /** The stored settings alone, as config.json holds them (what `update` changes). */
@@ -96,6 +135,8 @@ export class ConfigStore {
     const settings = ownTables(structuredClone(before));
     change(settings);
     this.conf.store = settings;
+    // Other stores of this process on the same file see it on their next read, not after the event.
+    for (const store of WATCHED) if (store.path === this.path) store.changed = true;
     if (this.overlay?.changedUnder) {
       const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
       if (changed.length) this.overlay.changedUnder(changed, settings);
@@ -103,6 +144,9 @@ export class ConfigStore {
     return this.read();
   }
 }
+
+/** The stores of this process that watch their file. */
+const WATCHED = new Set<ConfigStore>();
 
 /** The fields that differ, and within an object field the entries or fields that differ. */
 function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {

@@ -1,5 +1,5 @@
 import type { Backend } from '../backends/backend.js';
-import { BackendRegistry } from '../backends/registry.js';
+import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
 import type { Ledger } from '../usage/ledger.js';
@@ -27,11 +27,16 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions = {}): App {
   const config = options.config ?? new ConfigStore();
+  // The app reads its settings on every request: learn of changes from the file system, not a stat each.
+  config.watch();
   const ledger = openLedger(options.usageStore ?? config.read().usage.store, config.dir);
   return {
     config,
     ledger,
     backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
-    close: () => ledger.close(),
+    close: () => {
+      config.unwatch();
+      return ledger.close();
+    },
   };
 }

@@ -55,7 +55,9 @@ export async function tryInOrder<T>(
   let lastError: unknown;
   let attempts = 0;
   for (const target of targets) {
-    const backend = context.app.backends.get(target.backend, context.settings);
+    const found = context.app.backends.get(target.backend, context.settings);
+    // A promise only on a type's first use, while its module loads.
+    const backend = found instanceof Promise ? await found : found;
     const upstreamModel = target.upstreamModel ?? clientModel;
     for (let retried = false; ; retried = true) {
       attempts++;

@@ -14,7 +14,7 @@ import type { RequestContext } from './context.js';
 import { completeOrForward, forwarderFor, streamOrForward } from './forward/forward-chain.js';
 import { relayForwarded } from './forward/relay-forwarded.js';
 import { checkRequestBounds } from './request-bounds.js';
-import { untilTerminal } from './until-terminal.js';
+import { terminalCut, type TerminalEvent } from './until-terminal.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 
 /** What every cap refusal says, in whichever client format renders it. */
@@ -173,7 +173,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     status: 200,
     headers: streamHeaders,
     sse: format.encodeStream(
-      untilTerminal(relay(result.reply.started, seen, billSeen), (event) => (event.type === 'finish' ? finish(event.usage) : traceError(event.error))),
+      relay(result.reply.started, seen, (event) => (event.type === 'finish' ? finish(event.usage) : traceError(event.error)), billSeen),
       encodeContext,
     ),
   };
@@ -199,11 +199,17 @@ function warningHeader(request: CanonicalRequest): Record<string, string> {
 
 /**
  * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
- * how much output passed (to bill a stream that ends early), turns a backend that throws mid-stream
- * into an error event the encoder can render, and when the client stops reading releases the
- * upstream at once and bills what was seen.
+ * how much output passed (to bill a stream that ends early), hands on nothing after the first
+ * terminal event (telling `onTerminal` of it first, see untilTerminal), turns a backend that throws
+ * mid-stream into an error event the encoder can render, and when the client stops reading
+ * releases the upstream at once and bills what was seen.
  */
-async function* relay(started: StartedStream, seen: { usage: Usage | undefined; outputChars: number }, onExit: () => void): AsyncGenerator<StreamEvent[]> {
+async function* relay(
+  started: StartedStream,
+  seen: { usage: Usage | undefined; outputChars: number },
+  onTerminal: (event: TerminalEvent) => void,
+  onExit: () => void,
+): AsyncGenerator<StreamEvent[]> {
   const note = (batch: StreamEvent[]) => {
     for (const event of batch) {
       if (event.type === 'start' && event.usage) seen.usage = event.usage;
@@ -211,17 +217,21 @@ async function* relay(started: StartedStream, seen: { usage: Usage | undefined; 
       else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
     }
   };
+  const cut = terminalCut(onTerminal);
   try {
     if (started.first) {
       note(started.first);
-      yield started.first;
+      const out = cut(started.first);
+      if (out) yield out;
     }
     for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
       note(next.value);
-      yield next.value;
+      const out = cut(next.value);
+      if (out) yield out;
     }
   } catch (error) {
-    yield [{ type: 'error', error: toRouterError(error) }];
+    const out = cut([{ type: 'error', error: toRouterError(error) }]);
+    if (out) yield out;
   } finally {
     await started.rest.return?.();
     onExit();

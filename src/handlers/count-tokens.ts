@@ -1,4 +1,3 @@
-import { ANTHROPIC_VERSION } from '../backends/anthropic/anthropic-backend.js';
 import { resolveApiKey } from '../backends/http/resolve-api-key.js';
 import { postJson, readJson } from '../backends/http/upstream-client.js';
 import { RouterError } from '../core/errors.js';
@@ -53,6 +52,8 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
 }
 
 async function countUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, clientBody: Record<string, unknown>): Promise<number> {
+  // The Anthropic backend's module loads only when a count goes to an Anthropic upstream.
+  const { ANTHROPIC_VERSION } = await import('../backends/anthropic/anthropic-backend.js');
   const key = resolveApiKey(name, settings);
   const beta = context.request.headers['anthropic-beta'];
   const body: Record<string, unknown> = { model: upstreamModel };

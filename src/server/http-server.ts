@@ -11,6 +11,7 @@ import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
 import type { RouterMetrics } from './metrics.js';
 import { readJsonBody } from './read-body.js';
+import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
 
 export interface HttpServerOptions {
@@ -21,6 +22,11 @@ export interface HttpServerOptions {
    * counted by the backends the app was created with (`createApp({ wrapBackend: metrics.wrapBackend })`).
    */
   metrics?: RouterMetrics;
+  /**
+   * Serves the dashboard under /ui. Its live stream is fed like any request log: pass its `feed` in
+   * `requestLog` (alone or fanned out with others).
+   */
+  ui?: Dashboard;
   /** Overrides the config's `server.*` limits (read once, when the server is created). */
   limits?: Partial<ServerLimits>;
   /** Serve HTTPS with this PEM certificate (chain) and key; plain HTTP without. */
@@ -129,6 +135,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   const method = req.method ?? 'GET';
   const { requestLog, metrics } = options;
   if (metrics && (path === '/metrics' || path === '/metrics/')) return serveMetrics(metrics, res, method);
+  if (options.ui && (path === '/ui' || path.startsWith('/ui/'))) return options.ui.serve(app, req, res, path === '/ui/' ? '/ui' : path);
 
   const trace: RequestTrace | undefined = requestLog || metrics ? {} : undefined;
   const bodies: { request?: unknown; response?: unknown } | undefined = requestLog?.logBodies ? {} : undefined;
@@ -180,6 +187,8 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
         latencyMs: Math.round(latencyMs),
         inputTokens: trace.inputTokens,
         outputTokens: trace.outputTokens,
+        costNanoUsd: trace.costNanoUsd,
+        targets: trace.targets,
         stream: trace.stream,
         aborted: gone.aborted || undefined,
         error: trace.error,

@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { redactText, redactValue, rememberedSecrets } from '../core/redact.js';
+import type { TargetAttempt } from '../handlers/api.js';
 
 /**
  * One finished request as the request log sees it. Built by the HTTP layer from what the
@@ -23,6 +24,10 @@ export interface RequestLogEntry {
   latencyMs: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** The request's cost in nano-dollars, when its price is known. */
+  costNanoUsd?: number;
+  /** Each target tried, in order, with its outcome and latency. */
+  targets?: TargetAttempt[];
   stream?: boolean;
   /** The client went away before the response was complete. */
   aborted?: boolean;
@@ -104,9 +109,11 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
  * off the request's path.
  */
 export function redactEntry(entry: RequestLogEntry, secrets: Iterable<string> = []): RequestLogEntry {
-  if (entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined) return entry;
+  const failedTarget = entry.targets?.some((target) => target.error !== undefined) ?? false;
+  if (entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined && !failedTarget) return entry;
   return {
     ...entry,
+    ...(failedTarget ? { targets: entry.targets!.map((target) => (target.error === undefined ? target : { ...target, error: redactText(target.error, secrets) })) } : {}),
     ...(entry.error !== undefined ? { error: redactText(entry.error, secrets) } : {}),
     ...(entry.cause !== undefined ? { cause: redactText(describeCause(entry.cause), secrets, MAX_CAUSE_CHARS) } : {}),
     ...(entry.requestBody !== undefined ? { requestBody: redactValue(entry.requestBody, secrets) } : {}),
@@ -156,6 +163,14 @@ export function formatJson(entry: RequestLogEntry): string {
     latency_ms: entry.latencyMs,
     input_tokens: entry.inputTokens,
     output_tokens: entry.outputTokens,
+    cost_usd: entry.costNanoUsd === undefined ? undefined : entry.costNanoUsd / 1e9,
+    targets: entry.targets?.map((target) => ({
+      backend: target.backend,
+      upstream_model: target.upstreamModel,
+      outcome: target.outcome,
+      latency_ms: target.latencyMs,
+      ...(target.error !== undefined ? { error: target.error } : {}),
+    })),
     stream: entry.stream,
     aborted: entry.aborted,
     error: entry.error,
@@ -186,6 +201,9 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   line += field('attempts', entry.attempts);
   line += field('latency_ms', entry.latencyMs);
   line += field('tokens', tokens);
+  if (entry.costNanoUsd !== undefined) line += field('cost_usd', entry.costNanoUsd / 1e9);
+  // A fallback's failed tries, in order: `BACKEND:MODEL/STATUS/MS`, the last being the one that answered (or failed last).
+  if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}/${target.outcome}/${target.latencyMs}ms`).join(','));
   if (entry.stream) line += field('stream', 'true');
   if (entry.aborted) line += field('aborted', 'true');
   if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;

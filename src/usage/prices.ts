@@ -16,6 +16,21 @@ export const NANO_PER_USD = 1_000_000_000;
  * comes from the route or the client, and `constructor` must not find anything.
  */
 export function priceFor(configured: Readonly<Record<string, ModelPrice>>, backend: string, upstreamModel: string, offline = false): ModelPrice | undefined {
+  // Looked up once per price table (a config change brings a new one) and target, not per request.
+  let known = lookedUp.get(configured);
+  if (!known) lookedUp.set(configured, (known = new Map()));
+  const key = `${offline ? '1' : '0'}${backend}:${upstreamModel}`;
+  if (known.has(key)) return known.get(key);
+  const price = findPrice(configured, backend, upstreamModel, offline);
+  if (known.size < MAX_REMEMBERED) known.set(key, price);
+  return price;
+}
+
+const lookedUp = new WeakMap<object, Map<string, ModelPrice | undefined>>();
+/** Enough for every target a config routes to; model names clients invent (pattern routes) stop being remembered. */
+const MAX_REMEMBERED = 1_000;
+
+function findPrice(configured: Readonly<Record<string, ModelPrice>>, backend: string, upstreamModel: string, offline: boolean): ModelPrice | undefined {
   for (const key of [`${backend}:${upstreamModel}`, upstreamModel]) {
     if (Object.hasOwn(configured, key) && isPrice(configured[key])) return configured[key];
   }

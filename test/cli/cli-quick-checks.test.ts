@@ -38,6 +38,8 @@ describe('whoami in-process, with the stored key', () => {
     expect(lines[0]).toBe('alice · acme · tier pro');
     expect(lines[1]).toMatch(/^usage: \d+ of 1000 tokens \(\d+\.\d%\) in \d+ requests since \d{4}-\d{2}-\d{2}$/);
     expect(lines[2]).toMatch(/^remaining: \d+ tokens$/);
+    // Offline requests (if any) are free; an empty window costs nothing either.
+    expect(lines[3]).toBe('cost: $0');
   });
 
   it('exits 2 with no key in the home', async () => {

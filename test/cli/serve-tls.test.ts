@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_UNREACHABLE } from '../../src/cli/cli-error.js';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
 import { unusedPort } from '../helpers/unused-port.js';
 import { initHome, makeHome, removeHome, ROOT, runCli, runCliJson, startServe, type ServeChild } from './run-cli.js';
@@ -94,7 +95,8 @@ describe('serve --tls-cert/--tls-key', () => {
     expect(sdk.stderr).toMatch(/Connection error|certificate/i);
 
     const whoami = await runCli(['whoami', '--base-url', serve.origin], { home });
-    expect(whoami.code).toBe(1);
+    // No TLS connection could be made: the CLI's "unreachable", not a refused request.
+    expect(whoami.code).toBe(EXIT_UNREACHABLE);
     expect(whoami.stderr).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
     expect(whoami.stderr).toContain('NODE_EXTRA_CA_CERTS');
 

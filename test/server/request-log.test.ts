@@ -176,7 +176,7 @@ describe('request log (text)', () => {
     const response = await chat(live, { model: 'svc.intelligent-basic', messages: [{ role: 'user', content: PROMPT }] });
     await response.text();
     const [line] = await sink.waitForLines(1);
-    const match = /^(\S+Z) (\d{3}) (POST) (\S+) id=(req_\w+) caller=(\S+) format=(\S+) model=(\S+) backend=(\S+) attempts=(\d+) latency_ms=(\d+) tokens=(\d+)\+(\d+)$/.exec(line!);
+    const match = /^(\S+Z) (\d{3}) (POST) (\S+) id=(req_\w+) caller=(\S+) format=(\S+) model=(\S+) backend=(\S+) attempts=(\d+) latency_ms=(\d+) tokens=(\d+)\+(\d+) cost_usd=0$/.exec(line!);
     expect(match, line).not.toBeNull();
     expect(match!.slice(2, 11)).toEqual(['200', 'POST', '/v1/chat/completions', response.headers.get('x-request-id'), 'alice', 'chat', 'svc.intelligent-basic', 'offline', '1']);
   });

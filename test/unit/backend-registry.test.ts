@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BACKEND_TYPES, BACKENDS, BackendRegistry, isBackendType } from '../../src/backends/registry.js';
+import { BackendRegistry } from '../../src/backends/backend-registry.js';
+import { BACKEND_TYPES, BACKENDS, isBackendType } from '../../src/backends/registry.js';
 import { withDefaults, type BackendSettings } from '../../src/config/settings.js';
 
 describe('backend registry', () => {
@@ -13,13 +14,24 @@ describe('backend registry', () => {
     for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', '', 'no-such-type']) expect(isBackendType(name)).toBe(false);
   });
 
-  it('builds a configured backend of every listed type, and names the types for an unknown one', () => {
+  it('builds a configured backend of every listed type, and names the types for an unknown one', async () => {
     const registry = new BackendRegistry();
     const backends: Record<string, BackendSettings> = {};
     for (const type of BACKEND_TYPES) backends[`b-${type}`] = { type, baseUrl: 'http://127.0.0.1:9/v1' };
     backends.odd = { type: 'toString' as BackendSettings['type'], baseUrl: 'http://127.0.0.1:9/v1' };
     const settings = withDefaults({ backends });
-    for (const type of BACKEND_TYPES) expect(registry.get(`b-${type}`, settings).name).toBe(`b-${type}`);
+    for (const type of BACKEND_TYPES) expect((await registry.get(`b-${type}`, settings)).name).toBe(`b-${type}`);
     expect(() => registry.get('odd', settings)).toThrow(BACKEND_TYPES.join(', '));
+  });
+
+  it('loads a type on its first use only, then hands the built backend out without a promise', async () => {
+    const registry = new BackendRegistry();
+    const settings = withDefaults({ backends: { a: { type: 'anthropic', baseUrl: 'http://127.0.0.1:9' }, b: { type: 'anthropic', baseUrl: 'http://127.0.0.1:10' } } });
+    const first = registry.get('a', settings);
+    expect(first).toBeInstanceOf(Promise);
+    const built = await first;
+    expect(registry.get('a', settings)).toBe(built);
+    // Another backend of a type already loaded is built at once.
+    expect(registry.get('b', settings)).not.toBeInstanceOf(Promise);
   });
 });

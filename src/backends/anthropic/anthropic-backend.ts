@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend, BackendDescriptor } from '../backend.js';
+import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { anthropicForwardTap } from './forward-tap.js';
 import { decodeAnthropicReply } from './decode-reply.js';
@@ -25,4 +25,5 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
   });
 }
 
-export const anthropicBackend = { type: 'anthropic', create: createAnthropicBackend } as const satisfies BackendDescriptor;
+/** What src/backends/registry.ts loads when a configured backend has type `anthropic`. */
+export const createBackend: BackendModule['createBackend'] = createAnthropicBackend;

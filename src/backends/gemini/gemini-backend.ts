@@ -1,7 +1,7 @@
 import type { BackendSettings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
-import type { Backend, BackendDescriptor } from '../backend.js';
+import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeGeminiReply } from './decode-reply.js';
 import { decodeGeminiStream } from './decode-stream.js';
@@ -61,4 +61,5 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
  */
 const isKeyRefusal = (error: unknown): boolean => error instanceof RouterError && error.status === 400 && /API key not valid|API_KEY_INVALID/.test(error.message);
 
-export const geminiBackend = { type: 'gemini', create: createGeminiBackend } as const satisfies BackendDescriptor;
+/** What src/backends/registry.ts loads when a configured backend has type `gemini`. */
+export const createBackend: BackendModule['createBackend'] = createGeminiBackend;

@@ -8,6 +8,7 @@ import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { errorMessageOf } from '../http/upstream-error.js';
 import { openedCallName, readChatChunk, type ChatChunkToolCall } from './api.js';
+import { readCommonChatChunk } from './common-chunks.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
 
@@ -51,7 +52,8 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
       done = true;
       return;
     }
-    const chunk = readChatChunk(backend, parseFrameJson(backend, frame));
+    // Most frames are text or tool-argument deltas: read those from their template, the rest in full.
+    const chunk = readCommonChatChunk(frame.data) ?? readChatChunk(backend, parseFrameJson(backend, frame));
     if (chunk.error) throw new RouterError(502, 'upstream', `Backend '${backend}' failed mid-stream: ${upstreamText(errorMessageOf(chunk) ?? 'unknown error')}`);
     if (!started) {
       started = true;

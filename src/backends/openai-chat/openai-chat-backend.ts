@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend, BackendDescriptor } from '../backend.js';
+import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { chatForwardTap } from './forward-tap.js';
 import { decodeChatReply } from './decode-reply.js';
@@ -19,4 +19,5 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
   });
 }
 
-export const openaiChatBackend = { type: 'openai-chat', create: createOpenAIChatBackend } as const satisfies BackendDescriptor;
+/** What src/backends/registry.ts loads when a configured backend has type `openai-chat`. */
+export const createBackend: BackendModule['createBackend'] = createOpenAIChatBackend;

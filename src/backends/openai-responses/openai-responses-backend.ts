@@ -1,5 +1,5 @@
 import type { BackendSettings } from '../../config/settings.js';
-import type { Backend, BackendDescriptor } from '../backend.js';
+import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
@@ -17,4 +17,5 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
   });
 }
 
-export const openaiResponsesBackend = { type: 'openai-responses', create: createOpenAIResponsesBackend } as const satisfies BackendDescriptor;
+/** What src/backends/registry.ts loads when a configured backend has type `openai-responses`. */
+export const createBackend: BackendModule['createBackend'] = createOpenAIResponsesBackend;

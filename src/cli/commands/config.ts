@@ -56,6 +56,25 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.server.metrics = v === 'true';
     },
   },
+  'server.ui': {
+    describe: 'serve the dashboard at /ui (true or false; read when serve starts; serve --ui turns it on too)',
+    values: ['true', 'false'],
+    get: (s) => String(s.server.ui),
+    set: (s, v) => {
+      if (v !== 'true' && v !== 'false') throw usageError(`server.ui: expected 'true' or 'false', got '${v}'`);
+      s.server.ui = v === 'true';
+    },
+  },
+  'server.requestLogDays': {
+    describe: 'days the searchable request log (svc-router logs) keeps a request (read when serve starts)',
+    get: (s) => s.server.requestLogDays,
+    set: (s, v) => void (s.server.requestLogDays = parsePositiveInteger(v, 'server.requestLogDays')),
+  },
+  'server.requestLogMaxBytes': {
+    describe: 'bytes the searchable request log may take on disk (read when serve starts)',
+    get: (s) => s.server.requestLogMaxBytes,
+    set: (s, v) => void (s.server.requestLogMaxBytes = parsePositiveInteger(v, 'server.requestLogMaxBytes')),
+  },
   'server.tls.cert': tlsPathKey('cert', 'PEM certificate (chain) serve answers HTTPS with; with server.tls.key (\'\' turns HTTPS off; read when serve starts)'),
   'server.tls.key': tlsPathKey('key', "the certificate's PEM private key, a file only you can read (read when serve starts)"),
   'usage.store': {

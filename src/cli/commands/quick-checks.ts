@@ -1,5 +1,6 @@
 import { refusedError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
+import { formatUsd } from '../usage-chart.js';
 import { errorCode, errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
 
 export interface QuickCheckOptions extends ConnectionOptions {
@@ -25,6 +26,10 @@ export async function runWhoami(options: QuickCheckOptions): Promise<void> {
     printLine(`${chalk.bold(body.developer)} · ${body.organisation} · tier ${body.tier}`);
     printLine(`usage: ${usage.tokens_used} of ${usage.cap_tokens} tokens${share} in ${usage.requests} requests since ${usage.window_start.slice(0, 10)}`);
     printLine(`remaining: ${chalk.green(String(usage.remaining_tokens))} tokens`);
+    if (usage.cost_usd !== undefined) {
+      const unpriced = usage.unpriced_requests ? ` (${usage.unpriced_requests} request(s) without a known price not included)` : '';
+      printLine(`cost: ${formatUsd(usage.cost_usd)}${unpriced}`);
+    }
   } finally {
     await client.close();
   }
@@ -34,7 +39,7 @@ interface WhoamiBody {
   developer: string;
   organisation: string;
   tier: string;
-  usage: { tokens_used: number; cap_tokens: number; remaining_tokens: number; requests: number; window_start: string };
+  usage: { tokens_used: number; cap_tokens: number; remaining_tokens: number; requests: number; window_start: string; cost_usd?: number | null; unpriced_requests?: number };
 }
 
 export async function runModels(options: QuickCheckOptions): Promise<void> {

@@ -9,6 +9,7 @@ import { isMissingPackage, MissingDependencyError } from '../../core/optional-de
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
+import { createRequestStore, fanOut } from '../../server/request-store.js';
 import { SKUS } from '../../routing/skus.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { keepRunningWhenOutputCloses } from '../closed-output.js';
@@ -32,6 +33,7 @@ export interface ServeOptions {
   quiet?: boolean;
   logBodies?: boolean;
   metrics?: boolean;
+  ui?: boolean;
   config?: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -85,8 +87,20 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ...(options.usageStore ? { usageStore: options.usageStore } : {}),
     ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}),
   });
-  const requestLog = options.quiet ? undefined : createRequestLog({ format: logFormat, color: !logFile && logColour(), logBodies: options.logBodies ?? false });
-  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}), ...(tls ? { tls } : {}) });
+  const uiOn = options.ui === true || settings.server.ui === true;
+  const ui = uiOn ? (await import('../../server/dashboard/dashboard.js')).createDashboard() : undefined;
+  // The one request log the server calls per finished request: standard error and the searchable
+  // store (not with --quiet), and the dashboard's live feed (with --ui).
+  const requestLog = fanOut([
+    ...(options.quiet
+      ? []
+      : [
+          createRequestLog({ format: logFormat, color: !logFile && logColour(), logBodies: options.logBodies ?? false }),
+          createRequestStore({ dir: config.dir, retentionDays: settings.server.requestLogDays, maxBytes: settings.server.requestLogMaxBytes, logBodies: options.logBodies ?? false }),
+        ]),
+    ...(ui ? [ui.feed] : []),
+  ]);
+  const server = createHttpServer(app, { ...(requestLog ? { requestLog } : {}), ...(metrics ? { metrics } : {}), ...(tls ? { tls } : {}), ...(ui ? { ui } : {}) });
   // Whatever is still queued reaches the log however the process ends.
   if (requestLog) process.on('exit', () => requestLog.flush());
   try {
@@ -131,10 +145,15 @@ export async function runServe(options: ServeOptions): Promise<void> {
   printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (tls) printLine(`  TLS: certificate ${tls.files.cert}; clients that do not trust its CA need it, e.g. NODE_EXTRA_CA_CERTS=/path/to/ca.pem`);
+  // The address actually bound decides, so a name that resolves to loopback counts as loopback.
+  const loopback = isLoopbackHost(address.address);
+  if (ui) {
+    ui.requireAdminKey = !loopback;
+    printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
+  }
   printLine(chalk.dim(process.env[DETACHED_ENV] === '1' ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
   reportListening({ pid: process.pid, url: origin, logFile: logFile?.file ?? '' });
-  // The address actually bound decides, so a name that resolves to loopback counts as loopback.
-  if (!isLoopbackHost(address.address)) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
+  if (!loopback) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
   let stopping = false;
   const stop = (signal: string) => {

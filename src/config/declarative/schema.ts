@@ -69,6 +69,9 @@ const serverSchema = z
     bodyTimeoutMs: serverMilliseconds('From request headers to the end of the body (read when serve starts)').optional(),
     headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
+    ui: z.boolean().meta({ description: 'Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too).' }).optional(),
+    requestLogDays: z.int().positive().meta({ description: 'Days the searchable request log (svc-router logs) keeps a request (read when serve starts).' }).optional(),
+    requestLogMaxBytes: z.int().positive().meta({ description: 'Bytes the searchable request log may take on disk, both generations together (read when serve starts).' }).optional(),
     tls: z
       .strictObject({
         cert: z.string().min(1).meta({ description: 'Path of the PEM certificate (its chain after it).' }),

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Chalk } from 'chalk';
+import { ConfigStore } from '../../config/store.js';
+import { formatText, type RequestLogEntry } from '../../server/request-log.js';
+import { matches, parseStored, readRequests, type RequestFilter, type StoredRequest } from '../../server/request-records.js';
+import { REQUESTS_FILE } from '../../server/request-store.js';
+import { usageError } from '../cli-error.js';
+import { printLine } from '../output.js';
+import { parsePositiveInteger } from '../parse-options.js';
+
+export interface LogsOptions {
+  follow?: boolean;
+  since?: string;
+  caller?: string;
+  status?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** How often --follow looks for new lines. */
+const FOLLOW_POLL_MS = 200;
+
+/** `30m`, `2h`, `7d` back from now, or a date (`2026-11-20`, an ISO time). */
+export function parseSince(value: string, now = Date.now()): number {
+  const relative = /^(\d+)([smhd])$/.exec(value);
+  if (relative) return now - Number(relative[1]) * UNITS[relative[2]!]!;
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw usageError(`--since: expected a duration such as 30m, 2h or 7d, or a date such as 2026-11-20, got '${value}'`);
+  return time;
+}
+
+/** `svc-router logs`: the requests serve recorded, filtered, newest last; --follow prints new ones as they finish. */
+export async function runLogs(options: LogsOptions): Promise<void> {
+  if (options.status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx|error)$/i.test(options.status)) {
+    throw usageError(`--status: expected a status (429), a class (5xx) or 'error', got '${options.status}'`);
+  }
+  const limit = options.limit === undefined ? 50 : parsePositiveInteger(options.limit, '--limit');
+  const filter: RequestFilter = {
+    ...(options.since !== undefined ? { since: parseSince(options.since) } : {}),
+    ...(options.caller !== undefined ? { caller: options.caller } : {}),
+    ...(options.status !== undefined ? { status: options.status.toLowerCase() } : {}),
+  };
+  const config = new ConfigStore();
+  const { dir } = config;
+  const colours = new Chalk({ level: process.stdout.isTTY && !process.env.NO_COLOR ? 1 : 0 });
+  const print = (record: StoredRequest) => printLine(options.json ? JSON.stringify(record) : formatText(toEntry(record), colours));
+  const found = readRequests(dir, filter, config.read().server.requestLogDays);
+  for (const record of found.slice(-limit)) print(record);
+  if (!options.follow) {
+    if (found.length === 0 && !options.json) process.stderr.write(`No requests recorded${Object.keys(filter).length ? ' that match' : ''} (serve records them in ${path.join(dir, REQUESTS_FILE)}; not with --quiet).\n`);
+    return;
+  }
+  await follow(path.join(dir, REQUESTS_FILE), (line) => {
+    const record = parseStored(line);
+    if (record && matches(record, filter)) print(record);
+  });
+}
+
+/** Calls `onLine` for each line appended to the file from now on, across rotations, until the process is stopped. */
+function follow(file: string, onLine: (line: string) => void): Promise<never> {
+  let offset = fileSize(file);
+  let pending = '';
+  return new Promise<never>(() => {
+    setInterval(() => {
+      const size = fileSize(file);
+      // Rotated (or removed): the new file is read from its start.
+      if (size < offset) offset = 0;
+      if (size === offset) return;
+      const fd = fs.openSync(file, 'r');
+      try {
+        const chunk = Buffer.alloc(size - offset);
+        const read = fs.readSync(fd, chunk, 0, chunk.length, offset);
+        offset += read;
+        const lines = (pending + chunk.toString('utf8', 0, read)).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) onLine(line);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }, FOLLOW_POLL_MS);
+  });
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** A stored line back in the shape the text format reads. */
+function toEntry(record: StoredRequest): RequestLogEntry {
+  return {
+    time: Date.parse(record.time),
+    method: record.method,
+    path: record.path,
+    status: record.status,
+    latencyMs: record.latency_ms,
+    ...(record.request_id !== undefined ? { requestId: record.request_id } : {}),
+    ...(record.caller !== undefined ? { caller: record.caller } : {}),
+    ...(record.format !== undefined ? { format: record.format } : {}),
+    ...(record.model !== undefined ? { model: record.model } : {}),
+    ...(record.backend !== undefined ? { backend: record.backend } : {}),
+    ...(record.upstream_model !== undefined ? { upstreamModel: record.upstream_model } : {}),
+    ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
+    ...(record.input_tokens !== undefined ? { inputTokens: record.input_tokens } : {}),
+    ...(record.output_tokens !== undefined ? { outputTokens: record.output_tokens } : {}),
+    ...(record.cost_usd !== undefined ? { costNanoUsd: Math.round(record.cost_usd * 1e9) } : {}),
+    ...(record.targets !== undefined
+      ? { targets: record.targets.map((target) => ({ backend: target.backend, upstreamModel: target.upstream_model, outcome: target.outcome, latencyMs: target.latency_ms, ...(target.error !== undefined ? { error: target.error } : {}) })) }
+      : {}),
+    ...(record.stream ? { stream: true } : {}),
+    ...(record.aborted ? { aborted: true } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+    ...(record.cause !== undefined ? { cause: record.cause } : {}),
+    ...(record.request_body !== undefined ? { requestBody: record.request_body } : {}),
+    ...(record.response_body !== undefined ? { responseBody: record.response_body } : {}),
+  };
+}
