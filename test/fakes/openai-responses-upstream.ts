@@ -192,6 +192,8 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     previous_response_id: params.previous_response_id ?? null,
     reasoning: { effort: params.reasoning?.effort ?? null, summary: null },
     service_tier: 'default',
+    // OpenAI stores a response unless asked not to, and says which it did.
+    store: params.store ?? true,
     temperature: params.temperature ?? 1,
     text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: params.tool_choice ?? 'auto',
