@@ -87,8 +87,8 @@ export async function startOpenAIResponsesUpstream(
     };
     const output = buildOutput(turn, params);
     const done = finalResponse(turn, params, output);
-    const { usage: _usage, ...rest } = done;
-    const opening: WireResponse = { ...rest, status: 'in_progress', output: [], incomplete_details: null, completed_at: null };
+    // The response so far: no output and no usage yet (`usage: null`, as OpenAI sends it).
+    const opening = { ...done, status: 'in_progress', output: [], incomplete_details: null, completed_at: null, usage: null } as unknown as WireResponse;
 
     await send({ type: 'response.created', response: opening });
     await send({ type: 'response.in_progress', response: opening });
@@ -194,10 +194,18 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     service_tier: 'default',
     // OpenAI stores a response unless asked not to, and says which it did.
     store: params.store ?? true,
+    // Settings every response echoes, null or their default when the request left them out.
+    presence_penalty: (params as { presence_penalty?: number }).presence_penalty ?? 0,
+    frequency_penalty: (params as { frequency_penalty?: number }).frequency_penalty ?? 0,
+    top_logprobs: params.top_logprobs ?? 0,
+    max_tool_calls: params.max_tool_calls ?? null,
+    safety_identifier: params.safety_identifier ?? null,
+    prompt_cache_key: params.prompt_cache_key ?? null,
     temperature: params.temperature ?? 1,
     text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: params.tool_choice ?? 'auto',
-    tools: params.tools ?? [],
+    // Function tools echoed whole: what the request left out is null, strict is on unless turned off.
+    tools: (params.tools ?? []).map((tool) => (tool.type === 'function' ? { ...tool, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? true } : tool)),
     top_p: params.top_p ?? 1,
     truncation: 'disabled',
     usage: usage(turn, params),
