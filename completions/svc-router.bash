@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --input | --output | --cache-read | --cache-write | -o | --schema-ref | --key | -m | --model | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -30,7 +30,7 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
@@ -116,6 +116,9 @@ _svc_router() {
             --type)
                 COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini' -- "$cur"))
                 ;;
+            --strategy)
+                COMPREPLY=($(compgen -W 'round-robin fill-first' -- "$cur"))
+                ;;
             -o | --output)
                 compopt -o filenames 2>/dev/null
                 local IFS=$'\n'
@@ -153,6 +156,7 @@ _svc_router() {
                 issue) options="--developer --org --tier --cap --force --json $help" ;;
                 cap) options="--json $help" ;;
                 list) options="--json $help" ;;
+                limit) options="--rpm --tpm --clear $help" ;;
                 revoke) options="$help" ;;
             esac
             ;;
@@ -160,13 +164,18 @@ _svc_router() {
             case $sub in
                 add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout $help" ;;
                 list) options="--json $help" ;;
+                pool) options="--key --key-env --strategy --rate-limit-cooldown --payment-cooldown --clear $help" ;;
                 remove) options="$help" ;;
             esac
             ;;
         routes)
             case $sub in
-                set) options="$help" ;;
+                set) options="--context-window $help" ;;
+                window) options="--unset $help" ;;
                 list) options="--json $help" ;;
+                rule) options="--background --thinking --context-above --image --web-search --model $help" ;;
+                rule-remove) options="$help" ;;
+                weights) options="$help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -214,8 +223,8 @@ _svc_router() {
         init) words=$options ;;
         keys)
             case $sub in
-                '') words='issue cap list revoke help' ;;
-                help) ((nargs == 0)) && words='issue cap list revoke' ;;
+                '') words='issue cap list limit revoke help' ;;
+                help) ((nargs == 0)) && words='issue cap list limit revoke' ;;
                 issue) words=$options ;;
                 cap)
                     if ((nargs == 0)); then
@@ -227,6 +236,13 @@ _svc_router() {
                     fi
                     ;;
                 list) words=$options ;;
+                limit)
+                    if ((nargs == 0)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 revoke)
                     if ((nargs == 0)); then
                         :
@@ -238,8 +254,8 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                '') words='add list remove help' ;;
-                help) ((nargs == 0)) && words='add list remove' ;;
+                '') words='add list pool remove help' ;;
+                help) ((nargs == 0)) && words='add list pool remove' ;;
                 add)
                     if ((nargs == 0)); then
                         :
@@ -248,6 +264,13 @@ _svc_router() {
                     fi
                     ;;
                 list) words=$options ;;
+                pool)
+                    if ((nargs == 0)); then
+                        words="$(_svc_router_backends)"
+                    else
+                        words=$options
+                    fi
+                    ;;
                 remove)
                     if ((nargs == 0)); then
                         words="$(_svc_router_backends)"
@@ -259,8 +282,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set list unset help' ;;
-                help) ((nargs == 0)) && words='set list unset' ;;
+                '') words='set window list rule rule-remove weights unset help' ;;
+                help) ((nargs == 0)) && words='set window list rule rule-remove weights unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -271,7 +294,53 @@ _svc_router() {
                         words="$(_svc_router_backends) offline"
                     fi
                     ;;
+                window)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
                 list) words=$options ;;
+                rule)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    elif ((nargs >= 2)); then
+                        words="$(_svc_router_backends) offline"
+                    fi
+                    ;;
+                rule-remove)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
+                    else
+                        words=$options
+                    fi
+                    ;;
+                weights)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs >= 1)); then
+                        :
+                    fi
+                    ;;
                 unset)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))

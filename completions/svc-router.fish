@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --input --output --cache-read --cache-write -o --schema-ref --key -m --model -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -71,6 +71,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
     printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
+    printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
+    printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'
     printf '%s\t%s\n' 'defaults.tier' 'tier given to new keys'
     printf '%s\t%s\n' 'defaults.capTokens' '30-day token cap given to new keys'
@@ -107,23 +109,29 @@ complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop rest
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
 complete -c svc-router -n '__svc_router_is keys' -a cap -d 'change a developer\'s 30-day token cap, keeping the key (a running server applies it on the next request)'
 complete -c svc-router -n '__svc_router_is keys' -a list -d 'list issued keys (never prints a key)'
+complete -c svc-router -n '__svc_router_is keys' -a limit -d 'set a developer key\'s rate limits per minute, shared by every router on the usage store'
 complete -c svc-router -n '__svc_router_is keys' -a revoke -d 'revoke a developer\'s key'
 complete -c svc-router -n '__svc_router_is keys' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is keys help' -a 'issue cap list revoke'
+complete -c svc-router -n '__svc_router_is keys help' -a 'issue cap list limit revoke'
 
 # backends
 complete -c svc-router -n '__svc_router_is backends' -a add -d 'add or replace a backend'
 complete -c svc-router -n '__svc_router_is backends' -a list -d 'list backends (never prints keys)'
+complete -c svc-router -n '__svc_router_is backends' -a pool -d 'give a backend a pool of upstream keys: a key refused with 429/402 rests and the next is used'
 complete -c svc-router -n '__svc_router_is backends' -a remove -d 'remove a backend no route uses'
 complete -c svc-router -n '__svc_router_is backends' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is backends help' -a 'add list remove'
+complete -c svc-router -n '__svc_router_is backends help' -a 'add list pool remove'
 
 # routes
 complete -c svc-router -n '__svc_router_is routes' -a set -d 'route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as \'claude-*\') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order'
+complete -c svc-router -n '__svc_router_is routes' -a window -d 'set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL'
 complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, including the offline defaults'
+complete -c svc-router -n '__svc_router_is routes' -a rule -d 'add (or replace) a task rule: requests to the route that match every condition given go to these targets'
+complete -c svc-router -n '__svc_router_is routes' -a rule-remove -d 'remove a route\'s task rule'
+complete -c svc-router -n '__svc_router_is routes' -a weights -d 'balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set list unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights unset'
 
 # prices
 complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
@@ -199,6 +207,11 @@ complete -c svc-router -n '__svc_router_in keys cap' -l json -d 'print a JSON ob
 # keys list
 complete -c svc-router -n '__svc_router_in keys list' -l json -d 'print JSON'
 
+# keys limit
+complete -c svc-router -n '__svc_router_in keys limit' -l rpm -x -d 'requests per minute'
+complete -c svc-router -n '__svc_router_in keys limit' -l tpm -x -d 'input + output tokens per minute'
+complete -c svc-router -n '__svc_router_in keys limit' -l clear -d 'remove the limits'
+
 # keys revoke
 
 # backends add
@@ -215,15 +228,45 @@ complete -c svc-router -n '__svc_router_in backends add' -l total-timeout -x -d 
 # backends list
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'
 
+# backends pool
+complete -c svc-router -n '__svc_router_in backends pool' -l key -x -d 'a key of the pool, stored in the 0600 config file (repeatable)'
+complete -c svc-router -n '__svc_router_in backends pool' -l key-env -x -d 'an environment variable holding a key of the pool (repeatable)'
+complete -c svc-router -n '__svc_router_in backends pool' -l strategy -x -a 'round-robin fill-first' -d 'each call the next key, or the first key until it rests'
+complete -c svc-router -n '__svc_router_in backends pool' -l rate-limit-cooldown -x -d 'rest after a 429 that says nothing of when to retry (default 60000)'
+complete -c svc-router -n '__svc_router_in backends pool' -l payment-cooldown -x -d 'rest after a 402 that says nothing of when to retry (default 3600000)'
+complete -c svc-router -n '__svc_router_in backends pool' -l clear -d 'remove the pool (the backend uses its own key again)'
+complete -c svc-router -n '__svc_router_in backends pool; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
+
 # backends remove
 complete -c svc-router -n '__svc_router_in backends remove; and test (count (__svc_router_words)) -eq 2' -a '(__svc_router_backends)' -d 'name'
 
 # routes set
+complete -c svc-router -n '__svc_router_in routes set' -l context-window -x -d 'the route\'s context window (default: the smallest of its targets\' known model families)'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
 
+# routes window
+complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model family\'s default applies again)'
+complete -c svc-router -n '__svc_router_in routes window; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'name'
+
 # routes list
 complete -c svc-router -n '__svc_router_in routes list' -l json -d 'print JSON'
+
+# routes rule
+complete -c svc-router -n '__svc_router_in routes rule' -l background -d 'the client asked for a small model (*haiku*), as for background work'
+complete -c svc-router -n '__svc_router_in routes rule' -l thinking -d 'thinking is on (a budget, or an effort above minimal)'
+complete -c svc-router -n '__svc_router_in routes rule' -l context-above -x -d 'the estimated input is above this many tokens'
+complete -c svc-router -n '__svc_router_in routes rule' -l image -d 'an image is in the conversation'
+complete -c svc-router -n '__svc_router_in routes rule' -l web-search -d 'the request offers a web search tool'
+complete -c svc-router -n '__svc_router_in routes rule' -l model -x -d 'the client\'s model name matches this \'*\' pattern'
+complete -c svc-router -n '__svc_router_in routes rule; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+complete -c svc-router -n '__svc_router_in routes rule; and test (count (__svc_router_words)) -ge 4' -a '(__svc_router_targets)' -d 'targets'
+
+# routes rule-remove
+complete -c svc-router -n '__svc_router_in routes rule-remove; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+
+# routes weights
+complete -c svc-router -n '__svc_router_in routes weights; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'

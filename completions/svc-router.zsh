@@ -57,6 +57,8 @@ _svc_router_config_keys() {
     'server.tls.cert:PEM certificate'
     'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
     'usage.store:where usage is recorded'
+    'limits.outputReserveTokens:output held against the cap for a request that sets no max output tokens'
+    'limits.reservationTtlMs:ms a cap reservation outlives a router that died before settling it'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
     'defaults.capTokens:30-day token cap given to new keys'
@@ -145,8 +147,16 @@ _svc_router_keys_args() {
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;
+    limit)
+      _arguments \
+        '--rpm[requests per minute]:rpm:' \
+        '--tpm[input + output tokens per minute]:tpm:' \
+        '--clear[remove the limits]' \
+        ':slug:' \
+        $help
+      ;;
     revoke) _arguments ':slug:' $help ;;
-    help) _arguments ':command:(issue cap list revoke)' ;;
+    help) _arguments ':command:(issue cap list limit revoke)' ;;
     *) return 1 ;;
   esac
 }
@@ -170,8 +180,19 @@ _svc_router_backends_args() {
         $help
       ;;
     list) _arguments '--json[print JSON]' $help ;;
+    pool)
+      _arguments \
+        '*--key[a key of the pool, stored in the 0600 config file (repeatable)]:key:' \
+        '*--key-env[an environment variable holding a key of the pool (repeatable)]:keyEnv:' \
+        '--strategy[each call the next key, or the first key until it rests]:strategy:(round-robin fill-first)' \
+        '--rate-limit-cooldown[rest after a 429 that says nothing of when to retry (default 60000)]:rateLimitCooldown:' \
+        '--payment-cooldown[rest after a 402 that says nothing of when to retry (default 3600000)]:paymentCooldown:' \
+        '--clear[remove the pool (the backend uses its own key again)]' \
+        ':name:_svc_router_backend_names' \
+        $help
+      ;;
     remove) _arguments ':name:_svc_router_backend_names' $help ;;
-    help) _arguments ':command:(add list remove)' ;;
+    help) _arguments ':command:(add list pool remove)' ;;
     *) return 1 ;;
   esac
 }
@@ -182,13 +203,46 @@ _svc_router_routes_args() {
   case $words[1] in
     set)
       _arguments \
+        '--context-window[the route'\''s context window (default: the smallest of its targets'\'' known model families)]:contextWindow:' \
         ':model:_svc_router_route_models' \
         '*:targets:_svc_router_targets' \
         $help
       ;;
+    window)
+      _arguments \
+        '--unset[remove the set window (the model family'\''s default applies again)]' \
+        ':name:_svc_router_route_models' \
+        '::tokens:' \
+        $help
+      ;;
     list) _arguments '--json[print JSON]' $help ;;
+    rule)
+      _arguments \
+        '--background[the client asked for a small model (*haiku*), as for background work]' \
+        '--thinking[thinking is on (a budget, or an effort above minimal)]' \
+        '--context-above[the estimated input is above this many tokens]:contextAbove:' \
+        '--image[an image is in the conversation]' \
+        '--web-search[the request offers a web search tool]' \
+        '--model[the client'\''s model name matches this '\''*'\'' pattern]:model:' \
+        ':model:_svc_router_route_models' \
+        ':name:' \
+        '*:targets:_svc_router_targets' \
+        $help
+      ;;
+    rule-remove)
+      _arguments \
+        ':model:_svc_router_route_models' \
+        ':name:' \
+        $help
+      ;;
+    weights)
+      _arguments \
+        ':model:_svc_router_route_models' \
+        '*:pairs:' \
+        $help
+      ;;
     unset) _arguments ':model:_svc_router_route_models' $help ;;
-    help) _arguments ':command:(set list unset)' ;;
+    help) _arguments ':command:(set window list rule rule-remove weights unset)' ;;
     *) return 1 ;;
   esac
 }
@@ -313,6 +367,7 @@ _svc_router() {
         'issue:issue a key for a developer (printed once; only its hash is stored)' \
         'cap:change a developer'\''s 30-day token cap, keeping the key (a running server applies it on the next request)' \
         'list:list issued keys (never prints a key)' \
+        'limit:set a developer key'\''s rate limits per minute, shared by every router on the usage store' \
         'revoke:revoke a developer'\''s key'
       ret=$?
       ;;
@@ -320,13 +375,18 @@ _svc_router() {
       _svc_router_group backends \
         'add:add or replace a backend' \
         'list:list backends (never prints keys)' \
+        'pool:give a backend a pool of upstream keys: a key refused with 429/402 rests and the next is used' \
         'remove:remove a backend no route uses'
       ret=$?
       ;;
     routes)
       _svc_router_group routes \
         'set:route a model (svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite, or a pattern such as '\''claude-*'\'') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order' \
+        'window:set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL' \
         'list:list routes, including the offline defaults' \
+        'rule:add (or replace) a task rule: requests to the route that match every condition given go to these targets' \
+        'rule-remove:remove a route'\''s task rule' \
+        'weights:balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)' \
         'unset:remove a route'
       ret=$?
       ;;

@@ -11,6 +11,8 @@ export interface BackendCall {
   /** The model name to send upstream (the route's, else the client's). */
   upstreamModel: string;
   signal: ClientSignal;
+  /** The key to send, when the route picked one from the backend's key pool (else the backend's own). */
+  apiKey?: string;
 }
 
 /**

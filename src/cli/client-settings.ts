@@ -13,11 +13,17 @@ export const KEY_ENV = 'SVC_ROUTER_KEY';
 /** The name of the custom model provider in Codex's config. */
 export const CODEX_PROVIDER = 'svc';
 /**
- * The command Codex runs for the provider's key, and which prints it: `printenv NAME`. A provider
- * whose key comes from an auth command is the only kind of custom provider Codex asks for its
- * model catalog (GET /v1/models), which is how it learns the svc SKUs (apply_patch included).
+ * The command Codex runs for the provider's key, which prints it: `node -e <CODEX_KEY_SCRIPT> NAME`.
+ * A provider whose key comes from an auth command is the only kind of custom provider Codex asks
+ * for its model catalog (GET /v1/models), which is how it learns the svc SKUs (apply_patch
+ * included). Node is there wherever svc-router runs, Windows included (where `printenv` is not),
+ * and when the variable is unset the script says which one: Codex shows the command's stderr in
+ * its "provider auth command … exited" error.
  */
-export const CODEX_AUTH_COMMAND = 'printenv';
+export const CODEX_AUTH_COMMAND = 'node';
+/** Prints the variable named by its argument, or says on stderr that it is not set and exits 1. */
+export const CODEX_KEY_SCRIPT =
+  "const name = process.argv[1]; const key = process.env[name]; if (!key) { console.error(`${name} is not set where codex runs: export ${name}=<your svc-router key> (svc-router env prints the line)`); process.exit(1); } process.stdout.write(key);";
 /** Keys of a Codex provider that Codex refuses beside an `auth` table ("provider auth cannot be combined with …"). */
 export const CODEX_AUTH_CONFLICTS = ['env_key', 'experimental_bearer_token', 'requires_openai_auth'] as const;
 
@@ -47,7 +53,7 @@ function codexParts(origin: string, keyEnv: string): { top: Pairs; table: Pairs;
     ],
     auth: [
       ['command', tomlString(CODEX_AUTH_COMMAND)],
-      ['args', tomlStrings([keyEnv])],
+      ['args', tomlStrings(['-e', CODEX_KEY_SCRIPT, keyEnv])],
     ],
   };
 }
@@ -56,20 +62,78 @@ const assignments = (pairs: Pairs): string[] => pairs.map(([key, value]) => `${k
 
 /**
  * Codex CLI's config.toml lines: the model, and a custom provider speaking the Responses API
- * whose key Codex gets by running `printenv <keyEnv>`.
+ * whose key Codex gets by running CODEX_KEY_SCRIPT, which prints `keyEnv`.
  */
 export function codexConfigToml(origin: string, keyEnv: string = KEY_ENV): string {
   const { top, table, auth } = codexParts(origin, keyEnv);
   return [...assignments(top), '', `[${codexProviderTable}]`, ...assignments(table), '', `[${codexAuthTable}]`, ...assignments(auth), ''].join('\n');
 }
 
-/** Claude Code's `env` settings: the router's address, the key (sent as a bearer token) and the model. */
-export function claudeSettingsEnv(origin: string, key: string): Record<string, string> {
+/** What Claude Code is told of the models: a SKU per tier, and the window to compact under. */
+export interface ClaudeModels {
+  main: string;
+  opus: string;
+  sonnet: string;
+  haiku: string;
+  contextWindow?: number;
+}
+
+const ALL_PRO: ClaudeModels = { main: DEFAULT_CLIENT_MODEL, opus: DEFAULT_CLIENT_MODEL, sonnet: DEFAULT_CLIENT_MODEL, haiku: DEFAULT_CLIENT_MODEL };
+
+/**
+ * Claude Code's model variables (names as Claude Code 2.1.330 reads them). Every tier names an
+ * svc SKU, so no request asks for a claude-* id no route names; the window stops Claude Code's
+ * "doesn't recognize the model … assumes a context window of 1m tokens", which would keep it from
+ * compacting before the upstream refuses the prompt. One variable covers every unknown model, so
+ * it is the smallest window among the tiers.
+ */
+export function claudeModelEnv(models: ClaudeModels): Record<string, string> {
+  return {
+    ANTHROPIC_MODEL: models.main,
+    ANTHROPIC_DEFAULT_OPUS_MODEL: models.opus,
+    ANTHROPIC_DEFAULT_SONNET_MODEL: models.sonnet,
+    ANTHROPIC_DEFAULT_HAIKU_MODEL: models.haiku,
+    // A newer tier alias Claude Code reads beside the three; it gets the strongest SKU.
+    ANTHROPIC_DEFAULT_FABLE_MODEL: models.opus,
+    // The older name for the haiku tier (background requests); still read.
+    ANTHROPIC_SMALL_FAST_MODEL: models.haiku,
+    CLAUDE_CODE_SUBAGENT_MODEL: models.main,
+    // Auto mode's own classifier requests, when no verdict comes back with the reply.
+    CLAUDE_CODE_AUTO_MODE_MODEL: models.main,
+    ...(models.contextWindow !== undefined ? { CLAUDE_CODE_MAX_CONTEXT_TOKENS: String(models.contextWindow) } : {}),
+  };
+}
+
+/**
+ * Claude Code's `env` settings: the router's address, the key (sent as `Authorization: Bearer`;
+ * ANTHROPIC_API_KEY would make Claude Code ask about a custom key) and the model variables.
+ */
+export function claudeSettingsEnv(origin: string, key: string, models: ClaudeModels = ALL_PRO): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: originOf(origin),
     ANTHROPIC_AUTH_TOKEN: key,
-    ANTHROPIC_MODEL: DEFAULT_CLIENT_MODEL,
+    ...claudeModelEnv(models),
   };
+}
+
+/** `export NAME=value`, quoted for the shell when the value needs it. */
+export function exportLine(name: string, value: string): string {
+  return `export ${name}=${/^[A-Za-z0-9_./:@%+,=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`}`;
+}
+
+/**
+ * The export lines that point every kind of client at the router, one story for `serve`'s banner,
+ * `env` and `connect`: OpenAI-style clients, Claude Code (and the Anthropic SDK, which reads the
+ * same token) with its model variables, and SVC_ROUTER_KEY, which Codex's provider and the SDK
+ * snippets read.
+ */
+export function clientEnv(origin: string, key: string, models?: ClaudeModels): Array<[string, string]> {
+  return [
+    ['OPENAI_BASE_URL', `${originOf(origin)}/v1`],
+    ['OPENAI_API_KEY', key],
+    ...Object.entries(claudeSettingsEnv(origin, key, models)),
+    [KEY_ENV, key],
+  ];
 }
 
 export function openaiSdkSnippet(origin: string, envKey: string = KEY_ENV): string {

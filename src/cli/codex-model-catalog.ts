@@ -1,4 +1,5 @@
-import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../handlers/models.js';
+import type { Settings } from '../config/settings.js';
+import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog, knownWindow } from '../handlers/models.js';
 import { SKUS } from '../routing/skus.js';
 
 /**
@@ -11,9 +12,12 @@ import { SKUS } from '../routing/skus.js';
  * key comes from an auth command instead, which fetches this catalog from the router and needs
  * no file.
  *
+ * Each entry's `context_window` is the SKU's window under `settings` (see
+ * src/routing/context-windows.ts), else a conservative fallback.
+ *
  * Codex refuses an entry without instructions and sends them as the session's system prompt in
  * place of its built-in one, so `baseInstructions` is what the upstream model is told first.
  */
-export function codexModelCatalogJson(ids: readonly string[] = SKUS, baseInstructions: string = CODEX_BASE_INSTRUCTIONS): string {
-  return `${JSON.stringify(codexModelCatalog(ids, baseInstructions), null, 2)}\n`;
+export function codexModelCatalogJson(ids: readonly string[] = SKUS, baseInstructions: string = CODEX_BASE_INSTRUCTIONS, settings?: Settings): string {
+  return `${JSON.stringify(codexModelCatalog(ids, baseInstructions, settings ? knownWindow(settings) : undefined), null, 2)}\n`;
 }

@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../backends/registry.js';
+import { KEY_POOL_STRATEGIES } from '../config/settings.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
@@ -99,6 +100,13 @@ export function buildProgram(version: string): Command {
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/keys.js')).runKeysList(options));
   keys
+    .command('limit <slug>')
+    .description("set a developer key's rate limits per minute, shared by every router on the usage store")
+    .option('--rpm <requests>', 'requests per minute')
+    .option('--tpm <tokens>', 'input + output tokens per minute')
+    .option('--clear', 'remove the limits')
+    .action(async (slug, options) => (await import('./commands/keys.js')).runKeysLimit(slug, options));
+  keys
     .command('revoke <slug>')
     .description("revoke a developer's key")
     .action(async (slug) => (await import('./commands/keys.js')).runKeysRevoke(slug));
@@ -122,6 +130,15 @@ export function buildProgram(version: string): Command {
     .description('list backends (never prints keys)')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/backends.js')).runBackendsList(options));
+  completeArguments(backends.command('pool <name>'), 'backends')
+    .description('give a backend a pool of upstream keys: a key refused with 429/402 rests and the next is used')
+    .option('--key <key...>', 'a key of the pool, stored in the 0600 config file (repeatable)')
+    .option('--key-env <var...>', 'an environment variable holding a key of the pool (repeatable)')
+    .addOption(new Option('--strategy <strategy>', 'each call the next key, or the first key until it rests').choices(KEY_POOL_STRATEGIES).default('round-robin'))
+    .option('--rate-limit-cooldown <ms>', 'rest after a 429 that says nothing of when to retry (default 60000)')
+    .option('--payment-cooldown <ms>', 'rest after a 402 that says nothing of when to retry (default 3600000)')
+    .option('--clear', 'remove the pool (the backend uses its own key again)')
+    .action(async (name, options) => (await import('./commands/backends.js')).runBackendsPool(name, options));
   completeArguments(backends.command('remove <name>'), 'backends')
     .description('remove a backend no route uses')
     .action(async (name) => (await import('./commands/backends.js')).runBackendsRemove(name));
@@ -129,12 +146,32 @@ export function buildProgram(version: string): Command {
   const routes = program.command('routes').description('map models to backends');
   completeArguments(routes.command('set <model> <targets...>'), 'route-models', 'targets')
     .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
-    .action(async (model, targets) => (await import('./commands/routes.js')).runRoutesSet(model, targets));
+    .option('--context-window <tokens>', "the route's context window (default: the smallest of its targets' known model families)")
+    .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
+  completeArguments(routes.command('window <name> [tokens]'), 'route-models')
+    .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')
+    .option('--unset', 'remove the set window (the model family\'s default applies again)')
+    .action(async (name, tokens, options) => (await import('./commands/routes.js')).runRoutesWindow(name, tokens, options));
   routes
     .command('list')
     .description('list routes, including the offline defaults')
     .option('--json', 'print JSON')
     .action(async (options) => (await import('./commands/routes.js')).runRoutesList(options));
+  completeArguments(routes.command('rule <model> <name> <targets...>'), 'route-models', undefined, 'targets')
+    .description('add (or replace) a task rule: requests to the route that match every condition given go to these targets')
+    .option('--background', 'the client asked for a small model (*haiku*), as for background work')
+    .option('--thinking', 'thinking is on (a budget, or an effort above minimal)')
+    .option('--context-above <tokens>', 'the estimated input is above this many tokens')
+    .option('--image', 'an image is in the conversation')
+    .option('--web-search', 'the request offers a web search tool')
+    .option('--model <pattern>', "the client's model name matches this '*' pattern")
+    .action(async (model, name, targets, options) => (await import('./commands/routes.js')).runRoutesRule(model, name, targets, options));
+  completeArguments(routes.command('rule-remove <model> <name>'), 'route-models')
+    .description("remove a route's task rule")
+    .action(async (model, name) => (await import('./commands/routes.js')).runRoutesRuleRemove(model, name));
+  completeArguments(routes.command('weights <model> [pairs...]'), 'route-models')
+    .description('balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)')
+    .action(async (model, pairs) => (await import('./commands/routes.js')).runRoutesWeights(model, pairs));
   completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));

@@ -15,7 +15,28 @@ export interface BackendSettings {
   apiKeyEnv?: string;
   headers?: Record<string, string>;
   timeouts?: BackendTimeouts;
+  /** Several upstream keys used in turn; when set, it replaces apiKey/apiKeyEnv for calls. */
+  keyPool?: KeyPoolSettings;
 }
+
+/** How a pool picks its next key: each in turn, or always the first that is not cooling down. */
+export type KeyPoolStrategy = 'round-robin' | 'fill-first';
+export const KEY_POOL_STRATEGIES: readonly KeyPoolStrategy[] = ['round-robin', 'fill-first'];
+
+/** One key of a pool: stored (0600 file, never printed) or read from an environment variable at call time. */
+export type PooledKey = { apiKey: string } | { apiKeyEnv: string };
+
+export interface KeyPoolSettings {
+  strategy: KeyPoolStrategy;
+  keys: PooledKey[];
+  /** How long a key rests after a 429 whose answer says nothing of when to come back. */
+  rateLimitCooldownMs?: number;
+  /** How long a key rests after a 402 (its account is out of credit) that says nothing of when to come back. */
+  paymentCooldownMs?: number;
+}
+
+export const DEFAULT_RATE_LIMIT_COOLDOWN_MS = 60_000;
+export const DEFAULT_PAYMENT_COOLDOWN_MS = 3_600_000;
 
 /** Per-backend limits on waiting for the upstream, in milliseconds. */
 export interface BackendTimeouts {
@@ -46,6 +67,59 @@ export interface KeyRecord {
   /** The key's first characters, so a listing can tell keys apart without revealing them. */
   hint: string;
   createdAt: string;
+  /** Requests and tokens this key may use per minute, across every router sharing the usage store. */
+  rateLimit?: RateLimitSettings;
+}
+
+/** Per-key limits over a sliding minute; a limit left out is not enforced. */
+export interface RateLimitSettings {
+  requestsPerMinute?: number;
+  /** Input (estimated on arrival, corrected to the upstream's count) plus output tokens. */
+  tokensPerMinute?: number;
+}
+
+/** Request properties a task rule can test; a rule applies when every condition it sets holds. */
+export interface TaskConditions {
+  /** The client asked for a small, fast model (a `*haiku*` id), as coding agents do for background work. */
+  background?: boolean;
+  /** The request turns thinking on (a thinking budget, or a reasoning effort above minimal). */
+  thinking?: boolean;
+  /** The estimated input is above this many tokens. */
+  contextAbove?: number;
+  /** An image is anywhere in the conversation. */
+  image?: boolean;
+  /** The request offers a web search tool (Anthropic's web_search_*, Responses' web_search*, Chat's web_search_options). */
+  webSearch?: boolean;
+  /** The client's model name matches this `*` pattern. */
+  model?: string;
+}
+
+/** A rule on a route: requests that match it go to its own chain of targets. */
+export interface TaskRule {
+  /** Named in the request log and in svc_meta.rule when it chose the targets. */
+  name: string;
+  when: TaskConditions;
+  /** Ordered targets `BACKEND[:UPSTREAM_MODEL]`, as a route's. */
+  targets: string[];
+}
+
+/** What a route does beyond its fallback chain. */
+export interface RoutePolicy {
+  /** Tried in order; the first that matches picks the chain, else the route's own targets serve. */
+  rules?: TaskRule[];
+  /**
+   * Load balancing: target text → weight. The first target of the chain is drawn by weight among
+   * the weighted targets (smooth weighted round-robin); the others stay in order as fallbacks.
+   */
+  weights?: Record<string, number>;
+}
+
+/** How the usage cap holds before a request is answered. */
+export interface LimitSettings {
+  /** Output reserved for a request that sets no max output tokens (its input is reserved too). */
+  outputReserveTokens: number;
+  /** How long a reservation outlives a router that died before settling it. */
+  reservationTtlMs: number;
 }
 
 /** How serve listens, and what it allows clients. */
@@ -100,7 +174,16 @@ export interface Settings {
   backends: Record<string, BackendSettings>;
   /** Model name or pattern → ordered targets `BACKEND[:UPSTREAM_MODEL]` (fallback order). */
   routes: Record<string, string[]>;
+  /** Route name (as in `routes`) → its task rules and weights. */
+  routePolicies: Record<string, RoutePolicy>;
+  /**
+   * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
+   * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
+   * (src/routing/context-windows.ts); `connect` and the model catalogs tell clients the number.
+   */
+  contextWindows: Record<string, number>;
   server: ServerSettings;
+  limits: LimitSettings;
   usage: { store: string };
   /**
    * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
@@ -114,6 +197,8 @@ export const DEFAULT_SETTINGS: Settings = {
   keys: {},
   backends: {},
   routes: {},
+  routePolicies: {},
+  contextWindows: {},
   server: {
     host: '127.0.0.1',
     port: 8787,
@@ -129,6 +214,7 @@ export const DEFAULT_SETTINGS: Settings = {
     requestLogDays: 7,
     requestLogMaxBytes: 50 * 1024 * 1024,
   },
+  limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
   usage: { store: 'file' },
   prices: {},
   // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
@@ -144,6 +230,9 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     keys: stored.keys ?? {},
     backends: stored.backends ?? {},
     routes: stored.routes ?? {},
+    routePolicies: stored.routePolicies ?? {},
+    limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
+    contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },
     prices: stored.prices ?? {},

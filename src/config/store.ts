@@ -13,6 +13,7 @@ function ownTables(settings: Settings): Settings {
   settings.keys = Object.assign(Object.create(null) as Settings['keys'], settings.keys);
   settings.backends = Object.assign(Object.create(null) as Settings['backends'], settings.backends);
   settings.routes = Object.assign(Object.create(null) as Settings['routes'], settings.routes);
+  settings.routePolicies = Object.assign(Object.create(null) as Settings['routePolicies'], settings.routePolicies);
   settings.prices = Object.assign(Object.create(null) as Settings['prices'], settings.prices);
   return settings;
 }

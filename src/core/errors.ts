@@ -25,6 +25,8 @@ export interface RouterErrorOptions {
    * is not (the request itself is at fault, and would fail anywhere).
    */
   retryable?: boolean;
+  /** Headers the answer carries beside the body (a rate limit's `x-ratelimit-*`). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A 429 or a 5xx: what another target may not share. */
@@ -33,6 +35,8 @@ const retryableStatus = (status: number): boolean => status === 429 || status >=
 export class RouterError extends Error {
   /** Whether a fallback may try the route's next target; decided when the error is built. */
   readonly retryable: boolean;
+  /** Headers the answer carries beside the body, in every client format. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
   constructor(
     readonly status: number,
@@ -49,6 +53,7 @@ export class RouterError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RouterError';
     this.retryable = options.retryable ?? retryableStatus(status);
+    this.headers = options.headers;
   }
 }
 

@@ -35,6 +35,8 @@ export interface SvcMeta {
   upstream_model: string;
   offline?: true;
   attempts: number;
+  /** The route's task rule that chose the targets, when one did. */
+  rule?: string;
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   remaining_tokens: number;
@@ -96,7 +98,8 @@ export interface RequiredHeader {
 export interface ModelsShape {
   /** Whether a request to the shared models endpoints comes from a client of this format. */
   claims(headers: Headers): boolean;
-  list(ids: readonly string[], headers: Headers): unknown;
+  /** `contextWindow` gives a listed model's window in tokens, where one is known. */
+  list(ids: readonly string[], headers: Headers, contextWindow?: (id: string) => number | undefined): unknown;
   entry(id: string): unknown;
 }
 

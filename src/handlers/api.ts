@@ -30,6 +30,8 @@ export interface RequestTrace {
   /** The caller's developer slug, once the key is accepted. */
   caller?: string;
   model?: string;
+  /** The route's task rule that chose the targets, when one did. */
+  rule?: string;
   backend?: string;
   upstreamModel?: string;
   attempts?: number;

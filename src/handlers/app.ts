@@ -2,6 +2,9 @@ import type { Backend } from '../backends/backend.js';
 import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
 import { ConfigStore } from '../config/store.js';
+import { KeyPools } from '../routing/key-pool.js';
+import { openSharedState } from '../shared-state/open-shared-state.js';
+import type { SharedState } from '../shared-state/shared-state.js';
 import type { Ledger } from '../usage/ledger.js';
 import { openLedger } from '../usage/open-ledger.js';
 
@@ -10,6 +13,9 @@ export interface App {
   config: ConfigStore;
   ledger: Ledger;
   backends: BackendRegistry;
+  /** Rate-limit windows and key rests, shared through Redis when the usage store is Redis. */
+  shared: SharedState;
+  keyPools: KeyPools;
   close(): Promise<void>;
 }
 
@@ -29,14 +35,18 @@ export function createApp(options: AppOptions = {}): App {
   const config = options.config ?? new ConfigStore();
   // The app reads its settings on every request: learn of changes from the file system, not a stat each.
   config.watch();
-  const ledger = openLedger(options.usageStore ?? config.read().usage.store, config.dir);
+  const store = options.usageStore ?? config.read().usage.store;
+  const ledger = openLedger(store, config.dir);
+  const shared = openSharedState(store);
   return {
     config,
     ledger,
     backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
-    close: () => {
+    shared,
+    keyPools: new KeyPools(shared),
+    close: async () => {
       config.unwatch();
-      return ledger.close();
+      await Promise.all([ledger.close(), shared.close()]);
     },
   };
 }

@@ -4,6 +4,8 @@ import { RouterError, toRouterError } from '../core/errors.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import type { KeyPoolSettings, Settings } from '../config/settings.js';
+import { restFor, type PickedKey } from '../routing/key-pool.js';
 import type { Target } from '../routing/target.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
@@ -20,7 +22,9 @@ export interface Attempted {
  * fallback never shows the client two beginnings.
  */
 export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => backend.complete({ request, upstreamModel, signal: context.request.signal }));
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) =>
+    backend.complete({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }),
+  );
 }
 
 /** A stream whose first events have arrived: that batch, and the iterator for the rest. */
@@ -30,12 +34,12 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel) => startStream(context, backend, request, upstreamModel));
+  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
 }
 
 /** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
-export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string): Promise<StartedStream> {
-  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal })[Symbol.asyncIterator]();
+export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string, apiKey?: string): Promise<StartedStream> {
+  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
   const first = await rest.next();
   const lead = first.done ? undefined : first.value[0];
   if (lead?.type === 'error') throw lead.error;
@@ -49,7 +53,7 @@ export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   clientModel: string,
-  call: (backend: Backend, upstreamModel: string) => Promise<T>,
+  call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
   const { signal, trace } = context.request;
   let lastError: unknown;
@@ -59,20 +63,32 @@ export async function tryInOrder<T>(
     // A promise only on a type's first use, while its module loads.
     const backend = found instanceof Promise ? await found : found;
     const upstreamModel = target.upstreamModel ?? clientModel;
-    for (let retried = false; ; retried = true) {
-      attempts++;
+    const pool = keyPoolOf(context.settings, target.backend);
+    let rotations = 0;
+    let retried = false;
+    for (;;) {
+      let picked: PickedKey | undefined;
       const startedAt = trace ? performance.now() : 0;
       try {
-        const reply = await call(backend, upstreamModel);
+        if (pool) picked = await context.app.keyPools.pick(target.backend, pool);
+        attempts++;
+        const reply = await call(backend, upstreamModel, picked?.value);
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
         return { backend, upstreamModel, attempts, reply };
       } catch (error) {
         lastError = error;
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);
+        const rest = picked && pool ? restFor(error, pool) : undefined;
+        if (picked && rest !== undefined && rotations++ < pool!.keys.length && !signal.aborted) {
+          // This key is refused, not the request: it rests (on every router sharing state) and the next key goes at once.
+          context.app.keyPools.rest(picked, rest);
+          continue;
+        }
         const wait = error instanceof RouterError ? error.retryAfterMs : undefined;
         if (retried || wait === undefined || wait > MAX_RETRY_WAIT_MS || signal.aborted) break;
         // The upstream said when to come back, and soon: that beats a fallback to a lesser target.
         await pause(wait, signal);
+        retried = true;
       }
     }
     // Whether another target may answer was decided where the error was built (RouterError.retryable):
@@ -80,6 +96,12 @@ export async function tryInOrder<T>(
     if (!(lastError instanceof RouterError && lastError.retryable) || signal.aborted) break;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
+}
+
+/** The backend's key pool, when it has one (looked up as the settings' own entry). */
+function keyPoolOf(settings: Settings, backend: string): KeyPoolSettings | undefined {
+  const configured = Object.hasOwn(settings.backends, backend) ? settings.backends[backend] : undefined;
+  return configured?.keyPool?.keys.length ? configured.keyPool : undefined;
 }
 
 /** Notes one attempt for the request log (only when a log or metrics are listening: the trace exists). */

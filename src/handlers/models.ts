@@ -1,6 +1,7 @@
 import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import { modelsFormatOf } from '../formats/registry.js';
+import { contextWindowOf } from '../routing/context-windows.js';
 import { isSkuName, SKUS } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
@@ -12,7 +13,7 @@ export { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../formats/responses
  * format whose client asks (Anthropic's list, Codex's model catalog, OpenAI's list by default).
  */
 export async function handleModels({ request, settings }: RequestContext): Promise<ApiResponse> {
-  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers) };
+  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers, knownWindow(settings)) };
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
@@ -34,6 +35,14 @@ export async function handleModel({ request, settings, params }: RequestContext)
   }
   return { status: 200, json: modelsFormatOf(request.headers).models.entry(id) };
 }
+
+/** A model's context window where the config or its route's model family tells it. */
+export const knownWindow =
+  (settings: Settings) =>
+  (id: string): number | undefined => {
+    const lookup = contextWindowOf(settings, id);
+    return lookup.known ? lookup.window.tokens : undefined;
+  };
 
 /** The three SKUs plus any other plain svc.* name a route serves. */
 const listedModels = (settings: Settings): string[] => [

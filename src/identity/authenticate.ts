@@ -66,6 +66,7 @@ function verify(settings: Settings, key: string): Identity | undefined {
     organisation: record.organisation,
     tier: record.tier,
     capTokens: record.capTokens,
+    ...(record.rateLimit ? { rateLimit: record.rateLimit } : {}),
   };
 }
 

@@ -3,6 +3,8 @@ import type { Settings } from '../config/settings.js';
 import type { ModelIds } from '../formats/client-format.js';
 import { isAnthropicModelId, isSkuName, OFFLINE_BACKEND, SKUS } from './skus.js';
 import { parseTarget, type Target } from './target.js';
+import { firstMatchingRule, type RequestTraits } from './task-rules.js';
+import { WeightedChoice } from './weighted-choice.js';
 
 /** What routing needs of a client format: its paths, and the model ids it serves beyond the SKUs. */
 export interface RoutedFormat {
@@ -18,6 +20,11 @@ const SKU_LIST = SKUS.join(', ');
  * that asks for another format's model id (claude-* on chat) to where it is served.
  */
 export function resolveRoute(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = []): Target[] {
+  return resolveChain(settings, model, format, formats).targets;
+}
+
+/** Refuses a model name not served in this format (400); whether it is one of the format's own ids. */
+function checkServed(model: string, format: RoutedFormat, formats: readonly RoutedFormat[]): boolean {
   if (/^gpt-/i.test(model)) {
     throw invalidRequest(`The model '${model}' is not served here. Use one of the svc SKUs: ${SKU_LIST}.`, 'model', 'model_not_found');
   }
@@ -30,9 +37,50 @@ export function resolveRoute(settings: Settings, model: string, format: RoutedFo
       'model_not_found',
     );
   }
+  return ownId;
+}
+
+/** A route's chain, and the task rule that chose it when one did. */
+export interface Chain {
+  targets: Target[];
+  /** The name of the task rule whose targets these are (absent: the route's own). */
+  rule?: string;
+  /** Set when an unrouted format-own id (claude-*) is served by this SKU's route instead of offline. */
+  servedAs?: string;
+}
+
+const balanced = new WeightedChoice();
+
+/**
+ * As resolveRoute, then the route's policy: the first task rule that matches the request picks the
+ * chain, and weights pick which weighted target leads it (the rest follow in order, as fallbacks).
+ * A route with no policy costs one lookup; the request's traits are worked out only for rules.
+ *
+ * A format's own id without a route of its own (Claude Code's `claude-haiku-*` side requests) is
+ * served by the first SKU routed to a real backend, in SKU order, with that SKU's policy: once any
+ * real route exists, canned offline text never stands in for a real model. With no real route at
+ * all, the offline backend serves it (the zero-config start).
+ */
+export function resolveChain(settings: Settings, model: string, format: RoutedFormat, formats: readonly RoutedFormat[] = [], traits?: () => RequestTraits): Chain {
+  const ownId = checkServed(model, format, formats);
   const configured = findConfiguredRoute(settings.routes, model);
-  if (configured) return configured.targets.map(parseTarget);
-  if (ownId || (SKUS as readonly string[]).includes(model)) return [{ backend: OFFLINE_BACKEND }];
+  if (configured) {
+    const policy = settings.routePolicies && Object.hasOwn(settings.routePolicies, configured.name) ? settings.routePolicies[configured.name] : undefined;
+    if (!policy) return { targets: configured.targets.map(parseTarget) };
+    const rule = policy.rules?.length && traits ? firstMatchingRule(policy.rules, traits()) : undefined;
+    let chain = rule ? rule.targets : configured.targets;
+    if (policy.weights) {
+      const weighted = chain.filter((target) => Object.hasOwn(policy.weights!, target)).map((target) => [target, policy.weights![target]!] as const);
+      const lead = balanced.pick(`${configured.name}\u0000${rule?.name ?? ''}`, weighted);
+      if (lead !== undefined) chain = [lead, ...chain.filter((target) => target !== lead)];
+    }
+    return { targets: chain.map(parseTarget), ...(rule ? { rule: rule.name } : {}) };
+  }
+  if (ownId) {
+    const sku = firstRealSku(settings);
+    if (sku) return { ...resolveChain(settings, sku.name, format, formats, traits), servedAs: sku.name };
+  }
+  if (ownId || (SKUS as readonly string[]).includes(model)) return { targets: [{ backend: OFFLINE_BACKEND }] };
   const hint = format.modelIds ? `, or ${format.modelIds.description}` : '';
   throw invalidRequest(`Unknown model '${model}'. Use one of the svc SKUs: ${SKU_LIST}${hint}.`, 'model', 'model_not_found');
 }
@@ -42,7 +90,7 @@ export function resolveRoute(settings: Settings, model: string, format: RoutedFo
  * config holds count: a client's name is never looked up through a prototype (`constructor`,
  * `__proto__`, `toString` … are routes only if the config has one by that name).
  */
-function findConfiguredRoute(routes: Settings['routes'], model: string): { name: string; targets: string[] } | undefined {
+export function findConfiguredRoute(routes: Settings['routes'], model: string): { name: string; targets: string[] } | undefined {
   const exact = Object.hasOwn(routes, model) ? routes[model] : undefined;
   if (Array.isArray(exact)) return { name: model, targets: exact };
   let best: { name: string; targets: string[] } | undefined;
@@ -51,6 +99,17 @@ function findConfiguredRoute(routes: Settings['routes'], model: string): { name:
     if (!best || pattern.length > best.name.length) best = { name: pattern, targets };
   }
   return best;
+}
+
+/** The first SKU (in SKU order) whose route has a target other than the offline backend. */
+export function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
+  for (const name of SKUS) {
+    const route = Object.hasOwn(settings.routes, name) ? settings.routes[name] : undefined;
+    if (!Array.isArray(route)) continue;
+    const targets = route.map(parseTarget);
+    if (targets.some((target) => target.backend !== OFFLINE_BACKEND)) return { name, targets };
+  }
+  return undefined;
 }
 
 /** The label of a model name no configured route or SKU claims. */

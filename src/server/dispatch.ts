@@ -51,7 +51,7 @@ export async function dispatch(app: App, request: ApiRequest): Promise<ApiRespon
     const routerError = toRouterError(error);
     if (trace) Object.assign(trace, { error: routerError.message, ...(routerError.cause !== undefined ? { cause: routerError.cause } : {}) });
     const body = errorBody(routerError, requestId);
-    const headers: Record<string, string> = { 'x-request-id': requestId };
+    const headers: Record<string, string> = { ...routerError.headers, 'x-request-id': requestId };
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
     if (routerError.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(routerError.retryAfterMs / 1000));
     return { status: routerError.status, headers, json: body };

@@ -181,6 +181,7 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
         caller: trace.caller,
         format: trace.format,
         model: trace.model,
+        rule: trace.rule,
         backend: trace.backend,
         upstreamModel: trace.upstreamModel,
         attempts: trace.attempts,

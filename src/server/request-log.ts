@@ -18,6 +18,8 @@ export interface RequestLogEntry {
   caller?: string;
   format?: string;
   model?: string;
+  /** The route's task rule that chose the targets, when one did. */
+  rule?: string;
   backend?: string;
   upstreamModel?: string;
   attempts?: number;
@@ -157,6 +159,7 @@ export function formatJson(entry: RequestLogEntry): string {
     caller: entry.caller,
     format: entry.format,
     model: entry.model,
+    rule: entry.rule,
     backend: entry.backend,
     upstream_model: entry.upstreamModel,
     attempts: entry.attempts,
@@ -197,6 +200,7 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   line += field('caller', entry.caller);
   line += field('format', entry.format);
   line += field('model', entry.model);
+  line += field('rule', entry.rule);
   line += field('backend', backend);
   line += field('attempts', entry.attempts);
   line += field('latency_ms', entry.latencyMs);

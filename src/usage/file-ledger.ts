@@ -1,8 +1,25 @@
 import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
-import type { Ledger, UsageRecord, UsageRow, UsageSummary } from './ledger.js';
+import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
+/** A lock older than this was left by a process that died holding it (it is held for microseconds). */
+const STALE_LOCK_MS = 2_000;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** A reservation line: its own shape, which a reader that knows only usage records skips. */
+interface ReserveLine {
+  reserve: { id: string; developer: string; tokens: number; until: number };
+}
+interface ReleaseLine {
+  release: string;
+}
+
+interface Held {
+  developer: string;
+  tokens: number;
+  until: number;
+}
 
 /**
  * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
@@ -21,9 +38,14 @@ export class FileLedger implements Ledger {
   private ownBytes = 0;
   private checkedAt = -Infinity;
   private readonly ownIds = new Set<string>();
+  /** Reservations in flight, this process's and others' (read from the file), by request id. */
+  private readonly held = new Map<string, Held>();
+  private readonly ownReservations = new Set<string>();
+  private readonly lockFile: string;
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a+', 0o600);
+    this.lockFile = `${file}.lock`;
     this.catchUp();
     // A process killed mid-write can leave a torn last line; start ours on a line of its own.
     if (this.pending !== '') {
@@ -38,7 +60,78 @@ export class FileLedger implements Ledger {
     fs.writeSync(this.fd, line);
     this.buckets.add(entry);
     this.ownBytes += Buffer.byteLength(line);
-    if (entry.requestId) this.ownIds.add(entry.requestId);
+    if (entry.requestId) {
+      this.ownIds.add(entry.requestId);
+      // The record is the settlement: other processes drop the reservation when they read it.
+      this.held.delete(entry.requestId);
+    }
+  }
+
+  /**
+   * Decided under a lock file shared by every process on this ledger: read what the others
+   * appended, add up usage and live reservations, append ours. The lock covers only these few
+   * system calls, so requests queue on it for microseconds.
+   */
+  async reserve(request: ReserveRequest): Promise<Reservation> {
+    const now = request.now ?? Date.now();
+    const unlock = this.lock();
+    try {
+      this.catchUp();
+      this.checkedAt = performance.now();
+      const used = this.buckets.summary(request.developer, now).totalTokens;
+      const reservation = decideReservation(request, used, this.reservedBy(request.developer, now));
+      if (reservation.granted) {
+        const held = { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs };
+        this.writeOwn({ reserve: { id: request.requestId, ...held } } satisfies ReserveLine);
+        this.held.set(request.requestId, held);
+        this.ownReservations.add(request.requestId);
+      }
+      return reservation;
+    } finally {
+      unlock();
+    }
+  }
+
+  async release(_developer: string, requestId: string): Promise<void> {
+    if (!this.held.delete(requestId)) return;
+    try {
+      this.writeOwn({ release: requestId } satisfies ReleaseLine);
+    } catch {
+      // Unwritten, the reservation still lapses at its time-to-live.
+    }
+  }
+
+  private writeOwn(value: ReserveLine | ReleaseLine): void {
+    const line = `${JSON.stringify(value)}\n`;
+    fs.writeSync(this.fd, line);
+    this.ownBytes += Buffer.byteLength(line);
+  }
+
+  private reservedBy(developer: string, now: number): number {
+    let total = 0;
+    for (const [id, held] of this.held) {
+      if (held.until <= now) this.held.delete(id);
+      else if (held.developer === developer) total += held.tokens;
+    }
+    return total;
+  }
+
+  /** Takes the lock file (O_EXCL), waiting a millisecond at a time; returns how to give it back. */
+  private lock(): () => void {
+    for (;;) {
+      try {
+        fs.closeSync(fs.openSync(this.lockFile, 'wx', 0o600));
+        return () => fs.rmSync(this.lockFile, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      try {
+        if (Date.now() - fs.statSync(this.lockFile).mtimeMs > STALE_LOCK_MS) fs.rmSync(this.lockFile, { force: true });
+      } catch {
+        // Gone meanwhile: try again.
+      }
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
@@ -68,6 +161,7 @@ export class FileLedger implements Ledger {
       this.offset = size;
       this.ownBytes = 0;
       this.ownIds.clear();
+      this.ownReservations.clear();
       return;
     }
     if (size <= this.offset) return;
@@ -77,12 +171,35 @@ export class FileLedger implements Ledger {
     const lines = (this.pending + chunk.toString('utf8', 0, read)).split('\n');
     this.pending = lines.pop() ?? '';
     for (const line of lines) {
+      if (line.startsWith('{"reserve":') || line.startsWith('{"release":')) {
+        this.readReservation(line);
+        continue;
+      }
       const entry = parseRecord(line);
       if (!entry) continue;
+      if (entry.requestId) this.held.delete(entry.requestId);
       if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
       this.buckets.add(entry);
     }
     this.ownBytes = 0;
+    this.ownReservations.clear();
+  }
+
+  private readReservation(line: string): void {
+    try {
+      const value = JSON.parse(line) as Partial<ReserveLine & ReleaseLine>;
+      if (typeof value.release === 'string') {
+        this.held.delete(value.release);
+        return;
+      }
+      const reserve = value.reserve;
+      if (!reserve || typeof reserve.id !== 'string' || typeof reserve.developer !== 'string') return;
+      // Ours is held already (and may be settled already: it must not come back).
+      if (this.ownReservations.has(reserve.id)) return;
+      this.held.set(reserve.id, { developer: reserve.developer, tokens: Number(reserve.tokens) || 0, until: Number(reserve.until) || 0 });
+    } catch {
+      // A torn line: skipped, as a torn record is.
+    }
   }
 }
 

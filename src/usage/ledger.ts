@@ -51,9 +51,41 @@ export interface UsageRow {
   unpricedRequests: number;
 }
 
+/** A request asking to hold part of its developer's cap before it is forwarded. */
+export interface ReserveRequest {
+  developer: string;
+  requestId: string;
+  capTokens: number;
+  /** Must fit in what is left of the cap, or nothing is reserved: the request's estimated input. */
+  minimum: number;
+  /** What is reserved when it fits: estimated input plus max output. When less is left, what is left is reserved. */
+  tokens: number;
+  /** How long the reservation outlives a router that dies before settling it. */
+  ttlMs: number;
+  now?: number;
+}
+
+/** What a reservation found and took, decided in one atomic step against every router's usage and reservations. */
+export interface Reservation {
+  granted: boolean;
+  /** Tokens now held for the request (0 when refused). */
+  tokens: number;
+  /** Tokens used in the window when it was decided. */
+  used: number;
+  /** Tokens held by other requests in flight when it was decided. */
+  reserved: number;
+}
+
 export interface Ledger {
-  /** Records one request's usage; never throws (a store that is down queues it). */
+  /**
+   * Records one request's usage; never throws (a store that is down queues it). A record with a
+   * request id settles that request's reservation in the same step, so the cap never sees both or neither.
+   */
   record(entry: UsageRecord): void;
+  /** Holds part of the cap for a request in flight, atomically with every other router's reservations. */
+  reserve(request: ReserveRequest): Promise<Reservation>;
+  /** Gives back a reservation that no record will settle (the request failed before any usage). Never rejects; nothing need wait for it. */
+  release(developer: string, requestId: string): Promise<void>;
   summary(developer: string, now?: number): Promise<UsageSummary>;
   /** Every developer's usage over the window, by day, model and upstream. */
   breakdown(now?: number): Promise<UsageRow[]>;
@@ -63,6 +95,13 @@ export interface Ledger {
 
 export const WINDOW_DAYS = 30;
 export const DAY_MS = 86_400_000;
+
+/** The reservation decision both ledgers make: refuse when the input does not fit, else hold what fits of the whole. */
+export function decideReservation(request: ReserveRequest, used: number, reserved: number): Reservation {
+  const left = request.capTokens - used - reserved;
+  if (left <= 0 || request.minimum > left) return { granted: false, tokens: 0, used, reserved };
+  return { granted: true, tokens: Math.min(Math.max(request.tokens, request.minimum), left), used, reserved };
+}
 
 /** The first UTC day (days since the epoch) of the window that ends today. */
 export const firstWindowDay = (now: number): number => Math.floor(now / DAY_MS) - (WINDOW_DAYS - 1);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { requireOptional } from '../core/optional-dependency.js';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
-import { DAY_MS, dayLabel, firstWindowDay, WINDOW_DAYS, type Ledger, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
+import { DAY_MS, dayLabel, decideReservation, firstWindowDay, WINDOW_DAYS, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { Outbox } from './outbox.js';
 
 /** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
@@ -22,28 +22,34 @@ export const READ_TIMEOUT_MS = 1_000;
 /** How long closing waits for queued usage to be written. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
+/** A developer's reservations in flight: request id → tokens held, and request id → when it lapses. */
+const RESERVED_PREFIX = 'svc-router:reserved';
+
 const bucketKey = (developer: string, day: number): string => `${KEY_PREFIX}:${developer}:${day}`;
 const rowsKey = (day: number): string => `${ROWS_PREFIX}:${day}`;
 /** The fields of a bucket, and the suffixes of a row's fields in the day's rows hash. */
 const SUMS = ['in', 'out', 'n', 'cost', 'unpriced'] as const;
 export const appliedKey = (requestId: string): string => `${APPLIED_PREFIX}:${requestId}`;
+const reservedKey = (developer: string): string => `${RESERVED_PREFIX}:${developer}`;
+const reservedUntilKey = (developer: string): string => `${RESERVED_PREFIX}-until:${developer}`;
 
 /**
  * Applies a batch of records, each at most once: a record's increments happen only if its request
  * id is not yet marked, and the mark is set in the same atomic step. A write whose reply was lost
- * (Redis killed after applying it, a connection reset) can therefore be sent again safely.
- * KEYS: mark, bucket, day's rows per record; ARGV: ttl, then in, out, n, cost (nano-dollars),
- * unpriced, row field per record. Returns how many applied.
+ * (Redis killed after applying it, a connection reset) can therefore be sent again safely. The
+ * record settles its request's reservation in the same step, so no reader sees both or neither.
+ * KEYS: mark, bucket, day's rows, reserved, reserved-until per record; ARGV: ttl, then in, out, n,
+ * cost (nano-dollars), unpriced, row field, request id per record. Returns how many applied.
  */
 const APPLY_ONCE = `
 local ttl = ARGV[1]
 local applied = 0
 local names = {'in', 'out', 'n', 'cost', 'unpriced'}
-for i = 1, #KEYS, 3 do
+for i = 1, #KEYS, 5 do
+  local at = 2 + (i - 1) / 5 * 7
   if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ttl) then
     local bucket = KEYS[i + 1]
     local rows = KEYS[i + 2]
-    local at = 2 + (i - 1) / 3 * 6
     local row = ARGV[at + 5]
     for k = 1, 5 do
       redis.call('HINCRBY', bucket, names[k], ARGV[at + k - 1])
@@ -53,11 +59,45 @@ for i = 1, #KEYS, 3 do
     redis.call('EXPIRE', rows, ttl)
     applied = applied + 1
   end
+  redis.call('HDEL', KEYS[i + 3], ARGV[at + 6])
+  redis.call('ZREM', KEYS[i + 4], ARGV[at + 6])
 end
 return applied
 `;
 
-type ApplyOnce = Redis & { applyUsageOnce(...args: Array<string | number>): Promise<number> };
+/**
+ * Reserves part of a developer's cap for one request, against every router's usage and live
+ * reservations, in one atomic step; lapsed reservations (a router died) are dropped first.
+ * KEYS: reserved, reserved-until, then the window's day buckets; ARGV: now, cap, minimum, tokens,
+ * request id, lapse time, key ttl ms. Returns { granted (0/1), tokens, used, reserved }.
+ */
+const RESERVE = `
+local now = tonumber(ARGV[1])
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+for _, id in ipairs(lapsed) do redis.call('HDEL', KEYS[1], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local used = 0
+for i = 3, #KEYS do
+  local v = redis.call('HMGET', KEYS[i], 'in', 'out')
+  used = used + (tonumber(v[1]) or 0) + (tonumber(v[2]) or 0)
+end
+local reserved = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do reserved = reserved + (tonumber(v) or 0) end
+local left = tonumber(ARGV[2]) - used - reserved
+local minimum = tonumber(ARGV[3])
+if left <= 0 or minimum > left then return {0, 0, used, reserved} end
+local grant = math.min(math.max(tonumber(ARGV[4]), minimum), left)
+redis.call('HSET', KEYS[1], ARGV[5], grant)
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return {1, grant, used, reserved}
+`;
+
+type ApplyOnce = Redis & {
+  applyUsageOnce(...args: Array<string | number>): Promise<number>;
+  reserveCap(...args: Array<string | number>): Promise<[number, number, number, number]>;
+};
 
 export interface RedisLedgerOptions {
   /**
@@ -87,6 +127,8 @@ export class RedisLedger implements Ledger {
   private connecting: Promise<void> | undefined;
   private readonly outbox: Outbox | undefined;
   private readonly log: (message: string) => void;
+  /** Reservations decided here while Redis was unreachable. */
+  private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
 
   constructor(url: string, options: RedisLedgerOptions = {}) {
     this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
@@ -107,6 +149,7 @@ export class RedisLedger implements Ledger {
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
     this.redis.defineCommand('applyUsageOnce', { lua: APPLY_ONCE });
+    this.redis.defineCommand('reserveCap', { lua: RESERVE });
     this.redis.on('error', () => this.warnOnce());
     this.redis.on('ready', () => {
       if (this.warned) this.log('usage store is reachable again; writing queued usage.');
@@ -116,7 +159,15 @@ export class RedisLedger implements Ledger {
     });
   }
 
+  /** Resolves once the connection to Redis is up (at once if it is); false if it is not within `ms`. */
+  async ready(ms = READ_TIMEOUT_MS): Promise<boolean> {
+    if (this.redis.status === 'ready') return true;
+    const ready = new Promise<true>((resolve) => this.redis.once('ready', () => resolve(true)));
+    return (await withTimeout(ready, ms)) ?? false;
+  }
+
   record(entry: UsageRecord): void {
+    if (entry.requestId) this.heldHere.delete(entry.requestId);
     // Redis counts each request id once; a record without one gets one, so its retries are safe too.
     if (!entry.requestId) entry = { ...entry, requestId: `rec_${randomUUID()}` };
     try {
@@ -146,6 +197,63 @@ export class RedisLedger implements Ledger {
     this.warnOnce();
     const known = this.lastSeen.get(developer) ?? new DailyBuckets().summary(developer, now);
     return this.withQueued(known, developer);
+  }
+
+  /**
+   * Decided by Redis for every router at once. Records still queued here are written first, so
+   * Redis counts them. With Redis unreachable, this router decides alone from what it knows (its
+   * last summary, its queue and its own reservations): the cap then holds per router, not overall.
+   */
+  async reserve(request: ReserveRequest): Promise<Reservation> {
+    const now = request.now ?? Date.now();
+    const today = Math.floor(now / DAY_MS);
+    const days = Array.from({ length: WINDOW_DAYS }, (_, i) => bucketKey(request.developer, today - i));
+    const decided = await withTimeout(
+      (async () => {
+        // A router just started decides with Redis, not alone: wait for the first connection (bounded above).
+        await this.connected();
+        await this.flush();
+        if (this.queue.some((entry) => entry.developer === request.developer)) return undefined;
+        const [granted, tokens, used, reserved] = await (this.redis as ApplyOnce).reserveCap(
+          2 + days.length,
+          reservedKey(request.developer),
+          reservedUntilKey(request.developer),
+          ...days,
+          now,
+          request.capTokens,
+          request.minimum,
+          request.tokens,
+          request.requestId,
+          now + request.ttlMs,
+          request.ttlMs + DAY_MS,
+        );
+        return { granted: granted === 1, tokens, used, reserved };
+      })().catch(() => undefined),
+      READ_TIMEOUT_MS,
+    );
+    if (decided) return decided;
+    this.warnOnce();
+    const used = (await this.summary(request.developer, now)).totalTokens;
+    let reserved = 0;
+    for (const [id, held] of this.heldHere) {
+      if (held.until <= now) this.heldHere.delete(id);
+      else if (held.developer === request.developer) reserved += held.tokens;
+    }
+    const reservation = decideReservation(request, used, reserved);
+    if (reservation.granted) this.heldHere.set(request.requestId, { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs });
+    return reservation;
+  }
+
+  async release(developer: string, requestId: string): Promise<void> {
+    this.heldHere.delete(requestId);
+    if (this.redis.status !== 'ready') return;
+    // Unsent, the reservation lapses at its time-to-live.
+    await this.redis
+      .multi()
+      .hdel(reservedKey(developer), requestId)
+      .zrem(reservedUntilKey(developer), requestId)
+      .exec()
+      .catch(() => undefined);
   }
 
   private connected(): Promise<void> {
@@ -275,10 +383,10 @@ export class RedisLedger implements Ledger {
       const args: Array<string | number> = [BUCKET_TTL_SECONDS];
       for (const entry of batch) {
         const day = Math.floor(entry.ts / DAY_MS);
-        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, day), rowsKey(day));
+        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, day), rowsKey(day), reservedKey(entry.developer), reservedUntilKey(entry.developer));
         const priced = entry.costNanoUsd !== undefined;
         args.push(entry.inputTokens, entry.outputTokens, entry.requests, priced ? entry.costNanoUsd! : 0, priced ? 0 : entry.requests);
-        args.push(rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? ''));
+        args.push(rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? ''), entry.requestId!);
       }
       try {
         await (this.redis as ApplyOnce).applyUsageOnce(keys.length, ...keys, ...args);

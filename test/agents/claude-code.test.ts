@@ -2,7 +2,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import type { TestRouter } from '../helpers/router.js';
-import { AGENT_PACKAGES, installAgents } from './install-agents.js';
+import { AGENT_PACKAGES, installAgents, type AgentName } from './install-agents.js';
 import { baseEnv, CLAUDE_QUIET_ENV, cleanupsAfterEach, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
 import { expectAnthropicToolResult, expectChatToolResult, expectMarkerWritten, expectSignedThinkingReplayed } from './round-trip-expectations.js';
 import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
@@ -18,10 +18,10 @@ const COMMAND = `echo ${MARKER} > marker.txt && echo done`;
 const FINAL = 'FINAL-ANSWER-42';
 const PROMPT = 'Write the marker file with the Bash tool, then report the final answer.';
 
-let claude: string;
+let binaries: Record<AgentName, string>;
 
 beforeAll(async () => {
-  claude = (await installAgents()).claude;
+  binaries = await installAgents();
 }, 10 * 60_000);
 
 interface ClaudeRun extends AgentRun {
@@ -36,7 +36,7 @@ const cleanups = cleanupsAfterEach();
  * key goes in as ANTHROPIC_API_KEY (sent as x-api-key) or ANTHROPIC_AUTH_TOKEN (Authorization:
  * Bearer). SVC_AGENT_DEBUG=1 adds Claude Code's debug log to failure reports.
  */
-async function runClaude(router: TestRouter, model: string, auth: 'api-key' | 'auth-token'): Promise<ClaudeRun> {
+async function runClaude(claude: string, router: TestRouter, model: string, auth: 'api-key' | 'auth-token'): Promise<ClaudeRun> {
   const { root, home, cwd } = tempRoot(cleanups, 'svc-agent-claude-');
   const env: NodeJS.ProcessEnv = {
     ...baseEnv(home),
@@ -62,7 +62,10 @@ function report(run: ClaudeRun, upstream: FakeUpstream): string {
   ].join('\n');
 }
 
-describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () => {
+/** The newest Claude Code and the one before it. */
+const VERSIONS = (['claude', 'claude-previous'] as const).map((agent) => ({ agent, version: AGENT_PACKAGES[agent].version }));
+
+describe.each(VERSIONS)('Claude Code $version through the router', ({ agent }) => {
   it('runs a Bash tool round trip against an Anthropic upstream, replaying signed thinking (claude-sonnet-4-5)', async () => {
     const callId = 'toolu_01AgentSuiteBashCall';
     const thinking = 'The user wants the marker written; I will run the command.';
@@ -79,7 +82,7 @@ describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () =
     });
     const router = await routerFor(cleanups, upstream, 'anthropic', { 'claude-*': ['anth'] });
 
-    const run = await runClaude(router, 'claude-sonnet-4-5', 'api-key');
+    const run = await runClaude(binaries[agent], router, 'claude-sonnet-4-5', 'api-key');
     const why = report(run, upstream);
 
     expect(run.code, why).toBe(0);
@@ -96,7 +99,7 @@ describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () =
     const upstream = await startShellToolUpstream(cleanups, 'openai-chat', { tool: 'Bash', callId, input: { command: COMMAND, description: 'write marker' }, final: FINAL });
     const router = await routerFor(cleanups, upstream, 'openai-chat', { 'svc.intelligent-basic': ['oa:gpt-4o-mini'] });
 
-    const run = await runClaude(router, 'svc.intelligent-basic', 'auth-token');
+    const run = await runClaude(binaries[agent], router, 'svc.intelligent-basic', 'auth-token');
     const why = report(run, upstream);
 
     expect(run.code, why).toBe(0);
@@ -106,5 +109,22 @@ describe(`Claude Code ${AGENT_PACKAGES.claude.version} through the router`, () =
     const main = upstream.requests.filter((request) => hasTool(request.body?.tools, 'Bash'));
     expect(main.every((request) => request.body.model === 'gpt-4o-mini'), why).toBe(true);
     expectChatToolResult(main, { id: callId, name: 'Bash', input: { command: COMMAND } }, why);
+  }, 120_000);
+
+  it('runs a Bash tool round trip against an OpenAI Responses upstream (svc.intelligent-pro)', async () => {
+    const callId = 'call_agentsuiteresp01';
+    const upstream = await startShellToolUpstream(cleanups, 'openai-responses', { tool: 'Bash', callId, input: { command: COMMAND, description: 'write marker' }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'openai-responses', { 'svc.intelligent-pro': ['oar:gpt-5-mini'] });
+
+    const run = await runClaude(binaries[agent], router, 'svc.intelligent-pro', 'auth-token');
+    const why = report(run, upstream);
+
+    expect(run.code, why).toBe(0);
+    expectMarkerWritten(run.cwd, MARKER, why);
+    expect(run.stdout, why).toContain(FINAL);
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, 'Bash'));
+    expect(main.every((request) => request.body.model === 'gpt-5-mini'), why).toBe(true);
+    const output = main.at(-1)!.body.input.find((item: any) => item.type === 'function_call_output' && item.call_id === callId);
+    expect(output?.output, why).toContain('done');
   }, 120_000);
 });

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { until } from '../cli/pty.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CODEX_BASE_INSTRUCTIONS } from '../../src/handlers/models.js';
 import { runCli, type CliResult } from '../cli/run-cli.js';
@@ -66,7 +68,7 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     // The router's own home is the CLI's: its stored key is the one connect prints.
     const connect = await runCli(['connect', 'codex', '--write', '--base-url', router.origin], { home: router.home, env: { CODEX_HOME: codexHome } });
     const written = readIfThere(configFile);
-    const exported = /^export SVC_ROUTER_KEY=(\S+)$/m.exec(connect.stdout)?.[1];
+    const exported = /^export SVC_ROUTER_KEY=(\S+)$/m.exec(connect.stdout + connect.stderr)?.[1];
     let why = report(connect, written, undefined, upstream);
     expect(connect.code, why).toBe(0);
     expect(exported, why).toBe(router.key);
@@ -92,6 +94,28 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     expect(JSON.stringify(main[0]!.body.system), why).toContain(JSON.stringify(CODEX_BASE_INSTRUCTIONS).slice(1, 80));
   }, 120_000);
 
+  it('codex: without SVC_ROUTER_KEY, the failure names the variable and how to set it', async () => {
+    const upstream = await startShellToolUpstream(cleanups, 'anthropic', { tool: 'exec_command', callId: 'toolu_01Unused', input: { cmd: 'true' }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'anthropic', { [MODEL]: [`anth:${UPSTREAM_MODEL}`] });
+    const { root, home, cwd } = tempRoot(cleanups, 'svc-connect-codex-nokey-');
+    const codexHome = path.join(home, '.codex');
+    const connect = await runCli(['connect', 'codex', '--write', '--base-url', router.origin], { home: router.home, env: { CODEX_HOME: codexHome } });
+    expect(connect.code, connect.stderr).toBe(0);
+
+    // Codex retries a failing auth command with backoff for minutes: watch its output, then stop it.
+    const child = spawn(agents.codex, codexExecArgs(path.join(root, 'last.txt'), 'hi'), { cwd, env: { ...baseEnv(home), CODEX_HOME: codexHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    await until(() => /SVC_ROUTER_KEY is not set/.test(output) || child.exitCode !== null, 60_000, 'codex naming the missing variable').catch((error: Error) => {
+      error.message += `\n--- codex output ---\n${output}`;
+      throw error;
+    });
+    expect(output).toMatch(/SVC_ROUTER_KEY is not set where codex runs: export SVC_ROUTER_KEY=/);
+    expect(upstream.requests.filter((request) => hasTool(request.body?.tools, 'exec_command'))).toEqual([]);
+  }, 90_000);
+
   it('claude: `connect claude --write` gives a ~/.claude/settings.json that claude -p runs on, with no ANTHROPIC_* of its own', async () => {
     const callId = 'toolu_01ConnectClaudeBash';
     const upstream = await startShellToolUpstream(cleanups, 'anthropic', { tool: 'Bash', callId, input: { command: COMMAND, description: 'write marker' }, final: FINAL });
@@ -106,7 +130,11 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     const written = readIfThere(settingsFile);
     let why = report(connect, written, undefined, upstream);
     expect(connect.code, why).toBe(0);
-    expect(JSON.parse(written), why).toEqual({ env: { ANTHROPIC_BASE_URL: router.origin, ANTHROPIC_AUTH_TOKEN: router.key, ANTHROPIC_MODEL: MODEL } });
+    // Only svc.intelligent-pro is routed to a real model, so every tier is it; the window is Claude's 200k.
+    const tiers = ['ANTHROPIC_MODEL', 'ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_DEFAULT_FABLE_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL', 'CLAUDE_CODE_SUBAGENT_MODEL', 'CLAUDE_CODE_AUTO_MODE_MODEL'];
+    expect(JSON.parse(written), why).toEqual({
+      env: { ANTHROPIC_BASE_URL: router.origin, ANTHROPIC_AUTH_TOKEN: router.key, ...Object.fromEntries(tiers.map((name) => [name, MODEL])), CLAUDE_CODE_MAX_CONTEXT_TOKENS: '200000' },
+    });
 
     // No ANTHROPIC_* variables, no CLAUDE_CONFIG_DIR and no --model: the settings file is the only configuration.
     const env: NodeJS.ProcessEnv = { ...baseEnv(home), ...CLAUDE_QUIET_ENV };
@@ -117,6 +145,11 @@ describe(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} a
     expect(run.code, why).toBe(0);
     expectMarkerWritten(cwd, MARKER, why);
     expect(run.stdout, why).toContain(FINAL);
+    // Claude Code knows the window it was told, and no side request fell to the offline backend.
+    expect(run.stdout + run.stderr, why).not.toMatch(/doesn't recognize the model|isn't recognized/i);
+    const served = await router.app.ledger.breakdown();
+    expect(served.length, why).toBeGreaterThan(0);
+    expect(served.filter((row) => row.backend === 'offline'), why).toEqual([]);
     const main = expectToolRoundTrip(upstream, 'Bash', callId, why);
     const assistant = main.at(-1)!.body.messages.findLast((message: any) => message.role === 'assistant');
     const toolUse = (Array.isArray(assistant?.content) ? assistant.content : []).find((block: any) => block.type === 'tool_use');

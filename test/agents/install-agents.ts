@@ -6,51 +6,55 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The agent CLIs the suite drives, pinned. They are test tools, not package dependencies. */
+/**
+ * The agent CLIs the suite drives, pinned. They are test tools, not package dependencies. `claude`
+ * is the newest Claude Code; `claude-previous` keeps the version before it covered.
+ */
 export const AGENT_PACKAGES = {
-  claude: { name: '@anthropic-ai/claude-code', version: '2.1.197' },
-  codex: { name: '@openai/codex', version: '0.169.0' },
+  claude: { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
+  'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  codex: { name: '@openai/codex', version: '0.169.0', bin: 'codex' },
 } as const;
 
 export type AgentName = keyof typeof AGENT_PACKAGES;
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Ignored by git (`.cache/` in .gitignore). */
-export const AGENTS_DIR = path.join(REPO_ROOT, '.cache', 'agents');
+/** Ignored by git (`.cache/` in .gitignore); one npm prefix per pinned package, so two versions of one CLI can sit side by side. */
+export const AGENTS_DIR = path.join(REPO_ROOT, '.cache', 'agent-installs');
 
-const LOCK_FILE = path.join(AGENTS_DIR, 'install.lock');
-/** Written only once an install has finished, so a reader never takes a half-done install for a whole one. */
-const STAMP_FILE = path.join(AGENTS_DIR, 'installed.json');
-const SPECS = Object.values(AGENT_PACKAGES).map(({ name, version }) => `${name}@${version}`);
 const INSTALL_TIMEOUT_MS = 8 * 60_000;
 /** A lock older than this is from an install that died; it is taken over. */
 const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 60_000;
 
+const specOf = (agent: AgentName): string => `${AGENT_PACKAGES[agent].name}@${AGENT_PACKAGES[agent].version}`;
+/** `.cache/agent-installs/claude-code@2.1.330` */
+const prefixOf = (agent: AgentName): string => path.join(AGENTS_DIR, specOf(agent).replace(/^@[^/]+\//, ''));
+
 export function agentBinary(agent: AgentName): string {
-  return path.join(AGENTS_DIR, 'node_modules', '.bin', agent);
+  return path.join(prefixOf(agent), 'node_modules', '.bin', AGENT_PACKAGES[agent].bin);
 }
 
 function installedVersion(agent: AgentName): string | undefined {
   try {
-    const manifest = path.join(AGENTS_DIR, 'node_modules', ...AGENT_PACKAGES[agent].name.split('/'), 'package.json');
+    const manifest = path.join(prefixOf(agent), 'node_modules', ...AGENT_PACKAGES[agent].name.split('/'), 'package.json');
     return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version?: string }).version;
   } catch {
     return undefined;
   }
 }
 
-function allInstalled(): boolean {
+/** Written only once an install has finished, so a reader never takes a half-done install for a whole one. */
+const stampOf = (agent: AgentName): string => path.join(prefixOf(agent), 'installed.json');
+
+function installed(agent: AgentName): boolean {
   let stamped: unknown;
   try {
-    stamped = JSON.parse(fs.readFileSync(STAMP_FILE, 'utf8'));
+    stamped = JSON.parse(fs.readFileSync(stampOf(agent), 'utf8'));
   } catch {
     return false;
   }
-  if (JSON.stringify(stamped) !== JSON.stringify(SPECS)) return false;
-  return (Object.keys(AGENT_PACKAGES) as AgentName[]).every(
-    (agent) => installedVersion(agent) === AGENT_PACKAGES[agent].version && fs.existsSync(agentBinary(agent)),
-  );
+  return stamped === specOf(agent) && installedVersion(agent) === AGENT_PACKAGES[agent].version && fs.existsSync(agentBinary(agent));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,57 +69,72 @@ function processAlive(pid: number): boolean {
 }
 
 /** Takes the install lock (an exclusively created file holding our pid), waiting while another process holds it. */
-async function acquireLock(): Promise<() => void> {
+async function acquireLock(lockFile: string): Promise<() => void> {
   const deadline = Date.now() + STALE_LOCK_MS + 60_000;
   for (;;) {
     try {
-      const fd = fs.openSync(LOCK_FILE, 'wx');
+      const fd = fs.openSync(lockFile, 'wx');
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
-      return () => fs.rmSync(LOCK_FILE, { force: true });
+      return () => fs.rmSync(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     let stale = false;
     try {
-      const holder = Number(fs.readFileSync(LOCK_FILE, 'utf8'));
-      const age = Date.now() - fs.statSync(LOCK_FILE).mtimeMs;
+      const holder = Number(fs.readFileSync(lockFile, 'utf8'));
+      const age = Date.now() - fs.statSync(lockFile).mtimeMs;
       stale = age > STALE_LOCK_MS || (Number.isInteger(holder) && holder > 0 && !processAlive(holder));
     } catch {
       // The holder removed it between our checks; try again.
     }
-    if (stale) fs.rmSync(LOCK_FILE, { force: true });
-    else if (Date.now() > deadline) throw new Error(`timed out waiting for the agent install lock ${LOCK_FILE}`);
+    if (stale) fs.rmSync(lockFile, { force: true });
+    else if (Date.now() > deadline) throw new Error(`timed out waiting for the agent install lock ${lockFile}`);
     else await sleep(250);
   }
 }
 
-let pending: Promise<Record<AgentName, string>> | undefined;
+const pending = new Map<AgentName, Promise<string>>();
 
 /**
- * Installs the pinned agent CLIs into .cache/agents on first use and returns their binaries.
- * Safe to call from several test files at once: one process installs under a lock file while the
- * others wait, then all see the finished install. A no-op when the pinned versions are present.
+ * Installs the pinned agent CLIs into .cache/agent-installs on first use and returns their
+ * binaries. The first install downloads about 1 GB (each Claude Code is a ~380 MB native binary,
+ * Codex ~250 MB); it says so on stderr. Safe to call from several test files at once: one process
+ * installs each package under a lock file while the others wait. A no-op when the pins are there.
  */
-export function installAgents(): Promise<Record<AgentName, string>> {
-  pending ??= install().catch((error: unknown) => {
-    pending = undefined;
-    throw error;
-  });
-  return pending;
+export async function installAgents(): Promise<Record<AgentName, string>> {
+  const agents = Object.keys(AGENT_PACKAGES) as AgentName[];
+  const binaries = await Promise.all(agents.map(installAgent));
+  return Object.fromEntries(agents.map((agent, index) => [agent, binaries[index]!])) as Record<AgentName, string>;
 }
 
-async function install(): Promise<Record<AgentName, string>> {
-  const binaries = { claude: agentBinary('claude'), codex: agentBinary('codex') };
-  if (allInstalled()) return binaries;
-  fs.mkdirSync(AGENTS_DIR, { recursive: true });
-  const release = await acquireLock();
+export function installAgent(agent: AgentName): Promise<string> {
+  let install = pending.get(agent);
+  if (!install) {
+    install = installOne(agent).catch((error: unknown) => {
+      pending.delete(agent);
+      throw error;
+    });
+    pending.set(agent, install);
+  }
+  return install;
+}
+
+async function installOne(agent: AgentName): Promise<string> {
+  const binary = agentBinary(agent);
+  if (installed(agent)) return binary;
+  const prefix = prefixOf(agent);
+  const spec = specOf(agent);
+  fs.mkdirSync(prefix, { recursive: true });
+  const release = await acquireLock(path.join(prefix, 'install.lock'));
   try {
-    if (allInstalled()) return binaries;
-    fs.rmSync(STAMP_FILE, { force: true });
+    if (installed(agent)) return binary;
+    fs.rmSync(stampOf(agent), { force: true });
+    // Said once, before the wait: a first `npm test` otherwise looks hung for minutes.
+    process.stderr.write(`agent tests: downloading ${spec} into ${prefix} (a few hundred MB); once only, later runs reuse it.\n`);
     try {
-      await run('npm', ['install', '--no-audit', '--no-fund', '--prefix', AGENTS_DIR, ...SPECS], {
-        cwd: AGENTS_DIR,
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefix', prefix, spec], {
+        cwd: prefix,
         // Under `npm test`, npm's own npm_* variables would leak this project's config into the install.
         env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
         timeout: INSTALL_TIMEOUT_MS,
@@ -123,11 +142,14 @@ async function install(): Promise<Record<AgentName, string>> {
       });
     } catch (error) {
       const failed = error as Error & { stdout?: string; stderr?: string };
-      throw new Error(`npm install of ${SPECS.join(' ')} into ${AGENTS_DIR} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+      if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET/.test(`${failed.message}${failed.stderr ?? ''}`)) {
+        throw new Error(`the npm registry cannot be reached, so ${spec} cannot be downloaded for the agent tests; run again online, or leave test/agents out.`);
+      }
+      throw new Error(`npm install of ${spec} into ${prefix} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
     }
-    fs.writeFileSync(STAMP_FILE, JSON.stringify(SPECS));
-    if (!allInstalled()) throw new Error(`npm install finished but ${SPECS.join(' ')} are not all in ${AGENTS_DIR}`);
-    return binaries;
+    fs.writeFileSync(stampOf(agent), JSON.stringify(spec));
+    if (!installed(agent)) throw new Error(`npm install finished but ${spec} is not in ${prefix}`);
+    return binary;
   } finally {
     release();
   }

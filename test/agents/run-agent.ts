@@ -30,7 +30,8 @@ export function cleanupsAfterEach(): Cleanups {
 /** A fresh root with `home` (the client's HOME) and `work` (its working directory), removed after the test. */
 export function tempRoot(cleanups: Cleanups, prefix: string): { root: string; home: string; cwd: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  // A client killed a moment ago may still be writing into its home: retry while that settles.
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
   for (const dir of [home, cwd]) fs.mkdirSync(dir, { recursive: true });

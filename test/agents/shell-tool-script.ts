@@ -1,6 +1,7 @@
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
+import { startOpenAIResponsesUpstream } from '../fakes/openai-responses-upstream.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import type { Cleanups } from './run-agent.js';
@@ -23,7 +24,7 @@ export interface ShellToolScript {
   reasoning?: { call: ScriptedTurn['reasoning']; answer: ScriptedTurn['reasoning'] };
 }
 
-export type UpstreamKind = 'anthropic' | 'openai-chat';
+export type UpstreamKind = 'anthropic' | 'openai-chat' | 'openai-responses';
 
 const sideAnswer: ScriptedTurn = { text: 'ok' };
 
@@ -43,7 +44,15 @@ export async function startShellToolUpstream(cleanups: Cleanups, kind: UpstreamK
           }
           return { reasoning: script.reasoning?.answer, text: script.final };
         })
-      : await startOpenAIChatUpstream((body) => {
+      : kind === 'openai-responses'
+        ? await startOpenAIResponsesUpstream((body) => {
+            if (!isMainRequest(script, body as { tools?: unknown; model: string })) return sideAnswer;
+            const input = Array.isArray(body.input) ? body.input : [];
+            const answered = input.some((item: any) => item?.type === 'function_call_output' && item.call_id === script.callId);
+            if (!answered) return { toolCalls: [call] };
+            return { text: script.final };
+          })
+        : await startOpenAIChatUpstream((body) => {
           if (!isMainRequest(script, body)) return sideAnswer;
           const answered = body.messages.some((message) => message.role === 'tool' && message.tool_call_id === script.callId);
           if (!answered) return { toolCalls: [call] };
@@ -54,7 +63,7 @@ export async function startShellToolUpstream(cleanups: Cleanups, kind: UpstreamK
 }
 
 /**
- * A router with the upstream as its one backend, named `anth` (Anthropic) or `oa` (OpenAI Chat),
+ * A router with the upstream as its one backend, named `anth` (Anthropic), `oa` (OpenAI Chat) or `oar` (OpenAI Responses),
  * and the given routes; it is closed after the test.
  */
 export async function routerFor(cleanups: Cleanups, upstream: FakeUpstream, kind: UpstreamKind, routes: Record<string, string[]>): Promise<TestRouter> {
@@ -62,6 +71,7 @@ export async function routerFor(cleanups: Cleanups, upstream: FakeUpstream, kind
   cleanups.push(() => router.close());
   router.config.update((settings) => {
     if (kind === 'anthropic') settings.backends.anth = { type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' };
+    else if (kind === 'openai-responses') settings.backends.oar = { type: 'openai-responses', baseUrl: upstream.url, apiKey: 'k' };
     else settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
     Object.assign(settings.routes, routes);
   });

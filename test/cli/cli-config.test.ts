@@ -279,14 +279,53 @@ describe('routes', () => {
     const rows = await runCliJson<Array<{ model: string; targets: string[]; source: string }>>(['routes', 'list', '--json'], { home });
     expect(rows).toEqual(
       expect.arrayContaining([
-        { model: 'svc.intelligent-pro', targets: ['oa:gpt-4o-mini', 'offline'], source: 'config' },
-        { model: 'claude-*', targets: ['oa'], source: 'config' },
-        { model: 'svc.intelligent-basic', targets: ['offline'], source: 'default' },
-        { model: 'svc.intelligent-lite', targets: ['offline'], source: 'default' },
+        // gpt-4o-mini's family window; claude-* ids pass through to Claude models.
+        { model: 'svc.intelligent-pro', targets: ['oa:gpt-4o-mini', 'offline'], source: 'config', contextWindow: 128_000 },
+        { model: 'claude-*', targets: ['oa'], source: 'config', contextWindow: 200_000 },
+        { model: 'svc.intelligent-basic', targets: ['offline'], source: 'default', contextWindow: null },
+        { model: 'svc.intelligent-lite', targets: ['offline'], source: 'default', contextWindow: null },
       ]),
     );
     expect(rows).toHaveLength(4);
   });
+
+  it('routes window sets a route\'s or a target\'s context window, which list, connect and doctor then use', async () => {
+    const windowHome = freshHome();
+    await initHome(windowHome);
+    expect((await runCli(['backends', 'add', 'local', '--type', 'openai-chat', '--base-url', 'http://127.0.0.1:9/v1'], { home: windowHome })).code).toBe(0);
+    const routed = await runCli(['routes', 'set', 'svc.intelligent-basic', 'local:my-llama'], { home: windowHome });
+    expect(routed.code).toBe(0);
+    expect(routed.stdout).toMatch(/context window: unknown for local:my-llama/);
+    // Unknown: doctor warns (not a failure), connect leaves the window out and says so.
+    const doctorRun = await runCli(['doctor', '--json', '--timeout', '200'], { home: windowHome });
+    const doctor = JSON.parse(doctorRun.stdout) as { checks: Array<{ id: string; status: string; remedy?: string }> };
+    expect(doctor.checks.find((check) => check.id === 'window:svc.intelligent-basic')).toMatchObject({ status: 'warn', remedy: expect.stringContaining('routes window') });
+    const unknown = await runCli(['connect', 'claude'], { home: windowHome });
+    expect(JSON.parse(unknown.stdout).env).not.toHaveProperty('CLAUDE_CODE_MAX_CONTEXT_TOKENS');
+    expect(unknown.stderr).not.toMatch(/^export CLAUDE_CODE_MAX_CONTEXT_TOKENS=/m);
+    expect(unknown.stderr).toContain('svc-router routes window svc.intelligent-basic');
+
+    expect((await runCli(['routes', 'window', 'local:my-llama', '32768'], { home: windowHome })).code).toBe(0);
+    const rows = await runCliJson<Array<{ model: string; contextWindow: number | null }>>(['routes', 'list', '--json'], { home: windowHome });
+    expect(rows.find((row) => row.model === 'svc.intelligent-basic')?.contextWindow).toBe(32_768);
+    const known = await runCli(['connect', 'claude'], { home: windowHome });
+    expect(JSON.parse(known.stdout).env).toMatchObject({
+      CLAUDE_CODE_MAX_CONTEXT_TOKENS: '32768',
+      // The only real route serves every tier.
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'svc.intelligent-basic',
+      ANTHROPIC_DEFAULT_OPUS_MODEL: 'svc.intelligent-basic',
+    });
+
+    // A window set on the route wins over its targets'; --unset gives the targets' back.
+    expect((await runCli(['routes', 'window', 'svc.intelligent-basic', '16000'], { home: windowHome })).code).toBe(0);
+    expect(JSON.parse((await runCli(['connect', 'claude'], { home: windowHome })).stdout).env.CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('16000');
+    expect((await runCli(['routes', 'window', 'svc.intelligent-basic', '--unset'], { home: windowHome })).code).toBe(0);
+    expect(JSON.parse((await runCli(['connect', 'claude'], { home: windowHome })).stdout).env.CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('32768');
+
+    for (const bad of [['routes', 'window', 'svc.intelligent-basic', '0'], ['routes', 'window', 'gpt-4o', '1000'], ['routes', 'window', 'svc.intelligent-lite', '--unset']]) {
+      expect((await runCli(bad, { home: windowHome })).code, bad.join(' ')).toBe(2);
+    }
+  }, 120_000);
 
   it('refuses a route to a missing backend (exit 2) and changes nothing', async () => {
     const before = configText(home);
@@ -367,18 +406,29 @@ describe('config', () => {
 });
 
 describe('env', () => {
-  it('prints four export lines with the stored key and the configured address', async () => {
+  it('prints the export lines connect uses, with the stored key and the configured address', async () => {
     const home = freshHome();
     const key = await initHome(home);
     const result = await runCli(['env'], { home });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).toEqual([
+    expect(lines.slice(0, 4)).toEqual([
       'export OPENAI_BASE_URL=http://127.0.0.1:8787/v1',
       `export OPENAI_API_KEY=${key}`,
       'export ANTHROPIC_BASE_URL=http://127.0.0.1:8787',
-      `export ANTHROPIC_API_KEY=${key}`,
+      `export ANTHROPIC_AUTH_TOKEN=${key}`,
     ]);
+    // Claude Code's model variables, as connect claude writes them, and the key Codex's provider reads.
+    expect(lines).toContain('export ANTHROPIC_MODEL=svc.intelligent-pro');
+    expect(lines).toContain('export ANTHROPIC_DEFAULT_HAIKU_MODEL=svc.intelligent-lite');
+    expect(lines).toContain('export CLAUDE_CODE_MAX_CONTEXT_TOKENS=128000');
+    expect(lines.at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
+    // One story: never the x-api-key variable beside the token.
+    expect(lines.some((line) => line.startsWith('export ANTHROPIC_API_KEY='))).toBe(false);
+    const connect = await runCli(['connect', 'claude'], { home });
+    const connectExports = connect.stderr.split('\n').filter((line) => line.startsWith('export '));
+    expect(connectExports.length).toBeGreaterThan(3);
+    for (const line of connectExports) expect(lines).toContain(line);
   });
 
   it('takes --base-url (with or without /v1) and --key', async () => {
@@ -387,12 +437,12 @@ describe('env', () => {
     const result = await runCli(['env', '--base-url', 'http://router.example:9000/v1/', '--key', 'svc_other_x'], { home });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^export OPENAI_BASE_URL=\S+\/v1$/);
     expect(lines[0]).toBe('export OPENAI_BASE_URL=http://router.example:9000/v1');
     expect(lines[1]).toBe('export OPENAI_API_KEY=svc_other_x');
     expect(lines[2]).toBe('export ANTHROPIC_BASE_URL=http://router.example:9000');
-    expect(lines[3]).toBe('export ANTHROPIC_API_KEY=svc_other_x');
+    expect(lines[3]).toBe('export ANTHROPIC_AUTH_TOKEN=svc_other_x');
+    expect(lines.at(-1)).toBe('export SVC_ROUTER_KEY=svc_other_x');
   });
 
   it('exits 2 in a home without a key', async () => {

@@ -102,13 +102,13 @@ describe('whoami over HTTP against an in-test router', () => {
     expect(result.stderr).toMatch(/401/);
   });
 
-  it('an unreachable router exits 1', async () => {
+  it('an unreachable router exits 4 (not 1, which is a refused request)', async () => {
     const closed = await startRouter();
     const origin = closed.origin;
     await closed.close();
     const result = await runCli(['whoami', '--base-url', origin, '--key', router.key], { home: empty });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/cannot reach/);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^svc-router: cannot reach .*svc-router status/);
   });
 });
 

@@ -37,7 +37,7 @@ describe('serve as a child process', () => {
     expect(whoami.json.developer).toBe('alice');
 
     // The banner ends with the export lines, pointing at the real port and the stored key.
-    await server.waitForLine(/^export ANTHROPIC_API_KEY=/);
+    await server.waitForLine(/^export SVC_ROUTER_KEY=/);
     expect(server.lines).toContain(`export OPENAI_BASE_URL=${server.origin}/v1`);
     expect(server.lines).toContain(`export OPENAI_API_KEY=${key}`);
 
@@ -66,7 +66,7 @@ describe('serve as a child process', () => {
   it('works in an empty home: issues the local key itself and prints export lines', async () => {
     const home = freshHome();
     const server = await serve(home);
-    await server.waitForLine(/^export ANTHROPIC_API_KEY=/);
+    await server.waitForLine(/^export SVC_ROUTER_KEY=/);
 
     expect(server.lines.some((line) => /First run: issued a local key/.test(line))).toBe(true);
     const stored = readConfig(home)!;
@@ -75,12 +75,11 @@ describe('serve as a child process', () => {
     expect(fs.statSync(configFile(home)).mode & 0o777).toBe(0o600);
 
     const exports = server.lines.filter((line) => line.startsWith('export '));
-    expect(exports).toEqual([
-      `export OPENAI_BASE_URL=${server.origin}/v1`,
-      `export OPENAI_API_KEY=${stored.localKey}`,
-      `export ANTHROPIC_BASE_URL=${server.origin}`,
-      `export ANTHROPIC_API_KEY=${stored.localKey}`,
-    ]);
+    // The same lines `env` prints: one story for every client.
+    const env = await runCli(['env', '--base-url', server.origin], { home });
+    expect(exports).toEqual(env.stdout.trimEnd().split('\n'));
+    expect(exports).toContain(`export ANTHROPIC_AUTH_TOKEN=${stored.localKey}`);
+    expect(exports.at(-1)).toBe(`export SVC_ROUTER_KEY=${stored.localKey}`);
 
     const whoami = await callRouter(server.origin, stored.localKey, 'GET', '/whoami');
     expect(whoami.status).toBe(200);

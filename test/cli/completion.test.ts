@@ -76,8 +76,8 @@ describe('bash completion (plain bash, no bash-completion)', () => {
     expect(completeBash('svc-router routes unset cl')).toEqual(['claude-\\*']);
   });
 
-  it('lists set, list and unset (and help) for `svc-router routes `', () => {
-    expect(sorted(completeBash('svc-router routes '))).toEqual(['help', 'list', 'set', 'unset']);
+  it('lists every routes subcommand (and help) for `svc-router routes `', () => {
+    expect(sorted(completeBash('svc-router routes '))).toEqual(['help', 'list', 'rule', 'rule-remove', 'set', 'unset', 'weights', 'window']);
   });
 
   it('lists the backend types after --type, also as --type=', () => {

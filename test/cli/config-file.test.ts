@@ -134,7 +134,7 @@ describe('config export and import', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('backends: + openai, + claude');
     expect(result.stdout).toContain('routes: + svc.intelligent-pro, + claude-*');
-    expect(result.stdout).toContain('defaults.capTokens: 5000000 → 40000000');
+    expect(result.stdout).toContain('defaults.capTokens: 200000000 → 40000000');
     const routes = await runCliJson<Array<{ model: string; targets: string[]; source: string }>>(['routes', 'list', '--json'], { home: target });
     expect(routes.filter((route) => route.source === 'config')).toEqual([
       { model: 'svc.intelligent-pro', targets: ['openai:gpt-4o', 'claude:claude-sonnet-4-5'], source: 'config' },

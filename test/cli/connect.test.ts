@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CODEX_KEY_SCRIPT } from '../../src/cli/client-settings.js';
 import { startRouter } from '../helpers/router.js';
 import { initHome, makeHome, removeHome, ROOT, runCli } from './run-cli.js';
 
@@ -33,6 +34,26 @@ const printedToml = (stdout: string): string => stdout;
 /** The printed JSON object: all of stdout, so `connect claude > file.json` is the file. */
 const printedJson = (stdout: string): unknown => JSON.parse(stdout);
 
+/** Codex's auth table: node prints SVC_ROUTER_KEY (or names it when unset). */
+const AUTH = { command: 'node', args: ['-e', CODEX_KEY_SCRIPT, 'SVC_ROUTER_KEY'] };
+const AUTH_ARGS_LINE = `args = ${JSON.stringify(AUTH.args).replace(/","/g, '", "')}`;
+
+/**
+ * What Claude Code is told in a home with no routes: every tier its own SKU (all offline), and the
+ * fallback window, since offline answers fit any.
+ */
+const claudeModelEnv = {
+  ANTHROPIC_MODEL: 'svc.intelligent-pro',
+  ANTHROPIC_DEFAULT_OPUS_MODEL: 'svc.intelligent-pro',
+  ANTHROPIC_DEFAULT_SONNET_MODEL: 'svc.intelligent-basic',
+  ANTHROPIC_DEFAULT_HAIKU_MODEL: 'svc.intelligent-lite',
+  ANTHROPIC_DEFAULT_FABLE_MODEL: 'svc.intelligent-pro',
+  ANTHROPIC_SMALL_FAST_MODEL: 'svc.intelligent-lite',
+  CLAUDE_CODE_SUBAGENT_MODEL: 'svc.intelligent-pro',
+  CLAUDE_CODE_AUTO_MODE_MODEL: 'svc.intelligent-pro',
+  CLAUDE_CODE_MAX_CONTEXT_TOKENS: '128000',
+};
+
 const diffLines = (stdout: string): string[] => stdout.split('\n').filter((line) => /^[+-]( |$)/.test(line));
 
 describe('svc-router connect codex', () => {
@@ -48,11 +69,11 @@ describe('svc-router connect codex', () => {
           name: 'svc-router',
           base_url: 'http://router.example.test:9000/v1',
           wire_api: 'responses',
-          auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] },
+          auth: AUTH,
         },
       },
     });
-    expect(result.stderr).toContain('`printenv SVC_ROUTER_KEY`');
+    expect(result.stderr).toContain('Codex gets the key from SVC_ROUTER_KEY');
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
   });
 
@@ -75,7 +96,7 @@ describe('svc-router connect codex', () => {
     expect(parseToml(written)).toMatchObject({
       model: 'svc.intelligent-pro',
       model_provider: 'svc',
-      model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1', auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] } } },
+      model_providers: { svc: { base_url: 'http://127.0.0.1:8787/v1', auth: AUTH } },
     });
     expect(diffLines(result.stdout)).toEqual(written.trimEnd().split('\n').map((line) => (line ? `+ ${line}` : '+')));
     expect(result.stderr).toContain(`export SVC_ROUTER_KEY=${key}`);
@@ -138,7 +159,7 @@ describe('svc-router connect codex', () => {
           wire_api: 'responses',
           request_max_retries: 4,
           http_headers: { 'X-Team': 'research' },
-          auth: { command: 'printenv', args: ['SVC_ROUTER_KEY'] },
+          auth: AUTH,
         },
       },
       profiles: { fast: { model: 'o4-mini' } },
@@ -161,8 +182,8 @@ describe('svc-router connect codex', () => {
         '+ wire_api = "responses"',
         '+',
         '+ [model_providers.svc.auth]',
-        '+ command = "printenv"',
-        '+ args = ["SVC_ROUTER_KEY"]',
+        '+ command = "node"',
+        `+ ${AUTH_ARGS_LINE}`,
       ].sort(),
     );
 
@@ -193,7 +214,7 @@ describe('svc-router connect claude', () => {
     const { home, key } = await initialisedHome();
     const result = await runCli(['connect', 'claude', '--base-url', 'http://127.0.0.1:8787/v1'], { home });
     expect(result.code, result.stderr).toBe(0);
-    const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' };
+    const env = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ...claudeModelEnv };
     expect(printedJson(result.stdout)).toEqual({ env });
     const exports = result.stderr.split('\n').filter((line) => line.startsWith('export '));
     expect(exports).toEqual(Object.entries(env).map(([name, value]) => `export ${name}=${value}`));
@@ -217,7 +238,7 @@ describe('svc-router connect claude', () => {
     const written = fs.readFileSync(file, 'utf8');
     expect(JSON.parse(written)).toEqual({
       ...original,
-      env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' },
+      env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ...claudeModelEnv },
     });
     // The file's own indentation is kept, so the diff shows only the env lines; it now holds the
     // key, so a mode others could read is tightened, and the user is told.
@@ -228,7 +249,7 @@ describe('svc-router connect claude', () => {
       '-         "ANTHROPIC_BASE_URL": "http://old:1"',
       '+         "ANTHROPIC_BASE_URL": "http://127.0.0.1:8787",',
       `+         "ANTHROPIC_AUTH_TOKEN": "${key}",`,
-      '+         "ANTHROPIC_MODEL": "svc.intelligent-pro"',
+      ...Object.entries(claudeModelEnv).map(([name, value], index, all) => `+         "${name}": "${value}"${index < all.length - 1 ? ',' : ''}`),
     ]);
   });
 
@@ -240,7 +261,7 @@ describe('svc-router connect claude', () => {
     const file = path.join(dir, 'settings.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_MODEL: 'svc.intelligent-pro' },
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:8787', ANTHROPIC_AUTH_TOKEN: key, ...claudeModelEnv },
     });
   });
 

@@ -114,13 +114,23 @@ describe('the usage ledger survives SIGKILL under load', () => {
     const text = fs.readFileSync(ledgerFile(home), 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.split('\n').slice(0, -1);
-    const records = lines.map((line, index) => {
+    const parsed = lines.map((line, index) => {
       try {
         return JSON.parse(line) as Record<string, unknown>;
       } catch {
         throw new Error(`usage.jsonl line ${index + 1} is not JSON: ${JSON.stringify(line.slice(0, 200))}`);
       }
     });
+    // Beside the usage records, the cap's reservations (held before forwarding, settled by the record).
+    const reservations = parsed.filter((line) => 'reserve' in line || 'release' in line);
+    const records = parsed.filter((line) => !('reserve' in line || 'release' in line));
+    for (const line of reservations) {
+      if ('release' in line) expect(String(line.release)).toMatch(/^req_/);
+      else expect(line.reserve).toMatchObject({ developer: 'loader', id: expect.stringMatching(/^req_/), tokens: expect.any(Number), until: expect.any(Number) });
+    }
+    const reserved = new Set(reservations.flatMap((line) => ('reserve' in line ? [(line.reserve as { id: string }).id] : [])));
+    // Every request that completed had held its share of the cap first.
+    expect(completed.filter((id) => !reserved.has(id))).toEqual([]);
     for (const record of records) {
       expect(record).toMatchObject({ developer: 'loader', requests: 1, backend: 'offline' });
       expect(typeof record.ts).toBe('number');

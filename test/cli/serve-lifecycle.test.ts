@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findServer, isProcessAlive, type ServerState } from '../../src/cli/server-state.js';
+import { unusedPort } from '../helpers/unused-port.js';
 import { until } from './pty.js';
 import { BIN, callRouter, cliEnv, initHome, makeHome, removeHome, runCli, runCliJson, startServe, type ServeChild } from './run-cli.js';
 
@@ -56,6 +57,22 @@ describe('serve --detach, stop, restart', () => {
     expect(log).toContain('Stop it with `svc-router stop`.');
     expect(log).toMatch(/200 GET \/whoami/);
     expect((await runCli(['status'], { home })).code).toBe(3);
+  }, 60_000);
+
+  it('status shows how it was started, and never a Redis password, in its text or its JSON', async () => {
+    const { home } = await freshHome();
+    const store = `redis://:s3cret-pw@127.0.0.1:${await unusedPort()}`;
+    const started = await runCli(['serve', '--detach', '--port', '0', '--usage-store', store], { home });
+    expect(started.code, started.stderr).toBe(0);
+    const state = running(home);
+    // The state file (0600) keeps the argument as given, so restart can pass it again.
+    expect(state.argv).toContain(store);
+    const text = await runCli(['status'], { home });
+    expect(text.stdout).toContain(`in the background · log: ${path.join(home, 'serve.log')}`);
+    expect(text.stdout).toContain('started as: svc-router serve --port 0 --usage-store redis://:***@127.0.0.1:');
+    const json = await runCli(['status', '--json'], { home });
+    expect(JSON.parse(json.stdout)).toMatchObject({ running: true, detached: true, logFile: path.join(home, 'serve.log') });
+    for (const output of [text.stdout, json.stdout]) expect(output).not.toContain('s3cret-pw');
   }, 60_000);
 
   it('a background serve that cannot start says why on the terminal and exits non-zero, leaving nothing behind', async () => {

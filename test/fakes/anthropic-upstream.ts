@@ -42,7 +42,8 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
       return sendJson(res, turn.status, turn.errorBody ?? errorBody(turn.status), headers);
     }
     if (params.stream) return streamMessage(res, turn, params, headers);
-    sendJson(res, turn.status ?? 200, message(turn, params), headers);
+    const reply = message(turn, params);
+    sendJson(res, turn.status ?? 200, { ...reply, ...extraOf(turn, reply) }, headers);
   });
 
   async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>) {
@@ -82,7 +83,7 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     }
     await send({
       type: 'message_delta',
-      delta: { stop_reason: full.stop_reason, stop_sequence: full.stop_sequence, container: null, stop_details: null },
+      delta: { stop_reason: full.stop_reason, stop_sequence: full.stop_sequence, container: null, stop_details: null, ...extraOf(turn, full) } as any,
       usage: deltaUsage(full.usage),
     });
     await send({ type: 'message_stop' });
@@ -117,6 +118,11 @@ function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
     diagnostics: null,
     usage: usage(turn, params),
   };
+}
+
+function extraOf(turn: ScriptedTurn, reply: Message): Record<string, unknown> {
+  const ids = reply.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+  return typeof turn.anthropicExtra === 'function' ? turn.anthropicExtra(ids) : (turn.anthropicExtra ?? {});
 }
 
 function toolInput(args: object | string): unknown {

@@ -18,6 +18,12 @@ export interface ScriptedTurn {
   usage?: { input: number; output: number; cached?: number; cacheWrite?: number };
   /** The Anthropic fake's own stop_reason and stop_sequence (`pause_turn`, `stop_sequence` + '###', `refusal`), over `stop`. */
   anthropicStop?: { reason: string; sequence?: string };
+  /**
+   * Anthropic only: fields the reply carries beyond the fake's own, set in `message_delta.delta`
+   * when streaming and on the message otherwise (e.g. auto mode's `safeguard_results`). A function
+   * gets the tool_use ids of the turn, for verdicts that name them.
+   */
+  anthropicExtra?: Record<string, unknown> | ((toolUseIds: string[]) => Record<string, unknown>);
   /** Defaults to 'tool_calls' when there are tool calls, 'stop' otherwise. */
   stop?: 'stop' | 'length' | 'tool_calls';
   /** A non-2xx status answers with an error instead (before any stream starts). */

@@ -1,9 +1,19 @@
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { claudeSettingsEnv, codexConfigToml, lineDiff, mergeClaudeSettings, mergeCodexConfig, MergeError } from '../../src/cli/client-settings.js';
+import {
+  claudeSettingsEnv,
+  CODEX_KEY_SCRIPT,
+  codexConfigToml,
+  lineDiff,
+  mergeClaudeSettings,
+  mergeCodexConfig,
+  MergeError,
+} from '../../src/cli/client-settings.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
-const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, wire_api: 'responses', auth: { command: 'printenv', args: ['MY_KEY'] } };
+const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, wire_api: 'responses', auth: { command: 'node', args: ['-e', CODEX_KEY_SCRIPT, 'MY_KEY'] } };
+/** The auth table's `args` line for the key in `name`. */
+const argsLine = (name: string): string => `args = ${JSON.stringify(['-e', CODEX_KEY_SCRIPT, name]).replace(/","/g, '", "')}`;
 
 describe('codexConfigToml', () => {
   it('is TOML with the model, the provider and its table', () => {
@@ -22,8 +32,8 @@ describe('codexConfigToml', () => {
         'wire_api = "responses"',
         '',
         '[model_providers.svc.auth]',
-        'command = "printenv"',
-        'args = ["SVC_ROUTER_KEY"]',
+        'command = "node"',
+        argsLine('SVC_ROUTER_KEY'),
         '',
       ].join('\n'),
     );
@@ -90,15 +100,15 @@ describe('mergeCodexConfig', () => {
       model_provider: 'svc',
       model_providers: { svc: { ...PROVIDER, stream_idle_timeout_ms: 60000, query_params: { team: 'research' } } },
     });
-    expect(text).toContain('stream_idle_timeout_ms = 60000\n\n[model_providers.svc.auth]\ncommand = "printenv"\nargs = ["MY_KEY"]\n\n[model_providers.svc.query_params]');
+    expect(text).toContain(`stream_idle_timeout_ms = 60000\n\n[model_providers.svc.auth]\ncommand = "node"\n${argsLine('MY_KEY')}\n\n[model_providers.svc.query_params]`);
     expect(lineDiff(before, text)).toEqual([
       '- env_key = "SVC_ROUTER_KEY" # old',
       '- experimental_bearer_token = "stale"',
       '- requires_openai_auth = false',
       '+',
       '+ [model_providers.svc.auth]',
-      '+ command = "printenv"',
-      '+ args = ["MY_KEY"]',
+      '+ command = "node"',
+      `+ ${argsLine('MY_KEY')}`,
       '+',
     ]);
     expect(mergeCodexConfig(text, ORIGIN, 'MY_KEY')).toBe(text);
@@ -166,8 +176,29 @@ describe('mergeCodexConfig', () => {
 });
 
 describe('claude settings', () => {
-  it('claudeSettingsEnv points Claude Code at the origin, with the key as a bearer token and a default model', () => {
-    expect(claudeSettingsEnv(`${ORIGIN}/v1`, 'svc_k')).toEqual({ ANTHROPIC_BASE_URL: ORIGIN, ANTHROPIC_AUTH_TOKEN: 'svc_k', ANTHROPIC_MODEL: 'svc.intelligent-pro' });
+  it('claudeSettingsEnv points Claude Code at the origin, with the key as a bearer token and an SKU for every model tier', () => {
+    const models = { main: 'svc.intelligent-pro', opus: 'svc.intelligent-pro', sonnet: 'svc.intelligent-basic', haiku: 'svc.intelligent-lite', contextWindow: 128_000 };
+    expect(claudeSettingsEnv(`${ORIGIN}/v1`, 'svc_k', models)).toEqual({
+      ANTHROPIC_BASE_URL: ORIGIN,
+      ANTHROPIC_AUTH_TOKEN: 'svc_k',
+      ANTHROPIC_MODEL: 'svc.intelligent-pro',
+      ANTHROPIC_DEFAULT_OPUS_MODEL: 'svc.intelligent-pro',
+      ANTHROPIC_DEFAULT_SONNET_MODEL: 'svc.intelligent-basic',
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'svc.intelligent-lite',
+      ANTHROPIC_DEFAULT_FABLE_MODEL: 'svc.intelligent-pro',
+      ANTHROPIC_SMALL_FAST_MODEL: 'svc.intelligent-lite',
+      CLAUDE_CODE_SUBAGENT_MODEL: 'svc.intelligent-pro',
+      CLAUDE_CODE_AUTO_MODE_MODEL: 'svc.intelligent-pro',
+      CLAUDE_CODE_MAX_CONTEXT_TOKENS: '128000',
+    });
+    // No window known: the variable is left out rather than guessed.
+    expect(claudeSettingsEnv(ORIGIN, 'svc_k', { ...models, contextWindow: undefined })).not.toHaveProperty('CLAUDE_CODE_MAX_CONTEXT_TOKENS');
+  });
+
+  it("every Claude Code variable the settings set is a model an svc route serves, the window aside", () => {
+    for (const [name, value] of Object.entries(claudeSettingsEnv(ORIGIN, 'svc_k'))) {
+      if (/MODEL$/.test(name)) expect(value, name).toMatch(/^svc\./);
+    }
   });
 
   it('mergeClaudeSettings keeps other keys and env entries', () => {

@@ -7,7 +7,7 @@ import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendCall, ForwardingBackend } from '../backend.js';
 import type { ForwardTap } from './forward-tap.js';
-import { resolveApiKey } from './resolve-api-key.js';
+import { pooledKeys, resolveApiKey } from './resolve-api-key.js';
 import { decodeSse, type SseFrame } from './sse-decoder.js';
 import type { UpstreamBody } from './upstream-exchange.js';
 import { networkError } from './upstream-error.js';
@@ -92,6 +92,8 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       key = undefined;
     }
     const secrets = key ? [key] : [];
+    // Every key of a pool: an upstream may quote another key of the same account.
+    for (const pooled of pooledKeys(settings)) if (pooled !== key) secrets.push(pooled);
     // Any key sent to any upstream, should one upstream quote another's (a gateway in front of several).
     for (const secret of rememberedSecrets()) if (secret !== key) secrets.push(secret);
     // A configured header may carry a credential too (a gateway's own key).
@@ -104,7 +106,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
   const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
 
   function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
-    const key = resolveApiKey(name, settings);
+    const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
     return client.postJson({
       backend: name,

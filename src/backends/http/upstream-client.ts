@@ -3,7 +3,7 @@ import { DEFAULT_TIMEOUTS, type BackendTimeouts } from '../../config/settings.js
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
 import { Exchange, type UpstreamResponse } from './upstream-exchange.js';
-import { errorMessageOf, networkError, parseRetryAfter, upstreamError } from './upstream-error.js';
+import { errorMessageOf, networkError, parseRateLimitReset, parseRetryAfter, upstreamError } from './upstream-error.js';
 
 /** Upstream URLs are few and fixed: split each once rather than on every request. */
 const parsedUrls = new Map<string, { origin: string; path: string }>();
@@ -82,7 +82,7 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
     // Whole (at most MAX_ERROR_BODY): upstreamError cuts it after redaction, so no key is cut in half.
     message = text.trim() || undefined;
   }
-  throw upstreamError(call.backend, response.statusCode, message, call.secrets, parseRetryAfter(response.headers));
+  throw upstreamError(call.backend, response.statusCode, message, call.secrets, parseRetryAfter(response.headers) ?? parseRateLimitReset(response.headers));
 }
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */

@@ -19,6 +19,10 @@ export function upstreamError(backend: string, status: number, message: string |
       retryable: true,
     });
   }
+  if (status === 402) {
+    // The backend's account is out of credit, not the request: another key or target may pay.
+    return new RouterError(502, 'upstream', `Backend '${backend}' refused payment (HTTP 402)${detail}`, undefined, 'upstream_payment_required', retryAfterMs, { cause, retryable: true });
+  }
   if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`, undefined, 'upstream_rate_limited', retryAfterMs, { cause });
   if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`, undefined, 'upstream_overloaded', retryAfterMs, { cause });
   if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`, undefined, 'upstream_error', undefined, { cause });
@@ -54,6 +58,40 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * When a rate-limited upstream that sends no `retry-after` says its limits reset: the later of
+ * OpenAI's `x-ratelimit-reset-requests` / `-tokens` (durations such as `1s`, `6m0s`, `20ms`) and
+ * Anthropic's `anthropic-ratelimit-*-reset` (RFC 3339 times), in milliseconds from now.
+ * https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers
+ * https://docs.anthropic.com/en/api/rate-limits#response-headers
+ */
+export function parseRateLimitReset(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+  let latest: number | undefined;
+  const consider = (ms: number | undefined) => {
+    if (ms !== undefined && Number.isFinite(ms) && ms >= 0) latest = Math.max(latest ?? 0, ms);
+  };
+  for (const name of ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']) {
+    const value = headers[name];
+    if (typeof value === 'string') consider(parseDuration(value));
+  }
+  for (const name of ['anthropic-ratelimit-requests-reset', 'anthropic-ratelimit-tokens-reset', 'anthropic-ratelimit-input-tokens-reset', 'anthropic-ratelimit-output-tokens-reset']) {
+    const value = headers[name];
+    if (typeof value !== 'string') continue;
+    const at = Date.parse(value);
+    if (!Number.isNaN(at)) consider(Math.max(0, at - now));
+  }
+  return latest;
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000_001 };
+
+/** A Go-style duration (`6m0s`, `1.5s`, `120ms`), or undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text.trim()) return undefined;
+  return parts.reduce((sum, part) => sum + Number(part[1]) * DURATION_UNITS[part[2]!]!, 0);
 }
 
 /**

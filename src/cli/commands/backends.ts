@@ -1,5 +1,5 @@
 import { BACKEND_TYPES, isBackendType } from '../../backends/registry.js';
-import type { BackendSettings, BackendTimeouts } from '../../config/settings.js';
+import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -44,10 +44,12 @@ export function runBackendsAdd(name: string, options: AddBackendOptions): void {
   if (Object.keys(timeouts).length) backend.timeouts = timeouts;
   const config = new ConfigStore();
   const replaced = name in config.read().backends;
+  // A pool is set with `backends pool`; replacing the rest of the backend keeps it.
+  const pool = replaced ? config.read().backends[name]?.keyPool : undefined;
   config.update((settings) => {
-    settings.backends[name] = backend;
+    settings.backends[name] = pool ? { ...backend, keyPool: pool } : backend;
   });
-  printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})`);
+  printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})${pool ? `; its pool of ${pool.keys.length} keys is kept` : ''}`);
 }
 
 function parseHeader(text: string): [string, string] {
@@ -61,7 +63,13 @@ function parseHeader(text: string): [string, string] {
 
 /** How a backend's key is provided, never the key itself. */
 const keySource = (backend: BackendSettings): string =>
-  backend.apiKey !== undefined ? 'stored' : backend.apiKeyEnv !== undefined ? `env:${backend.apiKeyEnv}` : 'none';
+  backend.keyPool?.keys.length
+    ? `pool:${backend.keyPool.keys.length} ${backend.keyPool.strategy}`
+    : backend.apiKey !== undefined
+      ? 'stored'
+      : backend.apiKeyEnv !== undefined
+        ? `env:${backend.apiKeyEnv}`
+        : 'none';
 
 export function runBackendsList(options: { json?: boolean }): void {
   const backends = new ConfigStore().read().backends;
@@ -82,7 +90,8 @@ export function runBackendsRemove(name: string): void {
   const config = new ConfigStore();
   const settings = config.read();
   if (!(name in settings.backends)) throw usageError(`no backend named '${name}'`);
-  const users = Object.entries(settings.routes).filter(([, targets]) => targets.some((target) => parseTarget(target).backend === name));
+  const usesIt = (targets: string[]) => targets.some((target) => parseTarget(target).backend === name);
+  const users = Object.entries(settings.routes).filter(([model, targets]) => usesIt(targets) || (settings.routePolicies[model]?.rules ?? []).some((rule) => usesIt(rule.targets)));
   if (users.length) {
     throw usageError(`backend '${name}' is used by route ${users.map(([model]) => model).join(', ')}; change or unset those routes first`);
   }
@@ -90,4 +99,40 @@ export function runBackendsRemove(name: string): void {
     delete draft.backends[name];
   });
   printLine(`${chalk.green('✓')} Removed backend ${chalk.bold(name)}`);
+}
+
+export interface PoolOptions {
+  key?: string[];
+  keyEnv?: string[];
+  strategy?: string;
+  rateLimitCooldown?: string;
+  paymentCooldown?: string;
+  clear?: boolean;
+}
+
+/** Gives a backend a pool of keys (replacing any it had), or with --clear takes it away. */
+export function runBackendsPool(name: string, options: PoolOptions): void {
+  const config = new ConfigStore();
+  if (!Object.hasOwn(config.read().backends, name)) throw usageError(`no backend named '${name}' (see svc-router backends list)`);
+  if (options.clear) {
+    config.update((settings) => {
+      delete settings.backends[name]!.keyPool;
+    });
+    printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} uses its own key again (no pool)`);
+    return;
+  }
+  const strategy = options.strategy ?? 'round-robin';
+  if (!(KEY_POOL_STRATEGIES as readonly string[]).includes(strategy)) throw usageError(`--strategy must be one of ${KEY_POOL_STRATEGIES.join(', ')}, got '${strategy}'`);
+  for (const variable of options.keyEnv ?? []) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw usageError(`--key-env must name an environment variable, got '${variable}'`);
+  }
+  const keys: PooledKey[] = [...(options.key ?? []).map((apiKey) => ({ apiKey })), ...(options.keyEnv ?? []).map((apiKeyEnv) => ({ apiKeyEnv }))];
+  if (keys.length < 2) throw usageError('a pool needs at least two keys: give --key and/or --key-env, each repeatable');
+  const pool: KeyPoolSettings = { strategy: strategy as KeyPoolStrategy, keys };
+  if (options.rateLimitCooldown !== undefined) pool.rateLimitCooldownMs = parsePositiveInteger(options.rateLimitCooldown, '--rate-limit-cooldown');
+  if (options.paymentCooldown !== undefined) pool.paymentCooldownMs = parsePositiveInteger(options.paymentCooldown, '--payment-cooldown');
+  config.update((settings) => {
+    settings.backends[name]!.keyPool = pool;
+  });
+  printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} now uses a pool of ${keys.length} keys, ${strategy}`);
 }

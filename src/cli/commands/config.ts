@@ -86,6 +86,16 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.usage.store = v;
     },
   },
+  'limits.outputReserveTokens': {
+    describe: 'output held against the cap for a request that sets no max output tokens',
+    get: (s) => s.limits.outputReserveTokens,
+    set: (s, v) => void (s.limits.outputReserveTokens = parsePositiveInteger(v, 'limits.outputReserveTokens')),
+  },
+  'limits.reservationTtlMs': {
+    describe: 'ms a cap reservation outlives a router that died before settling it',
+    get: (s) => s.limits.reservationTtlMs,
+    set: (s, v) => void (s.limits.reservationTtlMs = parseDuration(v, 'limits.reservationTtlMs')),
+  },
   'defaults.organisation': {
     describe: 'organisation given to new keys',
     get: (s) => s.defaults.organisation,

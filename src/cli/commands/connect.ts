@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { claudeModelPlan } from '../claude-model-plan.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import {
   anthropicSdkSnippet,
   claudeSettingsEnv,
   CODEX_AUTH_COMMAND,
   codexConfigToml,
+  exportLine,
   KEY_ENV,
   lineDiff,
   mergeClaudeSettings,
@@ -58,7 +61,7 @@ export function runConnect(client: string, options: ConnectOptions): void {
     case 'codex':
       return connectCodex(origin, key, options.write === true);
     case 'claude':
-      return connectClaude(origin, key, options.write === true);
+      return connectClaude(origin, key, options.write === true, settings);
     case 'openai-sdk':
       return printSnippet(titleOf(client as Client), key, openaiSdkSnippet(origin, KEY_ENV));
     case 'anthropic-sdk':
@@ -77,13 +80,19 @@ function connectCodex(origin: string, key: string, write: boolean): void {
     printLine(chalk.dim(`# Codex CLI: ${file} (svc-router connect codex --write merges this in)`));
     process.stdout.write(codexConfigToml(origin, KEY_ENV));
   }
-  hint(`# Codex gets the key by running \`${CODEX_AUTH_COMMAND} ${KEY_ENV}\`; set it where codex runs:`);
+  hint(`# Codex gets the key from ${KEY_ENV} (its auth command runs \`${CODEX_AUTH_COMMAND}\`, which prints it); set it where codex runs:`);
   hint(exportLine(KEY_ENV, key), false);
 }
 
-function connectClaude(origin: string, key: string, write: boolean): void {
+function connectClaude(origin: string, key: string, write: boolean, settings: Settings): void {
   const file = claudeSettingsPath();
-  const env = claudeSettingsEnv(origin, key);
+  const plan = claudeModelPlan(settings);
+  const env = claudeSettingsEnv(origin, key, plan);
+  if (plan.unknownWindows.length) {
+    process.stderr.write(
+      `${chalk.yellow('warning:')} the context window of ${plan.unknownWindows.join(', ')} is unknown, so CLAUDE_CODE_MAX_CONTEXT_TOKENS is left out and Claude Code assumes 1M tokens. Set it (svc-router routes window ${plan.unknownWindows[0]} TOKENS), then run this again.\n`,
+    );
+  }
   if (write) {
     mergeInto(file, (existing) => {
       const merged = mergeClaudeSettings(existing, env);
@@ -168,7 +177,3 @@ function printDiff(before: string, after: string): void {
 const octal = (mode: number): string => mode.toString(8).padStart(4, '0');
 const clientOfFile = (file: string): string => (file === codexConfigPath() ? 'codex' : 'claude');
 
-/** `export NAME=value`, quoted for the shell when the value needs it. */
-function exportLine(name: string, value: string): string {
-  return `export ${name}=${/^[A-Za-z0-9_./:@%+,=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`}`;
-}

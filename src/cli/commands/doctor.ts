@@ -3,6 +3,7 @@ import { withDefaults, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
 import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { checkContextWindows } from '../doctor/context-windows.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
 import { checkClient } from '../doctor/client-checks.js';
 import { skip, type CheckResult } from '../doctor/result.js';
@@ -58,6 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
     ...(client ? checkClient(client as DoctorClient, root, key) : []),
     ...backendResults,
     ...checkRoutes(settings),
+    ...checkContextWindows(settings),
     checkConfigFile(file, problem),
     servePort,
   ];
@@ -68,7 +70,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   printLine(`svc-router doctor: ${baseUrl}`);
   const width = Math.max(...results.map((result) => result.id.length));
   for (const result of results) {
-    const mark = result.status === 'pass' ? chalk.green('✓') : result.status === 'fail' ? chalk.red('✗') : chalk.dim('-');
+    const mark = result.status === 'pass' ? chalk.green('✓') : result.status === 'fail' ? chalk.red('✗') : result.status === 'warn' ? chalk.yellow('!') : chalk.dim('-');
     const message = result.status === 'skip' ? chalk.dim(result.message) : result.message;
     printLine(`${mark} ${result.id.padEnd(width)}  ${message}`);
     if (result.remedy) printLine(`  ${' '.repeat(width)}  ${chalk.yellow('fix:')} ${result.remedy}`);

@@ -1,16 +1,14 @@
+import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
+import { claudeModelPlan } from '../claude-model-plan.js';
+import { clientEnv, exportLine } from '../client-settings.js';
 import { printLine } from '../output.js';
 import { routerAddress } from '../router-address.js';
 
-/** The export lines that point OpenAI- and Anthropic-style clients at this router. */
-export function envLines(origin: string, key: string): string[] {
-  return [
-    `export OPENAI_BASE_URL=${origin}/v1`,
-    `export OPENAI_API_KEY=${key}`,
-    `export ANTHROPIC_BASE_URL=${origin}`,
-    `export ANTHROPIC_API_KEY=${key}`,
-  ];
+/** The export lines that point every client at this router: the same variables `connect` writes. */
+export function envLines(origin: string, key: string, settings: Settings): string[] {
+  return clientEnv(origin, key, claudeModelPlan(settings)).map(([name, value]) => exportLine(name, value));
 }
 
 export function runEnv(options: { baseUrl?: string; key?: string }): void {
@@ -19,7 +17,7 @@ export function runEnv(options: { baseUrl?: string; key?: string }): void {
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
   const { origin } = routerAddress(settings, { flag: options.baseUrl });
-  for (const line of envLines(origin, key)) printLine(line);
+  for (const line of envLines(origin, key, settings)) printLine(line);
 }
 
 /** An address clients can dial: a wildcard bind is reached on loopback, IPv6 goes in brackets. */

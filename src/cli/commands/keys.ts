@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../../config/settings.js';
+import type { KeyRecord, RateLimitSettings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
 import { usageError } from '../cli-error.js';
@@ -58,6 +58,7 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
       organisation: record.organisation,
       tier: record.tier,
       cap_tokens: record.capTokens,
+      rate_limit: record.rateLimit ? { requests_per_minute: record.rateLimit.requestsPerMinute ?? null, tokens_per_minute: record.rateLimit.tokensPerMinute ?? null } : null,
       key_hint: record.hint,
       created_at: record.createdAt,
       local: settings.localKey !== undefined && hashKey(settings.localKey) === record.hash,
@@ -73,12 +74,13 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
       row.organisation,
       row.tier,
       String(row.cap_tokens),
+      row.rate_limit ? `${row.rate_limit.requests_per_minute ?? '-'}/${row.rate_limit.tokens_per_minute ?? '-'}` : '-',
       row.usage ? String(row.usage.tokens) : 'n/a',
       row.usage ? formatUsd(row.usage.cost_usd) : 'n/a',
       row.key_hint,
       row.created_at,
     ]),
-    ['DEVELOPER', 'ORGANISATION', 'TIER', 'CAP', 'USED (30 D)', 'COST', 'KEY', 'CREATED'],
+    ['DEVELOPER', 'ORGANISATION', 'TIER', 'CAP', 'RPM/TPM', 'USED (30 D)', 'COST', 'KEY', 'CREATED'],
   );
 }
 
@@ -104,6 +106,31 @@ export function runKeysRevoke(slug: string): void {
     delete settings.keys[developer];
   });
   printLine(`${chalk.green('✓')} Revoked the key of ${chalk.bold(developer)}; a running server refuses it from its next request.`);
+}
+
+/** Sets a key's per-minute limits (`--rpm`, `--tpm`), or with --clear removes them. */
+export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): void {
+  const developer = parseSlug(slug);
+  const config = new ConfigStore();
+  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  if (options.clear) {
+    config.update((settings) => {
+      delete settings.keys[developer]!.rateLimit;
+    });
+    printLine(`${chalk.green('✓')} ${chalk.bold(developer)} has no rate limits`);
+    return;
+  }
+  const limit: RateLimitSettings = {};
+  if (options.rpm !== undefined) limit.requestsPerMinute = parsePositiveInteger(options.rpm, '--rpm');
+  if (options.tpm !== undefined) limit.tokensPerMinute = parsePositiveInteger(options.tpm, '--tpm');
+  if (Object.keys(limit).length === 0) throw usageError('give --rpm and/or --tpm (or --clear)');
+  config.update((settings) => {
+    settings.keys[developer]!.rateLimit = { ...settings.keys[developer]!.rateLimit, ...limit };
+  });
+  const set = config.read().keys[developer]!.rateLimit!;
+  printLine(
+    `${chalk.green('✓')} ${chalk.bold(developer)} may send ${set.requestsPerMinute ?? 'unlimited'} requests and ${set.tokensPerMinute ?? 'unlimited'} tokens per minute (shared by every router on the usage store)`,
+  );
 }
 
 /**

@@ -1,11 +1,14 @@
+import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
+import { parsePositiveInteger } from '../parse-options.js';
 
-export function runRoutesSet(model: string, targets: string[]): void {
+export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string } = {}): void {
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
@@ -17,10 +20,50 @@ export function runRoutesSet(model: string, targets: string[]): void {
       throw usageError(`route target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
     }
   }
+  const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   config.update((settings) => {
     settings.routes[model] = targets;
+    if (window !== undefined) settings.contextWindows[model] = window;
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} → ${targets.join(' → ')}`);
+  printLine(describeWindow(new ConfigStore().read(), model));
+}
+
+/**
+ * Sets (or with `unset`, removes) the context window of a route (`svc.intelligent-pro`,
+ * `claude-*`) or of one target (`BACKEND:UPSTREAM_MODEL`), which clients are told to compact under.
+ */
+export function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): void {
+  const isTarget = !isRoutableModelName(name) && name.includes(':');
+  if (!isRoutableModelName(name) && !isTarget) {
+    throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
+  }
+  const config = new ConfigStore();
+  if (options.unset) {
+    if (!Object.hasOwn(config.read().contextWindows, name)) throw usageError(`no context window is set for '${name}'`);
+    config.update((settings) => {
+      delete settings.contextWindows[name];
+    });
+    printLine(`${chalk.green('✓')} Unset the context window of ${chalk.bold(name)}`);
+  } else {
+    if (tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
+    const window = parsePositiveInteger(tokens, 'the context window');
+    config.update((settings) => {
+      settings.contextWindows[name] = window;
+    });
+    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${window.toLocaleString('en-US')} tokens`);
+  }
+  if (!isTarget) printLine(describeWindow(config.read(), name));
+}
+
+/** One line on what clients are told of a route's window. */
+function describeWindow(settings: Settings, model: string): string {
+  const lookup = contextWindowOf(settings, model);
+  if (lookup.known) return chalk.dim(`  context window: ${lookup.window.tokens.toLocaleString('en-US')} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
+  if (lookup.reason === 'offline') return chalk.dim('  context window: none (served offline)');
+  return chalk.yellow(
+    `  context window: unknown for ${lookup.targets.join(', ')}; clients will guess. Set it: svc-router routes window ${model} TOKENS (or for a target: svc-router routes window ${lookup.targets[0]} TOKENS)`,
+  );
 }
 
 export function runRoutesUnset(model: string): void {
@@ -28,19 +71,136 @@ export function runRoutesUnset(model: string): void {
   if (!(model in config.read().routes)) throw usageError(`no route is set for '${model}'`);
   config.update((settings) => {
     delete settings.routes[model];
+    // Its rules and weights go with it: they mean nothing without the route.
+    delete settings.routePolicies[model];
   });
   const fallback = (SKUS as readonly string[]).includes(model) ? ` (now served by the built-in ${OFFLINE_BACKEND} backend)` : '';
   printLine(`${chalk.green('✓')} Unset the route for ${chalk.bold(model)}${fallback}`);
 }
 
 export function runRoutesList(options: { json?: boolean }): void {
-  const { routes } = new ConfigStore().read();
-  const rows: Array<{ model: string; targets: string[]; source: 'config' | 'default' }> = Object.entries(routes).map(([model, targets]) => ({
-    model,
-    targets,
-    source: 'config',
-  }));
-  for (const sku of SKUS) if (!(sku in routes)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default' });
+  const settings = new ConfigStore().read();
+  const { routes, routePolicies } = settings;
+  type Row = { model: string; targets: string[]; source: 'config' | 'default'; contextWindow: number | null; rules?: TaskRule[]; weights?: Record<string, number> };
+  const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
+    const policy = Object.hasOwn(routePolicies, model) ? routePolicies[model] : undefined;
+    return {
+      model,
+      targets,
+      source: 'config',
+      contextWindow: windowTokens(settings, model),
+      ...(policy?.rules?.length ? { rules: policy.rules } : {}),
+      ...(policy?.weights ? { weights: { ...policy.weights } } : {}),
+    };
+  });
+  for (const sku of SKUS) if (!Object.hasOwn(routes, sku)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default', contextWindow: null });
   if (options.json) return printJson(rows);
-  printTable(rows.map((row) => [row.model, row.targets.join(' → '), row.source]), ['MODEL', 'TARGETS (fallback order)', 'SOURCE']);
+  const lines: string[][] = [];
+  for (const row of rows) {
+    const weighted = (target: string) => (row.weights?.[target] !== undefined ? `${target}×${row.weights[target]}` : target);
+    lines.push([row.model, row.targets.map(weighted).join(' → '), row.contextWindow === null ? '-' : String(row.contextWindow), row.source]);
+    for (const rule of row.rules ?? []) lines.push([`  rule ${rule.name}`, `${describeConditions(rule.when)}: ${rule.targets.map(weighted).join(' → ')}`, '', '']);
+  }
+  printTable(lines, ['MODEL', 'TARGETS (fallback order)', 'WINDOW', 'SOURCE']);
+}
+
+export interface RuleOptions {
+  background?: boolean;
+  thinking?: boolean;
+  contextAbove?: string;
+  image?: boolean;
+  webSearch?: boolean;
+  model?: string;
+}
+
+/** Adds a task rule to a route (or replaces the rule of that name, in place). */
+export function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): void {
+  const config = new ConfigStore();
+  const settings = config.read();
+  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'; set one first (svc-router routes set ${model} TARGET...)`);
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/i.test(name)) throw usageError(`rule name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
+  checkTargets(targets, settings.backends);
+  const when: TaskConditions = {};
+  if (options.background) when.background = true;
+  if (options.thinking) when.thinking = true;
+  if (options.image) when.image = true;
+  if (options.webSearch) when.webSearch = true;
+  if (options.contextAbove !== undefined) when.contextAbove = parsePositiveInteger(options.contextAbove, '--context-above');
+  if (options.model !== undefined) {
+    if (!/^[\w.*:-]+$/.test(options.model)) throw usageError(`--model must be a model name or '*' pattern, got '${options.model}'`);
+    when.model = options.model;
+  }
+  if (Object.keys(when).length === 0) throw usageError('a rule needs a condition: --background, --thinking, --context-above N, --image, --web-search or --model PATTERN');
+  const rule: TaskRule = { name, when, targets };
+  config.update((draft) => {
+    const policy = (draft.routePolicies[model] ??= {});
+    const rules = (policy.rules ??= []);
+    const at = rules.findIndex((existing) => existing.name === name);
+    if (at === -1) rules.push(rule);
+    else rules[at] = rule;
+  });
+  printLine(`${chalk.green('✓')} ${chalk.bold(model)} rule ${chalk.bold(name)} (${describeConditions(when)}) → ${targets.join(' → ')}`);
+}
+
+export function runRoutesRuleRemove(model: string, name: string): void {
+  const config = new ConfigStore();
+  const rules = config.read().routePolicies[model]?.rules ?? [];
+  if (!rules.some((rule) => rule.name === name)) throw usageError(`route '${model}' has no rule named '${name}'`);
+  config.update((draft) => {
+    const policy = draft.routePolicies[model]!;
+    policy.rules = policy.rules!.filter((rule) => rule.name !== name);
+    if (policy.rules.length === 0) delete policy.rules;
+    if (Object.keys(policy).length === 0) delete draft.routePolicies[model];
+  });
+  printLine(`${chalk.green('✓')} Removed rule ${chalk.bold(name)} from ${chalk.bold(model)}`);
+}
+
+/** Sets the weights that balance which target leads a route's chain (`TARGET=WEIGHT`), or with none clears them. */
+export function runRoutesWeights(model: string, pairs: string[]): void {
+  const config = new ConfigStore();
+  const settings = config.read();
+  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'`);
+  const weights: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (const pair of pairs) {
+    const equals = pair.lastIndexOf('=');
+    const target = equals > 0 ? pair.slice(0, equals) : '';
+    if (!target) throw usageError(`weights are TARGET=WEIGHT, got '${pair}'`);
+    weights[target] = parsePositiveInteger(pair.slice(equals + 1), `weight of ${target}`);
+  }
+  checkTargets(Object.keys(weights), settings.backends);
+  const known = new Set([...settings.routes[model]!, ...(settings.routePolicies[model]?.rules ?? []).flatMap((rule) => rule.targets)]);
+  const strangers = Object.keys(weights).filter((target) => !known.has(target));
+  if (strangers.length) throw usageError(`${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a target of '${model}' or its rules; a weight picks among a chain's own targets`);
+  config.update((draft) => {
+    const policy = (draft.routePolicies[model] ??= {});
+    if (pairs.length) policy.weights = { ...weights };
+    else delete policy.weights;
+    if (Object.keys(policy).length === 0) delete draft.routePolicies[model];
+  });
+  printLine(pairs.length ? `${chalk.green('✓')} ${chalk.bold(model)} balances ${pairs.join(', ')}` : `${chalk.green('✓')} ${chalk.bold(model)} has no weights`);
+}
+
+function checkTargets(targets: string[], backends: Settings['backends']): void {
+  for (const text of targets) {
+    const target = parseTarget(text);
+    if (target.backend !== OFFLINE_BACKEND && !Object.hasOwn(backends, target.backend)) {
+      throw usageError(`target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
+    }
+  }
+}
+
+function describeConditions(when: TaskConditions): string {
+  const parts: string[] = [];
+  if (when.background) parts.push('background');
+  if (when.thinking) parts.push('thinking');
+  if (when.contextAbove !== undefined) parts.push(`context > ${when.contextAbove}`);
+  if (when.image) parts.push('image');
+  if (when.webSearch) parts.push('web search');
+  if (when.model !== undefined) parts.push(`model ${when.model}`);
+  return parts.join(' and ');
+}
+
+function windowTokens(settings: Settings, model: string): number | null {
+  const lookup = contextWindowOf(settings, model);
+  return lookup.known ? lookup.window.tokens : null;
 }

@@ -141,7 +141,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   );
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
-  printBanner(origin, settings.localKey!, Object.keys(settings.routes).length, offlineScript !== undefined);
+  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
   printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (tls) printLine(`  TLS: certificate ${tls.files.cert}; clients that do not trust its CA need it, e.g. NODE_EXTRA_CA_CERTS=/path/to/ca.pem`);
@@ -193,7 +193,8 @@ async function openConfig(file: string | undefined): Promise<ConfigStore> {
   return config;
 }
 
-function printBanner(origin: string, key: string, routeCount: number, scripted: boolean): void {
+function printBanner(origin: string, key: string, settings: Settings, scripted: boolean): void {
+  const routeCount = Object.keys(settings.routes).length;
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
   printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
   printLine(`  Anthropic base URL (messages):     ${origin}`);
@@ -201,7 +202,7 @@ function printBanner(origin: string, key: string, routeCount: number, scripted: 
   printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
   printLine();
   printLine(chalk.dim('# point clients here:'));
-  for (const line of envLines(origin, key)) printLine(line);
+  for (const line of envLines(origin, key, settings)) printLine(line);
 }
 
 /** The metrics module, whose prom-client is an optional dependency. */

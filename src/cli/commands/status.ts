@@ -1,6 +1,6 @@
 import { EXIT_NOT_RUNNING } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
-import { findServer } from '../server-state.js';
+import { displayUsageStore, findServer, type ServerState } from '../server-state.js';
 
 /**
  * Whether `svc-router serve` runs for this config directory, where and since when. Exit code 0
@@ -11,11 +11,15 @@ export function runStatus(options: { json?: boolean }): void {
   if (found.status === 'running') {
     const { state } = found;
     const uptimeSeconds = Math.max(0, Math.round((Date.now() - Date.parse(state.startedAt)) / 1000));
+    const shown = shownState(state);
     if (options.json) {
-      printJson({ running: true, ...state, uptimeSeconds, stateFile: found.file });
+      printJson({ running: true, ...shown, uptimeSeconds, stateFile: found.file });
     } else {
       printLine(`svc-router is ${chalk.green('running')} at ${chalk.bold(state.url)}`);
       printLine(`  pid ${state.pid} · up ${formatDuration(uptimeSeconds)} · bound to ${hostPort(state.host, state.port)} · usage store: ${state.usageStore}`);
+      const how = [state.detached ? 'in the background' : 'in a terminal', state.logFile ? `log: ${state.logFile}` : undefined, state.tls ? `TLS certificate: ${state.tls.cert}` : undefined];
+      printLine(`  ${how.filter(Boolean).join(' · ')}`);
+      if (shown.argv) printLine(`  started as: svc-router serve ${shown.argv.join(' ')} (svc-router restart runs it again)`);
     }
     return;
   }
@@ -46,3 +50,16 @@ export function formatDuration(seconds: number): string {
   parts.push(`${seconds % 60}s`);
   return parts.join(' ');
 }
+
+/**
+ * The state as status shows it: the state file keeps the Redis URL as serve opened it (a 0600
+ * file), but nothing printed carries a password, in the URL field or among serve's arguments.
+ */
+function shownState(state: ServerState): Omit<ServerState, 'usageStoreUrl'> {
+  const { usageStoreUrl: _secret, ...shown } = state;
+  if (!shown.argv) return shown;
+  return { ...shown, argv: shown.argv.map(withoutPassword) };
+}
+
+/** `redis://:pw@host` and `--usage-store=redis://:pw@host` lose the password. */
+const withoutPassword = (arg: string): string => arg.replace(/rediss?:\/\/\S*/g, (url) => displayUsageStore(url));

@@ -2,7 +2,8 @@
 export interface CheckResult {
   /** A stable name: `key`, `base-url`, `reachable`, `client:NAME`, `env:NAME`, `whoami`, `usage-cap`, `backend:NAME`, `route:MODEL`, `config-file`, `serve-port`. */
   id: string;
-  status: 'pass' | 'fail' | 'skip';
+  /** `warn`: works, but a client will misbehave in time; not counted as a failure. */
+  status: 'pass' | 'fail' | 'skip' | 'warn';
   message: string;
   /** What to do about a failure. */
   remedy?: string;
@@ -10,6 +11,7 @@ export interface CheckResult {
 
 export const pass = (id: string, message: string): CheckResult => ({ id, status: 'pass', message });
 export const skip = (id: string, message: string): CheckResult => ({ id, status: 'skip', message });
+export const warn = (id: string, message: string, remedy: string): CheckResult => ({ id, status: 'warn', message, remedy });
 export const fail = (id: string, message: string, remedy: string): CheckResult => ({ id, status: 'fail', message, remedy });
 
 /** The remedies of the interface specification's error table, word for word where it has one. */

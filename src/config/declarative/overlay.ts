@@ -79,7 +79,17 @@ export function exportDeclarative(settings: Settings, options: ExportOptions = {
 }
 
 function exportBackend(name: string, backend: BackendSettings, notes: string[]): NonNullable<DeclarativeConfig['backends']>[string] {
-  const { apiKey, headers, ...rest } = structuredClone(backend);
+  const { apiKey, headers, keyPool, ...rest } = structuredClone(backend);
+  if (keyPool) {
+    // Pooled keys travel by variable, as a backend's own key does.
+    const keys = keyPool.keys.map((key, index) => {
+      if ('apiKeyEnv' in key) return { apiKeyEnv: key.apiKeyEnv };
+      const variable = `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_POOL_KEY_${index + 1}`;
+      notes.push(`backend "${name}": pooled key ${index + 1} is stored, and not exported: the file reads it from $${variable}; set that variable where the router runs`);
+      return { apiKeyEnv: /^[A-Z_]/.test(variable) ? variable : `KEY_${variable}` };
+    });
+    Object.assign(rest, { keyPool: { ...keyPool, keys } });
+  }
   const shared = Object.entries(headers ?? {}).filter(([header, value]) => {
     const secret = CREDENTIAL_HEADERS.has(header.toLowerCase()) || redactText(value) !== value;
     if (secret) notes.push(`backend "${name}": header "${header}" holds a credential and is not exported; give the key through apiKeyEnv`);

@@ -22,7 +22,10 @@ export const SETTINGS_PLACEMENT = {
   keys: 'table',
   backends: 'table',
   routes: 'table',
+  routePolicies: 'table',
+  contextWindows: 'table',
   server: 'group',
+  limits: 'group',
   usage: 'group',
   prices: 'table',
   defaults: 'group',
@@ -38,6 +41,7 @@ export const BACKEND_PLACEMENT = {
   apiKeyEnv: 'file',
   headers: 'file',
   timeouts: 'file',
+  keyPool: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };
 
 type FileKeys<Table> = { [K in keyof Table]: Table[K] extends 'table' | 'group' | 'file' ? K : Table[K] extends { env: infer E } ? E : never }[keyof Table];
@@ -52,6 +56,7 @@ type In<Field extends keyof DeclarativeConfig> = NonNullable<DeclarativeConfig[F
 same<Same<keyof In<'server'>, keyof Settings['server']>>();
 same<Same<keyof In<'usage'>, keyof Settings['usage']>>();
 same<Same<keyof In<'defaults'>, keyof Settings['defaults']>>();
+same<Same<keyof In<'limits'>, keyof Settings['limits']>>();
 same<Same<keyof In<'keys'>[string], keyof Settings['keys'][string]>>();
 same<Same<keyof In<'prices'>[string], keyof Settings['prices'][string]>>();
 same<Same<keyof NonNullable<In<'prices'>[string]['longContext']>, keyof NonNullable<Settings['prices'][string]['longContext']>>>();

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
+import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
@@ -42,8 +43,36 @@ export const backendSchema = z
       .meta({ description: 'Extra headers sent upstream (no credentials: those go in apiKeyEnv).' })
       .optional(),
     timeouts: timeoutsSchema.optional(),
+    keyPool: z
+      .strictObject({
+        strategy: z.enum(KEY_POOL_STRATEGIES as [KeyPoolStrategy, ...KeyPoolStrategy[]]).meta({ description: 'round-robin: each call the next key; fill-first: the first key until it rests.' }),
+        keys: z.array(z.strictObject({ apiKeyEnv: envName('one key of the pool') })).min(1),
+        rateLimitCooldownMs: milliseconds('How long a key rests after a 429 that says nothing of when to retry').optional(),
+        paymentCooldownMs: milliseconds('How long a key rests after a 402 that says nothing of when to retry').optional(),
+      })
+      .meta({ description: 'Several upstream keys used in turn; a key refused with 429/402 rests and the next is used (docs/teams.md).' })
+      .optional(),
   })
   .meta({ description: 'An upstream backend.' });
+
+const perMinute = (what: string) => z.int().positive().meta({ description: `${what} per minute, across every router sharing the usage store.` });
+
+const taskRuleSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/).meta({ description: 'Named in svc_meta.rule and the request log when it chose the targets.' }),
+    when: z
+      .strictObject({
+        background: z.boolean().meta({ description: 'The client asked for a small model (*haiku*).' }).optional(),
+        thinking: z.boolean().meta({ description: 'Thinking is on (a budget, or an effort above minimal).' }).optional(),
+        contextAbove: z.int().positive().meta({ description: 'The estimated input is above this many tokens.' }).optional(),
+        image: z.boolean().meta({ description: 'An image is in the conversation.' }).optional(),
+        webSearch: z.boolean().meta({ description: 'The request offers a web search tool.' }).optional(),
+        model: z.string().regex(MODEL_NAME).meta({ description: "The client's model name matches this '*' pattern." }).optional(),
+      })
+      .meta({ description: 'Every condition given must hold.' }),
+    targets: z.array(z.string().min(1)).min(1),
+  })
+  .meta({ description: 'A task rule: matching requests go to its targets.' });
 
 const keySchema = z
   .strictObject({
@@ -57,6 +86,10 @@ const keySchema = z
       .meta({ description: 'SHA-256 of the key, hex: the key itself is never stored.' }),
     hint: z.string().meta({ description: "The key's first characters, to tell keys apart in listings." }),
     createdAt: z.iso.datetime(),
+    rateLimit: z
+      .strictObject({ requestsPerMinute: perMinute('Requests').optional(), tokensPerMinute: perMinute('Input plus output tokens').optional() })
+      .meta({ description: "The key's rate limits." })
+      .optional(),
   })
   .meta({ description: "An issued key's identity, found by the hash of the key a client sends." });
 
@@ -110,6 +143,33 @@ export const declarativeSchema = z
       .meta({
         description:
           "Model name or pattern (svc.intelligent-pro, claude-*) → targets BACKEND[:UPSTREAM_MODEL] in fallback order; 'offline' is the built-in backend. When present, replaces the stored routes.",
+      })
+      .optional(),
+    routePolicies: z
+      .record(
+        z.string().regex(MODEL_NAME),
+        z.strictObject({
+          rules: z.array(taskRuleSchema).meta({ description: 'Tried in order; the first that matches picks the chain.' }).optional(),
+          weights: z
+            .record(z.string().min(1), z.int().positive())
+            .meta({ description: 'Target → weight: which weighted target leads the chain (smooth weighted round-robin).' })
+            .optional(),
+        }),
+      )
+      .meta({ description: 'Route name (as in routes) → its task rules and weights. When present, replaces the stored ones.' })
+      .optional(),
+    limits: z
+      .strictObject({
+        outputReserveTokens: z.int().positive().meta({ description: 'Output held against the cap for a request that sets no max output tokens.' }).optional(),
+        reservationTtlMs: serverMilliseconds('How long a cap reservation outlives a router that died before settling it').optional(),
+      })
+      .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
+      .optional(),
+    contextWindows: z
+      .record(z.string().min(1), z.int().positive())
+      .meta({
+        description:
+          "Context windows in tokens by route name (svc.intelligent-pro, claude-*) or target BACKEND:UPSTREAM_MODEL, over the known model families' defaults; clients are told them (connect, the Codex catalog). When present, replaces the stored windows.",
       })
       .optional(),
     keys: z

@@ -19,8 +19,12 @@ export const CODEX_BASE_INSTRUCTIONS = [
   'When you are done, reply briefly: what you changed, how you checked it, and anything left open.',
 ].join('\n\n');
 
-/** A context window every routed upstream can be expected to hold; Codex compacts history before it. */
-const CODEX_CONTEXT_WINDOW = 128_000;
+/**
+ * The window Codex is told for a model whose window is unknown (served offline, or routed to a
+ * model of no known family): one every upstream in use can be expected to hold. Codex compacts
+ * its history before it. `svc-router doctor` warns about routed SKUs that fall back to it.
+ */
+export const FALLBACK_CONTEXT_WINDOW = 128_000;
 
 /**
  * Codex 0.169's model catalog (`{"models": [ModelInfo…]}`), the shape of both its `/models`
@@ -28,7 +32,11 @@ const CODEX_CONTEXT_WINDOW = 128_000;
  * found" fallback, which withholds the apply_patch tool; only the fields Codex requires, plus
  * apply_patch, parallel calls, the context window and the prompt, are set.
  */
-export function codexModelCatalog(ids: readonly string[], baseInstructions: string = CODEX_BASE_INSTRUCTIONS) {
+export function codexModelCatalog(
+  ids: readonly string[],
+  baseInstructions: string = CODEX_BASE_INSTRUCTIONS,
+  contextWindow: (id: string) => number | undefined = () => undefined,
+) {
   return {
     models: ids.map((slug, index) => ({
       slug,
@@ -44,7 +52,7 @@ export function codexModelCatalog(ids: readonly string[], baseInstructions: stri
       experimental_supported_tools: [] as string[],
       apply_patch_tool_type: 'freeform',
       supports_parallel_tool_calls: true,
-      context_window: CODEX_CONTEXT_WINDOW,
+      context_window: contextWindow(slug) ?? FALLBACK_CONTEXT_WINDOW,
       input_modalities: ['text', 'image'],
       base_instructions: baseInstructions,
     })),

@@ -145,7 +145,7 @@ describe('declarative file rules (property)', () => {
         const candidates = objects(config).filter((path) => {
           // Tables take any well-formed name; an unknown *field* is one in an object with fixed fields.
           const last = path.at(-1);
-          return !(path.length === 1 && SETTINGS_PLACEMENT[last as keyof typeof SETTINGS_PLACEMENT] === 'table') && last !== 'headers';
+          return !(path.length === 1 && SETTINGS_PLACEMENT[last as keyof typeof SETTINGS_PLACEMENT] === 'table') && last !== 'headers' && last !== 'weights';
         });
         const path = candidates[pick % candidates.length]!;
         setAt(config, [...path, 'zzUnknownField'], true);

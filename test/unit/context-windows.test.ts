@@ -1,0 +1,140 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { claudeModelPlan } from '../../src/cli/claude-model-plan.js';
+import { claudeModelEnv } from '../../src/cli/client-settings.js';
+import { codexModelCatalogJson } from '../../src/cli/codex-model-catalog.js';
+import { withDefaults } from '../../src/config/settings.js';
+import { FORMATS } from '../../src/formats/registry.js';
+import { FALLBACK_CONTEXT_WINDOW } from '../../src/formats/responses/codex-models.js';
+import { contextWindowOf, familyWindow } from '../../src/routing/context-windows.js';
+import { resolveChain } from '../../src/routing/resolve-route.js';
+import { SKUS } from '../../src/routing/skus.js';
+
+const PRO = 'svc.intelligent-pro';
+const BASIC = 'svc.intelligent-basic';
+const LITE = 'svc.intelligent-lite';
+const messages = FORMATS.find((format) => format.name === 'messages')!;
+
+describe('familyWindow', () => {
+  it.each([
+    ['gpt-4o', 128_000],
+    ['gpt-4o-mini-2024-07-18', 128_000],
+    ['gpt-4.1-nano', 1_047_576],
+    ['gpt-5-codex', 272_000],
+    ['o1-mini', 128_000],
+    ['o3', 200_000],
+    ['o4-mini', 200_000],
+    ['claude-haiku-4-5-20251001', 200_000],
+    ['models/gemini-2.5-pro', 1_048_576],
+    ['gemini-1.5-pro-002', 2_097_152],
+  ])('%s holds %i tokens', (model, tokens) => {
+    expect(familyWindow(model)).toBe(tokens);
+  });
+
+  it.each(['llama3:8b', 'my-model', 'o3ish', 'svc.intelligent-pro', ''])('knows no window for %s', (model) => {
+    expect(familyWindow(model)).toBeUndefined();
+  });
+});
+
+describe('contextWindowOf', () => {
+  const settings = withDefaults({
+    routes: { [PRO]: ['anth:claude-sonnet-4-5', 'oa:gpt-4o'], [BASIC]: ['local:llama3:8b'], [LITE]: ['offline'], 'claude-*': ['anth'] },
+    contextWindows: { 'local:llama3:8b': 8_192 },
+  });
+
+  it('takes the smallest window along a chain, since a fallback may land on any target', () => {
+    expect(contextWindowOf(settings, PRO)).toEqual({ known: true, window: { tokens: 128_000, source: 'default' } });
+  });
+
+  it('uses a window set for a target, and one set for the route before its targets', () => {
+    expect(contextWindowOf(settings, BASIC)).toEqual({ known: true, window: { tokens: 8_192, source: 'config' } });
+    const routeSet = withDefaults({ ...settings, contextWindows: { ...settings.contextWindows, [BASIC]: 4_096 } });
+    expect(contextWindowOf(routeSet, BASIC)).toEqual({ known: true, window: { tokens: 4_096, source: 'config' } });
+  });
+
+  it('says which targets are unknown, and that an offline route has no window', () => {
+    expect(contextWindowOf(withDefaults({ routes: { [BASIC]: ['local:llama3:8b', 'oa:gpt-4o'] } }), BASIC)).toEqual({
+      known: false,
+      reason: 'unknown-model',
+      targets: ['local:llama3:8b'],
+    });
+    expect(contextWindowOf(settings, LITE)).toEqual({ known: false, reason: 'offline' });
+    expect(contextWindowOf(settings, 'svc.unrouted')).toEqual({ known: false, reason: 'offline' });
+  });
+
+  it('a pattern route passes the client\'s model through: its family decides', () => {
+    expect(contextWindowOf(settings, 'claude-opus-4-1')).toEqual({ known: true, window: { tokens: 200_000, source: 'default' } });
+  });
+
+  it('never finds a window through the prototype, whatever name a client or the config uses', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', PRO), (name) => {
+        const bare = withDefaults({ routes: { [PRO]: ['local:x'] } });
+        expect(contextWindowOf(bare, name).known).toBe(false);
+        // Only numbers count as windows, even if a hand-edited file holds something else.
+        const odd = withDefaults({ routes: { [PRO]: ['local:x'] }, contextWindows: JSON.parse(`{"${name}": "1000", "local:x": -5}`) });
+        expect(contextWindowOf(odd, name).known).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('the Codex catalog and Claude Code are told the same window', () => {
+  it('writes each SKU\'s window into the catalog, with the fallback for unknown ones', () => {
+    const settings = withDefaults({ routes: { [PRO]: ['anth:claude-sonnet-4-5'], [BASIC]: ['local:mystery'] } });
+    const catalog = JSON.parse(codexModelCatalogJson(SKUS, undefined, settings)) as { models: Array<{ slug: string; context_window: number }> };
+    expect(Object.fromEntries(catalog.models.map((model) => [model.slug, model.context_window]))).toEqual({
+      [PRO]: 200_000,
+      [BASIC]: FALLBACK_CONTEXT_WINDOW,
+      [LITE]: FALLBACK_CONTEXT_WINDOW,
+    });
+    expect(claudeModelEnv(claudeModelPlan(withDefaults({ routes: { [PRO]: ['anth:claude-sonnet-4-5'] } }))).CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('200000');
+  });
+});
+
+/** Any config of the three SKUs, each unrouted, offline or routed to a real backend. */
+type SkuRoutes = Record<string, readonly string[] | undefined>;
+const skuRoutes: fc.Arbitrary<SkuRoutes> = fc.record({
+  [PRO]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4o'], ['offline', 'anth:claude-sonnet-4-5']),
+  [BASIC]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4.1-mini']),
+  [LITE]: fc.constantFrom(undefined, ['offline'], ['oa:gpt-4o-mini']),
+});
+const toSettings = (routes: SkuRoutes) =>
+  withDefaults({ routes: Object.fromEntries(Object.entries(routes).flatMap(([sku, targets]) => (targets ? [[sku, [...targets]]] : []))) });
+const isReal = (routes: SkuRoutes, sku: string) => (routes[sku] ?? []).some((target) => !target.startsWith('offline'));
+
+describe('no Claude Code request reaches the offline backend while a real route exists', () => {
+  it('every model variable connect writes names an SKU routed to a real backend, when any is', () => {
+    fc.assert(
+      fc.property(skuRoutes, (routes) => {
+        const env = claudeModelEnv(claudeModelPlan(toSettings(routes)));
+        const anyReal = SKUS.some((sku) => isReal(routes, sku));
+        for (const [name, value] of Object.entries(env)) {
+          if (!name.endsWith('_MODEL')) continue;
+          expect(SKUS as readonly string[], name).toContain(value);
+          if (anyReal) expect(isReal(routes, value), `${name}=${value}`).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('an unrouted claude-* id borrows the first real SKU route, and says so; offline only when none is real', () => {
+    fc.assert(
+      fc.property(skuRoutes, fc.constantFrom('claude-haiku-4-5-20251001', 'claude-sonnet-4-5', 'claude-opus-4-1'), (routes, model) => {
+        const route = resolveChain(toSettings(routes), model, messages, FORMATS);
+        const firstReal = SKUS.find((sku) => isReal(routes, sku));
+        if (firstReal) {
+          expect(route.servedAs).toBe(firstReal);
+          expect(route.targets.some((target) => target.backend !== 'offline')).toBe(true);
+        } else {
+          expect(route).toEqual({ targets: [{ backend: 'offline' }] });
+        }
+      }),
+    );
+  });
+
+  it('a claude-* route of its own still wins', () => {
+    const settings = withDefaults({ routes: { [PRO]: ['oa:gpt-4o'], 'claude-*': ['anth'] } });
+    expect(resolveChain(settings, 'claude-haiku-4-5', messages, FORMATS)).toEqual({ targets: [{ backend: 'anth' }] });
+  });
+});
