@@ -172,6 +172,23 @@ function buildOutput(turn: ScriptedTurn, params: ResponseCreateParams): Response
   return output;
 }
 
+/**
+ * Settings every OpenAI response echoes beyond the SDK type's, null or their default when the
+ * request left them out; OpenAI stores a response unless asked not to, and says which it did.
+ */
+function echoedSettings(params: ResponseCreateParams): Record<string, unknown> {
+  const asked = params as unknown as Record<string, unknown>;
+  return {
+    store: asked.store ?? true,
+    presence_penalty: asked.presence_penalty ?? 0,
+    frequency_penalty: asked.frequency_penalty ?? 0,
+    top_logprobs: asked.top_logprobs ?? 0,
+    max_tool_calls: asked.max_tool_calls ?? null,
+    safety_identifier: asked.safety_identifier ?? null,
+    prompt_cache_key: asked.prompt_cache_key ?? null,
+  };
+}
+
 function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output: ResponseOutputItem[]): WireResponse {
   const incomplete = stopReason(turn) === 'length';
   const created = Math.floor(Date.now() / 1000);
@@ -192,15 +209,7 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     previous_response_id: params.previous_response_id ?? null,
     reasoning: { effort: params.reasoning?.effort ?? null, summary: null },
     service_tier: 'default',
-    // OpenAI stores a response unless asked not to, and says which it did.
-    store: params.store ?? true,
-    // Settings every response echoes, null or their default when the request left them out.
-    presence_penalty: (params as { presence_penalty?: number }).presence_penalty ?? 0,
-    frequency_penalty: (params as { frequency_penalty?: number }).frequency_penalty ?? 0,
-    top_logprobs: params.top_logprobs ?? 0,
-    max_tool_calls: params.max_tool_calls ?? null,
-    safety_identifier: params.safety_identifier ?? null,
-    prompt_cache_key: params.prompt_cache_key ?? null,
+    ...echoedSettings(params),
     temperature: params.temperature ?? 1,
     text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: params.tool_choice ?? 'auto',

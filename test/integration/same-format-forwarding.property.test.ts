@@ -525,7 +525,7 @@ describe('the official SDKs read a forwarded reply whole', () => {
         // The helper adds its own `parsed` to each output_text part; everything the upstream sent is there.
         expect(streamed.output).toMatchObject((events.at(-1)!.data.response as { output: unknown[] }).output);
         expect(streamed.usage).toEqual(generated.usage);
-        expect(streamed.output_text).toBe(generated.deltas.join('') + generated.items.filter((item) => item.type === 'message').map((item) => (item.content as Array<{ text: string }>)[0]!.text).join(''));
+        expect(streamed.output_text).toBe(generated.deltas.join('') + generated.items.map((item) => (item.type === 'message' ? (item as { content: Array<{ text: string }> }).content[0]!.text : '')).join(''));
       }),
       { numRuns: 15 },
     );
