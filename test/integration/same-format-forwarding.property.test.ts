@@ -389,6 +389,32 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
     expect(recordFor(answer.headers.get('x-request-id')).outputTokens).toBeGreaterThan(0);
   });
 
+  it('responses: a target that fails before its first byte falls back to the next, whose stream is forwarded', async () => {
+    const failing = await startFakeServer(async (_request, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `overloaded, key ${UPSTREAM_KEY}`, type: 'server_error', code: null } }));
+    });
+    try {
+      addBackend(router, 'fw-responses-down', 'openai-responses', `${failing.origin}/v1`);
+      setRoute(router, 'svc.fw-responses-fallback', [`fw-responses-down:${UPSTREAM_MODEL}`, `fw-responses:${UPSTREAM_MODEL}`]);
+      const usage = { input_tokens: 3, output_tokens: 4, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 };
+      const events = responsesEvents({ deltas: ['Hello'], items: [], status: 'completed', usage, eventExtra: { x_kept: 1 }, responseExtra: {} });
+      next = { stream: sse(events), slice: 50 };
+      const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: 'svc.fw-responses-fallback', input: 'hi', stream: true } });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.text).not.toContain(UPSTREAM_KEY);
+      const frames = parseSse(answer.text);
+      expect(frames.map((frame) => JSON.parse(frame.data).type)).toEqual(events.map((event) => event.data.type));
+      expect(JSON.parse(frames.find((frame) => frame.data.includes('"x_kept"'))!.data).x_kept).toBe(1);
+      expect(JSON.parse(frames.at(-1)!.data).response.svc_meta).toMatchObject({ backend: 'fw-responses', attempts: 2 });
+      expect(failing.requests).toHaveLength(1);
+      const record = recordFor(answer.headers.get('x-request-id'));
+      expect([record.inputTokens, record.outputTokens]).toEqual([3, 4]);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('responses: a reply that must be sealed or echo previous_response_id is translated, not forwarded', async () => {
     const reply = {
       id: 'resp_up',
