@@ -202,10 +202,48 @@ function expectEchoes(resource: Record<string, any>, body: Record<string, unknow
   });
   if ('store' in body) expect(resource.store).toBe(body.store);
   const tools = (body.tools as Array<Record<string, unknown>> | undefined) ?? [];
+  // `strict` left out is null when the router echoes it, and what a Responses upstream applied (OpenAI: true) when its reply is forwarded.
+  const strictLeftOut = (resource.tools as Array<{ strict: unknown }> | undefined)?.find((_, index) => tools[index]?.strict === undefined)?.strict ?? null;
+  expect([null, true]).toContain(strictLeftOut);
   expect(resource.tools).toEqual(
-    tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? null })),
+    tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? strictLeftOut })),
   );
 }
+
+/** An OpenAI response in progress, every member it sends present. */
+const OPENING_RESPONSE = {
+  id: 'resp_cut',
+  object: 'response',
+  created_at: 1_700_000_000,
+  status: 'in_progress',
+  background: false,
+  completed_at: null,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
+  max_output_tokens: null,
+  max_tool_calls: null,
+  model: 'm',
+  output: [],
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  prompt_cache_key: null,
+  reasoning: { effort: null, summary: null },
+  safety_identifier: null,
+  service_tier: 'default',
+  store: false,
+  temperature: 1,
+  text: { format: { type: 'text' } },
+  tool_choice: 'auto',
+  tools: [],
+  top_logprobs: 0,
+  top_p: 1,
+  truncation: 'disabled',
+  usage: null,
+  metadata: {},
+  presence_penalty: 0,
+  frequency_penalty: 0,
+};
 
 describe('a stream that fails mid-answer', () => {
   const sseFrame = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -224,12 +262,18 @@ describe('a stream that fails mid-answer', () => {
       sseFrame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial answer' } }, 'content_block_delta'),
     ],
     'openai-responses': [
-      sseFrame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_cut', object: 'response', status: 'in_progress', output: [] } }, 'response.created'),
+      // A Responses upstream's own events reach the client (same-format forwarding): whole, as OpenAI sends them.
+      sseFrame({ type: 'response.created', sequence_number: 0, response: OPENING_RESPONSE }, 'response.created'),
+      sseFrame({ type: 'response.in_progress', sequence_number: 1, response: OPENING_RESPONSE }, 'response.in_progress'),
       sseFrame(
-        { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_cut', type: 'message', role: 'assistant', status: 'in_progress', content: [] } },
+        { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { id: 'msg_cut', type: 'message', role: 'assistant', status: 'in_progress', content: [] } },
         'response.output_item.added',
       ),
-      sseFrame({ type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_cut', output_index: 0, content_index: 0, delta: 'Partial answer' }, 'response.output_text.delta'),
+      sseFrame(
+        { type: 'response.content_part.added', sequence_number: 3, item_id: 'msg_cut', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } },
+        'response.content_part.added',
+      ),
+      sseFrame({ type: 'response.output_text.delta', sequence_number: 4, item_id: 'msg_cut', output_index: 0, content_index: 0, delta: 'Partial answer', logprobs: [] }, 'response.output_text.delta'),
     ],
     gemini: [sseFrame({ candidates: [{ content: { role: 'model', parts: [{ text: 'Partial answer' }] }, index: 0 }], usageMetadata: { promptTokenCount: 5 }, modelVersion: 'm' })],
   };

@@ -99,7 +99,9 @@ function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
   if (turn.reasoning) {
     content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
   }
-  if (turn.text !== undefined) content.push({ type: 'text', text: turn.text, citations: null });
+  // Anthropic leaves `citations` out of a text block that cites nothing (the SDK types it as nullable;
+  // clients such as @ai-sdk/anthropic refuse a null there), and the router now forwards the block as sent.
+  if (turn.text !== undefined) content.push({ type: 'text', text: turn.text } as ContentBlock);
   for (const call of turn.toolCalls ?? []) {
     content.push({ type: 'tool_use', id: call.id ?? randomId('toolu_01'), name: call.name, input: toolInput(call.arguments), caller: { type: 'direct' } });
   }

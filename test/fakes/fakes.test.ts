@@ -250,7 +250,7 @@ describe('Anthropic fake with the official Anthropic SDK', () => {
     expect(message.id).toMatch(/^msg_/);
     expect(message.content).toEqual([
       { type: 'thinking', thinking: 'The user wants weather for two cities.', signature: 'sig-abc123' },
-      { type: 'text', text: 'Checking both ☀️.', citations: null },
+      { type: 'text', text: 'Checking both ☀️.' },
       { type: 'tool_use', id: 'toolu_01paris', name: 'get_weather', input: { city: 'Paris', units: 'metric' }, caller: { type: 'direct' } },
       { type: 'tool_use', id: 'toolu_01tokyo', name: 'get_weather', input: { city: '東京' }, caller: { type: 'direct' } },
     ]);

@@ -87,8 +87,8 @@ export async function startOpenAIResponsesUpstream(
     };
     const output = buildOutput(turn, params);
     const done = finalResponse(turn, params, output);
-    const { usage: _usage, ...rest } = done;
-    const opening: WireResponse = { ...rest, status: 'in_progress', output: [], incomplete_details: null, completed_at: null };
+    // The response so far: no output and no usage yet (`usage: null`, as OpenAI sends it).
+    const opening = { ...done, status: 'in_progress', output: [], incomplete_details: null, completed_at: null, usage: null } as unknown as WireResponse;
 
     await send({ type: 'response.created', response: opening });
     await send({ type: 'response.in_progress', response: opening });
@@ -172,6 +172,23 @@ function buildOutput(turn: ScriptedTurn, params: ResponseCreateParams): Response
   return output;
 }
 
+/**
+ * Settings every OpenAI response echoes beyond the SDK type's, null or their default when the
+ * request left them out; OpenAI stores a response unless asked not to, and says which it did.
+ */
+function echoedSettings(params: ResponseCreateParams): Record<string, unknown> {
+  const asked = params as unknown as Record<string, unknown>;
+  return {
+    store: asked.store ?? true,
+    presence_penalty: asked.presence_penalty ?? 0,
+    frequency_penalty: asked.frequency_penalty ?? 0,
+    top_logprobs: asked.top_logprobs ?? 0,
+    max_tool_calls: asked.max_tool_calls ?? null,
+    safety_identifier: asked.safety_identifier ?? null,
+    prompt_cache_key: asked.prompt_cache_key ?? null,
+  };
+}
+
 function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output: ResponseOutputItem[]): WireResponse {
   const incomplete = stopReason(turn) === 'length';
   const created = Math.floor(Date.now() / 1000);
@@ -192,10 +209,12 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     previous_response_id: params.previous_response_id ?? null,
     reasoning: { effort: params.reasoning?.effort ?? null, summary: null },
     service_tier: 'default',
+    ...echoedSettings(params),
     temperature: params.temperature ?? 1,
     text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: params.tool_choice ?? 'auto',
-    tools: params.tools ?? [],
+    // Function tools echoed whole: what the request left out is null, strict is on unless turned off.
+    tools: (params.tools ?? []).map((tool) => (tool.type === 'function' ? { ...tool, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? true } : tool)),
     top_p: params.top_p ?? 1,
     truncation: 'disabled',
     usage: usage(turn, params),

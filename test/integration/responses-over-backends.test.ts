@@ -641,15 +641,16 @@ describe('upstream failure mid-stream', () => {
     ],
     'openai-responses': [
       sseFrame({ type: 'response.created', sequence_number: 0, response: { id: 'resp_cut', object: 'response', status: 'in_progress', output: [] } }, 'response.created'),
+      sseFrame({ type: 'response.in_progress', sequence_number: 1, response: { id: 'resp_cut', object: 'response', status: 'in_progress', output: [] } }, 'response.in_progress'),
       sseFrame(
-        { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_cut', type: 'message', role: 'assistant', status: 'in_progress', content: [] } },
+        { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { id: 'msg_cut', type: 'message', role: 'assistant', status: 'in_progress', content: [] } },
         'response.output_item.added',
       ),
       sseFrame(
-        { type: 'response.content_part.added', sequence_number: 2, item_id: 'msg_cut', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+        { type: 'response.content_part.added', sequence_number: 3, item_id: 'msg_cut', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
         'response.content_part.added',
       ),
-      sseFrame({ type: 'response.output_text.delta', sequence_number: 3, item_id: 'msg_cut', output_index: 0, content_index: 0, delta: 'Partial answer' }, 'response.output_text.delta'),
+      sseFrame({ type: 'response.output_text.delta', sequence_number: 4, item_id: 'msg_cut', output_index: 0, content_index: 0, delta: 'Partial answer' }, 'response.output_text.delta'),
     ],
   };
 
@@ -687,7 +688,7 @@ describe('upstream failure mid-stream', () => {
     const frames = [
       ...partialFrames['openai-responses'],
       sseFrame(
-        { type: 'response.failed', sequence_number: 4, response: { id: 'resp_cut', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: 'The model crashed' } } },
+        { type: 'response.failed', sequence_number: 5, response: { id: 'resp_cut', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: 'The model crashed' } } },
         'response.failed',
       ),
     ];

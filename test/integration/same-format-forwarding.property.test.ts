@@ -7,10 +7,10 @@ import { startFakeServer } from '../fakes/fake-server.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { send } from '../helpers/send.js';
 import { parseSse, type SseFrame } from '../helpers/sse-frames.js';
-import { addBackend, setRoute } from './support.js';
+import { addBackend, setRoute, UPSTREAM_KEY } from './support.js';
 
 /**
- * Same-format forwarding is lossless by construction: whatever a Chat or Messages upstream sends
+ * Same-format forwarding is lossless by construction: whatever a Chat, Messages or Responses upstream sends
  * (unknown top-level keys, unknown usage sub-fields, server-tool blocks, citations, odd spacing),
  * its client receives the upstream's bytes but for the model name and svc_meta, and the ledger
  * records exactly the usage the upstream reported. The upstream here is a real HTTP server that
@@ -19,7 +19,7 @@ import { addBackend, setRoute } from './support.js';
 
 const RUNS = 40;
 const UPSTREAM_MODEL = 'upstream-model-x';
-const SKUS = { chat: 'svc.fw-chat', messages: 'svc.fw-messages' } as const;
+const SKUS = { chat: 'svc.fw-chat', messages: 'svc.fw-messages', responses: 'svc.fw-responses' } as const;
 
 /** What the upstream sends on its next call: a JSON text, or an event stream in slices of bytes. */
 let next: { json: string } | { stream: string; slice: number } = { json: '{}' };
@@ -49,6 +49,8 @@ beforeAll(async () => {
   addBackend(router, 'fw-anthropic', 'anthropic', upstream.origin);
   setRoute(router, SKUS.chat, [`fw-chat:${UPSTREAM_MODEL}`]);
   setRoute(router, SKUS.messages, [`fw-anthropic:${UPSTREAM_MODEL}`]);
+  addBackend(router, 'fw-responses', 'openai-responses', `${upstream.origin}/v1`);
+  setRoute(router, SKUS.responses, [`fw-responses:${UPSTREAM_MODEL}`]);
   // The ledger as the pipeline writes it: every record, to compare with what the upstream reported.
   const ledger = router.app.ledger;
   const record = ledger.record.bind(ledger);
@@ -157,6 +159,54 @@ const messagesStream = fc.record({
   deltaExtra: unknownFields,
   eventExtra: unknownFields,
   stop: fc.constantFrom('end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'),
+  slice: fc.integer({ min: 1, max: 300 }),
+});
+
+const responsesUsage = fc.record({
+  input_tokens: count,
+  output_tokens: count,
+  input_tokens_details: fc.record({ cached_tokens: count }),
+  output_tokens_details: fc.record({ reasoning_tokens: count }),
+  total_tokens: count,
+  extra: unknownFields,
+}).map(({ extra, ...usage }) => ({ ...usage, ...extra }));
+
+/** Output items, hosted tools and annotations included: none of them has a canonical form to lose. */
+const responsesItem = fc.oneof(
+  fc.tuple(text, unknownFields).map(([t, extra]) => ({ id: 'msg_up', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: t, annotations: [{ type: 'url_citation', url: 'https://example.com/a', title: t, start_index: 0, end_index: 1 }], logprobs: [], ...extra }] })),
+  text.map((t) => ({ id: 'rs_up', type: 'reasoning', summary: [{ type: 'summary_text', text: t }] })),
+  text.map((t) => ({ id: 'fc_up', type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: JSON.stringify({ city: t }) })),
+  fc.constant({ id: 'ws_up', type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'weather' } }),
+);
+
+const responsesStatusGen = fc.constantFrom('completed', 'incomplete');
+
+const responsesReply = fc
+  .record({ output: fc.array(responsesItem, { maxLength: 4 }), status: responsesStatusGen, usage: responsesUsage, extra: unknownFields, space: spacing })
+  .map(({ output, status, usage, extra, space }) => ({
+    reply: {
+      id: 'resp_up',
+      object: 'response',
+      created_at: 1_700_000_000,
+      status,
+      error: null,
+      incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+      model: UPSTREAM_MODEL,
+      output,
+      store: false,
+      usage,
+      ...extra,
+    },
+    space,
+  }));
+
+const responsesStream = fc.record({
+  deltas: fc.array(text, { minLength: 1, maxLength: 5 }),
+  items: fc.array(responsesItem, { maxLength: 2 }),
+  status: responsesStatusGen,
+  usage: responsesUsage,
+  eventExtra: unknownFields,
+  responseExtra: unknownFields,
   slice: fc.integer({ min: 1, max: 300 }),
 });
 
@@ -275,7 +325,147 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
       { numRuns: RUNS },
     );
   });
+
+  it('responses → openai-responses, JSON: hosted tools, annotations and unknown keys survive; the ledger has its usage', async () => {
+    await fc.assert(
+      fc.asyncProperty(responsesReply, async ({ reply, space }) => {
+        next = { json: JSON.stringify(reply, null, space) };
+        const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi' } });
+        expect(answer.status, answer.text).toBe(200);
+        const client = expectForwardedJson(answer.text, JSON.stringify({ ...reply, model: SKUS.responses }, null, space));
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([reply.usage.input_tokens, reply.usage.output_tokens]);
+        expect(client.svc_meta).toMatchObject({ backend: 'fw-responses', upstream_model: UPSTREAM_MODEL, sku: SKUS.responses, attempts: 1 });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('responses → openai-responses, streamed: every event byte for byte, lifecycle events renamed, svc_meta in the terminal response', async () => {
+    await fc.assert(
+      fc.asyncProperty(responsesStream, fc.boolean(), async (generated, eventLines) => {
+        const events = responsesEvents(generated);
+        next = { stream: sse(events.map(({ event, data }) => ({ ...(eventLines ? { event } : {}), data }))), slice: generated.slice };
+        const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi', stream: true } });
+        expect(answer.status, answer.text).toBe(200);
+        const frames = parseSse(answer.text);
+        const meta = JSON.parse(frames.at(-1)!.data).response.svc_meta;
+        expect(meta).toMatchObject({ backend: 'fw-responses', usage: { input_tokens: generated.usage.input_tokens, output_tokens: generated.usage.output_tokens } });
+        const expected = events.map(({ event, data }, index) => {
+          const renamed = 'response' in data ? { ...data, response: { ...(data.response as object), model: SKUS.responses, ...(index === events.length - 1 ? { svc_meta: meta } : {}) } } : data;
+          return { ...(eventLines ? { event } : {}), data: JSON.stringify(renamed) };
+        });
+        expect(frames).toEqual(expected);
+        const record = recordFor(answer.headers.get('x-request-id'));
+        expect([record.inputTokens, record.outputTokens]).toEqual([generated.usage.input_tokens, generated.usage.output_tokens]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('responses: an upstream failure mid-stream is the translated response.failed, redacted, numbered after the upstream', async () => {
+    const created = { type: 'response.created', sequence_number: 0, response: { id: 'resp_up', object: 'response', status: 'in_progress', model: UPSTREAM_MODEL, output: [] } };
+    const delta = { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_up', output_index: 0, content_index: 0, delta: 'Hel' };
+    const failed = { type: 'response.failed', sequence_number: 2, response: { id: 'resp_up', status: 'failed', error: { code: 'server_error', message: `upstream broke with key ${UPSTREAM_KEY}` } } };
+    next = { stream: sse([created, delta, failed].map((data) => ({ event: data.type, data }))), slice: 7 };
+    const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi', stream: true } });
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain(UPSTREAM_KEY);
+    const frames = parseSse(answer.text);
+    expect(frames.slice(0, 2).map((frame) => JSON.parse(frame.data).type)).toEqual(['response.created', 'response.output_text.delta']);
+    const last = JSON.parse(frames.at(-1)!.data);
+    expect(frames.at(-1)!.event).toBe('response.failed');
+    expect(last).toMatchObject({ type: 'response.failed', sequence_number: 2, response: { id: 'resp_up', status: 'failed', model: SKUS.responses, error: { code: 'server_error' } } });
+    expect(last.response.error.message).toContain('upstream broke');
+  });
+
+  it('responses: a stream cut off before response.completed ends in response.failed, and bills what was seen', async () => {
+    const created = { type: 'response.created', sequence_number: 0, response: { id: 'resp_up', object: 'response', status: 'in_progress', model: UPSTREAM_MODEL, output: [] } };
+    const delta = { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_up', output_index: 0, content_index: 0, delta: 'Hello there, a long enough answer' };
+    next = { stream: sse([created, delta].map((data) => ({ event: data.type, data }))), slice: 11 };
+    const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi', stream: true } });
+    const last = parseSse(answer.text).at(-1)!;
+    expect(JSON.parse(last.data)).toMatchObject({ type: 'response.failed', sequence_number: 2, response: { status: 'failed' } });
+    expect(recordFor(answer.headers.get('x-request-id')).outputTokens).toBeGreaterThan(0);
+  });
+
+  it('responses: a target that fails before its first byte falls back to the next, whose stream is forwarded', async () => {
+    const failing = await startFakeServer(async (_request, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `overloaded, key ${UPSTREAM_KEY}`, type: 'server_error', code: null } }));
+    });
+    try {
+      addBackend(router, 'fw-responses-down', 'openai-responses', `${failing.origin}/v1`);
+      setRoute(router, 'svc.fw-responses-fallback', [`fw-responses-down:${UPSTREAM_MODEL}`, `fw-responses:${UPSTREAM_MODEL}`]);
+      const usage = { input_tokens: 3, output_tokens: 4, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 7 };
+      const events = responsesEvents({ deltas: ['Hello'], items: [], status: 'completed', usage, eventExtra: { x_kept: 1 }, responseExtra: {} });
+      next = { stream: sse(events), slice: 50 };
+      const answer = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: 'svc.fw-responses-fallback', input: 'hi', stream: true } });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.text).not.toContain(UPSTREAM_KEY);
+      const frames = parseSse(answer.text);
+      expect(frames.map((frame) => JSON.parse(frame.data).type)).toEqual(events.map((event) => event.data.type));
+      expect(JSON.parse(frames.find((frame) => frame.data.includes('"x_kept"'))!.data).x_kept).toBe(1);
+      expect(JSON.parse(frames.at(-1)!.data).response.svc_meta).toMatchObject({ backend: 'fw-responses', attempts: 2 });
+      expect(failing.requests).toHaveLength(1);
+      const record = recordFor(answer.headers.get('x-request-id'));
+      expect([record.inputTokens, record.outputTokens]).toEqual([3, 4]);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('responses: a reply that must be sealed or echo previous_response_id is translated, not forwarded', async () => {
+    const reply = {
+      id: 'resp_up',
+      object: 'response',
+      status: 'completed',
+      model: UPSTREAM_MODEL,
+      output: [{ id: 'rs_up', type: 'reasoning', summary: [{ type: 'summary_text', text: 'thought' }], encrypted_content: 'gAAAA-upstream-secret-reasoning' }, { id: 'msg_up', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
+      usage: { input_tokens: 5, output_tokens: 7 },
+      x_unknown: 1,
+    };
+    next = { json: JSON.stringify(reply) };
+    const sealed = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi', reasoning: { effort: 'low' }, include: ['reasoning.encrypted_content'] } });
+    expect(sealed.status, sealed.text).toBe(200);
+    const body = JSON.parse(sealed.text);
+    expect(body.id).not.toBe('resp_up');
+    expect(body.x_unknown).toBeUndefined();
+    expect(body.output[0].encrypted_content).toMatch(/^svcr2\./);
+    expect(sealed.text).not.toContain('gAAAA-upstream-secret-reasoning');
+
+    next = { json: JSON.stringify(reply) };
+    const chained = await send(router, '/v1/responses', { headers: chatHeaders(), body: { model: SKUS.responses, input: 'hi', previous_response_id: 'resp_earlier' } });
+    expect(chained.status, chained.text).toBe(200);
+    expect(JSON.parse(chained.text)).toMatchObject({ previous_response_id: 'resp_earlier' });
+    expect(JSON.parse(chained.text).x_unknown).toBeUndefined();
+  });
 });
+
+/** A Responses event stream: lifecycle events, one message streamed as deltas, whole items, the terminal event with usage. */
+function responsesEvents({ deltas, items, status, usage, eventExtra, responseExtra }: { deltas: string[]; items: Array<Record<string, unknown>>; status: string; usage: unknown; eventExtra: Record<string, unknown>; responseExtra: Record<string, unknown> }) {
+  let sequence = 0;
+  const events: Array<{ event: string; data: Record<string, unknown> }> = [];
+  const push = (type: string, payload: Record<string, unknown>) => events.push({ event: type, data: { type, sequence_number: sequence++, ...payload } });
+  const base = { id: 'resp_up', object: 'response', created_at: 1_700_000_000, status: 'in_progress', model: UPSTREAM_MODEL, output: [] as unknown[], usage: null as unknown, ...responseExtra };
+  push('response.created', { response: base });
+  push('response.in_progress', { response: base });
+  const message = { id: 'msg_up', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: deltas.join(''), annotations: [] }] };
+  const where = { item_id: 'msg_up', output_index: 0, content_index: 0 };
+  push('response.output_item.added', { output_index: 0, item: { ...message, status: 'in_progress', content: [] } });
+  push('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } });
+  for (const delta of deltas) push('response.output_text.delta', { ...where, delta, logprobs: [], ...eventExtra });
+  push('response.output_text.done', { ...where, text: deltas.join(''), logprobs: [] });
+  push('response.content_part.done', { ...where, part: message.content[0] });
+  push('response.output_item.done', { output_index: 0, item: message });
+  items.forEach((item, index) => {
+    push('response.output_item.added', { output_index: index + 1, item });
+    push('response.output_item.done', { output_index: index + 1, item, ...eventExtra });
+  });
+  const incomplete = status === 'incomplete' ? { incomplete_details: { reason: 'max_output_tokens' } } : {};
+  push(`response.${status}`, { response: { ...base, status, ...incomplete, output: [message, ...items], usage } });
+  return events;
+}
 
 /** An Anthropic event stream for the given blocks: each block started, its text in one delta, stopped. */
 function messagesEvents({ blocks, startUsage, endUsage, deltaExtra, eventExtra, stop }: { blocks: Array<Record<string, unknown>>; startUsage: unknown; endUsage: unknown; deltaExtra: Record<string, unknown>; eventExtra: Record<string, unknown>; stop: string }) {
@@ -339,6 +529,29 @@ describe('the official SDKs read a forwarded reply whole', () => {
         }
         expect(text).toBe(deltas.join(''));
         expect(seenUsage).toEqual(usage);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('OpenAI SDK: responses.create and its stream helper read a forwarded response whole, with our model', async () => {
+    const client = new OpenAI({ apiKey: router.key, baseURL: router.baseURL, maxRetries: 0 });
+    await fc.assert(
+      fc.asyncProperty(responsesReply, responsesStream, async ({ reply, space }, generated) => {
+        next = { json: JSON.stringify(reply, null, space) };
+        const response = await client.responses.create({ model: SKUS.responses, input: 'hi' });
+        expect(response.model).toBe(SKUS.responses);
+        expect(response.output).toEqual(reply.output);
+        expect(response.usage).toEqual(reply.usage);
+
+        const events = responsesEvents({ ...generated, status: 'completed' });
+        next = { stream: sse(events), slice: generated.slice };
+        const streamed = await client.responses.stream({ model: SKUS.responses, input: 'hi' }).finalResponse();
+        expect(streamed.model).toBe(SKUS.responses);
+        // The helper adds its own `parsed` to each output_text part; everything the upstream sent is there.
+        expect(streamed.output).toMatchObject((events.at(-1)!.data.response as { output: unknown[] }).output);
+        expect(streamed.usage).toEqual(generated.usage);
+        expect(streamed.output_text).toBe(generated.deltas.join('') + generated.items.map((item) => (item.type === 'message' ? (item as { content: Array<{ text: string }> }).content[0]!.text : '')).join(''));
       }),
       { numRuns: 15 },
     );

@@ -103,6 +103,8 @@ describe('GET /metrics', () => {
       svc_router_request_duration_seconds: 'histogram',
       svc_router_upstream_errors_total: 'counter',
       svc_router_tokens_total: 'counter',
+      svc_router_cost_usd_total: 'counter',
+      svc_router_unpriced_requests_total: 'counter',
       svc_router_streams_in_flight: 'gauge',
     });
     expect(value(exposition, 'svc_router_streams_in_flight')).toBe(0);

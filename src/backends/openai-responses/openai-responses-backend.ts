@@ -4,6 +4,7 @@ import { createHttpBackend } from '../http/http-backend.js';
 import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
 import { encodeResponsesRequest } from './encode-request.js';
+import { responsesForwardTap } from './forward-tap.js';
 
 /** An upstream that speaks the OpenAI Responses API. */
 export function createOpenAIResponsesBackend(name: string, settings: BackendSettings): Backend {
@@ -14,6 +15,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     encode: encodeResponsesRequest,
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,
+    forward: responsesForwardTap,
   });
 }
 

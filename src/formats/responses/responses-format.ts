@@ -6,6 +6,9 @@ import { codexModelCatalog, isCodex } from './codex-models.js';
 import { decodeResponsesRequest, type ResponsesOptions } from './decode-request.js';
 import { encodeResponsesReply } from './encode-reply.js';
 import { encodeResponsesStream } from './encode-stream.js';
+import { responsesForwardAllowed } from './forward-allowed.js';
+import { forwardResponsesStream } from './forward-stream.js';
+import { forwardedJsonReply } from '../shared/forwarded.js';
 
 /** OpenAI Responses; Codex, its main client, gets its own model catalog from GET /v1/models. */
 export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 'responses' } = {
@@ -17,4 +20,6 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   encodeReply: encodeResponsesReply,
   encodeStream: encodeResponsesStream,
   errorBody: openaiErrorBody,
+  // An upstream of this format answers as it is (model and svc_meta aside), unless the reply must be sealed or echo what the upstream never saw.
+  forward: { allows: responsesForwardAllowed, reply: forwardedJsonReply, stream: forwardResponsesStream },
 };

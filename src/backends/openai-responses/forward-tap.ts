@@ -1,0 +1,69 @@
+import { RouterError } from '../../core/errors.js';
+import { checkObjectFrame, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { readResponsesEvent, readResponsesReply } from './api.js';
+import { usageFromResponses } from './decode-usage.js';
+
+/**
+ * The delta events whose `delta` is output (text, refusals, reasoning, tool input): measured to
+ * bill a stream cut short, never parsed.
+ * https://platform.openai.com/docs/api-reference/responses-streaming
+ */
+const OUTPUT_DELTAS = new Set([
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+  'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta',
+]);
+
+/**
+ * OpenAI Responses, read where decodeResponsesStream decides: the stream is over at
+ * response.completed or response.incomplete, whose `response.usage` is the whole request's; it
+ * fails at response.failed or an `error` event, and is cut off if it ends before either. Only the
+ * terminal events are parsed.
+ */
+export const responsesForwardTap: ForwardTap = {
+  replyUsage(backend, body) {
+    const reply = readResponsesReply(backend, body);
+    // No output list, or a failed response: decodeResponsesReply names the upstream's error.
+    return Array.isArray(reply.output) && reply.status !== 'failed' ? usageFromResponses(reply.usage) : undefined;
+  },
+  stream(backend) {
+    let finished = false;
+    return {
+      read(frame) {
+        checkObjectFrame(backend, frame);
+        const name = responsesEventName(frame);
+        if (name === undefined) return { outputChars: 0 };
+        if (OUTPUT_DELTAS.has(name)) return { outputChars: stringValueChars(frame.data, 'delta') };
+        switch (name) {
+          case 'response.completed':
+          case 'response.incomplete': {
+            const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
+            finished = true;
+            return { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+          }
+          case 'response.failed':
+          case 'error':
+            return 'error';
+          default:
+            return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
+        }
+      },
+      atEnd: () => (finished ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`)),
+    };
+  },
+};
+
+/**
+ * The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line): `type`
+ * leads every OpenAI Responses event, so the first `"type":` in the text is the event's.
+ */
+export function responsesEventName(frame: SseFrame): string | undefined {
+  const at = keyValueAt(frame.data, 'type');
+  if (at === -1 || frame.data.charCodeAt(at) !== 34) return undefined;
+  const end = frame.data.indexOf('"', at + 1);
+  return end === -1 ? undefined : frame.data.slice(at + 1, end);
+}
