@@ -46,6 +46,15 @@ function runWithClosedStdout(home: string, args: string[]): Promise<{ code: numb
   });
 }
 
+/** stderr without the one documented line an in-process check prints when no server answers (router-client.ts). */
+function beyondNoServerNote(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !line.startsWith('note: no svc-router answers at '))
+    .join('\n')
+    .trim();
+}
+
 describe('a command whose standard output is closed (| head) ends quietly with exit 0', () => {
   it('`models | head -1`, ten times over: each run exits 0 with nothing on stderr', async () => {
     const home = freshHome();
@@ -53,7 +62,7 @@ describe('a command whose standard output is closed (| head) ends quietly with e
     const runs = Array.from({ length: 10 }, () => pipeIntoHead(home, ['models']));
     expect(runs.map((run) => run.head)).toEqual(Array(10).fill('svc.intelligent-pro'));
     expect(runs.map((run) => run.code)).toEqual(Array(10).fill(0));
-    expect(runs.map((run) => run.stderr.trim())).toEqual(Array(10).fill(''));
+    expect(runs.map((run) => beyondNoServerNote(run.stderr))).toEqual(Array(10).fill(''));
   }, 90_000);
 
   it.each(['models', 'routes list', 'completion bash', 'keys list --json', 'chat --stream a closed pipe', 'env'])(
@@ -62,7 +71,7 @@ describe('a command whose standard output is closed (| head) ends quietly with e
       const home = freshHome();
       await initHome(home);
       const result = await runWithClosedStdout(home, command.split(' '));
-      expect(result.stderr).toBe('');
+      expect(beyondNoServerNote(result.stderr)).toBe('');
       expect(result.code).toBe(0);
     },
   );

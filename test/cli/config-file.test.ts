@@ -136,7 +136,7 @@ describe('config export and import', () => {
     expect(result.stdout).toContain('routes: + svc.intelligent-pro, + claude-*');
     expect(result.stdout).toContain('defaults.capTokens: 200000000 → 40000000');
     const routes = await runCliJson<Array<{ model: string; targets: string[]; source: string }>>(['routes', 'list', '--json'], { home: target });
-    expect(routes.filter((route) => route.source === 'config')).toEqual([
+    expect(routes.filter((route) => route.source === 'config').map(({ model, targets, source }) => ({ model, targets, source }))).toEqual([
       { model: 'svc.intelligent-pro', targets: ['openai:gpt-4o', 'claude:claude-sonnet-4-5'], source: 'config' },
       { model: 'claude-*', targets: ['claude'], source: 'config' },
     ]);

@@ -48,7 +48,7 @@ describe('serve request log', () => {
     const [line] = await waitForLogLines(server, 1);
     expect(line).not.toMatch(/\u001b\[/);
     expect(line).toMatch(
-      new RegExp(`^\\S+Z 200 POST /v1/chat/completions id=${reply.json.svc_meta.request_id} caller=alice format=chat model=svc\\.intelligent-basic backend=offline attempts=1 latency_ms=\\d+ tokens=\\d+\\+\\d+$`),
+      new RegExp(`^\\S+Z 200 POST /v1/chat/completions id=${reply.json.svc_meta.request_id} caller=alice format=chat model=svc\\.intelligent-basic backend=offline attempts=1 latency_ms=\\d+ tokens=\\d+\\+\\d+ cost_usd=0$`),
     );
     expect(server.stderr()).not.toContain(key);
     expect(server.stderr()).not.toContain(PROMPT);

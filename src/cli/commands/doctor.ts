@@ -56,7 +56,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
     keyResult,
     checkBaseUrl(baseUrl, given, client as DoctorClient | undefined, address.source === 'serve' ? 'running serve\'s' : 'configured'),
     ...routerResults,
-    ...(client ? checkClient(client as DoctorClient, root, key) : []),
+    ...(client ? checkClient(client as DoctorClient, settings, root, key) : []),
     ...backendResults,
     ...checkRoutes(settings),
     ...checkContextWindows(settings),

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import type { Settings } from '../../config/settings.js';
+import { claudeModelPlan } from '../claude-model-plan.js';
 import { claudeSettingsEnv, KEY_ENV, mergeCodexConfig, MergeError } from '../client-settings.js';
 import { claudeSettingsPath, codexConfigPath } from '../commands/connect.js';
 import { keyHint } from './checks.js';
@@ -12,12 +14,12 @@ type Env = Record<string, string | undefined>;
  * codex and claude) and the environment variables that client reads, each compared with the
  * router's address and the key being checked.
  */
-export function checkClient(client: DoctorClient, origin: string, key: string | undefined, env: Env = process.env): CheckResult[] {
+export function checkClient(client: DoctorClient, settings: Settings, origin: string, key: string | undefined, env: Env = process.env): CheckResult[] {
   switch (client) {
     case 'codex':
-      return [checkCodexConfig(origin), expectVariable(env, KEY_ENV, key, 'Codex gets the key by running `printenv SVC_ROUTER_KEY`')];
+      return [checkCodexConfig(origin), expectVariable(env, KEY_ENV, key, 'Codex reads the key from it')];
     case 'claude':
-      return checkClaude(origin, key, env);
+      return checkClaude(settings, origin, key, env);
     case 'openai':
       return [expectVariable(env, 'OPENAI_BASE_URL', `${origin}/v1`, 'OpenAI SDKs read it'), expectVariable(env, 'OPENAI_API_KEY', key, 'OpenAI SDKs send it')];
     case 'anthropic':
@@ -41,10 +43,11 @@ function checkCodexConfig(origin: string): CheckResult {
   return fail(id, `${file} does not point Codex at ${origin}/v1 with the svc provider`, 'Run svc-router connect codex --write (it prints what it changes).');
 }
 
-function checkClaude(origin: string, key: string | undefined, env: Env): CheckResult[] {
+function checkClaude(settings: Settings, origin: string, key: string | undefined, env: Env): CheckResult[] {
   const file = claudeSettingsPath();
   const id = 'client:claude';
-  const expected = claudeSettingsEnv(origin, key ?? '');
+  // The same plan connect writes: tiers on routed SKUs, and the window.
+  const expected = claudeSettingsEnv(origin, key ?? '', claudeModelPlan(settings));
   const text = readText(file);
   let settingsResult: CheckResult;
   let stored: Record<string, unknown> = {};
