@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
-import { AGENT_PACKAGES, installAgent } from './install-agents.js';
+import { AGENT_PACKAGES, agentsUnavailable, installAgent } from './install-agents.js';
 import { baseEnv, CLAUDE_QUIET_ENV, cleanupsAfterEach, describeRun, readIfExists, tempRoot } from './run-agent.js';
 import { describeRequests, hasTool, lastUserToolResultIds, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 import { promisify } from 'node:util';
@@ -30,7 +30,11 @@ const SKU = 'svc.intelligent-pro';
 
 let claude: string;
 
+/** Set when the CLIs can be neither found nor downloaded: the suite is skipped, saying why. */
+const unavailable = await agentsUnavailable();
+
 beforeAll(async () => {
+  if (unavailable) return;
   claude = await installAgent('claude');
 }, 10 * 60_000);
 
@@ -92,7 +96,7 @@ async function runInteractive(cwd: string, home: string, env: NodeJS.ProcessEnv,
   return seen;
 }
 
-describe(`Claude Code ${AGENT_PACKAGES.claude.version} in auto mode`, () => {
+describe.skipIf(unavailable)(`Claude Code ${AGENT_PACKAGES.claude.version} in auto mode`, () => {
   it('runs a command outside the working directory on the verdict the Anthropic route relays, with no "can\'t check actions" stop', async () => {
     const { root, home, cwd } = tempRoot(cleanups, 'svc-agent-auto-');
     const outsideFile = path.join(root, 'outside', 'marker.txt');

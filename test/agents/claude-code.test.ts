@@ -2,7 +2,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import type { TestRouter } from '../helpers/router.js';
-import { AGENT_PACKAGES, installAgents, type AgentName } from './install-agents.js';
+import { AGENT_PACKAGES, agentsUnavailable, installAgents, type AgentName } from './install-agents.js';
 import { baseEnv, CLAUDE_QUIET_ENV, cleanupsAfterEach, describeRun, readIfExists, runAgent, tempRoot, type AgentRun } from './run-agent.js';
 import { expectAnthropicToolResult, expectChatToolResult, expectMarkerWritten, expectSignedThinkingReplayed } from './round-trip-expectations.js';
 import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
@@ -20,7 +20,11 @@ const PROMPT = 'Write the marker file with the Bash tool, then report the final 
 
 let binaries: Record<AgentName, string>;
 
+/** Set when the CLIs can be neither found nor downloaded: the suite is skipped, saying why. */
+const unavailable = await agentsUnavailable();
+
 beforeAll(async () => {
+  if (unavailable) return;
   binaries = await installAgents();
 }, 10 * 60_000);
 
@@ -65,7 +69,7 @@ function report(run: ClaudeRun, upstream: FakeUpstream): string {
 /** The newest Claude Code and the one before it. */
 const VERSIONS = (['claude', 'claude-previous'] as const).map((agent) => ({ agent, version: AGENT_PACKAGES[agent].version }));
 
-describe.each(VERSIONS)('Claude Code $version through the router', ({ agent }) => {
+describe.skipIf(unavailable).each(VERSIONS)('Claude Code $version through the router', ({ agent }) => {
   it('runs a Bash tool round trip against an Anthropic upstream, replaying signed thinking (claude-sonnet-4-5)', async () => {
     const callId = 'toolu_01AgentSuiteBashCall';
     const thinking = 'The user wants the marker written; I will run the command.';

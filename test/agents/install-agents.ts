@@ -154,3 +154,23 @@ async function installOne(agent: AgentName): Promise<string> {
     release();
   }
 }
+
+/**
+ * Why the agent tests cannot run here, or undefined when they can: the pinned CLIs are installed
+ * already, or the npm registry answers (any HTTP status) so they can be. The agent test files skip
+ * with this reason, printed once, instead of failing a machine that is offline.
+ */
+export async function agentsUnavailable(): Promise<string | undefined> {
+  if ((Object.keys(AGENT_PACKAGES) as AgentName[]).every(installed)) return undefined;
+  const registry = process.env.npm_config_registry || 'https://registry.npmjs.org/';
+  try {
+    await fetch(registry, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
+    return undefined;
+  } catch (error) {
+    const reason = `agent tests skipped: the agent CLIs are not installed and the npm registry (${registry}) cannot be reached (${(error as Error).message}); run again online to download them (about 1 GB, once).`;
+    if (!warned) process.stderr.write(`${reason}\n`);
+    warned = true;
+    return reason;
+  }
+}
+let warned = false;
