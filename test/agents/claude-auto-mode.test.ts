@@ -64,6 +64,16 @@ async function autoModeUpstream(outsideFile: string): Promise<FakeUpstream> {
   return upstream;
 }
 
+function isRunning(pid: number): boolean {
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const CANT_CHECK = /can't check actions|check isn't getting through/i;
 
 /**
@@ -85,7 +95,13 @@ async function runInteractive(cwd: string, home: string, env: NodeJS.ProcessEnv,
   const prompt = 'Write the marker file with the Bash tool, then report the final answer.';
   const command = [claude, '--model', SKU, '--permission-mode', 'auto', prompt].map(shellQuote).join(' ');
   await tmux('new-session', '-d', '-s', 'auto', '-x', '200', '-y', '50', '-c', cwd, `cd ${shellQuote(cwd)} && exec ${command}`);
-  cleanups.push(() => tmux('kill-server').catch(() => undefined));
+  const panePid = Number((await tmux('list-panes', '-t', 'auto', '-F', '#{pane_pid}').catch(() => ({ stdout: '' }))).stdout.trim());
+  // Claude Code goes on writing into its home for a moment after its terminal closes: the temp
+  // root is removed only once it has exited (SIGKILL if it lingers).
+  cleanups.push(async () => {
+    await tmux('kill-server').catch(() => undefined);
+    await until(async () => !isRunning(panePid), 10_000, 'Claude Code to exit').catch(() => isRunning(panePid) && process.kill(panePid, 'SIGKILL'));
+  });
   let seen = '';
   try {
     await until(async () => done((seen = await screen())) || CANT_CHECK.test(seen), 100_000, 'the end of the task, or the auto-mode stop');

@@ -73,7 +73,8 @@ describe.skipIf(!CHROMIUM)('the dashboard in a real Chromium', () => {
     expect(await fallback.last().textContent()).toContain('openai:gpt-4.1-mini ok');
     // Charts are drawn from the ledger: one bar per day with traffic, per upstream model, per key.
     for (const chart of ['#chart-day', '#chart-model', '#chart-key']) await page.waitForSelector(`${chart} rect`);
-    expect(await page.locator('#chart-model rect').count()).toBe(2);
+    // A refresh may have drawn the charts between the requests: the second model's bar comes with the next.
+    await expect.poll(() => page.locator('#chart-model rect').count()).toBe(2);
     expect(await page.locator('#measure').textContent()).toBe('(bars: cost)');
     await page.waitForSelector('#routes tbody tr');
     expect(await page.locator('#backends tbody').textContent()).toContain('flaky');
