@@ -120,6 +120,23 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     });
   }
 
+  /**
+   * Sends a streamed call; its body, and a view of it for the decoder that does not end the
+   * exchange when the decoder stops: the caller decides that, once it knows whether the stream
+   * ended well (released for reuse, or destroyed).
+   */
+  async function openStream(call: BackendCall): Promise<{ body: UpstreamBody; view: AsyncIterable<Buffer> }> {
+    let response;
+    try {
+      response = await send(await loadClient(), call, true);
+    } catch (error) {
+      throw safe(error, call);
+    }
+    const body = response.body;
+    const chunks = body[Symbol.asyncIterator]();
+    return { body, view: { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) } };
+  }
+
   /** The error an upstream's error frame is, exactly as the stream decoder maps it (none if the decoder reads no error there). */
   async function frameError(frame: SseFrame, request: CanonicalRequest): Promise<unknown> {
     try {
@@ -144,15 +161,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
         }
       },
       async *stream(call) {
-        let response;
-        try {
-          response = await send(await loadClient(), call, true);
-        } catch (error) {
-          throw safe(error, call);
-        }
-        const body = response.body;
-        const chunks = body[Symbol.asyncIterator]();
-        const view: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) };
+        const { body, view } = await openStream(call);
         const reader = tap.stream(name, call.request);
         let ended = false;
         try {
@@ -219,17 +228,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       return reply;
     },
     async *stream(call): AsyncGenerator<StreamEvent[]> {
-      let response;
-      try {
-        response = await send(await loadClient(), call, true);
-      } catch (error) {
-        throw safe(error, call);
-      }
-      const body = response.body;
-      // The decoder reads through this view, which does not end the exchange when the decoder
-      // stops: that is decided below, once it is known whether the stream ended well.
-      const chunks = body[Symbol.asyncIterator]();
-      const view: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) };
+      const { body, view } = await openStream(call);
       let complete = false;
       try {
         for await (const batch of spec.decodeStream(name, decodeSse(view), call.request)) {
