@@ -1,20 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import type http from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyRecord } from '../../src/cli/commands/keys.js';
-import { initialise } from '../../src/cli/commands/init.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { createApp, type App } from '../../src/handlers/app.js';
-import { generateKey } from '../../src/identity/keys.js';
+import type { App } from '../../src/handlers/app.js';
 import { DAY_MS } from '../../src/usage/ledger.js';
 import { READ_TIMEOUT_MS } from '../../src/usage/redis-ledger.js';
-import { createHttpServer } from '../../src/server/http-server.js';
 import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
+import { startRouters } from '../teams/support.js';
 import { redisAvailable, startRedis, type RedisServer } from './redis-process.js';
 import { bodyFor, callFormat, eventually, headersFor, parseSse, send, type Reply } from './support.js';
 
@@ -39,43 +33,9 @@ interface Pair {
 
 /** Two routers, as two processes would be: one home and config, each with its own app, ledger connection and server. */
 async function startRouterPair(usageStore: string): Promise<Pair> {
-  const home = tempHome();
-  const config = new ConfigStore(home);
-  initialise(config, { developer: 'alice', org: 'acme', tier: 'pro' });
-  const start = async (): Promise<RouterInstance> => {
-    const app = createApp({ config, usageStore });
-    const server: http.Server = createHttpServer(app);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return {
-      origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      app,
-      async close() {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await app.close();
-      },
-    };
-  };
-  const a = await start();
-  const b = await start();
-  return {
-    config,
-    a,
-    b,
-    issueKey(developer, capTokens = 1_000_000) {
-      const key = generateKey(developer);
-      config.update((settings) => {
-        settings.keys[developer] = keyRecord(key, developer, { organisation: 'acme', tier: 'standard', capTokens });
-      });
-      return key;
-    },
-    async close() {
-      await a.close();
-      await b.close();
-      fs.rmSync(home, { recursive: true, force: true });
-    },
-  };
+  const group = await startRouters(2, usageStore);
+  const [a, b] = group.routers as [RouterInstance, RouterInstance];
+  return { config: group.config, a, b, issueKey: (developer, capTokens) => group.issueKey(developer, { capTokens }), close: () => group.close() };
 }
 
 /** A chat request with `key`, streamed or not; returns the reply and its svc_meta total. */
