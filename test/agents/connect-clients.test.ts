@@ -107,8 +107,18 @@ describe.skipIf(unavailable)(`connect, then the real client: Codex ${AGENT_PACKA
     expect(connect.code, connect.stderr).toBe(0);
 
     // Codex retries a failing auth command with backoff for minutes: watch its output, then stop it.
-    const child = spawn(agents.codex, codexExecArgs(path.join(root, 'last.txt'), 'hi'), { cwd, env: { ...baseEnv(home), CODEX_HOME: codexHome }, stdio: ['ignore', 'pipe', 'pipe'] });
-    cleanups.push(() => void child.kill('SIGKILL'));
+    // Its own process group: codex's launcher runs a native binary, and both must be gone before
+    // the home is removed, or the binary is still writing into it.
+    const child = spawn(agents.codex, codexExecArgs(path.join(root, 'last.txt'), 'hi'), { cwd, env: { ...baseEnv(home), CODEX_HOME: codexHome }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    cleanups.push(async () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+      await closed;
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
