@@ -3,9 +3,8 @@ import { DailyBuckets } from './daily-buckets.js';
 import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
-/** A lock older than this was left by a process that died holding it (it is held for microseconds). */
-const STALE_LOCK_MS = 2_000;
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** Rechecks a reservation that other processes raced for this many times before refusing it. */
+const RACE_RETRIES = 3;
 
 /** A reservation line: its own shape, which a reader that knows only usage records skips. */
 interface ReserveLine {
@@ -19,6 +18,8 @@ interface Held {
   developer: string;
   tokens: number;
   until: number;
+  /** Its line's place in the file, as far as this process has read it: earlier lines win a race. */
+  seq: number;
 }
 
 /**
@@ -41,11 +42,13 @@ export class FileLedger implements Ledger {
   /** Reservations in flight, this process's and others' (read from the file), by request id. */
   private readonly held = new Map<string, Held>();
   private readonly ownReservations = new Set<string>();
-  private readonly lockFile: string;
+  /** Own release lines past `offset`: applied when written, so reading one back must not undo a later re-reservation. */
+  private readonly ownReleases = new Set<string>();
+  /** Lines counted so far, in file order (see Held.seq). */
+  private seq = 0;
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a+', 0o600);
-    this.lockFile = `${file}.lock`;
     this.catchUp();
     // A process killed mid-write can leave a torn last line; start ours on a line of its own.
     if (this.pending !== '') {
@@ -68,27 +71,39 @@ export class FileLedger implements Ledger {
   }
 
   /**
-   * Decided under a lock file shared by every process on this ledger: read what the others
-   * appended, add up usage and live reservations, append ours. The lock covers only these few
-   * system calls, so requests queue on it for microseconds.
+   * Every process appends to one file with O_APPEND, so the file itself orders their
+   * reservations, and a reservation counts everything above its own line. The common case costs
+   * one write and one fstat: decide from what is known, append, and check that no other process
+   * appended meanwhile. When one did, read its lines and decide again against the reservations
+   * above ours; if ours no longer fits, take it back (a release line) and try again. Lines below
+   * ours were decided by processes that counted ours, so what is used and held never passes the cap.
    */
   async reserve(request: ReserveRequest): Promise<Reservation> {
     const now = request.now ?? Date.now();
-    const unlock = this.lock();
-    try {
-      this.catchUp();
-      this.checkedAt = performance.now();
-      const used = this.buckets.summary(request.developer, now).totalTokens;
-      const reservation = decideReservation(request, used, this.reservedBy(request.developer, now));
-      if (reservation.granted) {
-        const held = { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs };
-        this.writeOwn({ reserve: { id: request.requestId, ...held } } satisfies ReserveLine);
-        this.held.set(request.requestId, held);
-        this.ownReservations.add(request.requestId);
+    for (let attempt = 0; ; attempt++) {
+      let reservation = this.decide(request, now, Infinity);
+      if (reservation.tokens < Math.max(request.tokens, request.minimum)) {
+        // What this process knows may be stale by other processes' releases and settlements:
+        // look before refusing or cutting a reservation short.
+        this.catchUp();
+        reservation = this.decide(request, now, Infinity);
+        if (!reservation.granted) return reservation;
       }
-      return reservation;
-    } finally {
-      unlock();
+      const held: Held = { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs, seq: 0 };
+      this.writeOwn({ reserve: { id: request.requestId, developer: held.developer, tokens: held.tokens, until: held.until } } satisfies ReserveLine);
+      this.held.set(request.requestId, held);
+      this.ownReservations.add(request.requestId);
+      this.checkedAt = performance.now();
+      if (!this.othersAppended()) {
+        held.seq = ++this.seq;
+        return reservation;
+      }
+      // Reading the file back places our line among theirs (catchUp sets held.seq).
+      this.catchUp();
+      const recheck = this.decide(request, now, held.seq, request.requestId);
+      if (recheck.granted && recheck.tokens >= held.tokens) return { ...recheck, tokens: held.tokens };
+      await this.release(request.developer, request.requestId);
+      if (!recheck.granted || attempt + 1 >= RACE_RETRIES) return { ...recheck, granted: false, tokens: 0 };
     }
   }
 
@@ -96,9 +111,16 @@ export class FileLedger implements Ledger {
     if (!this.held.delete(requestId)) return;
     try {
       this.writeOwn({ release: requestId } satisfies ReleaseLine);
+      this.ownReleases.add(requestId);
     } catch {
       // Unwritten, the reservation still lapses at its time-to-live.
     }
+  }
+
+  /** The cap's decision against usage and the live reservations above line `before` (other than `own`). */
+  private decide(request: ReserveRequest, now: number, before: number, own?: string): Reservation {
+    const used = this.buckets.summary(request.developer, now).totalTokens;
+    return decideReservation(request, used, this.reservedBy(request.developer, now, before, own));
   }
 
   private writeOwn(value: ReserveLine | ReleaseLine): void {
@@ -107,31 +129,18 @@ export class FileLedger implements Ledger {
     this.ownBytes += Buffer.byteLength(line);
   }
 
-  private reservedBy(developer: string, now: number): number {
+  /** Whether the file holds bytes this process has neither read nor written. */
+  private othersAppended(): boolean {
+    return fs.fstatSync(this.fd).size !== this.offset + this.ownBytes || this.pending !== '';
+  }
+
+  private reservedBy(developer: string, now: number, before: number, own?: string): number {
     let total = 0;
     for (const [id, held] of this.held) {
       if (held.until <= now) this.held.delete(id);
-      else if (held.developer === developer) total += held.tokens;
+      else if (held.developer === developer && held.seq < before && id !== own) total += held.tokens;
     }
     return total;
-  }
-
-  /** Takes the lock file (O_EXCL), waiting a millisecond at a time; returns how to give it back. */
-  private lock(): () => void {
-    for (;;) {
-      try {
-        fs.closeSync(fs.openSync(this.lockFile, 'wx', 0o600));
-        return () => fs.rmSync(this.lockFile, { force: true });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      try {
-        if (Date.now() - fs.statSync(this.lockFile).mtimeMs > STALE_LOCK_MS) fs.rmSync(this.lockFile, { force: true });
-      } catch {
-        // Gone meanwhile: try again.
-      }
-      Atomics.wait(sleeper, 0, 0, 1);
-    }
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
@@ -162,6 +171,7 @@ export class FileLedger implements Ledger {
       this.ownBytes = 0;
       this.ownIds.clear();
       this.ownReservations.clear();
+      this.ownReleases.clear();
       return;
     }
     if (size <= this.offset) return;
@@ -171,6 +181,7 @@ export class FileLedger implements Ledger {
     const lines = (this.pending + chunk.toString('utf8', 0, read)).split('\n');
     this.pending = lines.pop() ?? '';
     for (const line of lines) {
+      this.seq++;
       if (line.startsWith('{"reserve":') || line.startsWith('{"release":')) {
         this.readReservation(line);
         continue;
@@ -183,20 +194,25 @@ export class FileLedger implements Ledger {
     }
     this.ownBytes = 0;
     this.ownReservations.clear();
+    this.ownReleases.clear();
   }
 
   private readReservation(line: string): void {
     try {
       const value = JSON.parse(line) as Partial<ReserveLine & ReleaseLine>;
       if (typeof value.release === 'string') {
-        this.held.delete(value.release);
+        if (!this.ownReleases.has(value.release)) this.held.delete(value.release);
         return;
       }
       const reserve = value.reserve;
       if (!reserve || typeof reserve.id !== 'string' || typeof reserve.developer !== 'string') return;
-      // Ours is held already (and may be settled already: it must not come back).
-      if (this.ownReservations.has(reserve.id)) return;
-      this.held.set(reserve.id, { developer: reserve.developer, tokens: Number(reserve.tokens) || 0, until: Number(reserve.until) || 0 });
+      if (this.ownReservations.has(reserve.id)) {
+        // Ours is held already (and may be settled already: it must not come back); now we know its place.
+        const own = this.held.get(reserve.id);
+        if (own) own.seq = this.seq;
+        return;
+      }
+      this.held.set(reserve.id, { developer: reserve.developer, tokens: Number(reserve.tokens) || 0, until: Number(reserve.until) || 0, seq: this.seq });
     } catch {
       // A torn line: skipped, as a torn record is.
     }
