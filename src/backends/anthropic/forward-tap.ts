@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { Usage } from '../../core/reply.js';
-import { checkObjectFrame, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, keyValueAt, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -27,11 +27,8 @@ export const anthropicForwardTap: ForwardTap = {
       read(frame) {
         checkObjectFrame(backend, frame);
         switch (eventName(frame)) {
-          case 'content_block_delta': {
-            let outputChars = 0;
-            for (const key of OUTPUT_KEYS) outputChars += stringValueChars(frame.data, key);
-            return { outputChars };
-          }
+          case 'content_block_delta':
+            return { outputChars: stringCharsOf(frame.data, OUTPUT_KEYS) };
           case 'message_start': {
             const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
             usage = usageFromAnthropic(event.message?.usage);

@@ -38,6 +38,53 @@ export function keyValueAt(text: string, key: string, from = 0): number {
   return -1;
 }
 
+/**
+ * One pass over a frame's text for the keys a tap reads: for each member whose key is one of
+ * `keys` (at any depth, in the order of the text), `onKey(its index in keys, where its value
+ * starts, just past a string value's closing quote or -1)`. Every string is stepped over whole,
+ * so key-like text inside a string is never taken for a key. Escaped keys are not matched, as a
+ * decoder that reads the fields by name would not miss them: the upstreams never write them.
+ */
+export function scanKeys(text: string, keys: readonly string[], onKey: (key: number, value: number, stringEnd: number) => void): void {
+  for (let at = text.indexOf('"'); at !== -1; ) {
+    const end = stringEnd(text, at);
+    if (end === -1) return;
+    let i = end;
+    while (isSpace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) !== 58) {
+      at = text.indexOf('"', end);
+      continue;
+    }
+    i++;
+    while (isSpace(text.charCodeAt(i))) i++;
+    const length = end - at - 2;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      if (key.length === length && text.startsWith(key, at + 1)) {
+        onKey(k, i, text.charCodeAt(i) === 34 ? stringEnd(text, i) : -1);
+        break;
+      }
+    }
+    // A string value is the next string: stepped over whole, as it is followed by no colon.
+    at = text.indexOf('"', i);
+  }
+}
+
+/** Just past the closing quote of the string that opens at `at`, or -1 when it is not closed. */
+function stringEnd(text: string, at: number): number {
+  for (let from = at + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** Whether the value starting at `at` is JSON `null`. */
+export const isNullAt = (text: string, at: number): boolean => text.startsWith('null', at);
+
 /** A key's quoted form, made once: the taps look for a few keys in every frame. */
 const quotedKeys = new Map<string, string>();
 function quote(key: string): string {
@@ -46,35 +93,13 @@ function quote(key: string): string {
   return quoted;
 }
 
-/** The characters of every string value of `key` at or after `from` (escapes counted as written): output size, for a stream cut short. */
-export function stringValueChars(text: string, key: string, from = 0): number {
+/** The characters of every string value of these keys (escapes counted as written): output size, for a stream cut short. */
+export function stringCharsOf(text: string, keys: readonly string[]): number {
   let chars = 0;
-  for (let at = keyValueAt(text, key, from); at !== -1; ) {
-    if (text.charCodeAt(at) !== 34) {
-      at = keyValueAt(text, key, at);
-      continue;
-    }
-    let end = at + 1;
-    for (;;) {
-      const quote = text.indexOf('"', end);
-      if (quote === -1) return chars;
-      let slashes = 0;
-      while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
-      end = quote + 1;
-      if (slashes % 2 === 0) break;
-    }
-    chars += end - at - 2;
-    at = keyValueAt(text, key, end);
-  }
+  scanKeys(text, keys, (_key, value, stringEnd) => {
+    if (stringEnd !== -1) chars += stringEnd - value - 2;
+  });
   return chars;
-}
-
-/** Whether the text has `"key":` with a value other than null (at any depth). */
-export function hasNonNull(text: string, key: string): boolean {
-  for (let at = keyValueAt(text, key); at !== -1; at = keyValueAt(text, key, at)) {
-    if (!text.startsWith('null', at)) return true;
-  }
-  return false;
 }
 
 /**

@@ -1,12 +1,13 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
-import { checkObjectFrame, hasNonNull, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, isNullAt, scanKeys, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readChatChunk, readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
 
-/** The string fields of a chunk's delta that are output. */
-const OUTPUT_KEYS = ['content', 'reasoning_content', 'reasoning', 'refusal', 'arguments'];
+/** What the tap reads of a chunk; after the first four, the string fields of a choice's delta that are output. */
+const KEYS = ['delta', 'finish_reason', 'error', 'usage', 'content', 'reasoning_content', 'reasoning', 'refusal', 'arguments'];
+const [DELTA, FINISH, ERROR, USAGE] = [0, 1, 2, 3];
 
 /**
  * Chat Completions, read where decodeChatStream decides: an `error` chunk fails the stream; the
@@ -27,13 +28,19 @@ export const chatForwardTap: ForwardTap = {
         if (data === '[DONE]') return { outputChars: 0, end: true };
         checkObjectFrame(backend, frame);
         let outputChars = 0;
-        // Output is in a choice's delta; the chunk's head (id, model …) is not searched.
-        const delta = keyValueAt(data, 'delta');
-        if (delta !== -1) for (const key of OUTPUT_KEYS) outputChars += stringValueChars(data, key, delta);
+        let inDelta = false;
+        let finish = false;
+        let parse = false;
+        scanKeys(data, KEYS, (key, value, stringEnd) => {
+          if (key === DELTA) inDelta = true;
+          else if (key === FINISH) finish ||= !isNullAt(data, value);
+          else if (key === ERROR || key === USAGE) parse ||= !isNullAt(data, value);
+          // Output is in a choice's delta; the chunk's head (id, model …) is not counted.
+          else if (inDelta && stringEnd !== -1) outputChars += stringEnd - value - 2;
+        });
         const note: FrameNote = { outputChars };
-        const finish = hasNonNull(data, 'finish_reason');
         if (finish) note.finish = true;
-        if (hasNonNull(data, 'error') || hasNonNull(data, 'usage')) {
+        if (parse) {
           const chunk = readChatChunk(backend, parseFrameJson(backend, frame));
           if (chunk.error) return 'error';
           const usage = usageFromChat(chunk.usage);

@@ -1,5 +1,5 @@
 import { RouterError } from '../../core/errors.js';
-import { checkObjectFrame, keyValueAt, stringValueChars, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, keyValueAt, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
 import { usageFromResponses } from './decode-usage.js';
@@ -24,6 +24,8 @@ const OUTPUT_DELTAS = new Set([
  * fails at response.failed or an `error` event, and is cut off if it ends before either. Only the
  * terminal events are parsed.
  */
+const DELTA_KEY = ['delta'];
+
 export const responsesForwardTap: ForwardTap = {
   replyUsage(backend, body) {
     const reply = readResponsesReply(backend, body);
@@ -37,7 +39,7 @@ export const responsesForwardTap: ForwardTap = {
         checkObjectFrame(backend, frame);
         const name = responsesEventName(frame);
         if (name === undefined) return { outputChars: 0 };
-        if (OUTPUT_DELTAS.has(name)) return { outputChars: stringValueChars(frame.data, 'delta') };
+        if (OUTPUT_DELTAS.has(name)) return { outputChars: stringCharsOf(frame.data, DELTA_KEY) };
         switch (name) {
           case 'response.completed':
           case 'response.incomplete': {
