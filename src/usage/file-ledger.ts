@@ -94,12 +94,11 @@ export class FileLedger implements Ledger {
       this.held.set(request.requestId, held);
       this.ownReservations.add(request.requestId);
       this.checkedAt = performance.now();
-      if (!this.othersAppended()) {
+      if (!this.catchUp()) {
         held.seq = ++this.seq;
         return reservation;
       }
-      // Reading the file back places our line among theirs (catchUp sets held.seq).
-      this.catchUp();
+      // Reading the file back placed our line among theirs (catchUp set held.seq).
       const recheck = this.decide(request, now, held.seq, request.requestId);
       if (recheck.granted && recheck.tokens >= held.tokens) return { ...recheck, tokens: held.tokens };
       await this.release(request.developer, request.requestId);
@@ -127,11 +126,6 @@ export class FileLedger implements Ledger {
     const line = `${JSON.stringify(value)}\n`;
     fs.writeSync(this.fd, line);
     this.ownBytes += Buffer.byteLength(line);
-  }
-
-  /** Whether the file holds bytes this process has neither read nor written. */
-  private othersAppended(): boolean {
-    return fs.fstatSync(this.fd).size !== this.offset + this.ownBytes || this.pending !== '';
   }
 
   private reservedBy(developer: string, now: number, before: number, own?: string): number {
@@ -163,7 +157,8 @@ export class FileLedger implements Ledger {
     fs.closeSync(this.fd);
   }
 
-  private catchUp(): void {
+  /** Reads what other processes appended; whether there was any (one fstat when there was none). */
+  private catchUp(): boolean {
     const size = fs.fstatSync(this.fd).size;
     if (size === this.offset + this.ownBytes && this.pending === '') {
       // Nobody else wrote: everything past the offset is ours and already counted.
@@ -172,9 +167,9 @@ export class FileLedger implements Ledger {
       this.ownIds.clear();
       this.ownReservations.clear();
       this.ownReleases.clear();
-      return;
+      return false;
     }
-    if (size <= this.offset) return;
+    if (size <= this.offset) return false;
     const chunk = Buffer.alloc(size - this.offset);
     const read = fs.readSync(this.fd, chunk, 0, chunk.length, this.offset);
     this.offset += read;
@@ -195,6 +190,7 @@ export class FileLedger implements Ledger {
     this.ownBytes = 0;
     this.ownReservations.clear();
     this.ownReleases.clear();
+    return true;
   }
 
   private readReservation(line: string): void {

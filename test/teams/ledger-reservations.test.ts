@@ -121,3 +121,28 @@ describe.skipIf(!redisAvailable)('reservations on two Redis ledgers over one Red
     );
   });
 });
+
+describe('a file ledger serving alone', () => {
+  it('keeps no per-request state once its reservations are settled, however many it served', async () => {
+    const home = tempHome();
+    const ledger = new FileLedger(path.join(home, 'usage.jsonl'));
+    try {
+      for (let n = 0; n < 2_000; n++) {
+        const requestId = `alone-${n}`;
+        const reservation = await ledger.reserve({ developer: 'alone', requestId, capTokens: 1e12, minimum: 5, tokens: 50, ttlMs: TTL });
+        expect(reservation.granted).toBe(true);
+        if (n % 10 === 0) await ledger.release('alone', requestId);
+        else ledger.record({ ts: Date.now(), developer: 'alone', inputTokens: 5, outputTokens: 7, requests: 1, requestId });
+      }
+      // What the ledger remembers per request (ids to skip when read back, reservations held) is
+      // dropped at the next look at the file: a serving process must not grow with its traffic.
+      const state = ledger as unknown as Record<'ownIds' | 'ownReservations' | 'ownReleases' | 'held', { size: number }>;
+      expect(state.held.size).toBe(0);
+      expect(Math.max(state.ownIds.size, state.ownReservations.size, state.ownReleases.size)).toBeLessThanOrEqual(2);
+      expect((await ledger.summary('alone')).totalTokens).toBe(1_800 * 12);
+    } finally {
+      await ledger.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
