@@ -124,6 +124,8 @@ describe('serve --detach, stop, restart', () => {
 
   it('restart with none running starts one; a serve run in a terminal is restarted in the background with a log file', async () => {
     const { home } = await freshHome();
+    // restart starts what config says; port 0, as the default 8787 may be another test's.
+    expect((await runCli(['config', 'set', 'server.port', '0'], { home })).code).toBe(0);
     const none = await runCli(['restart'], { home });
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain('svc-router is not running; starting it');
