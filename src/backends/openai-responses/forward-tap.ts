@@ -18,14 +18,14 @@ const OUTPUT_DELTAS = new Set([
   'response.custom_tool_call_input.delta',
 ]);
 
+const DELTA_KEY = ['delta'];
+
 /**
  * OpenAI Responses, read where decodeResponsesStream decides: the stream is over at
  * response.completed or response.incomplete, whose `response.usage` is the whole request's; it
  * fails at response.failed or an `error` event, and is cut off if it ends before either. Only the
  * terminal events are parsed.
  */
-const DELTA_KEY = ['delta'];
-
 export const responsesForwardTap: ForwardTap = {
   replyUsage(backend, body) {
     const reply = readResponsesReply(backend, body);
