@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
-import { redactText, rememberedSecrets } from '../core/redact.js';
-import { redactEntry, type RequestLog, type RequestLogEntry } from './request-log.js';
+import { redactText } from '../core/redact.js';
+import { batchedLog, redactEntry, type RequestLog, type RequestLogEntry } from './request-log.js';
 
 /**
  * OpenTelemetry export of finished requests: one span per request and a child span per target
@@ -88,12 +88,8 @@ export async function createOtelExport(options: OtelExportOptions): Promise<Otel
   const exporter = new exporterModule.OTLPTraceExporter({ url: options.tracesUrl });
   const provider = new sdk.TracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor({ exporter, scheduledDelayMillis: scheduleDelay(process.env.OTEL_BSP_SCHEDULE_DELAY) })] });
   const tracer = provider.getTracer('svc-router', options.serviceVersion);
-  const secrets = options.secrets ?? rememberedSecrets;
   const kinds = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT };
   const codes = { error: api.SpanStatusCode.ERROR };
-  let queue: RequestLogEntry[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
-
   const emit = (raw: RequestLogEntry, known: string[]): void => {
     const entry = redactEntry(raw, known);
     const end = entry.time;
@@ -118,25 +114,13 @@ export async function createOtelExport(options: OtelExportOptions): Promise<Otel
     span.end(end);
   };
 
-  const flush = (): void => {
-    if (scheduled) clearImmediate(scheduled);
-    scheduled = undefined;
-    if (queue.length === 0) return;
-    const entries = queue;
-    queue = [];
-    const known = [...secrets()];
+  const log = batchedLog((entries, known) => {
     for (const entry of entries) emit(entry, known);
-  };
-
+  }, options);
   return {
-    logBodies: false,
-    record(entry) {
-      queue.push(entry);
-      scheduled ??= setImmediate(flush);
-    },
-    flush,
+    ...log,
     async shutdown() {
-      flush();
+      log.flush();
       await provider.shutdown();
     },
   };

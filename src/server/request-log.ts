@@ -56,17 +56,12 @@ export interface RequestLog {
 export type LogFormat = 'text' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
-export interface RequestLogOptions {
+export interface RequestLogOptions extends BatchOptions {
   format: LogFormat;
   /** Colour the text format (a terminal that wants colour). */
   color?: boolean;
-  logBodies?: boolean;
   /** Default: standard error. */
   write?: (text: string) => void;
-  /** Entries queued before a flush is forced at once rather than on the next turn of the event loop. */
-  maxQueued?: number;
-  /** Values never to write (beyond the usual credential shapes). Default: the upstream keys this process has used. */
-  secrets?: () => Iterable<string>;
 }
 
 /**
@@ -77,6 +72,27 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   const write = options.write ?? ((text: string) => void process.stderr.write(text));
   const colours = new Chalk({ level: options.color ? 1 : 0 });
   const format = options.format === 'json' ? formatJson : (entry: RequestLogEntry) => formatText(entry, colours);
+  return batchedLog((entries, known) => {
+    let text = '';
+    for (const entry of entries) text += `${format(redactEntry(entry, known))}\n`;
+    write(text);
+  }, options);
+}
+
+export interface BatchOptions {
+  logBodies?: boolean;
+  /** Entries queued before a flush is forced at once rather than on the next turn of the event loop. */
+  maxQueued?: number;
+  /** Values never to write (beyond the usual credential shapes). Default: the upstream keys this process has used. */
+  secrets?: () => Iterable<string>;
+}
+
+/**
+ * What every request log shares (standard error, the stored log, OpenTelemetry): `record` only
+ * queues; `handle` gets the queued entries, with the secrets known at that moment, on the next
+ * turn of the event loop (setImmediate), or at once when many are waiting.
+ */
+export function batchedLog(handle: (entries: RequestLogEntry[], secrets: string[]) => void, options: BatchOptions = {}): RequestLog {
   const maxQueued = options.maxQueued ?? 256;
   const secrets = options.secrets ?? rememberedSecrets;
   let queue: RequestLogEntry[] = [];
@@ -88,10 +104,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     if (queue.length === 0) return;
     const entries = queue;
     queue = [];
-    let text = '';
-    const known = [...secrets()];
-    for (const entry of entries) text += `${format(redactEntry(entry, known))}\n`;
-    write(text);
+    handle(entries, [...secrets()]);
   };
 
   return {

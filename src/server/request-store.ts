@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { rememberedSecrets } from '../core/redact.js';
-import { formatJson, redactEntry, type RequestLog, type RequestLogEntry } from './request-log.js';
+import { batchedLog, formatJson, redactEntry, type RequestLog } from './request-log.js';
 
 /** The request log `svc-router logs` and the dashboard read, under the config directory. */
 export const REQUESTS_FILE = 'requests.jsonl';
@@ -28,12 +27,9 @@ export interface RequestStoreOptions {
 export function createRequestStore(options: RequestStoreOptions): RequestLog {
   const file = path.join(options.dir, REQUESTS_FILE);
   const old = path.join(options.dir, REQUESTS_OLD_FILE);
-  const secrets = options.secrets ?? rememberedSecrets;
   const half = Math.max(4_096, Math.floor(options.maxBytes / 2));
   let fd = fs.openSync(file, 'a', 0o600);
   let size = fs.fstatSync(fd).size;
-  let queue: RequestLogEntry[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
   dropExpired(old, options.retentionDays);
 
   const rotate = (): void => {
@@ -43,36 +39,23 @@ export function createRequestStore(options: RequestStoreOptions): RequestLog {
     size = 0;
   };
 
-  const flush = (): void => {
-    if (scheduled) clearImmediate(scheduled);
-    scheduled = undefined;
-    if (queue.length === 0) return;
-    const entries = queue;
-    queue = [];
-    const known = [...secrets()];
-    let text = '';
-    for (const entry of entries) text += `${formatJson(redactEntry(entry, known))}\n`;
-    try {
-      if (size + Buffer.byteLength(text) > half && size > 0) {
-        rotate();
-        dropExpired(old, options.retentionDays);
+  return batchedLog(
+    (entries, known) => {
+      let text = '';
+      for (const entry of entries) text += `${formatJson(redactEntry(entry, known))}\n`;
+      try {
+        if (size + Buffer.byteLength(text) > half && size > 0) {
+          rotate();
+          dropExpired(old, options.retentionDays);
+        }
+        fs.writeSync(fd, text);
+        size += Buffer.byteLength(text);
+      } catch {
+        // A full or read-only disk costs the searchable log, never the request.
       }
-      fs.writeSync(fd, text);
-      size += Buffer.byteLength(text);
-    } catch {
-      // A full or read-only disk costs the searchable log, never the request.
-    }
-  };
-
-  return {
-    logBodies: options.logBodies ?? false,
-    record(entry) {
-      queue.push(entry);
-      if (queue.length >= 256) flush();
-      else scheduled ??= setImmediate(flush);
     },
-    flush,
-  };
+    options,
+  );
 }
 
 /** Removes a generation whose newest record is older than the retention (its mtime says when it was last written). */
