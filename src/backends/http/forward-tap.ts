@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { isJsonSpace, stringEnd } from '../../core/json-text.js';
 import type { FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -28,11 +29,11 @@ export function keyValueAt(text: string, key: string, from = 0): number {
   const quoted = quotedKeys.get(key) ?? quote(key);
   for (let at = text.indexOf(quoted, from); at !== -1; at = text.indexOf(quoted, at + quoted.length)) {
     let i = at + quoted.length;
-    while (isSpace(text.charCodeAt(i))) i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
     // A string value equal to the key's name is followed by `,`, `}` or `]`, never by `:`.
     if (text.charCodeAt(i) !== 58) continue;
     i++;
-    while (isSpace(text.charCodeAt(i))) i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
     return i;
   }
   return -1;
@@ -50,13 +51,13 @@ export function scanKeys(text: string, keys: readonly string[], onKey: (key: num
     const end = stringEnd(text, at);
     if (end === -1) return;
     let i = end;
-    while (isSpace(text.charCodeAt(i))) i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
     if (text.charCodeAt(i) !== 58) {
       at = text.indexOf('"', end);
       continue;
     }
     i++;
-    while (isSpace(text.charCodeAt(i))) i++;
+    while (isJsonSpace(text.charCodeAt(i))) i++;
     const length = end - at - 2;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
@@ -67,18 +68,6 @@ export function scanKeys(text: string, keys: readonly string[], onKey: (key: num
     }
     // A string value is the next string: stepped over whole, as it is followed by no colon.
     at = text.indexOf('"', i);
-  }
-}
-
-/** Just past the closing quote of the string that opens at `at`, or -1 when it is not closed. */
-function stringEnd(text: string, at: number): number {
-  for (let from = at + 1; ; ) {
-    const quote = text.indexOf('"', from);
-    if (quote === -1) return -1;
-    let slashes = 0;
-    while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    from = quote + 1;
   }
 }
 
@@ -109,10 +98,9 @@ export function stringCharsOf(text: string, keys: readonly string[]): number {
 export function checkObjectFrame(backend: string, frame: SseFrame): void {
   const { data } = frame;
   let first = 0;
-  while (isSpace(data.charCodeAt(first))) first++;
+  while (isJsonSpace(data.charCodeAt(first))) first++;
   let last = data.length - 1;
-  while (last > first && isSpace(data.charCodeAt(last))) last--;
+  while (last > first && isJsonSpace(data.charCodeAt(last))) last--;
   if (data.charCodeAt(first) !== 123 || data.charCodeAt(last) !== 125) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a stream event that is not valid JSON.`);
 }
 
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;

@@ -1,3 +1,5 @@
+import { isJsonSpace, skipJsonSpace, stringEnd } from '../../core/json-text.js';
+
 /**
  * Finding a member of a JSON object in its text, without parsing the rest: forwarding changes one
  * or two values of an upstream's reply (its model, svc_meta) and must leave every other byte as
@@ -9,26 +11,6 @@
 export interface ValueSpan {
   start: number;
   end: number;
-}
-
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
-
-function skipSpace(text: string, at: number): number {
-  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
-  return at;
-}
-
-/** The end of the string that opens at `at` (just past its closing quote), or -1. */
-function stringEnd(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; ) {
-    const quote = text.indexOf('"', i);
-    if (quote === -1) return -1;
-    let slashes = 0;
-    while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    i = quote + 1;
-  }
-  return -1;
 }
 
 /** The end of the value that starts at `at`, or -1. */
@@ -53,7 +35,7 @@ function valueEnd(text: string, at: number): number {
   let i = at;
   while (i < text.length) {
     const d = text.charCodeAt(i);
-    if (d === 44 || d === 125 || d === 93 || isSpace(d)) break;
+    if (d === 44 || d === 125 || d === 93 || isJsonSpace(d)) break;
     i++;
   }
   return i === at ? -1 : i;
@@ -75,34 +57,34 @@ function keyAt(text: string, start: number, end: number): string {
  * non-space character when left out), in order: JSON.parse keeps the last of duplicate keys, so a
  * rewrite must change them all. Stops at `firstOnly`'s first hit.
  */
-export function memberSpans(text: string, key: string, objectAt = skipSpace(text, 0), firstOnly = false): ValueSpan[] {
+export function memberSpans(text: string, key: string, objectAt = skipJsonSpace(text, 0), firstOnly = false): ValueSpan[] {
   const spans: ValueSpan[] = [];
   if (text.charCodeAt(objectAt) !== 123) return spans;
-  let at = skipSpace(text, objectAt + 1);
+  let at = skipJsonSpace(text, objectAt + 1);
   if (text.charCodeAt(at) === 125) return spans;
   for (;;) {
     if (text.charCodeAt(at) !== 34) return spans;
     const keyEnd = stringEnd(text, at);
     if (keyEnd === -1) return spans;
     const name = keyAt(text, at, keyEnd);
-    at = skipSpace(text, keyEnd);
+    at = skipJsonSpace(text, keyEnd);
     if (text.charCodeAt(at) !== 58) return spans;
-    const start = skipSpace(text, at + 1);
+    const start = skipJsonSpace(text, at + 1);
     const end = valueEnd(text, start);
     if (end === -1) return spans;
     if (name === key) {
       spans.push({ start, end });
       if (firstOnly) return spans;
     }
-    at = skipSpace(text, end);
+    at = skipJsonSpace(text, end);
     if (text.charCodeAt(at) !== 44) return spans;
-    at = skipSpace(text, at + 1);
+    at = skipJsonSpace(text, at + 1);
   }
 }
 
 /** The span of `path`'s value (`['message', 'model']`), following the last of duplicate keys. */
 export function pathSpan(text: string, path: readonly string[]): ValueSpan | undefined {
-  let objectAt = skipSpace(text, 0);
+  let objectAt = skipJsonSpace(text, 0);
   let span: ValueSpan | undefined;
   for (const key of path) {
     span = memberSpans(text, key, objectAt).at(-1);
@@ -133,6 +115,6 @@ export function withMember(text: string, key: string, json: string): string {
   if (spans.length) return replaceSpans(text, spans, json);
   const close = text.lastIndexOf('}');
   if (close === -1) return text;
-  const empty = text.charCodeAt(skipSpace(text, skipSpace(text, 0) + 1)) === 125;
+  const empty = text.charCodeAt(skipJsonSpace(text, skipJsonSpace(text, 0) + 1)) === 125;
   return `${text.slice(0, close)}${empty ? '' : ','}${JSON.stringify(key)}:${json}${text.slice(close)}`;
 }
