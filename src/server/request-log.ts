@@ -161,9 +161,38 @@ export function describeCause(cause: unknown, depth = 0): string {
   }
 }
 
+/** One line of `--log-format json` and of the request store: snake_case, fields left out when unknown. */
+export interface StoredRequest {
+  time: string;
+  request_id?: string;
+  method: string;
+  path: string;
+  status: number;
+  caller?: string;
+  format?: string;
+  model?: string;
+  rule?: string;
+  backend?: string;
+  upstream_model?: string;
+  attempts?: number;
+  latency_ms: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+  targets?: Array<{ backend: string; upstream_model: string; outcome: 'ok' | number; latency_ms: number; error?: string }>;
+  stream?: boolean;
+  aborted?: boolean;
+  error?: string;
+  /** Written as text (redactEntry describes it). */
+  cause?: string;
+  request_body?: unknown;
+  response_body?: unknown;
+}
+
 /** One JSON object per line, snake_case, fields left out when unknown. */
 export function formatJson(entry: RequestLogEntry): string {
-  return JSON.stringify({
+  // Every field of StoredRequest is written (the type says if one is left out), and read back by entryFromStored.
+  const record: { [K in keyof Required<StoredRequest>]: StoredRequest[K] | undefined } = {
     time: new Date(entry.time).toISOString(),
     request_id: entry.requestId,
     method: entry.method,
@@ -190,10 +219,42 @@ export function formatJson(entry: RequestLogEntry): string {
     stream: entry.stream,
     aborted: entry.aborted,
     error: entry.error,
-    cause: entry.cause,
+    cause: entry.cause as string | undefined,
     request_body: entry.requestBody,
     response_body: entry.responseBody,
-  });
+  };
+  return JSON.stringify(record);
+}
+
+/** A stored line back as the entry it was written from (what `svc-router logs` formats as text). */
+export function entryFromStored(record: StoredRequest): RequestLogEntry {
+  return {
+    time: Date.parse(record.time),
+    method: record.method,
+    path: record.path,
+    status: record.status,
+    latencyMs: record.latency_ms,
+    ...(record.request_id !== undefined ? { requestId: record.request_id } : {}),
+    ...(record.caller !== undefined ? { caller: record.caller } : {}),
+    ...(record.format !== undefined ? { format: record.format } : {}),
+    ...(record.model !== undefined ? { model: record.model } : {}),
+    ...(record.rule !== undefined ? { rule: record.rule } : {}),
+    ...(record.backend !== undefined ? { backend: record.backend } : {}),
+    ...(record.upstream_model !== undefined ? { upstreamModel: record.upstream_model } : {}),
+    ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
+    ...(record.input_tokens !== undefined ? { inputTokens: record.input_tokens } : {}),
+    ...(record.output_tokens !== undefined ? { outputTokens: record.output_tokens } : {}),
+    ...(record.cost_usd !== undefined ? { costNanoUsd: Math.round(record.cost_usd * 1e9) } : {}),
+    ...(record.targets !== undefined
+      ? { targets: record.targets.map((target) => ({ backend: target.backend, upstreamModel: target.upstream_model, outcome: target.outcome, latencyMs: target.latency_ms, ...(target.error !== undefined ? { error: target.error } : {}) })) }
+      : {}),
+    ...(record.stream ? { stream: true } : {}),
+    ...(record.aborted ? { aborted: true } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+    ...(record.cause !== undefined ? { cause: record.cause } : {}),
+    ...(record.request_body !== undefined ? { requestBody: record.request_body } : {}),
+    ...(record.response_body !== undefined ? { responseBody: record.response_body } : {}),
+  };
 }
 
 /**

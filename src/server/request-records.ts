@@ -1,32 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { StoredRequest } from './request-log.js';
 import { REQUESTS_FILE, REQUESTS_OLD_FILE } from './request-store.js';
 
-/** One line of the request store, as formatJson wrote it. */
-export interface StoredRequest {
-  time: string;
-  request_id?: string;
-  method: string;
-  path: string;
-  status: number;
-  caller?: string;
-  format?: string;
-  model?: string;
-  backend?: string;
-  upstream_model?: string;
-  attempts?: number;
-  latency_ms: number;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-  targets?: Array<{ backend: string; upstream_model: string; outcome: 'ok' | number; latency_ms: number; error?: string }>;
-  stream?: boolean;
-  aborted?: boolean;
-  error?: string;
-  cause?: string;
-  request_body?: unknown;
-  response_body?: unknown;
-}
+export type { StoredRequest } from './request-log.js';
 
 export interface RequestFilter {
   /** Only records at or after this time (ms since the epoch). */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Chalk } from 'chalk';
 import { ConfigStore } from '../../config/store.js';
-import { formatText, type RequestLogEntry } from '../../server/request-log.js';
+import { entryFromStored, formatText } from '../../server/request-log.js';
 import { matches, parseStored, readRequests, type RequestFilter, type StoredRequest } from '../../server/request-records.js';
 import { REQUESTS_FILE } from '../../server/request-store.js';
 import { usageError } from '../cli-error.js';
@@ -45,7 +45,7 @@ export async function runLogs(options: LogsOptions): Promise<void> {
   const config = new ConfigStore();
   const { dir } = config;
   const colours = new Chalk({ level: process.stdout.isTTY && !process.env.NO_COLOR ? 1 : 0 });
-  const print = (record: StoredRequest) => printLine(options.json ? JSON.stringify(record) : formatText(toEntry(record), colours));
+  const print = (record: StoredRequest) => printLine(options.json ? JSON.stringify(record) : formatText(entryFromStored(record), colours));
   const found = readRequests(dir, filter, config.read().server.requestLogDays);
   for (const record of found.slice(-limit)) print(record);
   if (!options.follow) {
@@ -91,32 +91,3 @@ function fileSize(file: string): number {
   }
 }
 
-/** A stored line back in the shape the text format reads. */
-function toEntry(record: StoredRequest): RequestLogEntry {
-  return {
-    time: Date.parse(record.time),
-    method: record.method,
-    path: record.path,
-    status: record.status,
-    latencyMs: record.latency_ms,
-    ...(record.request_id !== undefined ? { requestId: record.request_id } : {}),
-    ...(record.caller !== undefined ? { caller: record.caller } : {}),
-    ...(record.format !== undefined ? { format: record.format } : {}),
-    ...(record.model !== undefined ? { model: record.model } : {}),
-    ...(record.backend !== undefined ? { backend: record.backend } : {}),
-    ...(record.upstream_model !== undefined ? { upstreamModel: record.upstream_model } : {}),
-    ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
-    ...(record.input_tokens !== undefined ? { inputTokens: record.input_tokens } : {}),
-    ...(record.output_tokens !== undefined ? { outputTokens: record.output_tokens } : {}),
-    ...(record.cost_usd !== undefined ? { costNanoUsd: Math.round(record.cost_usd * 1e9) } : {}),
-    ...(record.targets !== undefined
-      ? { targets: record.targets.map((target) => ({ backend: target.backend, upstreamModel: target.upstream_model, outcome: target.outcome, latencyMs: target.latency_ms, ...(target.error !== undefined ? { error: target.error } : {}) })) }
-      : {}),
-    ...(record.stream ? { stream: true } : {}),
-    ...(record.aborted ? { aborted: true } : {}),
-    ...(record.error !== undefined ? { error: record.error } : {}),
-    ...(record.cause !== undefined ? { cause: record.cause } : {}),
-    ...(record.request_body !== undefined ? { requestBody: record.request_body } : {}),
-    ...(record.response_body !== undefined ? { responseBody: record.response_body } : {}),
-  };
-}
