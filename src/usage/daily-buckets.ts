@@ -54,6 +54,14 @@ export class DailyBuckets {
     for (const field of Object.keys(bucket) as Array<keyof Bucket>) bucket[field] += sums[field];
   }
 
+  /** Input plus output tokens in the window: what the cap is checked against, on every request. */
+  totalTokens(developer: string, now: number): number {
+    const firstDay = firstWindowDay(now);
+    let total = 0;
+    for (const [day, bucket] of this.byDeveloper.get(developer) ?? []) if (day >= firstDay) total += bucket.inputTokens + bucket.outputTokens;
+    return total;
+  }
+
   summary(developer: string, now: number): UsageSummary {
     const firstDay = firstWindowDay(now);
     const summary: UsageSummary = {

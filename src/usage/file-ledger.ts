@@ -118,7 +118,7 @@ export class FileLedger implements Ledger {
 
   /** The cap's decision against usage and the live reservations above line `before` (other than `own`). */
   private decide(request: ReserveRequest, now: number, before: number, own?: string): Reservation {
-    const used = this.buckets.summary(request.developer, now).totalTokens;
+    const used = this.buckets.totalTokens(request.developer, now);
     return decideReservation(request, used, this.reservedBy(request.developer, now, before, own));
   }
 
