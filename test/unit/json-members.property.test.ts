@@ -95,8 +95,10 @@ describe('json-members', () => {
       }),
     })).node;
     fc.assert(
-      fc.property(object, space, (parsed, gap) => {
-        const text = JSON.stringify(parsed, null, gap.length ? gap.length : undefined);
+      fc.property(object, space, fc.boolean(), (parsed, gap, escape) => {
+        // Some keys written with escapes, as JSON allows: still the same keys to JSON.parse.
+        const plain = JSON.stringify(parsed, null, gap.length ? gap.length : undefined);
+        const text = escape ? plain.replaceAll('"type":', '"typ\\u0065":').replaceAll('"x":', '"\\u0078":') : plain;
         const expected: Array<[string, string]> = [];
         walk(parsed, expected);
         const found: Array<[string, string]> = [];

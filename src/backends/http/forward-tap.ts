@@ -43,8 +43,8 @@ export function keyValueAt(text: string, key: string, from = 0): number {
  * One pass over a frame's text for the keys a tap reads: for each member whose key is one of
  * `keys` (at any depth, in the order of the text), `onKey(its index in keys, where its value
  * starts, just past a string value's closing quote or -1)`. Every string is stepped over whole,
- * so key-like text inside a string is never taken for a key. Escaped keys are not matched, as a
- * decoder that reads the fields by name would not miss them: the upstreams never write them.
+ * so key-like text inside a string is never taken for a key, and a key written with escapes is
+ * still that key, as it is to JSON.parse.
  */
 export function scanKeys(text: string, keys: readonly string[], onKey: (key: number, value: number, stringEnd: number) => void): void {
   for (let at = text.indexOf('"'); at !== -1; ) {
@@ -58,17 +58,28 @@ export function scanKeys(text: string, keys: readonly string[], onKey: (key: num
     }
     i++;
     while (isJsonSpace(text.charCodeAt(i))) i++;
-    const length = end - at - 2;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k]!;
-      if (key.length === length && text.startsWith(key, at + 1)) {
-        onKey(k, i, text.charCodeAt(i) === 34 ? stringEnd(text, i) : -1);
-        break;
-      }
-    }
+    const k = keyIndex(text, at, end, keys);
+    if (k !== -1) onKey(k, i, text.charCodeAt(i) === 34 ? stringEnd(text, i) : -1);
     // A string value is the next string: stepped over whole, as it is followed by no colon.
     at = text.indexOf('"', i);
   }
+}
+
+/** Which of `keys` the string at `at`…`end` is, or -1; a key written with escapes is read as JSON.parse reads it. */
+function keyIndex(text: string, at: number, end: number, keys: readonly string[]): number {
+  const length = end - at - 2;
+  for (let k = 0; k < keys.length; k++) if (keys[k]!.length === length && text.startsWith(keys[k]!, at + 1)) return k;
+  for (let j = at + 1; j < end - 1; j++) {
+    if (text.charCodeAt(j) !== 92) continue;
+    let name: string;
+    try {
+      name = JSON.parse(text.slice(at, end)) as string;
+    } catch {
+      return -1;
+    }
+    return keys.indexOf(name);
+  }
+  return -1;
 }
 
 /** Whether the value starting at `at` is JSON `null`. */
