@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anthropicForwardTap } from '../../src/backends/anthropic/forward-tap.js';
 import { chatForwardTap } from '../../src/backends/openai-chat/forward-tap.js';
+import { responsesForwardTap } from '../../src/backends/openai-responses/forward-tap.js';
 import type { CanonicalRequest } from '../../src/core/request.js';
 
 /**
@@ -64,6 +65,45 @@ describe('same-format taps read what JSON.parse reads', () => {
         expect(note.outputChars).toBe(text === undefined ? 0 : JSON.stringify(text).length - 2);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('an event named only by its type', () => {
+  /** JSON text of `value` with some of its keys and string values written with \u escapes, as JSON allows. */
+  const escapedSome = (value: unknown, escape: boolean): string => {
+    const text = JSON.stringify(value);
+    return escape ? text.replaceAll('"type":', '"\\u0074ype":').replaceAll('"usage":', '"us\\u0061ge":').replaceAll('"response.completed"', '"response\\u002ecompleted"') : text;
+  };
+
+  it('Responses: response.completed ends the stream with its usage, however its keys are written', () => {
+    fc.assert(
+      fc.property(fc.nat(999), fc.nat(999), fc.boolean(), (input, output, escape) => {
+        const tap = responsesForwardTap.stream('b', request);
+        const usage = { input_tokens: input, output_tokens: output, total_tokens: input + output };
+        const note = tap.read({ data: escapedSome({ type: 'response.completed', sequence_number: 9, response: { id: 'resp_1', object: 'response', status: 'completed', output: [], usage } }, escape) });
+        if (note === 'error') throw new Error('a completed response read as an error');
+        expect(note.end).toBe(true);
+        expect(note.usage?.inputTokens).toBe(input);
+        expect(note.usage?.outputTokens).toBe(output);
+        expect(tap.atEnd()).toBeUndefined();
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('Anthropic without event lines: message_delta carries usage, message_stop ends, however the type is written', () => {
+    fc.assert(
+      fc.property(fc.nat(999), fc.boolean(), (output, escape) => {
+        const tap = anthropicForwardTap.stream('b', request);
+        const delta = tap.read({ data: escapedSome({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }, escape) });
+        if (delta === 'error') throw new Error('message_delta read as an error');
+        expect(delta.usage?.outputTokens).toBe(output);
+        const stop = tap.read({ data: escapedSome({ type: 'message_stop' }, escape) });
+        expect(stop).toMatchObject({ end: true });
+        expect(tap.atEnd()).toBeUndefined();
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { Usage } from '../../core/reply.js';
-import { checkObjectFrame, keyValueAt, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -55,9 +55,5 @@ export const anthropicForwardTap: ForwardTap = {
 
 /** The event's name; from its `type` when the upstream left out the `event:` line (`type` leads every Anthropic event). */
 function eventName(frame: SseFrame): string | undefined {
-  if (frame.event !== undefined) return frame.event;
-  const at = keyValueAt(frame.data, 'type');
-  if (at === -1 || frame.data.charCodeAt(at) !== 34) return undefined;
-  const end = frame.data.indexOf('"', at + 1);
-  return end === -1 ? undefined : frame.data.slice(at + 1, end);
+  return frame.event ?? leadingType(frame.data);
 }

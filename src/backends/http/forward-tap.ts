@@ -82,6 +82,26 @@ function keyIndex(text: string, at: number, end: number, keys: readonly string[]
   return -1;
 }
 
+/**
+ * An event's `type`, which leads every event of the Anthropic and OpenAI Responses grammars, so the
+ * first `"type":` in the text is the event's. Written with escapes (or missing), it is read as
+ * JSON.parse reads it.
+ */
+export function leadingType(data: string): string | undefined {
+  const at = keyValueAt(data, 'type');
+  if (at !== -1 && data.charCodeAt(at) === 34) {
+    const end = stringEnd(data, at);
+    const raw = end === -1 ? '' : data.slice(at + 1, end - 1);
+    if (end !== -1 && raw.indexOf('\\') === -1) return raw;
+  }
+  try {
+    const type = (JSON.parse(data) as { type?: unknown } | null)?.type;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether the value starting at `at` is JSON `null`. */
 export const isNullAt = (text: string, at: number): boolean => text.startsWith('null', at);
 

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
-import { checkObjectFrame, keyValueAt, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
-import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
 import { usageFromResponses } from './decode-usage.js';
 
@@ -37,7 +37,8 @@ export const responsesForwardTap: ForwardTap = {
     return {
       read(frame) {
         checkObjectFrame(backend, frame);
-        const name = responsesEventName(frame);
+        // The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line).
+        const name = leadingType(frame.data);
         if (name === undefined) return { outputChars: 0 };
         if (OUTPUT_DELTAS.has(name)) return { outputChars: stringCharsOf(frame.data, DELTA_KEY) };
         switch (name) {
@@ -58,14 +59,3 @@ export const responsesForwardTap: ForwardTap = {
     };
   },
 };
-
-/**
- * The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line): `type`
- * leads every OpenAI Responses event, so the first `"type":` in the text is the event's.
- */
-export function responsesEventName(frame: SseFrame): string | undefined {
-  const at = keyValueAt(frame.data, 'type');
-  if (at === -1 || frame.data.charCodeAt(at) !== 34) return undefined;
-  const end = frame.data.indexOf('"', at + 1);
-  return end === -1 ? undefined : frame.data.slice(at + 1, end);
-}
