@@ -47,6 +47,9 @@ export function keyValueAt(text: string, key: string, from = 0): number {
  * still that key, as it is to JSON.parse.
  */
 export function scanKeys(text: string, keys: readonly string[], onKey: (key: number, value: number, stringEnd: number) => void): void {
+  // The next backslash at or after the current key, found by one forward search per stretch:
+  // most keys hold none, and only one that does is decoded.
+  let slash = text.indexOf('\\');
   for (let at = text.indexOf('"'); at !== -1; ) {
     const end = stringEnd(text, at);
     if (end === -1) return;
@@ -58,28 +61,26 @@ export function scanKeys(text: string, keys: readonly string[], onKey: (key: num
     }
     i++;
     while (isJsonSpace(text.charCodeAt(i))) i++;
-    const k = keyIndex(text, at, end, keys);
+    const length = end - at - 2;
+    let k = 0;
+    while (k < keys.length && !(keys[k]!.length === length && text.startsWith(keys[k]!, at + 1))) k++;
+    if (k === keys.length) {
+      if (slash !== -1 && slash < at) slash = text.indexOf('\\', at);
+      k = slash !== -1 && slash < end ? escapedKeyIndex(text, at, end, keys) : -1;
+    }
     if (k !== -1) onKey(k, i, text.charCodeAt(i) === 34 ? stringEnd(text, i) : -1);
     // A string value is the next string: stepped over whole, as it is followed by no colon.
     at = text.indexOf('"', i);
   }
 }
 
-/** Which of `keys` the string at `at`…`end` is, or -1; a key written with escapes is read as JSON.parse reads it. */
-function keyIndex(text: string, at: number, end: number, keys: readonly string[]): number {
-  const length = end - at - 2;
-  for (let k = 0; k < keys.length; k++) if (keys[k]!.length === length && text.startsWith(keys[k]!, at + 1)) return k;
-  for (let j = at + 1; j < end - 1; j++) {
-    if (text.charCodeAt(j) !== 92) continue;
-    let name: string;
-    try {
-      name = JSON.parse(text.slice(at, end)) as string;
-    } catch {
-      return -1;
-    }
-    return keys.indexOf(name);
+/** Which of `keys` the key string at `at`…`end`, written with escapes, is as JSON.parse reads it; or -1. */
+function escapedKeyIndex(text: string, at: number, end: number, keys: readonly string[]): number {
+  try {
+    return keys.indexOf(JSON.parse(text.slice(at, end)) as string);
+  } catch {
+    return -1;
   }
-  return -1;
 }
 
 /**
