@@ -14,6 +14,15 @@ interface ReleaseLine {
   release: string;
 }
 
+interface AskedReservation {
+  request: ReserveRequest;
+  now: number;
+  /** Times it was taken back after losing a race (see RACE_RETRIES). */
+  attempt: number;
+  resolve(reservation: Reservation): void;
+  reject(error: unknown): void;
+}
+
 interface Held {
   developer: string;
   tokens: number;
@@ -46,6 +55,9 @@ export class FileLedger implements Ledger {
   private readonly ownReleases = new Set<string>();
   /** Lines counted so far, in file order (see Held.seq). */
   private seq = 0;
+  /** Reservations asked for in this turn of the event loop, decided and written together. */
+  private asked: AskedReservation[] = [];
+  private flushScheduled: NodeJS.Immediate | undefined;
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a+', 0o600);
@@ -72,37 +84,91 @@ export class FileLedger implements Ledger {
 
   /**
    * Every process appends to one file with O_APPEND, so the file itself orders their
-   * reservations, and a reservation counts everything above its own line. The common case costs
-   * one write and one fstat: decide from what is known, append, and check that no other process
-   * appended meanwhile. When one did, read its lines and decide again against the reservations
-   * above ours; if ours no longer fits, take it back (a release line) and try again. Lines below
-   * ours were decided by processes that counted ours, so what is used and held never passes the cap.
+   * reservations, and a reservation counts everything above its own line. Reservations asked for
+   * in one turn of the event loop are decided together, in order, and written with one write and
+   * one fstat: decide from what is known, append, and check that no other process appended
+   * meanwhile. When one did, read its lines and decide each again against the reservations above
+   * its own line; one that no longer fits is taken back (a release line) and tried again. Lines
+   * below ours were decided by processes that counted ours, so what is used and held never passes
+   * the cap.
    */
-  async reserve(request: ReserveRequest): Promise<Reservation> {
-    const now = request.now ?? Date.now();
-    for (let attempt = 0; ; attempt++) {
+  reserve(request: ReserveRequest): Promise<Reservation> {
+    return new Promise((resolve, reject) => {
+      this.asked.push({ request, now: request.now ?? Date.now(), attempt: 0, resolve, reject });
+      this.flushScheduled ??= setImmediate(this.flushReservations);
+    });
+  }
+
+  private readonly flushReservations = (): void => {
+    this.flushScheduled = undefined;
+    const batch = this.asked;
+    this.asked = [];
+    try {
+      this.reserveBatch(batch);
+    } catch (error) {
+      // The file could not be read back (or was closed): fail what is still waiting (a settled promise ignores this).
+      for (const asked of batch) asked.reject(error);
+    }
+  };
+
+  private reserveBatch(batch: AskedReservation[]): void {
+    const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
+    let lines = '';
+    let caughtUp = false;
+    for (const asked of batch) {
+      const { request, now } = asked;
       let reservation = this.decide(request, now, Infinity);
-      if (reservation.tokens < Math.max(request.tokens, request.minimum)) {
+      if (reservation.tokens < Math.max(request.tokens, request.minimum) && !caughtUp) {
         // What this process knows may be stale by other processes' releases and settlements:
         // look before refusing or cutting a reservation short.
         this.catchUp();
+        caughtUp = true;
         reservation = this.decide(request, now, Infinity);
-        if (!reservation.granted) return reservation;
+      }
+      if (!reservation.granted) {
+        asked.resolve(reservation);
+        continue;
       }
       const held: Held = { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs, seq: 0 };
-      this.writeOwn({ reserve: { id: request.requestId, developer: held.developer, tokens: held.tokens, until: held.until } } satisfies ReserveLine);
+      // Held at once, so the next reservation of the batch counts it.
       this.held.set(request.requestId, held);
-      this.ownReservations.add(request.requestId);
-      this.checkedAt = performance.now();
-      if (!this.catchUp()) {
-        held.seq = ++this.seq;
-        return reservation;
+      lines += `${JSON.stringify({ reserve: { id: request.requestId, developer: held.developer, tokens: held.tokens, until: held.until } } satisfies ReserveLine)}\n`;
+      written.push({ asked, held, reservation });
+    }
+    if (!written.length) return;
+    try {
+      fs.writeSync(this.fd, lines);
+    } catch (error) {
+      for (const { asked } of written) {
+        this.held.delete(asked.request.requestId);
+        asked.reject(error);
       }
-      // Reading the file back placed our line among theirs (catchUp set held.seq).
-      const recheck = this.decide(request, now, held.seq, request.requestId);
-      if (recheck.granted && recheck.tokens >= held.tokens) return { ...recheck, tokens: held.tokens };
-      await this.release(request.developer, request.requestId);
-      if (!recheck.granted || attempt + 1 >= RACE_RETRIES) return { ...recheck, granted: false, tokens: 0 };
+      return;
+    }
+    this.ownBytes += Buffer.byteLength(lines);
+    for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
+    this.checkedAt = performance.now();
+    if (!this.catchUp()) {
+      for (const { asked, held, reservation } of written) {
+        held.seq = ++this.seq;
+        asked.resolve(reservation);
+      }
+      return;
+    }
+    // Reading the file back placed our lines among theirs (catchUp set each held.seq).
+    for (const { asked, held } of written) {
+      const { request } = asked;
+      const recheck = this.decide(request, asked.now, held.seq, request.requestId);
+      if (recheck.granted && recheck.tokens >= held.tokens) {
+        asked.resolve({ ...recheck, tokens: held.tokens });
+        continue;
+      }
+      void this.release(request.developer, request.requestId);
+      if (!recheck.granted || asked.attempt + 1 >= RACE_RETRIES) asked.resolve({ ...recheck, granted: false, tokens: 0 });
+      else {
+        this.asked.push({ ...asked, attempt: asked.attempt + 1 });
+        this.flushScheduled ??= setImmediate(this.flushReservations);
+      }
     }
   }
 
@@ -154,6 +220,10 @@ export class FileLedger implements Ledger {
   }
 
   async close(): Promise<void> {
+    if (this.flushScheduled) {
+      clearImmediate(this.flushScheduled);
+      this.flushReservations();
+    }
     fs.closeSync(this.fd);
   }
 

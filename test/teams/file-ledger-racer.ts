@@ -2,7 +2,7 @@
  * One process racing others for one developer's cap on a shared ledger file:
  * `node --import tsx file-ledger-racer.ts FILE DEVELOPER CAP ATTEMPTS SEED`. Each granted
  * reservation is settled by a record (at most what was granted), released, or left held.
- * Starts on the first byte of standard input, so every racer starts at once. Prints one JSON
+ * Reservations are asked for in small bursts. Starts on the first byte of standard input, so every racer starts at once. Prints one JSON
  * line: how many reservations were granted and refused.
  */
 import { FileLedger } from '../../src/usage/file-ledger.js';
@@ -19,21 +19,29 @@ process.stdin.destroy();
 
 let granted = 0;
 let refused = 0;
-for (let n = 0; n < Number(attemptsArg); n++) {
-  const requestId = `${process.pid}-${n}`;
-  const input = 1 + Math.floor(random() * 20);
-  const reservation = await ledger.reserve({ developer, requestId, capTokens: Number(capArg), minimum: input, tokens: input + Math.floor(random() * 30), ttlMs: 600_000 });
-  if (!reservation.granted) {
-    refused++;
-    continue;
-  }
-  granted++;
-  const fate = random();
-  if (fate < 0.5) {
-    const used = input + Math.floor(random() * (reservation.tokens - input + 1));
-    ledger.record({ ts: Date.now(), developer, inputTokens: input, outputTokens: used - input, requests: 1, requestId });
-  } else if (fate < 0.7) {
-    await ledger.release(developer, requestId);
+// Reservations go in bursts of 1 to 4 asked at once, as a busy router's are: decided together in
+// one write, and rechecked together when another racer wrote in between.
+for (let n = 0; n < Number(attemptsArg); ) {
+  const burst = Math.min(1 + Math.floor(random() * 4), Number(attemptsArg) - n);
+  const asks = Array.from({ length: burst }, () => {
+    const requestId = `${process.pid}-${n++}`;
+    const input = 1 + Math.floor(random() * 20);
+    return { requestId, input, reservation: ledger.reserve({ developer, requestId, capTokens: Number(capArg), minimum: input, tokens: input + Math.floor(random() * 30), ttlMs: 600_000 }) };
+  });
+  for (const { requestId, input, reservation: asked } of asks) {
+    const reservation = await asked;
+    if (!reservation.granted) {
+      refused++;
+      continue;
+    }
+    granted++;
+    const fate = random();
+    if (fate < 0.5) {
+      const used = input + Math.floor(random() * (reservation.tokens - input + 1));
+      ledger.record({ ts: Date.now(), developer, inputTokens: input, outputTokens: used - input, requests: 1, requestId });
+    } else if (fate < 0.7) {
+      await ledger.release(developer, requestId);
+    }
   }
 }
 await ledger.close();
