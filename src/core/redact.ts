@@ -32,6 +32,13 @@ const CREDENTIAL_FIELD =
 /** A random-looking value after a word that names a credential: `key 0f3a…`, `token: AbC…`. */
 const NAMED_CREDENTIAL = /\b(keys?|tokens?|secrets?|credentials?)(\s*[:=]?\s*["'`]?)([A-Za-z0-9+/_.~-]{12,}=*)/gi;
 
+/**
+ * A word every pattern above needs somewhere in its match (matched without case, so it may find
+ * more than they do): text without any of them has nothing for them to replace. Most upstream
+ * text (ids, model names) has none, and is passed by one test instead of four replacements.
+ */
+const CREDENTIAL_HINT = /sk|svc|pk|rk|aiza|akia|asia|gh[pousr]_|github_pat_|xox|hf_|r8_|xai-|pplx-|eyj|bearer|basic|token|key|authorization|passw|secret|credential/i;
+
 /** Letters and digits mixed, or a long run of hex or base64: a credential, not a word. */
 function looksRandom(value: string): boolean {
   if (value.length >= 8 && /\d/.test(value) && /[A-Za-z]/.test(value)) return true;
@@ -51,14 +58,19 @@ export function redactText(text: string, secrets: Iterable<string> = [], limit?:
   for (const secret of secrets) {
     if (secret.length >= MIN_SECRET_CHARS && clean.includes(secret)) clean = clean.split(secret).join(REDACTED);
   }
-  clean = clean
+  if (CREDENTIAL_HINT.test(clean)) clean = redactPatterns(clean);
+  return limit !== undefined && clean.length > limit ? `${clean.slice(0, limit)}…` : clean;
+}
+
+/** The credential patterns alone, on any text (redactText runs them only where CREDENTIAL_HINT finds a word they need). */
+export function redactPatterns(text: string): string {
+  return text
     .replace(KEY_SHAPES, REDACTED)
     .replace(AUTH_SCHEME, (match, scheme: string, space: string, value: string) => (/^[a-z]+$/.test(value) ? match : `${scheme}${space}${REDACTED}`))
     .replace(CREDENTIAL_FIELD, (match, name: string, separator: string, value: string) =>
       value.startsWith(REDACTED) || !(looksRandom(value) || value.length >= 16) ? match : `${name}${separator}${REDACTED}`,
     )
     .replace(NAMED_CREDENTIAL, (match, name: string, separator: string, value: string) => (looksRandom(value) ? `${name}${separator}${REDACTED}` : match));
-  return limit !== undefined && clean.length > limit ? `${clean.slice(0, limit)}…` : clean;
 }
 
 /**

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
-import { redactError, redactText, redactValue } from '../../src/core/redact.js';
+import { redactError, redactPatterns, redactText, redactValue } from '../../src/core/redact.js';
 import { formatJson, formatText, redactEntry } from '../../src/server/request-log.js';
 import { Chalk } from 'chalk';
 
@@ -37,6 +38,52 @@ describe('redactText', () => {
     const clean = redactText(text, [key], 500);
     expect(clean).not.toContain(key.slice(0, 6));
     expect(clean.length).toBeLessThanOrEqual(501);
+  });
+});
+
+/** Pieces the credential patterns look for, in any case, among words, separators and random runs. */
+const WORDS = ['Bearer', 'Basic', 'Token', 'key', 'keys', 'api_key', 'x-api-key', 'x-goog-api-key', 'apikey', 'access-token', 'auth_token', 'refresh_token', 'client-secret', 'authorization', 'password', 'passwd', 'secret', 'credentials', 'tokens'];
+const SEPARATORS = [' ', '-', '_', ':', '=', '"', "'", ': ', '="', ',', '.', '\n'];
+const SHAPES = ['sk-', 'svc_', 'pk_', 'rk-', 'sk-ant-', 'AIza', 'AKIA', 'ASIA', 'ghp_', 'github_pat_', 'xoxb-', 'hf_', 'gsk_', 'xai-', 'pplx-', 'r8_', 'eyJ'];
+// Runs without k, p, r or s, so a hint word in the text is mostly the piece's own.
+const run = fc.stringMatching(/^[A-HJ-NQT-Za-hj-nqt-z0-9_+\/=.-]{1,40}$/);
+const alnumRun = fc.stringMatching(/^[A-HJ-NQT-Za-hj-nqt-z0-9]{16,40}$/);
+const piece = fc.oneof(
+  fc.constantFrom(...WORDS, ...SHAPES, ...SEPARATORS),
+  run,
+  fc.string({ unit: 'grapheme', maxLength: 6 }),
+  // A credential named by a word: the word, a separator, a value.
+  { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS), fc.oneof(run, alnumRun)).map((parts) => parts.join('')) },
+  // A well-known key shape whole: its prefix, then a run long enough to match.
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...SHAPES), fc.stringMatching(/^[A-Z0-9]{32,40}$/)).map(([prefix, body]) => (prefix === 'eyJ' ? `eyJ${body}.eyJ${body}.${body}` : prefix + body)) },
+);
+const text = fc.oneof(
+  fc.array(piece, { minLength: 1, maxLength: 4 }).chain((pieces) => fc.constantFrom(pieces.join(' '), pieces.join(''), pieces.join(' ').toUpperCase(), pieces.join(' ').toLowerCase())),
+  fc.string({ unit: 'binary', maxLength: 60 }),
+);
+
+describe('redactText runs the patterns only where a word they need appears', () => {
+  it('and gives what the patterns alone would give, for any text', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(redactText(value)).toBe(redactPatterns(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('and so for every credential word and key shape alone, among plain words', () => {
+    const lone = fc.oneof(
+      fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS), fc.oneof(run, alnumRun)).map((parts) => parts.join('')),
+      fc.tuple(fc.constantFrom(...SHAPES), fc.stringMatching(/^[A-Z0-9]{32,40}$/)).map(([prefix, body]) => prefix + body),
+    );
+    fc.assert(
+      fc.property(run, lone, run, (before, credential, after) => {
+        const value = `${before} ${credential} ${after}`;
+        expect(redactText(value)).toBe(redactPatterns(value));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
