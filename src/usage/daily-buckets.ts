@@ -29,6 +29,8 @@ export class DailyBuckets {
   private readonly byDeveloper = new Map<string, Map<number, Bucket>>();
   /** day → row key → sums. */
   private readonly rows = new Map<number, Map<string, Bucket>>();
+  /** The last row's dimensions and key: a router mostly serves the same few in a row, and this skips building the key. */
+  private lastRow = { developer: '', sku: '', backend: '', upstreamModel: '', key: '' };
 
   add(entry: UsageRecord): void {
     let days = this.byDeveloper.get(entry.developer);
@@ -39,10 +41,18 @@ export class DailyBuckets {
     addTo(bucket, entry);
     let rows = this.rows.get(day);
     if (!rows) this.rows.set(day, (rows = new Map()));
-    const key = rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? '');
+    const key = this.rowKeyOf(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? '');
     let row = rows.get(key);
     if (!row) rows.set(key, (row = emptyBucket()));
     addTo(row, entry);
+  }
+
+  private rowKeyOf(developer: string, sku: string, backend: string, upstreamModel: string): string {
+    const last = this.lastRow;
+    if (last.key !== '' && last.developer === developer && last.sku === sku && last.backend === backend && last.upstreamModel === upstreamModel) return last.key;
+    const key = rowKey(developer, sku, backend, upstreamModel);
+    this.lastRow = { developer, sku, backend, upstreamModel, key };
+    return key;
   }
 
   /** A day's sums for a developer as a store already added them up (the Redis buckets). */
