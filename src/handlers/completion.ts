@@ -20,6 +20,9 @@ import { terminalCut, type TerminalEvent } from './until-terminal.js';
 import type { Reservation } from '../usage/ledger.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 
+/** Most calls carry no query string; decoders only read it, so one empty instance serves them all. */
+const NO_QUERY = new URLSearchParams();
+
 /** What every cap refusal says, in whichever client format renders it. */
 const raiseCap = (developer: string): string =>
   `To raise the cap, run \`svc-router keys cap ${developer} TOKENS\` where the router runs (it applies at once), or wait for older usage to leave the window.`;
@@ -38,7 +41,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     secret,
     headers,
     params: context.params ?? {},
-    query: new URLSearchParams(context.request.query ?? ''),
+    query: context.request.query ? new URLSearchParams(context.request.query) : NO_QUERY,
   });
   if (decoded.request.passthrough && format.passThroughHeaders) {
     const passed: Record<string, string> = {};

@@ -120,11 +120,14 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
   let reading = false;
   let timedOut = false;
-  // A body nobody reads (the answer came first) may still trickle in: drop the connection at the deadline.
-  const backstop = setTimeout(() => {
-    if (!req.complete && !reading) req.socket.destroy();
-  }, bodyTimeoutMs);
-  req.once('close', () => clearTimeout(backstop));
+  // A body nobody reads (the answer came first) may still trickle in: drop the connection at the
+  // deadline. A body already whole (the usual small request) cannot.
+  if (!req.complete) {
+    const backstop = setTimeout(() => {
+      if (!req.complete && !reading) req.socket.destroy();
+    }, bodyTimeoutMs);
+    req.once('close', () => clearTimeout(backstop));
+  }
   const gone = new ClientGone();
   res.on('close', () => {
     if (!res.writableFinished) gone.abort();

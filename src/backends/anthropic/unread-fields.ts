@@ -12,6 +12,10 @@ export interface RawAnthropicBlock {
 /** `value`'s own keys outside `known`, or undefined when there are none. */
 export function extraKeys(value: unknown, known: ReadonlySet<string>): Record<string, unknown> | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const extra = Object.entries(value).filter(([key]) => !known.has(key));
-  return extra.length ? Object.fromEntries(extra) : undefined;
+  // Read on every reply and stream event: nothing is built unless a key is unknown.
+  let extra: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) (extra ??= {})[key] = (value as Record<string, unknown>)[key];
+  }
+  return extra;
 }

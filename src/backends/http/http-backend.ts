@@ -17,9 +17,10 @@ import { networkError } from './upstream-error.js';
  * imported: the CLI reads the registry for its list of types and should not pay for it.
  */
 let upstreamClient: Promise<typeof import('./upstream-client.js')> | undefined;
-const loadClient = () => (upstreamClient ??= import('./upstream-client.js'));
-
-type UpstreamClient = Awaited<ReturnType<typeof loadClient>>;
+let loadedClient: UpstreamClient | undefined;
+type UpstreamClient = typeof import('./upstream-client.js');
+/** The client module: once it is loaded, callers take `loadedClient` and skip a promise per call. */
+const loadClient = (): Promise<UpstreamClient> => (upstreamClient ??= import('./upstream-client.js').then((client) => (loadedClient = client)));
 
 /** What makes one kind of HTTP upstream differ from another; the calling is shared. */
 export interface HttpBackendSpec {
@@ -56,6 +57,7 @@ async function* oneBatch(frames: SseFrame[]): AsyncGenerator<SseFrame[]> {
  * Nothing waits for this.
  */
 function releaseAfterEnd(body: UpstreamBody): void {
+  if (body.ended) return;
   const timer = setTimeout(() => body.destroy(), END_GRACE_MS);
   void (async () => {
     let bytes = 0;
@@ -128,7 +130,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
   async function openStream(call: BackendCall): Promise<{ body: UpstreamBody; view: AsyncIterable<Buffer> }> {
     let response;
     try {
-      response = await send(await loadClient(), call, true);
+      response = await send(loadedClient ?? (await loadClient()), call, true);
     } catch (error) {
       throw safe(error, call);
     }
@@ -151,7 +153,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     return {
       async complete(call) {
         try {
-          const client = await loadClient();
+          const client = loadedClient ?? (await loadClient());
           const { text, json } = await client.readJsonText(name, await send(client, call, false), call.signal);
           // A body that is no reply goes to the decoder, which says what the upstream reported (or estimates missing usage).
           const usage = tap.replyUsage(name, json) ?? spec.decodeReply(name, json, call.request).usage;
@@ -218,7 +220,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     async complete(call): Promise<Reply> {
       let reply: Reply;
       try {
-        const client = await loadClient();
+        const client = loadedClient ?? (await loadClient());
         const response = await send(client, call, false);
         reply = spec.decodeReply(name, await client.readJson(name, response, call.signal), call.request);
       } catch (error) {

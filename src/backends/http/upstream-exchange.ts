@@ -13,6 +13,8 @@ export interface UpstreamBody extends AsyncIterable<Buffer> {
   readAll(limit: number): Promise<Buffer>;
   /** Stops the upstream request at once; does nothing once the body has ended or failed. */
   destroy(): void;
+  /** The upstream's response is over (ended or failed): its connection needs nothing more from the reader. */
+  readonly ended: boolean;
 }
 
 export interface UpstreamResponse {
@@ -171,6 +173,10 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   return(): Promise<IteratorResult<Buffer>> {
     this.destroy();
     return Promise.resolve(END);
+  }
+
+  get ended(): boolean {
+    return this.done;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
