@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
+import { HeldReservations, type Held } from './held-reservations.js';
 import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
@@ -23,14 +24,6 @@ interface AskedReservation {
   reject(error: unknown): void;
 }
 
-interface Held {
-  developer: string;
-  tokens: number;
-  until: number;
-  /** Its line's place in the file, as far as this process has read it: earlier lines win a race. */
-  seq: number;
-}
-
 /**
  * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
  * O_APPEND descriptor before the response is finished. A killed process therefore loses nothing
@@ -49,7 +42,7 @@ export class FileLedger implements Ledger {
   private checkedAt = -Infinity;
   private readonly ownIds = new Set<string>();
   /** Reservations in flight, this process's and others' (read from the file), by request id. */
-  private readonly held = new Map<string, Held>();
+  private readonly held = new HeldReservations();
   private readonly ownReservations = new Set<string>();
   /** Own release lines past `offset`: applied when written, so reading one back must not undo a later re-reservation. */
   private readonly ownReleases = new Set<string>();
@@ -117,13 +110,13 @@ export class FileLedger implements Ledger {
     let caughtUp = false;
     for (const asked of batch) {
       const { request, now } = asked;
-      let reservation = this.decide(request, now, Infinity);
+      let reservation = this.decide(request, now);
       if (reservation.tokens < Math.max(request.tokens, request.minimum) && !caughtUp) {
         // What this process knows may be stale by other processes' releases and settlements:
         // look before refusing or cutting a reservation short.
         this.catchUp();
         caughtUp = true;
-        reservation = this.decide(request, now, Infinity);
+        reservation = this.decide(request, now);
       }
       if (!reservation.granted) {
         asked.resolve(reservation);
@@ -158,7 +151,7 @@ export class FileLedger implements Ledger {
     // Reading the file back placed our lines among theirs (catchUp set each held.seq).
     for (const { asked, held } of written) {
       const { request } = asked;
-      const recheck = this.decide(request, asked.now, held.seq, request.requestId);
+      const recheck = this.decideAbove(request, asked.now, held.seq, request.requestId);
       if (recheck.granted && recheck.tokens >= held.tokens) {
         asked.resolve({ ...recheck, tokens: held.tokens });
         continue;
@@ -182,25 +175,20 @@ export class FileLedger implements Ledger {
     }
   }
 
-  /** The cap's decision against usage and the live reservations above line `before` (other than `own`). */
-  private decide(request: ReserveRequest, now: number, before: number, own?: string): Reservation {
-    const used = this.buckets.totalTokens(request.developer, now);
-    return decideReservation(request, used, this.reservedBy(request.developer, now, before, own));
+  /** The cap's decision against usage and every live reservation. */
+  private decide(request: ReserveRequest, now: number): Reservation {
+    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.total(request.developer, now));
+  }
+
+  /** The same against only the reservations on lines above `before` (other than `own`): a recheck after a race. */
+  private decideAbove(request: ReserveRequest, now: number, before: number, own: string): Reservation {
+    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.totalAbove(request.developer, now, before, own));
   }
 
   private writeOwn(value: ReserveLine | ReleaseLine): void {
     const line = `${JSON.stringify(value)}\n`;
     fs.writeSync(this.fd, line);
     this.ownBytes += Buffer.byteLength(line);
-  }
-
-  private reservedBy(developer: string, now: number, before: number, own?: string): number {
-    let total = 0;
-    for (const [id, held] of this.held) {
-      if (held.until <= now) this.held.delete(id);
-      else if (held.developer === developer && held.seq < before && id !== own) total += held.tokens;
-    }
-    return total;
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
