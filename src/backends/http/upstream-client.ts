@@ -87,7 +87,13 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
 export async function readJson(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<unknown> {
-  return (await readJsonText(backend, response, signal)).json;
+  let body: Buffer;
+  try {
+    body = await response.body.readAll(MAX_REPLY_BODY + 1);
+  } catch (error) {
+    throw networkError(backend, error, signal);
+  }
+  return parsedReply(backend, body).json;
 }
 
 /** readJson, also giving the text it parsed (for a reply forwarded as the upstream wrote it). */
@@ -98,6 +104,10 @@ export async function readJsonText(backend: string, response: UpstreamResponse, 
   } catch (error) {
     throw networkError(backend, error, signal);
   }
+  return parsedReply(backend, body);
+}
+
+function parsedReply(backend: string, body: Buffer): { text: string; json: unknown } {
   if (body.length > MAX_REPLY_BODY) throw new RouterError(502, 'upstream', `Backend '${backend}' sent a reply larger than ${MAX_REPLY_BODY} bytes.`);
   // A UTF-8 byte order mark is legal before JSON text but not to JSON.parse.
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;

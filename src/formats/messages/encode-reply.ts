@@ -23,13 +23,14 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
   // Blocks an Anthropic upstream sent that have no canonical form, back where they stood: a
   // non-streamed reply places them by part index, a folded stream on the part after them.
   const placed = placedBlocksOf(reply.providerMetadata);
-  const placedAt = (at: number, last: boolean) => placed.filter((entry) => entry.at === at || (last && entry.at > at)).map(foldedBlock);
-  const content = reply.content.flatMap((part, index) => [
-    ...placedAt(index, false),
-    ...rawBlocksOf(part.providerMetadata, 'precedingBlocks').map(foldedBlock),
-    ...partBlocks(part),
-  ]);
-  content.push(...placedAt(reply.content.length, true), ...rawBlocksOf(reply.providerMetadata, 'trailingBlocks').map(foldedBlock));
+  const content: Array<Record<string, unknown>> = [];
+  reply.content.forEach((part, index) => {
+    for (const entry of placed) if (entry.at === index) content.push(foldedBlock(entry));
+    for (const raw of rawBlocksOf(part.providerMetadata, 'precedingBlocks')) content.push(foldedBlock(raw));
+    content.push(...partBlocks(part));
+  });
+  for (const entry of placed) if (entry.at >= reply.content.length) content.push(foldedBlock(entry));
+  for (const raw of rawBlocksOf(reply.providerMetadata, 'trailingBlocks')) content.push(foldedBlock(raw));
   // An Anthropic upstream's own unread fields, where it put them (a streamed message_delta's are the message's).
   const own = ownReplyExtras(reply.providerMetadata);
   return {

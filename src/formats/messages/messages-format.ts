@@ -10,11 +10,17 @@ import { encodeMessagesReply } from './encode-reply.js';
 import { encodeMessagesStream } from './encode-stream.js';
 import { anthropicModelEntry, anthropicModelList } from './models-list.js';
 
+/** The last version found valid: a client sends the same one on every call, and a Date per call costs more than the rest of the check. */
+let lastCalendarDate = '';
+
 /** `anthropic-version` (or the spec's `vendor-version`) must be a date; any date is accepted. */
 const isCalendarDate = (text: string): boolean => {
+  if (text === lastCalendarDate) return true;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+  if (Number.isNaN(date.getTime()) || !date.toISOString().startsWith(text)) return false;
+  lastCalendarDate = text;
+  return true;
 };
 
 /** Anthropic Messages, with its token counting. */
