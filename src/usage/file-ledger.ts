@@ -65,7 +65,28 @@ export class FileLedger implements Ledger {
 
   record(entry: UsageRecord): void {
     const line = `${JSON.stringify(entry)}\n`;
-    fs.writeSync(this.fd, line);
+    if (!this.asked.length) {
+      fs.writeSync(this.fd, line);
+      this.counted(entry, line);
+      return;
+    }
+    // Reservations are waiting for this turn's write: decided now, they and this record share it.
+    clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    const batch = this.asked;
+    this.asked = [];
+    const own = { entry, line, counted: false };
+    try {
+      this.reserveBatch(batch, own);
+    } catch (error) {
+      for (const asked of batch) asked.reject(error);
+      // Only an unwritten record is the caller's failure; reading back after it concerns the reservations.
+      if (!own.counted) throw error;
+    }
+  }
+
+  /** Counts an own record once its line is written. */
+  private counted(entry: UsageRecord, line: string): void {
     this.buckets.add(entry);
     this.ownBytes += Buffer.byteLength(line);
     if (entry.requestId) {
@@ -83,7 +104,7 @@ export class FileLedger implements Ledger {
    * meanwhile. When one did, read its lines and decide each again against the reservations above
    * its own line; one that no longer fits is taken back (a release line) and tried again. Lines
    * below ours were decided by processes that counted ours, so what is used and held never passes
-   * the cap.
+   * the cap. A record made while reservations wait goes in the same write, after their lines.
    */
   reserve(request: ReserveRequest): Promise<Reservation> {
     return new Promise((resolve, reject) => {
@@ -104,7 +125,8 @@ export class FileLedger implements Ledger {
     }
   };
 
-  private reserveBatch(batch: AskedReservation[]): void {
+  /** Decides and writes a batch of reservations, and `record` after them in the same write (which then throws if it fails). */
+  private reserveBatch(batch: AskedReservation[], record?: { entry: UsageRecord; line: string; counted: boolean }): void {
     const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
     let lines = '';
     let caughtUp = false;
@@ -128,18 +150,24 @@ export class FileLedger implements Ledger {
       lines += `${JSON.stringify({ reserve: { id: request.requestId, developer: held.developer, tokens: held.tokens, until: held.until } } satisfies ReserveLine)}\n`;
       written.push({ asked, held, reservation });
     }
-    if (!written.length) return;
+    if (!written.length && !record) return;
     try {
-      fs.writeSync(this.fd, lines);
+      fs.writeSync(this.fd, record ? lines + record.line : lines);
     } catch (error) {
       for (const { asked } of written) {
         this.held.delete(asked.request.requestId);
         asked.reject(error);
       }
+      if (record) throw error;
       return;
     }
     this.ownBytes += Buffer.byteLength(lines);
     for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
+    if (record) {
+      this.counted(record.entry, record.line);
+      record.counted = true;
+    }
+    if (!written.length) return;
     this.checkedAt = performance.now();
     if (!this.catchUp()) {
       for (const { asked, held, reservation } of written) {

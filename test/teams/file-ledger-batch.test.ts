@@ -74,3 +74,32 @@ describe('file ledger: reservations asked in one turn of the event loop', () => 
     await ledger.close();
   });
 });
+
+describe('file ledger: a record made while reservations wait for their write', () => {
+  it('shares their write, after their lines, and both count', async () => {
+    const file = ledgerFile();
+    const ledger = new FileLedger(file);
+    const first = await ask(ledger, 'dev', 'first', { input: 10, output: 10 });
+    expect(first.granted).toBe(true);
+    const writes = vi.spyOn(fs, 'writeSync');
+    let waiting: Promise<Reservation[]>;
+    try {
+      waiting = Promise.all([ask(ledger, 'dev', 'a', { input: 10, output: 90 }), ask(ledger, 'dev', 'b', { input: 10, output: 90 })]);
+      ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: 10, outputTokens: 5, requests: 1, requestId: 'first' });
+      expect(writes).toHaveBeenCalledTimes(1);
+    } finally {
+      writes.mockRestore();
+    }
+    // Decided before the record settled 'first', so its 20 were still held.
+    expect(await waiting).toEqual([
+      { granted: true, tokens: 100, used: 0, reserved: 20 },
+      { granted: true, tokens: 100, used: 0, reserved: 120 },
+    ]);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, { id?: string }> & { requestId?: string });
+    expect(lines.map((line) => line.reserve?.id ?? line.requestId)).toEqual(['first', 'a', 'b', 'first']);
+    // The record counts once (15 used); 'a' and 'b' still hold 200.
+    expect(await ask(ledger, 'dev', 'c', { input: 10, output: 0 })).toMatchObject({ granted: true, used: 15, reserved: 200 });
+    expect((await ledger.summary('dev')).totalTokens).toBe(15);
+    await ledger.close();
+  });
+});

@@ -20,14 +20,26 @@ process.stdin.destroy();
 let granted = 0;
 let refused = 0;
 // Reservations go in bursts of 1 to 4 asked at once, as a busy router's are: decided together in
-// one write, and rechecked together when another racer wrote in between.
-for (let n = 0; n < Number(attemptsArg); ) {
+// one write, and rechecked together when another racer wrote in between. The previous burst's
+// requests are settled while the next one waits, so their records share its write.
+let previous: Array<{ requestId: string; input: number; tokens: number }> = [];
+for (let n = 0; n < Number(attemptsArg) || previous.length; ) {
   const burst = Math.min(1 + Math.floor(random() * 4), Number(attemptsArg) - n);
   const asks = Array.from({ length: burst }, () => {
     const requestId = `${process.pid}-${n++}`;
     const input = 1 + Math.floor(random() * 20);
     return { requestId, input, reservation: ledger.reserve({ developer, requestId, capTokens: Number(capArg), minimum: input, tokens: input + Math.floor(random() * 30), ttlMs: 600_000 }) };
   });
+  for (const { requestId, input, tokens } of previous) {
+    const fate = random();
+    if (fate < 0.5) {
+      const used = input + Math.floor(random() * (tokens - input + 1));
+      ledger.record({ ts: Date.now(), developer, inputTokens: input, outputTokens: used - input, requests: 1, requestId });
+    } else if (fate < 0.7) {
+      await ledger.release(developer, requestId);
+    }
+  }
+  previous = [];
   for (const { requestId, input, reservation: asked } of asks) {
     const reservation = await asked;
     if (!reservation.granted) {
@@ -35,13 +47,7 @@ for (let n = 0; n < Number(attemptsArg); ) {
       continue;
     }
     granted++;
-    const fate = random();
-    if (fate < 0.5) {
-      const used = input + Math.floor(random() * (reservation.tokens - input + 1));
-      ledger.record({ ts: Date.now(), developer, inputTokens: input, outputTokens: used - input, requests: 1, requestId });
-    } else if (fate < 0.7) {
-      await ledger.release(developer, requestId);
-    }
+    previous.push({ requestId, input, tokens: reservation.tokens });
   }
 }
 await ledger.close();
