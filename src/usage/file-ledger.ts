@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { DailyBuckets } from './daily-buckets.js';
 import { HeldReservations, type Held } from './held-reservations.js';
-import { decideReservation, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
+import { DAY_MS, decideReservation, firstWindowDay, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 
 const RECHECK_MS = 25;
 /** Rechecks a reservation that other processes raced for this many times before refusing it. */
@@ -13,6 +13,13 @@ interface ReserveLine {
 }
 interface ReleaseLine {
   release: string;
+}
+
+/** A record about to be counted, as the cap sees it: tokens it adds to its developer's usage, and those its reservation stops holding. */
+interface Settlement {
+  developer: string;
+  tokens: number;
+  releases: number;
 }
 
 interface AskedReservation {
@@ -70,7 +77,7 @@ export class FileLedger implements Ledger {
       this.counted(entry, line);
       return;
     }
-    // Reservations are waiting for this turn's write: decided now, they and this record share it.
+    // Reservations are waiting for this turn's write: they and this record share it, the record first.
     clearImmediate(this.flushScheduled);
     this.flushScheduled = undefined;
     const batch = this.asked;
@@ -104,7 +111,8 @@ export class FileLedger implements Ledger {
    * meanwhile. When one did, read its lines and decide each again against the reservations above
    * its own line; one that no longer fits is taken back (a release line) and tried again. Lines
    * below ours were decided by processes that counted ours, so what is used and held never passes
-   * the cap. A record made while reservations wait goes in the same write, after their lines.
+   * the cap. A record made while reservations wait goes in the same write, ahead of their lines,
+   * and they are decided as if it were counted already.
    */
   reserve(request: ReserveRequest): Promise<Reservation> {
     return new Promise((resolve, reject) => {
@@ -125,20 +133,21 @@ export class FileLedger implements Ledger {
     }
   };
 
-  /** Decides and writes a batch of reservations, and `record` after them in the same write (which then throws if it fails). */
+  /** Decides and writes a batch of reservations, with `record` ahead of them in the same write (which then throws if it fails). */
   private reserveBatch(batch: AskedReservation[], record?: { entry: UsageRecord; line: string; counted: boolean }): void {
     const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
     let lines = '';
     let caughtUp = false;
+    const settling = record && this.settlement(record.entry);
     for (const asked of batch) {
       const { request, now } = asked;
-      let reservation = this.decide(request, now);
+      let reservation = this.decide(request, now, settling);
       if (reservation.tokens < Math.max(request.tokens, request.minimum) && !caughtUp) {
         // What this process knows may be stale by other processes' releases and settlements:
         // look before refusing or cutting a reservation short.
         this.catchUp();
         caughtUp = true;
-        reservation = this.decide(request, now);
+        reservation = this.decide(request, now, settling);
       }
       if (!reservation.granted) {
         asked.resolve(reservation);
@@ -147,12 +156,12 @@ export class FileLedger implements Ledger {
       const held: Held = { developer: request.developer, tokens: reservation.tokens, until: now + request.ttlMs, seq: 0 };
       // Held at once, so the next reservation of the batch counts it.
       this.held.set(request.requestId, held);
-      lines += `${JSON.stringify({ reserve: { id: request.requestId, developer: held.developer, tokens: held.tokens, until: held.until } } satisfies ReserveLine)}\n`;
+      lines += reserveLine(request.requestId, held);
       written.push({ asked, held, reservation });
     }
     if (!written.length && !record) return;
     try {
-      fs.writeSync(this.fd, record ? lines + record.line : lines);
+      fs.writeSync(this.fd, record ? record.line + lines : lines);
     } catch (error) {
       for (const { asked } of written) {
         this.held.delete(asked.request.requestId);
@@ -203,9 +212,25 @@ export class FileLedger implements Ledger {
     }
   }
 
-  /** The cap's decision against usage and every live reservation. */
-  private decide(request: ReserveRequest, now: number): Reservation {
-    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.total(request.developer, now));
+  /**
+   * The cap's decision against usage and every live reservation; with `settling`, as if a record
+   * not yet written were counted (its tokens used, its own reservation no longer held).
+   */
+  private decide(request: ReserveRequest, now: number, settling?: Settlement): Reservation {
+    let used = this.buckets.totalTokens(request.developer, now);
+    let reserved = this.held.total(request.developer, now);
+    if (settling?.developer === request.developer) {
+      used += settling.tokens;
+      reserved -= settling.releases;
+    }
+    return decideReservation(request, used, reserved);
+  }
+
+  /** What counting a record will change for the cap (see decide). */
+  private settlement(entry: UsageRecord): Settlement {
+    const held = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
+    const inWindow = Math.floor(entry.ts / DAY_MS) >= firstWindowDay(Date.now());
+    return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases: held?.developer === entry.developer ? held.tokens : 0 };
   }
 
   /** The same against only the reservations on lines above `before` (other than `own`): a recheck after a race. */
@@ -300,6 +325,10 @@ export class FileLedger implements Ledger {
     }
   }
 }
+
+/** A ReserveLine as JSON text, written without building the object (ids and names as JSON strings). */
+export const reserveLine = (id: string, held: Held): string =>
+  `{"reserve":{"id":${JSON.stringify(id)},"developer":${JSON.stringify(held.developer)},"tokens":${JSON.stringify(held.tokens)},"until":${JSON.stringify(held.until)}}}\n`;
 
 /** A well-formed record, or undefined for a blank, torn or foreign line (skipped, never fatal). */
 export function parseRecord(line: string): UsageRecord | undefined {

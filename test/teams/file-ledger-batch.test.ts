@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { FileLedger } from '../../src/usage/file-ledger.js';
+import { FileLedger, reserveLine } from '../../src/usage/file-ledger.js';
 import type { Reservation } from '../../src/usage/ledger.js';
 import { tempHome } from '../helpers/router.js';
 
@@ -76,7 +76,7 @@ describe('file ledger: reservations asked in one turn of the event loop', () => 
 });
 
 describe('file ledger: a record made while reservations wait for their write', () => {
-  it('shares their write, after their lines, and both count', async () => {
+  it('shares their write, ahead of their lines, and they are decided with it counted', async () => {
     const file = ledgerFile();
     const ledger = new FileLedger(file);
     const first = await ask(ledger, 'dev', 'first', { input: 10, output: 10 });
@@ -90,16 +90,29 @@ describe('file ledger: a record made while reservations wait for their write', (
     } finally {
       writes.mockRestore();
     }
-    // Decided before the record settled 'first', so its 20 were still held.
+    // The record settled 'first' (15 used, its 20 no longer held) before 'a' and 'b' were decided.
     expect(await waiting).toEqual([
-      { granted: true, tokens: 100, used: 0, reserved: 20 },
-      { granted: true, tokens: 100, used: 0, reserved: 120 },
+      { granted: true, tokens: 100, used: 15, reserved: 0 },
+      { granted: true, tokens: 100, used: 15, reserved: 100 },
     ]);
+    // In the file too, so every process replays the same decisions.
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, { id?: string }> & { requestId?: string });
-    expect(lines.map((line) => line.reserve?.id ?? line.requestId)).toEqual(['first', 'a', 'b', 'first']);
-    // The record counts once (15 used); 'a' and 'b' still hold 200.
+    expect(lines.map((line) => (line.reserve ? `reserve ${line.reserve.id}` : `record ${line.requestId}`))).toEqual(['reserve first', 'record first', 'reserve a', 'reserve b']);
+    // The record counts once; 'a' and 'b' still hold 200.
     expect(await ask(ledger, 'dev', 'c', { input: 10, output: 0 })).toMatchObject({ granted: true, used: 15, reserved: 200 });
     expect((await ledger.summary('dev')).totalTokens).toBe(15);
     await ledger.close();
+  });
+});
+
+describe('a reservation line', () => {
+  it('is the JSON of its object, whatever the id, developer and numbers', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), fc.double(), fc.double(), (id, developer, tokens, until) => {
+        const held = { developer, tokens, until, seq: 0 };
+        expect(reserveLine(id, held)).toBe(`${JSON.stringify({ reserve: { id, developer, tokens, until } })}\n`);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
