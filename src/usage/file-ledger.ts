@@ -20,6 +20,8 @@ interface Settlement {
   developer: string;
   tokens: number;
   releases: number;
+  /** When that reservation lapses: past it, nothing is held to release. */
+  until: number;
 }
 
 interface AskedReservation {
@@ -221,7 +223,7 @@ export class FileLedger implements Ledger {
     let reserved = this.held.total(request.developer, now);
     if (settling?.developer === request.developer) {
       used += settling.tokens;
-      reserved -= settling.releases;
+      if (settling.until > now) reserved -= settling.releases;
     }
     return decideReservation(request, used, reserved);
   }
@@ -230,7 +232,8 @@ export class FileLedger implements Ledger {
   private settlement(entry: UsageRecord): Settlement {
     const held = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
     const inWindow = Math.floor(entry.ts / DAY_MS) >= firstWindowDay(Date.now());
-    return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases: held?.developer === entry.developer ? held.tokens : 0 };
+    const releases = held?.developer === entry.developer ? held.tokens : 0;
+    return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases, until: held?.until ?? 0 };
   }
 
   /** The same against only the reservations on lines above `before` (other than `own`): a recheck after a race. */

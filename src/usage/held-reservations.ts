@@ -28,7 +28,7 @@ export class HeldReservations {
   }
 
   set(id: string, held: Held): void {
-    this.delete(id);
+    if (this.byId.has(id)) this.delete(id);
     this.byId.set(id, held);
     this.totals.set(held.developer, (this.totals.get(held.developer) ?? 0) + held.tokens);
     if (held.until < this.earliestUntil) this.earliestUntil = held.until;

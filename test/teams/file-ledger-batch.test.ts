@@ -105,6 +105,22 @@ describe('file ledger: a record made while reservations wait for their write', (
   });
 });
 
+describe('file ledger: a record whose reservation has lapsed, made while reservations wait', () => {
+  it('adds its usage but releases nothing: the lapsed reservation was no longer held', async () => {
+    const ledger = new FileLedger(ledgerFile());
+    // Asked long ago with a short time-to-live: lapsed by now.
+    const old = await ledger.reserve({ developer: 'dev', requestId: 'old', capTokens: CAP, minimum: 10, tokens: 400, ttlMs: 1_000, now: Date.now() - 60_000 });
+    expect(old.granted).toBe(true);
+    const waiting = Promise.all([ask(ledger, 'dev', 'a', { input: 10, output: 90 }), ask(ledger, 'dev', 'b', { input: 10, output: 90 })]);
+    ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: 10, outputTokens: 20, requests: 1, requestId: 'old' });
+    expect(await waiting).toEqual([
+      { granted: true, tokens: 100, used: 30, reserved: 0 },
+      { granted: true, tokens: 100, used: 30, reserved: 100 },
+    ]);
+    await ledger.close();
+  });
+});
+
 describe('a reservation line', () => {
   it('is the JSON of its object, whatever the id, developer and numbers', () => {
     fc.assert(

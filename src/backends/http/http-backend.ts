@@ -41,6 +41,8 @@ export interface HttpBackendSpec {
 }
 
 const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
+/** Model names come from clients (through routes): remember a bounded number of their URLs. */
+const MAX_REMEMBERED_URLS = 1_000;
 
 /** How long a finished stream's upstream may take to end its response before it is cut off. */
 export const END_GRACE_MS = 500;
@@ -105,6 +107,18 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     return secrets;
   }
 
+  // One URL per upstream model and mode, built once: the same string each call also finds its parsed form at once.
+  const urls = { json: new Map<string, string>(), stream: new Map<string, string>() };
+  function urlFor(model: string, stream: boolean): string {
+    const known = stream ? urls.stream : urls.json;
+    let url = known.get(model);
+    if (url === undefined) {
+      url = spec.url(baseUrl, model, stream);
+      if (known.size < MAX_REMEMBERED_URLS) known.set(model, url);
+    }
+    return url;
+  }
+
   const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
 
   function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
@@ -112,7 +126,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     if (key) rememberSecret(key);
     return client.postJson({
       backend: name,
-      url: spec.url(baseUrl, call.upstreamModel, stream),
+      url: urlFor(call.upstreamModel, stream),
       // Configured headers first, so they can add to but never replace the upstream's auth.
       headers: { ...settings.headers, ...spec.headers(key, call.request), ...(stream ? { accept: 'text/event-stream' } : {}) },
       body: spec.encode(call.request, call.upstreamModel, stream),

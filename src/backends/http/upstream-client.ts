@@ -7,13 +7,15 @@ import { errorMessageOf, networkError, parseRateLimitReset, parseRetryAfter, ups
 
 /** Upstream URLs are few and fixed: split each once rather than on every request. */
 const parsedUrls = new Map<string, { origin: string; path: string }>();
+/** A URL can carry a model name a client chose (Gemini's do): remember a bounded number. */
+const MAX_PARSED_URLS = 1_000;
 
 function parsedUrl(url: string): { origin: string; path: string } {
   let parsed = parsedUrls.get(url);
   if (!parsed) {
     const { origin, pathname, search } = new URL(url);
     parsed = { origin, path: pathname + search };
-    parsedUrls.set(url, parsed);
+    if (parsedUrls.size < MAX_PARSED_URLS) parsedUrls.set(url, parsed);
   }
   return parsed;
 }
