@@ -32,28 +32,6 @@ interface Deferred<T> {
 const END: IteratorResult<Buffer> = { value: undefined, done: true };
 
 /**
- * Deadlines this long or longer (the default is 600 s) are checked by one shared sweep a second
- * rather than a timer per call: a timer's setting and clearing cost more than the rest of a call's
- * bookkeeping, and a second late on ten or more is nothing. Shorter ones get a timer of their own.
- */
-export const SWEPT_DEADLINE_MS = 10_000;
-const SWEEP_EVERY_MS = 1_000;
-const swept = new Set<Exchange>();
-let sweeper: NodeJS.Timeout | undefined;
-
-/** How many exchanges the shared sweep still watches: none once every call has ended. */
-export const sweptExchanges = (): number => swept.size;
-
-function sweep(): void {
-  const now = performance.now();
-  for (const exchange of swept) exchange.checkDeadline(now);
-  if (!swept.size) {
-    clearInterval(sweeper);
-    sweeper = undefined;
-  }
-}
-
-/**
  * One upstream call: the undici dispatch handler, and also the body its caller reads. Chunks go
  * from undici's parser straight to a waiting reader, or into a short queue; no Node stream, no
  * per-chunk events. Every failure (network, timeout, the caller's signal) is mapped once, here.
@@ -72,10 +50,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private waiter: Deferred<IteratorResult<Buffer>> | null = null;
   /** A readAll in progress: it takes chunks as they come and never pauses the upstream. */
   private collector: (Deferred<Buffer> & { limit: number }) | null = null;
-  /** The whole-exchange deadline, while it runs: a timer of its own, or a time the shared sweep checks. */
+  /** The whole-exchange deadline, while it runs. */
   private deadline: NodeJS.Timeout | null = null;
-  private expiresAt = 0;
-  private totalMs = 0;
 
   constructor(
     private readonly backend: string,
@@ -103,25 +79,13 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
    * bounds a stream instead, however long the answer.
    */
   limitTotal(ms: number): this {
-    if (ms >= SWEPT_DEADLINE_MS) {
-      this.expiresAt = performance.now() + ms;
-      this.totalMs = ms;
-      swept.add(this);
-      sweeper ??= setInterval(sweep, SWEEP_EVERY_MS).unref();
-    } else {
-      this.deadline = setTimeout(() => this.expire(ms), ms);
-      this.deadline.unref();
-    }
+    this.deadline = setTimeout(() => this.expire(ms), ms);
+    this.deadline.unref();
     return this;
   }
 
-  /** The shared sweep's look at a long deadline. */
-  checkDeadline(now: number): void {
-    if (now >= this.expiresAt) this.expire(this.totalMs);
-  }
-
   private expire(ms: number): void {
-    this.endDeadline();
+    this.deadline = null;
     if (this.done) return;
     const reason = new RouterError(504, 'upstream', `Backend '${this.backend}' did not finish its answer within ${ms} ms.`, undefined, 'upstream_timeout');
     this.fail(reason);
@@ -132,10 +96,6 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     if (this.deadline) {
       clearTimeout(this.deadline);
       this.deadline = null;
-    }
-    if (this.expiresAt) {
-      swept.delete(this);
-      this.expiresAt = 0;
     }
   }
 
@@ -195,7 +155,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   }
 
   next(): Promise<IteratorResult<Buffer>> {
-    if (this.deadline || this.expiresAt) this.endDeadline();
+    if (this.deadline) this.endDeadline();
     if (this.queue.length) {
       // Everything queued goes out as one chunk: one step through the consumer's pipeline.
       const chunk = this.take(Infinity);
