@@ -207,7 +207,7 @@ export class FileLedger implements Ledger {
   async release(_developer: string, requestId: string): Promise<void> {
     if (!this.held.delete(requestId)) return;
     try {
-      this.writeOwn({ release: requestId } satisfies ReleaseLine);
+      this.writeRelease({ release: requestId });
       this.ownReleases.add(requestId);
     } catch {
       // Unwritten, the reservation still lapses at its time-to-live.
@@ -241,7 +241,8 @@ export class FileLedger implements Ledger {
     return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.totalAbove(request.developer, now, before, own));
   }
 
-  private writeOwn(value: ReserveLine | ReleaseLine): void {
+  /** Reservations are written in batches (reserveBatch); a release line goes out on its own. */
+  private writeRelease(value: ReleaseLine): void {
     const line = `${JSON.stringify(value)}\n`;
     fs.writeSync(this.fd, line);
     this.ownBytes += Buffer.byteLength(line);
