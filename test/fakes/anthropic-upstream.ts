@@ -10,20 +10,27 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+import { anthropicCache, anthropicPrompt } from './anthropic-prompt-cache.js';
+import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 
-export interface AnthropicUpstreamOptions extends FakeServerOptions {
+export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, `x-api-key` (or `Authorization: Bearer`) must equal it; otherwise any non-empty key passes. */
   apiKey?: string;
 }
 
 /** `url` is the origin; the Anthropic SDK appends /v1/messages itself. */
-export type AnthropicUpstream = FakeUpstream;
+export interface AnthropicUpstream extends FakeUpstream {
+  /** Each completed request's prompt and what the prompt cache did with it (none unless `promptCache`). */
+  prompts: PromptRecord[];
+}
 
 const STOP_REASONS: Record<ReturnType<typeof stopReason>, StopReason> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
 
 /** Serves POST /v1/messages in Anthropic's wire format, streaming or not. */
 export async function startAnthropicUpstream(script: Script<MessageCreateParams>, options: AnthropicUpstreamOptions = {}): Promise<AnthropicUpstream> {
   const nextTurn = scriptCursor(script);
+  const cache = promptCacheOf(options.promptCache);
+  const prompts: PromptRecord[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const pathname = new URL(request.path, 'http://fake').pathname;
@@ -35,24 +42,31 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     for (const field of ['model', 'messages', 'max_tokens']) {
       if (body[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
     }
+    // The API checks cache_control (at most 4, 1h before 5m) before it does anything else.
+    const cachePrompt = cache && anthropicPrompt(body);
+    if (cachePrompt?.problem) return sendError(res, 400, 'invalid_request_error', cachePrompt.problem);
     const params = body as MessageCreateParams;
     const turn = await nextTurn(params);
     const headers = { ...requestIdHeader(), ...turn.headers };
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
       return sendJson(res, turn.status, turn.errorBody ?? errorBody(turn.status), headers);
     }
-    if (params.stream) return streamMessage(res, turn, params, headers);
-    const reply = message(turn, params);
+    // Per organisation (the key) and model; entries of one workspace are not another's.
+    const prompt = cache && cachePrompt && anthropicCache(cache, PromptCache.scope('anthropic', credentialOf(request.headers), params.model), params.model, cachePrompt);
+    if (prompt) prompts.push(prompt);
+    if (params.stream) return streamMessage(res, turn, params, headers, prompt);
+    const reply = message(turn, params, prompt);
     sendJson(res, turn.status ?? 200, { ...reply, ...extraOf(turn, reply) }, headers);
   });
 
-  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>) {
+  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
     const sse = openEventStream(res, headers, options);
     const send = (event: RawMessageStreamEvent) => sse.frame(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     // Anthropic sends the first ping right after the first content_block_start.
     const ping = () => sse.frame('event: ping\ndata: {"type": "ping"}\n\n');
-    const full = message(turn, params);
+    const full = message(turn, params, prompt);
 
+    // The input side of usage, cache reads and writes included, comes in message_start; message_delta repeats it with the final output count.
     await send({
       type: 'message_start',
       message: { ...full, content: [], stop_reason: null, stop_sequence: null, usage: { ...full.usage, output_tokens: 1 } },
@@ -90,11 +104,11 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     sse.end();
   }
 
-  return { url: origin, requests, close };
+  return { url: origin, requests, prompts, close };
 }
 
 /** Blocks in Anthropic's order: thinking, text, then one tool_use per call. */
-function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
+function message(turn: ScriptedTurn, params: MessageCreateParams, prompt?: PromptRecord): Message {
   const content: ContentBlock[] = [];
   if (turn.reasoning) {
     content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
@@ -116,7 +130,7 @@ function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
     stop_details: null,
     container: null,
     diagnostics: null,
-    usage: usage(turn, params),
+    usage: usage(turn, params, prompt),
   };
 }
 
@@ -135,14 +149,14 @@ function toolInput(args: object | string): unknown {
 }
 
 /** Anthropic counts cache reads and writes apart from input_tokens; the scripted `input` includes them. */
-function usage(turn: ScriptedTurn, params: MessageCreateParams): Usage {
-  const { input, output, cached, cacheWrite = 0 } = usageFor(turn, params.messages);
+function usage(turn: ScriptedTurn, params: MessageCreateParams, prompt?: PromptRecord): Usage {
+  const { input, output, cached, cacheWrite, cacheWrite1h } = usageFor(turn, params.messages, prompt);
   return {
     input_tokens: Math.max(0, input - cached - cacheWrite),
     output_tokens: output,
     cache_read_input_tokens: cached,
     cache_creation_input_tokens: cacheWrite,
-    cache_creation: { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
+    cache_creation: { ephemeral_5m_input_tokens: cacheWrite - cacheWrite1h, ephemeral_1h_input_tokens: cacheWrite1h },
     inference_geo: 'not_available',
     output_tokens_details: null,
     server_tool_use: null,
