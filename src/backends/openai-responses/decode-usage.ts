@@ -35,13 +35,17 @@ export function finishReasonFromResponse(status: unknown, hasToolCalls: boolean,
  * ended at the cap, and is read as OpenAI would have said it, incomplete for `max_output_tokens`.
  */
 export function responsesFinish(response: unknown, hasToolCalls: boolean, maxOutputTokens?: number): Finish {
-  const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null; usage?: { output_tokens?: unknown } | null };
-  const outputTokens = body.usage?.output_tokens;
-  if (body.status === 'completed' && !hasToolCalls && maxOutputTokens !== undefined && typeof outputTokens === 'number' && outputTokens >= maxOutputTokens) {
-    return { unified: 'length', raw: 'max_output_tokens' };
-  }
+  if (completedAtCap(response, hasToolCalls, maxOutputTokens)) return { unified: 'length', raw: 'max_output_tokens' };
+  const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null };
   const reason = body.incomplete_details?.reason;
   const unified = finishReasonFromResponse(body.status, hasToolCalls, reason);
   const raw = body.status === 'incomplete' && typeof reason === 'string' ? reason : typeof body.status === 'string' ? body.status : undefined;
   return raw ? { unified, raw } : { unified };
+}
+
+/** A response said `completed` whose output reached the cap the router sent, and holds no function call (see responsesFinish). */
+export function completedAtCap(response: unknown, hasToolCalls: boolean, maxOutputTokens: number | undefined): boolean {
+  const body = (response ?? {}) as { status?: unknown; usage?: { output_tokens?: unknown } | null };
+  const outputTokens = body.usage?.output_tokens;
+  return body.status === 'completed' && !hasToolCalls && maxOutputTokens !== undefined && typeof outputTokens === 'number' && outputTokens >= maxOutputTokens;
 }

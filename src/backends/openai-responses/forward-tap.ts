@@ -2,7 +2,7 @@ import { RouterError } from '../../core/errors.js';
 import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
-import { usageFromResponses } from './decode-usage.js';
+import { completedAtCap, usageFromResponses } from './decode-usage.js';
 
 /**
  * The delta events whose `delta` is output (text, refusals, reasoning, tool input): measured to
@@ -32,7 +32,10 @@ export const responsesForwardTap: ForwardTap = {
     // No output list, or a failed response: decodeResponsesReply names the upstream's error.
     return Array.isArray(reply.output) && reply.status !== 'failed' ? usageFromResponses(reply.usage) : undefined;
   },
-  stream(backend) {
+  correctedReply(body, request) {
+    return atCap(body, request.maxOutputTokens) ? JSON.stringify(asIncomplete(body)) : undefined;
+  },
+  stream(backend, request) {
     let finished = false;
     return {
       read(frame) {
@@ -44,9 +47,13 @@ export const responsesForwardTap: ForwardTap = {
         switch (name) {
           case 'response.completed':
           case 'response.incomplete': {
-            const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
+            const raw = parseFrameJson(backend, frame) as { response?: unknown };
+            const event = readResponsesEvent(backend, raw);
             finished = true;
-            return { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+            const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+            if (!atCap(raw.response, request.maxOutputTokens)) return note;
+            const replacement = { event: 'response.incomplete', data: JSON.stringify({ ...raw, type: 'response.incomplete', response: asIncomplete(raw.response) }) };
+            return { ...note, replacement };
           }
           case 'response.failed':
           case 'error':
@@ -59,3 +66,15 @@ export const responsesForwardTap: ForwardTap = {
     };
   },
 };
+
+/** Whether a response ended at the cap while saying `completed` (decode-usage.ts says why); its function calls are in its output. */
+function atCap(response: unknown, maxOutputTokens: number | undefined): boolean {
+  const output = (response as { output?: unknown } | null)?.output;
+  const hasToolCalls = Array.isArray(output) && output.some((item) => typeof item === 'object' && item !== null && /^(function|custom_tool)_call$/.test(String((item as { type?: unknown }).type)));
+  return completedAtCap(response, hasToolCalls, maxOutputTokens);
+}
+
+/** The response as OpenAI says one that reached max_output_tokens: https://platform.openai.com/docs/api-reference/responses/object */
+function asIncomplete(response: unknown): Record<string, unknown> {
+  return { ...(response as Record<string, unknown>), status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+}

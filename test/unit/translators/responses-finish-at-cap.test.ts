@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { decodeSse } from '../../../src/backends/http/sse-decoder.js';
 import { decodeResponsesReply } from '../../../src/backends/openai-responses/decode-reply.js';
 import { decodeResponsesStream } from '../../../src/backends/openai-responses/decode-stream.js';
+import { responsesForwardTap } from '../../../src/backends/openai-responses/forward-tap.js';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
-import { collect, fixtureJson, fixtureText, flat, pieces, userRequest } from './support.js';
+import { collect, fixtureFrames, fixtureJson, fixtureText, flat, pieces, userRequest } from './support.js';
 
 /**
  * A server that speaks the Responses API but answers `status: "completed"` when the output reached
@@ -65,5 +66,35 @@ describe('a Responses server that says completed at max_output_tokens', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('the same, forwarded to a Responses client as the server wrote it', () => {
+  /** The tap's notes for the fixture stream, and the terminal frame as the client is to get it. */
+  async function terminal(request: CanonicalRequest) {
+    const tap = responsesForwardTap.stream('llama', request);
+    const frames = (await collect(fixtureFrames(wire('responses-at-cap.sse')))).flat();
+    const last = frames.at(-1)!;
+    const note = tap.read(last);
+    if (note === 'error') throw new Error('the completed event read as an error');
+    return { note, frame: note.replacement ?? last };
+  }
+
+  it('rewrites response.completed at the cap as response.incomplete for max_output_tokens, keeping everything else', async () => {
+    const { note, frame } = await terminal(capped(8));
+    expect(note).toMatchObject({ end: true, usage: { inputTokens: 35, outputTokens: 8 } });
+    expect(frame.event).toBe('response.incomplete');
+    const original = JSON.parse((await collect(fixtureFrames(wire('responses-at-cap.sse')))).flat().at(-1)!.data);
+    expect(JSON.parse(frame.data)).toEqual({ ...original, type: 'response.incomplete', response: { ...original.response, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+
+    const body = fixtureJson<Record<string, unknown>>(wire('responses-at-cap.json'));
+    expect(JSON.parse(responsesForwardTap.correctedReply!(body, capped(8))!)).toEqual({ ...body, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+  });
+
+  it('passes the frame and the reply as they came below the cap or without one', async () => {
+    for (const request of [capped(9), capped()]) {
+      expect((await terminal(request)).note.replacement).toBeUndefined();
+      expect(responsesForwardTap.correctedReply!(fixtureJson(wire('responses-at-cap.json')), request)).toBeUndefined();
+    }
   });
 });
