@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { Usage } from '../../core/reply.js';
 import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -44,8 +45,13 @@ export const anthropicForwardTap: ForwardTap = {
             return { outputChars: 0, end: true };
           case 'error':
             return 'error';
+          case 'ping':
+          case 'content_block_start':
+          case 'content_block_stop':
+            return { outputChars: 0 };
           default:
-            return { outputChars: 0 }; // ping, block start and stop, and event types yet to come
+            // Event types yet to come pass; an error in another shape (foreign-error-frame.ts) fails the stream.
+            return foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
         }
       },
       atEnd: () => (stopped ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`)),

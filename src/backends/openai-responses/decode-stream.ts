@@ -4,6 +4,7 @@ import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { eventBatches } from '../http/event-batches.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readResponsesEvent } from './api.js';
 import { responsesFinish, usageFromResponses } from './decode-usage.js';
@@ -20,7 +21,9 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
 
   let finished = false;
   yield* eventBatches(batches, () => finished, (frame, out) => {
-    const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
+    const raw = parseFrameJson(backend, frame);
+    const foreign = foreignErrorOf(frame, raw);
+    const event = readResponsesEvent(backend, foreign ? { type: 'error', message: foreign.message, code: foreign.type } : raw);
     switch (event.type) {
       case 'response.created':
         out.push({ type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) });

@@ -1,5 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
 import { completedAtCap, usageFromResponses } from './decode-usage.js';
@@ -42,7 +43,10 @@ export const responsesForwardTap: ForwardTap = {
         checkObjectFrame(backend, frame);
         // The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line).
         const name = leadingType(frame.data);
-        if (name === undefined) return { outputChars: 0 };
+        // Every event of the grammar but `error` is `response.…`: anything else may be an error in another shape (foreign-error-frame.ts).
+        if (name === undefined || (name !== 'error' && !name.startsWith('response.'))) {
+          return foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+        }
         if (OUTPUT_DELTAS.has(name)) return { outputChars: stringCharsOf(frame.data, DELTA_KEY) };
         switch (name) {
           case 'response.completed':
