@@ -2,6 +2,10 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
+/** Headers about one connection, not the message (RFC 9110, section 7.6.1): each side of the proxy has its own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const endToEnd = (headers: http.IncomingHttpHeaders) => Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+
 /** One request as it passed to the server and what the server answered, bytes as sent. */
 export interface Exchange {
   method: string;
@@ -32,15 +36,18 @@ export interface RecordingProxy {
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
   const upstream = new URL(target);
+  // A connection per request to the server: a pooled one it closed while idle (after its 5 s) would
+  // fail the next request here, and the router would be blamed for the proxy's reuse.
+  const agent = new http.Agent({ keepAlive: false });
   const server = http.createServer((request, response) => {
     const requestChunks: Buffer[] = [];
     let over!: () => void;
     const done = new Promise<void>((resolve) => (over = resolve));
     const exchange: Exchange = { method: request.method ?? 'GET', path: request.url ?? '/', requestBody: '', status: 0, responseBody: '', complete: false, done };
     const responseChunks: Buffer[] = [];
-    const outgoing = http.request({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: { ...request.headers, host: upstream.host } }, (answer) => {
+    const outgoing = http.request({ agent, host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: { ...endToEnd(request.headers), host: upstream.host } }, (answer) => {
       exchange.status = answer.statusCode ?? 0;
-      response.writeHead(exchange.status, answer.headers);
+      response.writeHead(exchange.status, endToEnd(answer.headers));
       answer.on('data', (chunk: Buffer) => {
         responseChunks.push(chunk);
         response.write(chunk);
@@ -83,6 +90,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     exchanges,
     async close() {
+      agent.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
