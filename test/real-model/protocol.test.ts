@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compatRecorder } from './compat-cells.js';
 import { ask, CLIENT_FORMATS, type ClientFormatName, type ToolDefinition, type Turn } from './clients.js';
 import { BUILD_HOOK_TIMEOUT_MS, realModelUnavailable } from './llama-build.js';
 import { REGISTRATIONS, ROUTE, randomModel, startRealSetup, type RealSetup } from './real-setup.js';
@@ -12,6 +13,7 @@ import { serverCounted, serverText, speedReport } from './server-reply.js';
  */
 
 const unavailable = await realModelUnavailable();
+const compat = compatRecorder('2-protocol');
 let setup: RealSetup;
 
 /** Small: an over-long prompt is cheap to make. Two slots share it. */
@@ -35,7 +37,7 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
   const model = ROUTE[registration];
 
   describe.each(CLIENT_FORMATS)('a %s client', (format) => {
-    it.each([false, true])('stream %s: max_tokens ends the answer by length, with the output the server counted', async (stream) => {
+    it.each([false, true])('stream %s: max_tokens ends the answer by length, with the output the server counted', (stream) => compat.cell(format, stream ? 'streamed max_tokens → length' : 'max_tokens → length', registration, async () => {
       const answer = await ask(setup.clients, format, { model, turns: [{ role: 'user', text: PROMPT }], maxTokens: 12, temperature: 0, stream });
       const exchange = setup.proxy.exchanges.at(-1)!;
       await exchange.done;
@@ -45,9 +47,9 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
       expect(answer.usage.output).toBe(12);
       // Gibberish is still the server's text, byte for byte.
       expect(answer.text).toBe(serverText(exchange));
-    });
+    }));
 
-    it.each([false, true])("stream %s: gibberish at temperature 1 reaches the client as the server wrote it, or as the server's own failure", async (stream) => {
+    it.each([false, true])("stream %s: gibberish at temperature 1 reaches the client as the server wrote it, or as the server's own failure", (stream) => compat.cell(format, stream ? 'streamed gibberish, as the server wrote it' : 'gibberish, as the server wrote it', registration, async () => {
       const outcome = await ask(setup.clients, format, { model, turns: [{ role: 'user', text: PROMPT }], maxTokens: 48, temperature: 1, stream }).then(
         (answer) => ({ answer, error: undefined }),
         (error: { status?: number; message?: string }) => ({ answer: undefined, error }),
@@ -64,9 +66,9 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
       expect(exchange.responseBody).toContain('does not match the expected');
       expect(message).toContain('does not match the expected');
       expect(message).toContain(`llama-${registration}`);
-    });
+    }));
 
-    it.each([false, true])("stream %s: the server's output parser failing (its HTTP 500) is the client's own error, in the server's words", async (stream) => {
+    it.each([false, true])("stream %s: the server's output parser failing (its HTTP 500) is the client's own error, in the server's words", (stream) => compat.cell(format, stream ? 'streamed output-parser failure (server 500)' : 'output-parser failure (server 500)', registration, async () => {
       // A prefilled answer that opens a tool call the random model cannot finish: llama.cpp's parser then fails the whole answer.
       const turns: Turn[] = [{ role: 'user', text: 'hi' }, { role: 'assistant', text: '<tool_call>\n{"name": ' }];
       const outcome = await ask(setup.clients, format, { model, turns, tools: [WEATHER], maxTokens: 10, temperature: 1, stream }).then(
@@ -78,9 +80,9 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
       expect(outcome.message).not.toContain(setup.router.key);
       // Before the answer began, the client's own status; once streaming, its format's error event.
       if (!stream) expect(outcome.status).toBe(502);
-    });
+    }));
 
-    it('a prompt over the context is the client\'s own 400, naming the limit', async () => {
+    it('a prompt over the context is the client\'s own 400, naming the limit', () => compat.cell(format, 'prompt over the context → 400', registration, async () => {
       const long = 'lighthouse keeper '.repeat(CONTEXT);
       for (const stream of [false, true]) {
         const failure = await ask(setup.clients, format, { model, turns: [{ role: 'user', text: long }], maxTokens: 8, stream }).then(
@@ -91,9 +93,9 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
         expect(failure!.status).toBe(400);
         expect(failure!.message).toContain(String(setup.server.slotContext));
       }
-    });
+    }));
 
-    it('temperature 0 with a seed gives the same answer twice, streamed or not', async () => {
+    it('temperature 0 with a seed gives the same answer twice, streamed or not', () => compat.cell(format, 'temperature 0 + seed: same answer', registration, async () => {
       const request = { model, turns: [{ role: 'user' as const, text: 'Say something.' }], maxTokens: 16, temperature: 0, seed: 7 };
       const first = await ask(setup.clients, format, { ...request, stream: false });
       const second = await ask(setup.clients, format, { ...request, stream: false });
@@ -103,10 +105,10 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
       expect(streamed.text).toBe(first.text);
       // The second time the prompt came from the server's cache.
       expect(second.usage.cached).toBeGreaterThan(0);
-    });
+    }));
   });
 
-  it('count_tokens is the server\'s own count, equal to the input it bills for the same prompt', async () => {
+  it('count_tokens is the server\'s own count, equal to the input it bills for the same prompt', () => compat.cell('messages', 'count_tokens: the server\'s own count', registration, async () => {
     const params = {
       model,
       system: 'You are a helpful assistant.',
@@ -117,5 +119,5 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server (random weights) 
     expect(counted.response.headers.get('x-svc-count-source')).toBe('upstream');
     const billed = await setup.clients.messages.messages.create({ ...params, max_tokens: 1 });
     expect(counted.data.input_tokens).toBe(billed.usage.input_tokens + (billed.usage.cache_read_input_tokens ?? 0));
-  });
+  }));
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseSse } from '../helpers/sse-frames.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
+import { compatRecorder } from './compat-cells.js';
 import { ask, CLIENT_FORMATS, type ClientFormatName } from './clients.js';
 import { BUILD_HOOK_TIMEOUT_MS, ensureLlamaServer, realModelUnavailable } from './llama-build.js';
 import { startLlamaServer, type LlamaServer } from './llama-server.js';
@@ -13,6 +14,7 @@ import { REGISTRATIONS, ROUTE, randomModel, registerServer, startRealSetup, type
  */
 
 const unavailable = await realModelUnavailable();
+const compat = compatRecorder('3-slots');
 let setup: RealSetup;
 
 beforeAll(async () => {
@@ -60,7 +62,7 @@ const ENDLESS = 100_000;
 describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server slots, registered as %s', (registration) => {
   const model = ROUTE[registration];
 
-  it.each(CLIENT_FORMATS)('a %s client that hangs up mid-stream frees both slots at once for the next request', async (format) => {
+  it.each(CLIENT_FORMATS)('a %s client that hangs up mid-stream frees both slots at once for the next request', (format) => compat.cell(format, 'hang-up mid-stream frees the slot', registration, async () => {
     const before = await untilIdle(setup.server.origin);
     const tasks = new Set(before.map((slot) => slot.id_task));
     // Two streams, one per slot, each hung up on once its text is flowing.
@@ -91,9 +93,9 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server slots, registered
 
     const next = await ask(setup.clients, format, { model, turns: [{ role: 'user', text: 'Next!' }], maxTokens: 4, temperature: 0, stream: false });
     expect(next.ended).toBe('length');
-  });
+  }));
 
-  it('three requests at once on two slots are all answered, each in its own format', async () => {
+  it('three requests at once on two slots are all answered, each in its own format', () => compat.cell([...CLIENT_FORMATS], 'three requests on two slots, all answered', registration, async () => {
     const answers = await Promise.all(
       CLIENT_FORMATS.map((format, index) => ask(setup.clients, format, { model, turns: [{ role: 'user', text: `Request ${index}` }], maxTokens: 48, temperature: 0, stream: index % 2 === 0 })),
     );
@@ -101,7 +103,7 @@ describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server slots, registered
       expect(answer.ended).toBe('length');
       expect(answer.usage.output).toBe(48);
     }
-  });
+  }));
 });
 
 /** The terminal frame each client format ends a failed stream with. */
@@ -142,7 +144,7 @@ describe.skipIf(unavailable)('a llama-server killed mid-stream', () => {
   });
 
   describe.each(REGISTRATIONS)('registered as %s', (registration) => {
-    it.each(CLIENT_FORMATS)('ends a %s client\'s stream with its format\'s error event', async (format) => {
+    it.each(CLIENT_FORMATS)('ends a %s client\'s stream with its format\'s error event', (format) => compat.cell(format, 'server killed mid-stream → error event', registration, async () => {
       server = await startLlamaServer(await ensureLlamaServer(), { model: randomModel(), context: 4096, slots: 2 });
       registerServer(router, server.origin);
       const request = STREAM_REQUEST[format];
@@ -164,6 +166,6 @@ describe.skipIf(unavailable)('a llama-server killed mid-stream', () => {
       }
       expect(killed).toBe(true);
       expectErrorEnd(format, body);
-    });
+    }));
   });
 });

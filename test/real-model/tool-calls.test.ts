@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compatRecorder } from './compat-cells.js';
 import { ask, CLIENT_FORMATS, type Answer, type ClientFormatName, type ToolDefinition, type Turn } from './clients.js';
 import { BUILD_HOOK_TIMEOUT_MS, realModelUnavailable } from './llama-build.js';
 import { REGISTRATIONS, ROUTE, startRealSetup, trainedModel, type RealSetup, type Registration } from './real-setup.js';
@@ -13,6 +14,7 @@ import { serverCounted, speedReport } from './server-reply.js';
  */
 
 const unavailable = await realModelUnavailable();
+const compat = compatRecorder('1-tool-calls');
 let setup: RealSetup;
 
 beforeAll(async () => {
@@ -90,39 +92,44 @@ function expectShape(answer: Answer, format: ClientFormatName, registration: Reg
   if (stream) expect(answer.events.at(-1)).toBe(LAST_EVENT[format]);
 }
 
+/** One round: the question with tools, the call, the result sent back, the answer. */
+async function toolRound(registration: Registration, format: ClientFormatName, stream: boolean): Promise<void> {
+  const model = ROUTE[registration];
+  const question: Turn = { role: 'user', text: 'What is the weather in Paris?' };
+  const call = await ask(setup.clients, format, { model, turns: [question], tools: [WEATHER, TIME], temperature: 0, stream });
+  const callExchange = await lastExchange(SERVER_PATH[registration]);
+
+  expect(call.ended, JSON.stringify(call)).toBe('tool-calls');
+  expect(call.finish).toBe(TOOL_FINISH[format]);
+  expect(call.toolCalls).toHaveLength(1);
+  const [toolCall] = call.toolCalls;
+  expect(toolCall!.name).toBe('get_weather');
+  expect(toolCall!.id).not.toBe('');
+  expect(JSON.parse(toolCall!.arguments)).toEqual({ city: expect.any(String) });
+  expectShape(call, format, registration, stream);
+  expect(call.usage).toEqual(serverCounted(callExchange));
+
+  const output = JSON.stringify({ city: 'Paris', weather: 'sunny', celsius: 21 });
+  const turns: Turn[] = [question, { role: 'assistant', toolCalls: call.toolCalls }, { role: 'tool', callId: toolCall!.id, name: toolCall!.name, output }];
+  const answer = await ask(setup.clients, format, { model, turns, tools: [WEATHER, TIME], temperature: 0, stream });
+  const answerExchange = await lastExchange(SERVER_PATH[registration]);
+
+  // The server got the call and its result back in its own format, paired by its own id.
+  const sent = JSON.parse(answerExchange.requestBody);
+  const results = toolResultsSent(registration, sent);
+  expect(results).toEqual([{ id: callIdsSentBack(registration, sent)[0], output }]);
+  expect(answer.ended, JSON.stringify(answer)).toBe('stop');
+  expect(answer.finish).toBe(STOP_FINISH[format]);
+  expect(answer.toolCalls).toEqual([]);
+  expect(answer.text.trim()).not.toBe('');
+  expectShape(answer, format, registration, stream);
+  expect(answer.usage).toEqual(serverCounted(answerExchange));
+}
+
 describe.skipIf(unavailable).each(REGISTRATIONS)('llama-server registered as %s', (registration) => {
   describe.each(CLIENT_FORMATS)('a %s client', (format) => {
-    it.each([false, true])('stream %s: gets the tool call in its own format, sends the result back, gets the answer; usage is the server\'s', async (stream) => {
-      const model = ROUTE[registration];
-      const question: Turn = { role: 'user', text: 'What is the weather in Paris?' };
-      const call = await ask(setup.clients, format, { model, turns: [question], tools: [WEATHER, TIME], temperature: 0, stream });
-      const callExchange = await lastExchange(SERVER_PATH[registration]);
-
-      expect(call.ended, JSON.stringify(call)).toBe('tool-calls');
-      expect(call.finish).toBe(TOOL_FINISH[format]);
-      expect(call.toolCalls).toHaveLength(1);
-      const [toolCall] = call.toolCalls;
-      expect(toolCall!.name).toBe('get_weather');
-      expect(toolCall!.id).not.toBe('');
-      expect(JSON.parse(toolCall!.arguments)).toEqual({ city: expect.any(String) });
-      expectShape(call, format, registration, stream);
-      expect(call.usage).toEqual(serverCounted(callExchange));
-
-      const output = JSON.stringify({ city: 'Paris', weather: 'sunny', celsius: 21 });
-      const turns: Turn[] = [question, { role: 'assistant', toolCalls: call.toolCalls }, { role: 'tool', callId: toolCall!.id, name: toolCall!.name, output }];
-      const answer = await ask(setup.clients, format, { model, turns, tools: [WEATHER, TIME], temperature: 0, stream });
-      const answerExchange = await lastExchange(SERVER_PATH[registration]);
-
-      // The server got the call and its result back in its own format, paired by its own id.
-      const sent = JSON.parse(answerExchange.requestBody);
-      const results = toolResultsSent(registration, sent);
-      expect(results).toEqual([{ id: callIdsSentBack(registration, sent)[0], output }]);
-      expect(answer.ended, JSON.stringify(answer)).toBe('stop');
-      expect(answer.finish).toBe(STOP_FINISH[format]);
-      expect(answer.toolCalls).toEqual([]);
-      expect(answer.text.trim()).not.toBe('');
-      expectShape(answer, format, registration, stream);
-      expect(answer.usage).toEqual(serverCounted(answerExchange));
-    });
+    it.each([false, true])("stream %s: gets the tool call in its own format, sends the result back, gets the answer; usage is the server's", (stream) =>
+      compat.cell(format, stream ? 'streamed tool call, result, answer' : 'tool call, result, answer', registration, () => toolRound(registration, format, stream)),
+    );
   });
 });
