@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   unreachable: 'nothing answered at the router address (exit 4)',
   port_in_use: 'serve: the port is taken by another program (exit 1)',
   failed: 'an operation failed: a file could not be written, a merge was refused, … (exit 1)',
+  broken_file: 'a file svc-router reads (config.json) is not valid; the message names it, with the line and column (exit 1)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

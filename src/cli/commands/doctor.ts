@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { withDefaults, type Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { BrokenFileError } from '../../files/broken-file.js';
 import { usageError } from '../cli-error.js';
 import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
 import { checkContextWindows } from '../doctor/context-windows.js';
@@ -81,12 +81,12 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
 
 /** The stored settings, or the defaults and what is wrong when the file cannot be read. */
 function loadConfig(): { settings: Settings; file: string; problem?: string } {
+  const store = new ConfigStore();
   try {
-    const store = new ConfigStore();
     return { settings: store.read(), file: store.path };
   } catch (error) {
-    const home = process.env.SVC_ROUTER_HOME;
-    const file = home ? path.join(path.resolve(home), 'config.json') : 'config.json';
-    return { settings: withDefaults({}), file, problem: `cannot be read: ${(error as Error).message}` };
+    // `cannot be read: line 3, column 7: syntax error: …` (the check names the file first).
+    const where = error instanceof BrokenFileError ? error.message.split(`${error.file} `).join('') : (error as Error).message;
+    return { settings: withDefaults({}), file: store.path, problem: `cannot be read: ${where}` };
   }
 }

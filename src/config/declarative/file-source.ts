@@ -4,9 +4,9 @@
  * not valid is reported and the previous version stays in force: a typo never empties the routes.
  */
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { hashKey } from '../../identity/keys.js';
+import { fileStamp, LastGoodFile, type FileReading } from '../../files/last-good-file.js';
 import type { Settings } from '../settings.js';
 import type { SettingsOverlay } from '../store.js';
 import { applyDeclarative } from './overlay.js';
@@ -25,8 +25,9 @@ export class DeclarativeFileError extends Error {
 
 export class DeclarativeFile implements SettingsOverlay {
   readonly path: string;
-  private inForce: { stamp: string; config: DeclarativeConfig } | undefined;
-  private reported = '';
+  private readonly file: LastGoodFile<DeclarativeConfig>;
+  /** The stored backends routes may name when the file has none of its own, as of the last apply. */
+  private storedBackends: string[] = [];
 
   /**
    * `report` hears of changes: a reload, or a change refused; with `warnUnsetEnv` (serve), also of
@@ -38,21 +39,24 @@ export class DeclarativeFile implements SettingsOverlay {
     private readonly options: { warnUnsetEnv?: boolean } = {},
   ) {
     this.path = path.resolve(file);
+    this.file = new LastGoodFile(this.path, {
+      parse: (text) => this.parse(text),
+      report,
+      taken: (config, { first }) => {
+        if (!first) report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);
+      },
+      // Nothing may start on a file that is missing or not valid.
+      unreadable: (message) => new DeclarativeFileError(message),
+    });
   }
 
   stamp(): string {
-    try {
-      const stat = fs.statSync(this.path);
-      return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
+    return fileStamp(this.path);
   }
 
   apply(stored: Settings): Settings {
-    const stamp = this.stamp();
-    if (!this.inForce || this.inForce.stamp !== stamp) this.load(stamp, Object.keys(stored.backends));
-    return applyDeclarative(stored, this.inForce!.config);
+    this.storedBackends = Object.keys(stored.backends);
+    return applyDeclarative(stored, this.file.read());
   }
 
   /**
@@ -60,7 +64,7 @@ export class DeclarativeFile implements SettingsOverlay {
    * The local key's own record is the exception: it stays in force beside the file's keys.
    */
   changedUnder(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void {
-    const given = (this.inForce?.config ?? {}) as Record<string, Record<string, unknown> | undefined>;
+    const given = (this.file.inForce ?? {}) as Record<string, Record<string, unknown> | undefined>;
     const localSlug = settings.localKey ? Object.entries(settings.keys).find(([, record]) => record.hash === hashKey(settings.localKey!))?.[0] : undefined;
     const hidden = paths.filter(([field, name]) => {
       const placement = (SETTINGS_PLACEMENT as Record<string, Placement>)[field];
@@ -73,26 +77,11 @@ export class DeclarativeFile implements SettingsOverlay {
     this.report(`warning: saved in config.json, but ${this.path} sets ${names.join(', ')} while it is in force, so the change has no effect; edit that file instead`);
   }
 
-  private load(stamp: string, storedBackends: string[]): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (error) {
-      return this.refuse(stamp, `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    const { config, problems, warnings } = validateText(text, { storedBackends });
-    if (!config) return this.refuse(stamp, `${this.path} is not valid:\n${formatProblems(problems)}`);
+  private parse(text: string): FileReading<DeclarativeConfig> {
+    const { config, problems, warnings } = validateText(text, { storedBackends: this.storedBackends });
+    if (!config) return { error: new DeclarativeFileError(`${this.path} is not valid:\n${formatProblems(problems)}`) };
     if (this.options.warnUnsetEnv && warnings.length) this.report(`warning: in ${this.path}:\n${formatProblems(warnings)}`);
-    const first = !this.inForce;
-    this.inForce = { stamp, config };
-    if (!first) this.report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);
-  }
-
-  private refuse(stamp: string, reason: string): void {
-    if (!this.inForce) throw new DeclarativeFileError(reason);
-    // Said once per version of the file, not on every request that reads the settings.
-    if (this.reported !== stamp) this.report(`${reason}\n  the previous version stays in force until the file is fixed`);
-    this.reported = stamp;
+    return { value: config };
   }
 }
 
