@@ -29,6 +29,8 @@ export interface AppOptions {
    * calls (metrics pass `RouterMetrics.wrapBackend`, to count upstream failures).
    */
   wrapBackend?: (backend: Backend) => Backend;
+  /** Hears of lines of the usage ledger that cannot be read, each once (default: standard error). */
+  report?: (message: string) => void;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -36,7 +38,7 @@ export function createApp(options: AppOptions = {}): App {
   // The app reads its settings on every request: learn of changes from the file system, not a stat each.
   config.watch();
   const store = options.usageStore ?? config.read().usage.store;
-  const ledger = openLedger(store, config.dir);
+  const ledger = openLedger(store, config.dir, options.report);
   const shared = openSharedState(store);
   return {
     config,

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRecord } from './file-ledger.js';
+import { reportOnStderr } from '../files/report-on-stderr.js';
+import { SkippedLines } from '../files/skipped-lines.js';
 import type { UsageRecord } from './ledger.js';
+import { readLedgerLine } from './ledger-lines.js';
 
 /** Outbox files this process has open, by stem: a file of our own pid that is not among them is an orphan. */
 const openHere = new Set<string>();
@@ -27,7 +29,11 @@ export class Outbox {
   private claims = 0;
   private bytes = 0;
 
-  constructor(readonly dir: string) {
+  /** `report` hears of each line of a taken-over outbox that cannot be read (default: standard error). */
+  constructor(
+    readonly dir: string,
+    private readonly report: (message: string) => void = reportOnStderr,
+  ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.stem = `${os.hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
     this.file = path.join(dir, `${this.stem}.jsonl`);
@@ -75,12 +81,23 @@ export class Outbox {
       } catch {
         continue; // another router took it first
       }
-      let records: UsageRecord[] = [];
+      const records: UsageRecord[] = [];
+      let text = '';
       try {
-        records = fs.readFileSync(claimed, 'utf8').split('\n').flatMap((line) => parseRecord(line) ?? []);
-      } catch {
-        records = [];
+        text = fs.readFileSync(claimed, 'utf8');
+      } catch (error) {
+        // Left where it is rather than removed unread: a later start takes it over again.
+        this.report(`cannot read ${claimed} (an outbox taken over from process ${pid}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        continue;
       }
+      // A line torn when its process was killed, or garbage: skipped and told, by the name the file had.
+      const skipped = new SkippedLines(path.join(this.dir, name), this.report);
+      text.split('\n').forEach((line, index) => {
+        const read = readLedgerLine(line);
+        if (read.kind === 'record') records.push(read.record);
+        else if (read.kind === 'unreadable') skipped.skip(index + 1, read.problem);
+      });
+      skipped.done();
       this.append(records);
       fs.rmSync(claimed, { force: true });
       taken.push(...records);

@@ -117,4 +117,22 @@ describe('writes to config.json', () => {
   });
 });
 
+describe('a torn or garbage line in the request log', () => {
+  it('is skipped by logs, named with its line and column, and the rest is listed', async () => {
+    const home = freshHome();
+    await initHome(home);
+    const file = path.join(home, 'requests.jsonl');
+    const record = (status: number) => JSON.stringify({ time: new Date().toISOString(), method: 'POST', path: '/v1/messages', status, latency_ms: 3 });
+    // A torn line, a time that is no date (printing it would throw), then a line still being written.
+    fs.writeFileSync(file, [record(200), record(201).slice(0, 25), JSON.stringify({ ...JSON.parse(record(202)), time: 'yesterday' }), record(203), record(204).slice(0, 10)].join('\n'));
+    const result = await runCli(['logs'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => / (\d{3}) POST/.exec(line)?.[1])).toEqual(['200', '203']);
+    expect(result.stderr).toBe(
+      `warning: ${file} line 2, column 9: syntax error: unexpected end of string; the record is skipped\n` +
+        `warning: ${file} line 3, column 9: time: expected an ISO 8601 time; the record is skipped\n`,
+    );
+  });
+});
+
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -54,7 +54,7 @@ async function startRouter(options: { declarative?: string } = {}): Promise<Rout
     overlay = new DeclarativeFile(path.join(home, options.declarative), report);
   }
   const config = new ConfigStore(home, { report, ...(overlay ? { overlay } : {}) });
-  const app = createApp({ config });
+  const app = createApp({ config, report });
   const entries = new Map<string, RequestLogEntry>();
   const server = createHttpServer(app, { requestLog: { logBodies: false, record: (entry) => void entries.set(entry.requestId ?? '', entry), flush: () => {} } });
   server.listen(0, '127.0.0.1');
@@ -312,3 +312,71 @@ describe('a broken declarative file (serve --config) while requests flow', () =>
     );
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// The usage ledger: lines appended by other processes
+
+/** A line another writer may leave: torn by a kill (then ended by the next start), garbage, or values no writer writes. */
+const garbageLine: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .record({ at: fc.nat(), ts: fc.constant(Date.now()) })
+    .map(({ at, ts }) => {
+      const record = JSON.stringify({ ts, developer: 'alice', inputTokens: 900_000_000, outputTokens: 5, requests: 1, requestId: 'req_torn' });
+      return record.slice(0, 1 + (at % (record.length - 1)));
+    }),
+  fc.integer({ min: 1, max: 40 }).map((length) => '\0'.repeat(length)),
+  fc.string({ minLength: 1, maxLength: 40 }).filter((text) => !text.includes('\n') && text.trim() !== ''),
+  fc.constantFrom(
+    '{"ts":1e400,"developer":"alice","inputTokens":1,"outputTokens":1}',
+    `{"ts":${Date.now()},"developer":"alice","inputTokens":1e400,"outputTokens":1}`,
+    `{"ts":${Date.now()},"developer":"alice","inputTokens":-1000000000,"outputTokens":1}`,
+    `{"ts":${Date.now()},"developer":"alice","inputTokens":"900000000","outputTokens":1}`,
+    `{"ts":"${new Date().toISOString()}","developer":"alice","inputTokens":1,"outputTokens":1}`,
+    `{"ts":${Date.now()},"developer":42,"inputTokens":1,"outputTokens":1}`,
+    `{"reserve":{"id":"req_x","developer":"alice","tokens":1e400,"until":1e400}}`,
+    `{"reserve":{"id":"req_y","developer":"alice","tokens":900000000,"until":"later"}}`,
+    '{"release":5}',
+    '[]',
+    'null',
+    '"usage"',
+  ),
+);
+
+describe('garbage in the usage ledger while requests flow', () => {
+  let router: Router;
+  beforeAll(async () => {
+    router = await startRouter();
+  });
+  afterAll(() => router.close());
+
+  it('skips each line it cannot read, says where once, and keeps counting and serving every format', async () => {
+    const ledger = path.join(router.home, 'usage.jsonl');
+    let completions = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(garbageLine, { minLength: 1, maxLength: 4 }), async (lines) => {
+        const reportsBefore = router.reports.length;
+        const before = fs.existsSync(ledger) ? fs.readFileSync(ledger, 'utf8').split('\n').length - 1 : 0;
+        const during = requests(router);
+        // Another process's lines, each whole (a torn one as the next start ends it).
+        fs.appendFileSync(ledger, lines.map((line) => `${line}\n`).join(''));
+        const sent = [...(await Promise.all([...during, ...requests(router)])), ...(await Promise.all(requests(router)))];
+        const usage = await send(router, '/admin/usage', { headers: { authorization: `Bearer ${router.key}` } });
+        completions += sent.filter((item) => item.format).length;
+        expect(usage.status, usage.text).toBe(200);
+        expectNoInternalError(sent);
+        await expectServedBy(router, sent, 0);
+
+        // Counted: every completion, once; skipped: every garbage line, so alice is nowhere near her cap.
+        const whoami = await send(router, '/whoami', { headers: { authorization: `Bearer ${router.key}` } });
+        expect(whoami.json.usage.requests).toBe(completions);
+        expect(whoami.json.usage.remaining_tokens).toBeGreaterThan(whoami.json.usage.cap_tokens / 2);
+
+        const told = router.reports.slice(reportsBefore);
+        expect(told, told.join('\n')).toEqual(lines.map((_line, index) => expect.stringMatching(new RegExp(`^${escape(ledger)} line ${before + index + 1}, column \\d+: .*; the line is skipped$`))));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
