@@ -117,6 +117,45 @@ describe('writes to config.json', () => {
   });
 });
 
+describe('a broken serve.json', () => {
+  it('is named with its line and column, and taken as no running server', async () => {
+    const home = freshHome();
+    await initHome(home);
+    fs.writeFileSync(path.join(home, 'serve.json'), '{\n  "pid": 12,\n  "url": \n}\n');
+    const status = await runCli(['status'], { home });
+    expect(status.code).toBe(3);
+    expect(status.stderr).toContain(`${path.join(home, 'serve.json')} line 4, column 1: syntax error: value expected; taken as no running server`);
+  });
+});
+
+describe("a client's broken settings file", () => {
+  it('is named by line and column, never quoted (it may hold a key), and left as it is', async () => {
+    const home = freshHome();
+    await initHome(home);
+    fs.mkdirSync(path.join(home, '.claude'));
+    const file = path.join(home, '.claude', 'settings.json');
+    const secret = 'sk-ant-api03-0123456789abcdefghijklmnopqrstuvwxyz';
+    const text = `{\n  "env": { "ANTHROPIC_API_KEY": "${secret}" },,\n  "model": "opus"\n}\n`;
+    fs.writeFileSync(file, text);
+    const result = await runCli(['connect', 'claude', '--write'], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot merge into ${file}: it is not valid JSON (line 2, column`);
+    expect(result.stderr).not.toContain(secret);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it("undo names a backup it cannot read, rather than saying there is none", async () => {
+    const home = freshHome();
+    await initHome(home);
+    fs.mkdirSync(path.join(home, '.claude'));
+    const backup = path.join(home, '.claude', 'settings.json.svc-router-backup.json');
+    fs.writeFileSync(backup, '{ "existed": true, "content": ');
+    const result = await runCli(['connect', 'claude', '--undo'], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^svc-router: ${escape(backup)} line 1, column \\d+: syntax error: `));
+  });
+});
+
 describe('a torn or garbage line in the request log', () => {
   it('is skipped by logs, named with its line and column, and the rest is listed', async () => {
     const home = freshHome();

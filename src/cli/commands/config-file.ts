@@ -8,6 +8,7 @@ import type { DeclarativeConfig } from '../../config/declarative/schema.js';
 import { validateText, type Validation } from '../../config/declarative/validate.js';
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import { CliError, EXIT_USAGE, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 
@@ -29,7 +30,8 @@ export function runConfigExport(options: ExportOptions): void {
   if (options.output === undefined) return void process.stdout.write(text);
   const file = path.resolve(options.output);
   if (fs.existsSync(file) && !options.force) throw usageError(`${file} exists; add --force to replace it`);
-  writeAtomically(file, text);
+  // A file replaced with --force keeps its mode; readers (a router following it) never see half of it.
+  writeFileAtomic(file, text);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
 }
 
@@ -149,9 +151,3 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(node as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
       : node,
   );
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, text);
-  fs.renameSync(temporary, file);
-}
