@@ -40,7 +40,8 @@ const SETTINGS_SHAPE: Shape = {
         createdAt: string,
         rateLimit: { fields: { requestsPerMinute: number, tokensPerMinute: number } },
       },
-      required: ['hash'],
+      // What a request's identity is made of (identity/authenticate.ts): a record without one is no key.
+      required: ['developer', 'organisation', 'tier', 'capTokens', 'hash'],
     }),
     backends: table({
       fields: {

@@ -38,7 +38,7 @@ export function readLedgerLine(line: string): LedgerLine {
     if (!isTime(reserve.until)) return wrong(['reserve', 'until'], 'reserve.until: expected a time in ms since the epoch');
     return { kind: 'reserve', id: reserve.id, developer: reserve.developer, tokens: reserve.tokens, until: reserve.until };
   }
-  if (typeof value.developer !== 'string' || value.developer === '') return wrong(['developer'], 'developer: expected a name');
+  if (typeof value.developer !== 'string') return wrong(['developer'], 'developer: expected a name');
   if (!isTime(value.ts)) return wrong(['ts'], 'ts: expected a time in ms since the epoch');
   for (const field of ['inputTokens', 'outputTokens'] as const) {
     if (value[field] !== undefined && !isCount(value[field])) return wrong([field], `${field}: expected a number of tokens, 0 or more`);

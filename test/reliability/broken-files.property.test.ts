@@ -130,6 +130,7 @@ const SETTINGS_WRONG_TYPES: ReadonlyArray<(value: Record<string, any>) => void> 
   ...WRONG_TYPES,
   (value) => void (value.keys.alice = 'alice'),
   (value) => void (value.keys.alice.capTokens = '1e9'),
+  (value) => void delete value.keys.alice.developer,
   (value) => void (value.server = 8787),
   (value) => void (value.backends = { spare: { type: 'openai-chat' } }),
 ];
