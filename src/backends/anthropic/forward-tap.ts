@@ -1,18 +1,22 @@
 import { RouterError } from '../../core/errors.js';
+import { walkJsonObject } from '../../core/json-check.js';
 import type { Usage } from '../../core/reply.js';
-import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
-import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
+import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
+import { parseFrameJson } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 
-/** The string fields of a content_block_delta that are output. */
-const OUTPUT_KEYS = ['text', 'thinking', 'partial_json'];
+/** What the tap reads of an event: its `type`; after it, the string fields of a content_block_delta that are output. */
+const KEYS = ['type', 'text', 'thinking', 'partial_json'];
+const TYPE = 0;
 
 /**
  * Anthropic Messages, read where decodeAnthropicStream decides: usage from message_start, completed
  * by message_delta (https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types);
  * the stream is over at message_stop, fails at an `error` event, and is cut off if it ends before
- * message_stop. Only those events are parsed; deltas are measured, not parsed.
+ * message_stop. Every event is a JSON object with a string `type`, which names it (the decoder
+ * reads it, not the `event:` line): a frame without one fails the stream, as it fails the
+ * translated one. Only the usage and error events are parsed; deltas are measured, not parsed.
  */
 export const anthropicForwardTap: ForwardTap = {
   replyUsage(backend, body) {
@@ -25,10 +29,24 @@ export const anthropicForwardTap: ForwardTap = {
     let stopped = false;
     return {
       read(frame) {
-        checkObjectFrame(backend, frame);
-        switch (eventName(frame)) {
+        const { data } = frame;
+        let typeAt = -1;
+        let typeEnd = -1;
+        let outputChars = 0;
+        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
+          // The event's own type, not a block's or a delta's (JSON.parse keeps the last of duplicates).
+          if (key !== TYPE) {
+            if (stringEnd !== -1) outputChars += stringEnd - value - 2;
+          } else if (depth === 1) {
+            typeAt = value;
+            typeEnd = stringEnd;
+          }
+        });
+        const type = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        if (type === undefined) throw notAnEvent(backend, frame, readAnthropicEvent);
+        switch (type) {
           case 'content_block_delta':
-            return { outputChars: stringCharsOf(frame.data, OUTPUT_KEYS) };
+            return { outputChars };
           case 'message_start': {
             const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
             usage = usageFromAnthropic(event.message?.usage);
@@ -52,8 +70,3 @@ export const anthropicForwardTap: ForwardTap = {
     };
   },
 };
-
-/** The event's name; from its `type` when the upstream left out the `event:` line (`type` leads every Anthropic event). */
-function eventName(frame: SseFrame): string | undefined {
-  return frame.event ?? leadingType(frame.data);
-}

@@ -1,5 +1,6 @@
 import { RouterError } from '../../core/errors.js';
-import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { walkJsonObject } from '../../core/json-check.js';
+import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
 import { usageFromResponses } from './decode-usage.js';
@@ -18,13 +19,17 @@ const OUTPUT_DELTAS = new Set([
   'response.custom_tool_call_input.delta',
 ]);
 
-const DELTA_KEY = ['delta'];
+/** What the tap reads of an event: its `type`, and the string `delta` of the output deltas. */
+const KEYS = ['type', 'delta'];
+const TYPE = 0;
 
 /**
  * OpenAI Responses, read where decodeResponsesStream decides: the stream is over at
  * response.completed or response.incomplete, whose `response.usage` is the whole request's; it
- * fails at response.failed or an `error` event, and is cut off if it ends before either. Only the
- * terminal events are parsed.
+ * fails at response.failed or an `error` event, and is cut off if it ends before either. Every
+ * event is a JSON object with a string `type`, which names it (the decoder ignores the `event:`
+ * line): a frame without one fails the stream, as it fails the translated one. Only the terminal
+ * events are parsed.
  */
 export const responsesForwardTap: ForwardTap = {
   replyUsage(backend, body) {
@@ -36,11 +41,22 @@ export const responsesForwardTap: ForwardTap = {
     let finished = false;
     return {
       read(frame) {
-        checkObjectFrame(backend, frame);
-        // The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line).
-        const name = leadingType(frame.data);
-        if (name === undefined) return { outputChars: 0 };
-        if (OUTPUT_DELTAS.has(name)) return { outputChars: stringCharsOf(frame.data, DELTA_KEY) };
+        const { data } = frame;
+        let typeAt = -1;
+        let typeEnd = -1;
+        let deltaChars = 0;
+        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
+          // The event's own type, not an item's or a part's (JSON.parse keeps the last of duplicates).
+          if (key !== TYPE) {
+            if (stringEnd !== -1) deltaChars += stringEnd - value - 2;
+          } else if (depth === 1) {
+            typeAt = value;
+            typeEnd = stringEnd;
+          }
+        });
+        const name = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        if (name === undefined) throw notAnEvent(backend, frame, readResponsesEvent);
+        if (OUTPUT_DELTAS.has(name)) return { outputChars: deltaChars };
         switch (name) {
           case 'response.completed':
           case 'response.incomplete': {
