@@ -12,7 +12,8 @@
  * Told of each member whose key is one of the walk's keys, at any depth, in the order of the text:
  * the key's index in that list, where its value starts, just past the value's closing quote when it
  * is a string (else -1), and its depth (1: a member of the top-level object). Told before the walk
- * knows whether the whole text is valid: what it notes counts only if the walk returns true.
+ * knows whether the whole text is valid: what it notes counts only if the walk returns true. It
+ * must not start another walk (the nesting stack is shared).
  */
 export type MemberVisitor = (key: number, value: number, stringEnd: number, depth: number) => void;
 

@@ -3,12 +3,14 @@ import { walkJsonObject } from '../../core/json-check.js';
 import type { Usage } from '../../core/reply.js';
 import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
-import { readAnthropicEvent, readAnthropicReply } from './api.js';
+import { readAnthropicEvent, readAnthropicReply, type AnthropicStreamEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 
 /** What the tap reads of an event: its `type`; after it, the string fields of a content_block_delta that are output. */
 const KEYS = ['type', 'text', 'thinking', 'partial_json'];
 const TYPE = 0;
+/** The events the tap parses: usage from message_start, completed by message_delta. */
+const PARSED = new Set(['message_start', 'message_delta']);
 
 /**
  * Anthropic Messages, read where decodeAnthropicStream decides: usage from message_start, completed
@@ -27,8 +29,18 @@ export const anthropicForwardTap: ForwardTap = {
   stream(backend) {
     let usage: Usage | undefined;
     let stopped = false;
+    /** The note for an event the tap parses (message_start, message_delta), read as the decoder reads it. */
+    const usageNote = (event: AnthropicStreamEvent) => {
+      usage = event.type === 'message_start' ? usageFromAnthropic(event.message?.usage) : usageFromAnthropic(event.usage, usage);
+      return { outputChars: 0, usage };
+    };
     return {
       read(frame) {
+        // An event the tap parses anyway, named so by its event line, is not walked first: JSON.parse checks it.
+        if (frame.event !== undefined && PARSED.has(frame.event)) {
+          const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
+          if (PARSED.has(event.type)) return usageNote(event);
+        }
         const { data } = frame;
         let typeAt = -1;
         let typeEnd = -1;
@@ -44,19 +56,10 @@ export const anthropicForwardTap: ForwardTap = {
         });
         const type = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
         if (type === undefined) throw notAnEvent(backend, frame, readAnthropicEvent);
+        if (PARSED.has(type)) return usageNote(readAnthropicEvent(backend, parseFrameJson(backend, frame)));
         switch (type) {
           case 'content_block_delta':
             return { outputChars };
-          case 'message_start': {
-            const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
-            usage = usageFromAnthropic(event.message?.usage);
-            return { outputChars: 0, usage };
-          }
-          case 'message_delta': {
-            const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
-            usage = usageFromAnthropic(event.usage, usage);
-            return { outputChars: 0, usage };
-          }
           case 'message_stop':
             stopped = true;
             return { outputChars: 0, end: true };

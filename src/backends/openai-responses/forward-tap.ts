@@ -2,7 +2,7 @@ import { RouterError } from '../../core/errors.js';
 import { walkJsonObject } from '../../core/json-check.js';
 import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
-import { readResponsesEvent, readResponsesReply } from './api.js';
+import { readResponsesEvent, readResponsesReply, type ResponsesStreamEvent } from './api.js';
 import { usageFromResponses } from './decode-usage.js';
 
 /**
@@ -22,6 +22,8 @@ const OUTPUT_DELTAS = new Set([
 /** What the tap reads of an event: its `type`, and the string `delta` of the output deltas. */
 const KEYS = ['type', 'delta'];
 const TYPE = 0;
+/** The events the tap parses: the stream's end, with the whole request's usage. */
+const PARSED = new Set(['response.completed', 'response.incomplete']);
 
 /**
  * OpenAI Responses, read where decodeResponsesStream decides: the stream is over at
@@ -39,8 +41,18 @@ export const responsesForwardTap: ForwardTap = {
   },
   stream(backend) {
     let finished = false;
+    /** The note for response.completed or .incomplete, whose usage is the whole request's. */
+    const endNote = (event: ResponsesStreamEvent) => {
+      finished = true;
+      return { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+    };
     return {
       read(frame) {
+        // The terminal event, parsed anyway and often the largest (the whole response), is not walked first when its event line names it.
+        if (frame.event !== undefined && PARSED.has(frame.event)) {
+          const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
+          if (PARSED.has(event.type)) return endNote(event);
+        }
         const { data } = frame;
         let typeAt = -1;
         let typeEnd = -1;
@@ -57,19 +69,9 @@ export const responsesForwardTap: ForwardTap = {
         const name = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
         if (name === undefined) throw notAnEvent(backend, frame, readResponsesEvent);
         if (OUTPUT_DELTAS.has(name)) return { outputChars: deltaChars };
-        switch (name) {
-          case 'response.completed':
-          case 'response.incomplete': {
-            const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
-            finished = true;
-            return { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
-          }
-          case 'response.failed':
-          case 'error':
-            return 'error';
-          default:
-            return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
-        }
+        if (PARSED.has(name)) return endNote(readResponsesEvent(backend, parseFrameJson(backend, frame)));
+        if (name === 'response.failed' || name === 'error') return 'error';
+        return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
       },
       atEnd: () => (finished ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`)),
     };
