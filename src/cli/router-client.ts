@@ -1,7 +1,8 @@
 import { ConfigStore } from '../config/store.js';
 import type { ApiResponse } from '../handlers/api.js';
-import { CliError, EXIT_USAGE, refusedError, unreachableError } from './cli-error.js';
+import { notInitialisedError, refusedError, unreachableError } from './cli-error.js';
 import { note, warn } from './output.js';
+import { parseHttpUrl } from './parse-options.js';
 import { routerAddress } from './router-address.js';
 import { untrustedCertRemedy } from './tls-files.js';
 
@@ -27,10 +28,11 @@ export interface RouterClient {
  * svc-router over HTTP when a base URL is given (flag or SVC_ROUTER_BASE_URL).
  */
 export async function openClient(options: ConnectionOptions): Promise<RouterClient> {
-  const baseUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
+  const given = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
+  const baseUrl = given ? parseHttpUrl(given, options.baseUrl !== undefined ? '--base-url' : 'SVC_ROUTER_BASE_URL') : undefined;
   const config = new ConfigStore();
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
-  if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE, 'not_initialised');
+  if (key === undefined) throw notInitialisedError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)');
   const padded = /^\s|\s$/u.test(key);
   if (padded) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

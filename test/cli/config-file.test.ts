@@ -114,7 +114,7 @@ describe('config export and import', () => {
     expect((await runCli(['config', 'export', '-o', out], { home: source })).code).toBe(0);
     expect(fs.readFileSync(out, 'utf8')).toBe(exported);
     const again = await runCli(['config', 'export', '-o', out], { home: source });
-    expect(again.code).toBe(2);
+    expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/exists; add --force/);
   });
 

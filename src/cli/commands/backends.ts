@@ -1,9 +1,10 @@
 import { BACKEND_TYPES, isBackendType } from '../../backends/registry.js';
-import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
+import { KEY_POOL_STRATEGIES, type BackendSettings, type Settings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 
@@ -89,16 +90,21 @@ export function runBackendsList(options: { json?: boolean }): void {
 export function runBackendsRemove(name: string): void {
   const config = new ConfigStore();
   const settings = config.read();
-  if (!(name in settings.backends)) throw usageError(`no backend named '${name}'`);
+  requireBackend(settings.backends, name);
   const usesIt = (targets: string[]) => targets.some((target) => parseTarget(target).backend === name);
   const users = Object.entries(settings.routes).filter(([model, targets]) => usesIt(targets) || (settings.routePolicies[model]?.rules ?? []).some((rule) => usesIt(rule.targets)));
   if (users.length) {
-    throw usageError(`backend '${name}' is used by route ${users.map(([model]) => model).join(', ')}; change or unset those routes first`);
+    throw failedError(`backend '${name}' is used by route ${users.map(([model]) => model).join(', ')}; change or unset those routes first`);
   }
   config.update((draft) => {
     delete draft.backends[name];
   });
   printLine(`${chalk.green('✓')} Removed backend ${chalk.bold(name)}`);
+}
+
+/** The backend a command acts on must exist (exit 1 when it does not). */
+function requireBackend(backends: Settings['backends'], name: string): void {
+  if (!Object.hasOwn(backends, name)) throw failedError(`no backend named '${name}'${didYouMean(name, Object.keys(backends))} (see svc-router backends list)`);
 }
 
 export interface PoolOptions {
@@ -113,7 +119,7 @@ export interface PoolOptions {
 /** Gives a backend a pool of keys (replacing any it had), or with --clear takes it away. */
 export function runBackendsPool(name: string, options: PoolOptions): void {
   const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().backends, name)) throw usageError(`no backend named '${name}' (see svc-router backends list)`);
+  requireBackend(config.read().backends, name);
   if (options.clear) {
     config.update((settings) => {
       delete settings.backends[name]!.keyPool;

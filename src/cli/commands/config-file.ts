@@ -8,7 +8,7 @@ import type { DeclarativeConfig } from '../../config/declarative/schema.js';
 import { validateText, type Validation } from '../../config/declarative/validate.js';
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
-import { CliError, EXIT_USAGE, usageError } from '../cli-error.js';
+import { CliError, EXIT_USAGE, failedError, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 
 export interface ExportOptions {
@@ -20,15 +20,15 @@ export interface ExportOptions {
 
 /** Writes the settings in force as a declarative file: stdout is the file, notes go to stderr. */
 export function runConfigExport(options: ExportOptions): void {
+  const file = options.output === undefined ? undefined : path.resolve(options.output);
+  if (file !== undefined && fs.existsSync(file) && !options.force) throw failedError(`${file} exists; add --force to replace it`);
   const { config, notes } = exportDeclarative(new ConfigStore().read(), {
     ...(options.withKeys ? { withKeys: true } : {}),
     ...(options.schemaRef !== undefined ? { schemaRef: options.schemaRef } : {}),
   });
   const text = `${JSON.stringify(config, null, 2)}\n`;
   for (const note of notes) warn(note);
-  if (options.output === undefined) return void process.stdout.write(text);
-  const file = path.resolve(options.output);
-  if (fs.existsSync(file) && !options.force) throw usageError(`${file} exists; add --force to replace it`);
+  if (file === undefined) return void process.stdout.write(text);
   writeAtomically(file, text);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
-import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
+import { CliError, EXIT_FAILED, notInitialisedError, usageError } from '../cli-error.js';
 import {
   anthropicSdkSnippet,
   claudeSettingsEnv,
@@ -54,7 +54,7 @@ export function runConnect(client: string, options: ConnectOptions): void {
   const settings = new ConfigStore().read();
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
-  if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
+  if (!key) throw notInitialisedError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
   if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');
 
   switch (client as Client) {

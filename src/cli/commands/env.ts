@@ -1,9 +1,10 @@
 import type { Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
-import { usageError } from '../cli-error.js';
+import { notInitialisedError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { clientEnv, exportLine } from '../client-settings.js';
 import { printLine } from '../output.js';
+import { parseHttpUrl } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';
 
 /** The export lines that point every client at this router: the same variables `connect` writes. */
@@ -15,8 +16,8 @@ export function runEnv(options: { baseUrl?: string; key?: string }): void {
   const config = new ConfigStore();
   const settings = config.read();
   const key = options.key ?? settings.localKey;
-  if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
-  const { origin } = routerAddress(settings, { flag: options.baseUrl });
+  if (!key) throw notInitialisedError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
+  const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   for (const line of envLines(origin, key, settings)) printLine(line);
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey } from '../../identity/keys.js';
-import { CliError, EXIT_USAGE } from '../cli-error.js';
+import { failedError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 import { claudeSettingsPath, codexConfigPath } from './connect.js';
 import { defaultSlug, parsePositiveInteger, parseSlug } from '../parse-options.js';
@@ -27,7 +27,7 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
   const current = config.read();
   if (current.localKey && !options.force) {
-    throw new CliError(`already initialised (config: ${config.path}); use --force to issue a new local key`, EXIT_USAGE);
+    throw failedError(`already initialised (config: ${config.path}); use --force to issue a new local key`);
   }
   const key = generateKey(developer);
   config.update((settings) => {

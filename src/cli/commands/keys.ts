@@ -1,7 +1,8 @@
-import type { KeyRecord, RateLimitSettings } from '../../config/settings.js';
+import type { KeyRecord, RateLimitSettings, Settings } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { openLedger } from '../../usage/open-ledger.js';
 import { sliceUsage, type UsageSlice } from '../../usage/slice.js';
 import { chalk, printJson, printLine, printTable, warn } from '../output.js';
@@ -27,7 +28,7 @@ export function runKeysIssue(options: IssueOptions): void {
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
   const config = new ConfigStore();
   if (Object.hasOwn(config.read().keys, developer) && !options.force) {
-    throw usageError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
+    throw failedError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
   }
   const key = generateKey(developer);
   const settings = config.update((draft) => {
@@ -100,7 +101,7 @@ async function usageByKey(store: string, dir: string): Promise<Map<string, Usage
 export function runKeysRevoke(slug: string): void {
   const developer = parseSlug(slug);
   const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  requireKey(config.read().keys, developer);
   config.update((settings) => {
     if (settings.localKey && hashKey(settings.localKey) === settings.keys[developer]?.hash) delete settings.localKey;
     delete settings.keys[developer];
@@ -112,7 +113,7 @@ export function runKeysRevoke(slug: string): void {
 export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): void {
   const developer = parseSlug(slug);
   const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  requireKey(config.read().keys, developer);
   if (options.clear) {
     config.update((settings) => {
       delete settings.keys[developer]!.rateLimit;
@@ -141,7 +142,7 @@ export function runKeysCap(slug: string, tokens: string, options: { json?: boole
   const developer = parseSlug(slug);
   const cap = parsePositiveInteger(tokens, 'the cap');
   const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}' (svc-router keys list shows who has one)`);
+  requireKey(config.read().keys, developer);
   let before = 0;
   config.update((settings) => {
     const record = settings.keys[developer]!;
@@ -150,6 +151,11 @@ export function runKeysCap(slug: string, tokens: string, options: { json?: boole
   });
   if (options.json) return printJson({ developer, cap_tokens: cap, previous_cap_tokens: before });
   printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatTokens(cap)} tokens / 30 days (was ${formatTokens(before)}); the key is unchanged.`);
+}
+
+/** A developer's key record must exist for the command to act on it (exit 1 when it does not). */
+function requireKey(keys: Settings['keys'], developer: string): void {
+  if (!Object.hasOwn(keys, developer)) throw failedError(`no key is issued for developer '${developer}'${didYouMean(developer, Object.keys(keys))} (svc-router keys list shows who has one)`);
 }
 
 /** 200000000 → "200,000,000". */

@@ -1,7 +1,8 @@
 import type { ModelPrice } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 
 export interface PriceOptions {
@@ -33,7 +34,8 @@ export function runPricesSet(model: string, options: PriceOptions): void {
 
 export function runPricesUnset(model: string): void {
   const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().prices, model)) throw usageError(`no config price for '${model}' (shipped defaults cannot be removed, only overridden)`);
+  const { prices } = config.read();
+  if (!Object.hasOwn(prices, model)) throw failedError(`no config price for '${model}'${didYouMean(model, Object.keys(prices))} (shipped defaults cannot be removed, only overridden; svc-router prices list shows them)`);
   config.update((settings) => void delete settings.prices[model]);
   printLine(`${chalk.green('✓')} Removed the config price of ${chalk.bold(model)}${Object.hasOwn(DEFAULT_PRICES, model) ? '; the shipped default applies again' : ''}.`);
 }

@@ -12,7 +12,7 @@ import { parseTarget } from '../../routing/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
-import { closest } from './suggest.js';
+import { closest } from '../../core/closest.js';
 
 
 export interface ValidateOptions {
