@@ -148,6 +148,7 @@ export function buildProgram(version: string): Command {
   completeArguments(routes.command('set <model> <targets...>'), 'route-models', 'targets')
     .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
     .option('--context-window <tokens>', "the route's context window (default: the smallest of its targets' known model families)")
+    .option('--new', 'create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)')
     .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
   completeArguments(routes.command('window <name> [tokens]'), 'route-models')
     .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')

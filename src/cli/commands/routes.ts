@@ -2,24 +2,22 @@ import type { Settings, TaskConditions, TaskRule } from '../../config/settings.j
 import { ConfigStore } from '../../config/store.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { isSkuName, OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { skuTypoOf } from '../../routing/sku-typo.js';
 import { parseTarget } from '../../routing/target.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
 
-export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string } = {}): void {
+export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): void {
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
   const config = new ConfigStore();
-  const { backends } = config.read();
-  for (const text of targets) {
-    const target = parseTarget(text);
-    if (target.backend !== OFFLINE_BACKEND && !(target.backend in backends)) {
-      throw usageError(`route target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
-    }
-  }
+  const settings = config.read();
+  checkSkuName(model, settings, options.new === true);
+  checkTargets(targets, settings.backends);
   const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   config.update((settings) => {
     settings.routes[model] = targets;
@@ -27,6 +25,41 @@ export function runRoutesSet(model: string, targets: string[], options: { contex
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} → ${targets.join(' → ')}`);
   printLine(describeWindow(new ConfigStore().read(), model));
+}
+
+/**
+ * A route under an svc.* name that is neither a built-in SKU nor routed already makes a new SKU,
+ * which takes `--new`; a near miss of a built-in SKU is refused even then (see skuTypoOf).
+ */
+function checkSkuName(model: string, settings: Settings, isNew: boolean): void {
+  if (!isSkuName(model) || (SKUS as readonly string[]).includes(model) || Object.hasOwn(settings.routes, model)) return;
+  const typo = skuTypoOf(model);
+  if (typo) throw usageError(`'${model}' is not a SKU (did you mean '${typo}'?); a new SKU needs a name clearly apart from ${SKUS.join(', ')}`);
+  if (!isNew) {
+    throw usageError(`'${model}' is not a SKU yet${didYouMean(model, knownSkus(settings))}; to create a new SKU, add --new (SKUs: ${knownSkus(settings).join(', ')})`);
+  }
+}
+
+/** The built-in SKUs and the svc.* names routed in the config. */
+const knownSkus = (settings: Settings): string[] => [...new Set([...SKUS, ...Object.keys(settings.routes).filter(isSkuName)])];
+
+/** A route (or built-in SKU) a command acts on must exist; a claude-* id or pattern need not. */
+function requireRouteName(name: string, settings: Settings): void {
+  if (!isSkuName(name) || knownSkus(settings).includes(name)) return;
+  throw failedError(`no route is set for '${name}'${didYouMean(name, knownSkus(settings)) || howToCreate(name)}`);
+}
+
+/** The configured route a command acts on (exit 1 when there is none). */
+function requireRoute(model: string, settings: Settings): void {
+  if (Object.hasOwn(settings.routes, model)) return;
+  throw failedError(`no route is set for '${model}'${didYouMean(model, [...Object.keys(settings.routes), ...SKUS]) || howToCreate(model)}`);
+}
+
+/** The command that sets a route under this name, when one can. */
+function howToCreate(model: string): string {
+  if (!isRoutableModelName(model) || skuTypoOf(model)) return '';
+  const isNew = isSkuName(model) && !(SKUS as readonly string[]).includes(model);
+  return `; set one first (svc-router routes set ${model} TARGET...${isNew ? ' --new' : ''})`;
 }
 
 /**
@@ -39,8 +72,9 @@ export function runRoutesWindow(name: string, tokens: string | undefined, option
     throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
   }
   const config = new ConfigStore();
+  if (!isTarget) requireRouteName(name, config.read());
   if (options.unset) {
-    if (!Object.hasOwn(config.read().contextWindows, name)) throw usageError(`no context window is set for '${name}'`);
+    if (!Object.hasOwn(config.read().contextWindows, name)) throw failedError(`no context window is set for '${name}'`);
     config.update((settings) => {
       delete settings.contextWindows[name];
     });
@@ -68,7 +102,7 @@ function describeWindow(settings: Settings, model: string): string {
 
 export function runRoutesUnset(model: string): void {
   const config = new ConfigStore();
-  if (!(model in config.read().routes)) throw usageError(`no route is set for '${model}'`);
+  requireRoute(model, config.read());
   config.update((settings) => {
     delete settings.routes[model];
     // Its rules and weights go with it: they mean nothing without the route.
@@ -117,9 +151,7 @@ export interface RuleOptions {
 export function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): void {
   const config = new ConfigStore();
   const settings = config.read();
-  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'; set one first (svc-router routes set ${model} TARGET...)`);
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/i.test(name)) throw usageError(`rule name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
-  checkTargets(targets, settings.backends);
   const when: TaskConditions = {};
   if (options.background) when.background = true;
   if (options.thinking) when.thinking = true;
@@ -131,6 +163,8 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
     when.model = options.model;
   }
   if (Object.keys(when).length === 0) throw usageError('a rule needs a condition: --background, --thinking, --context-above N, --image, --web-search or --model PATTERN');
+  requireRoute(model, settings);
+  checkTargets(targets, settings.backends);
   const rule: TaskRule = { name, when, targets };
   config.update((draft) => {
     const policy = (draft.routePolicies[model] ??= {});
@@ -144,8 +178,10 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
 
 export function runRoutesRuleRemove(model: string, name: string): void {
   const config = new ConfigStore();
-  const rules = config.read().routePolicies[model]?.rules ?? [];
-  if (!rules.some((rule) => rule.name === name)) throw usageError(`route '${model}' has no rule named '${name}'`);
+  const settings = config.read();
+  requireRoute(model, settings);
+  const rules = settings.routePolicies[model]?.rules ?? [];
+  if (!rules.some((rule) => rule.name === name)) throw failedError(`route '${model}' has no rule named '${name}'${didYouMean(name, rules.map((rule) => rule.name))}`);
   config.update((draft) => {
     const policy = draft.routePolicies[model]!;
     policy.rules = policy.rules!.filter((rule) => rule.name !== name);
@@ -159,7 +195,6 @@ export function runRoutesRuleRemove(model: string, name: string): void {
 export function runRoutesWeights(model: string, pairs: string[]): void {
   const config = new ConfigStore();
   const settings = config.read();
-  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'`);
   const weights: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const pair of pairs) {
     const equals = pair.lastIndexOf('=');
@@ -167,10 +202,11 @@ export function runRoutesWeights(model: string, pairs: string[]): void {
     if (!target) throw usageError(`weights are TARGET=WEIGHT, got '${pair}'`);
     weights[target] = parsePositiveInteger(pair.slice(equals + 1), `weight of ${target}`);
   }
+  requireRoute(model, settings);
   checkTargets(Object.keys(weights), settings.backends);
   const known = new Set([...settings.routes[model]!, ...(settings.routePolicies[model]?.rules ?? []).flatMap((rule) => rule.targets)]);
   const strangers = Object.keys(weights).filter((target) => !known.has(target));
-  if (strangers.length) throw usageError(`${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a target of '${model}' or its rules; a weight picks among a chain's own targets`);
+  if (strangers.length) throw failedError(`${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a target of '${model}' or its rules; a weight picks among a chain's own targets`);
   config.update((draft) => {
     const policy = (draft.routePolicies[model] ??= {});
     if (pairs.length) policy.weights = { ...weights };
@@ -184,7 +220,7 @@ function checkTargets(targets: string[], backends: Settings['backends']): void {
   for (const text of targets) {
     const target = parseTarget(text);
     if (target.backend !== OFFLINE_BACKEND && !Object.hasOwn(backends, target.backend)) {
-      throw usageError(`target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
+      throw failedError(`target '${text}' names backend '${target.backend}', which does not exist${didYouMean(target.backend, Object.keys(backends))} (see svc-router backends list)`);
     }
   }
 }

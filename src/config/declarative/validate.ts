@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
+import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { skuTypoOf } from '../../routing/sku-typo.js';
 import { parseTarget } from '../../routing/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
@@ -168,6 +169,15 @@ function checkNames(config: Record<string, unknown>, at: At): void {
   if (isObject(config.routes)) {
     for (const model of Object.keys(config.routes)) {
       if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or a claude-* id or pattern (e.g. "claude-*")`, undefined, true);
+    }
+  }
+  // A near miss of a built-in SKU is a typo, wherever a route is named.
+  for (const section of ['routes', 'routePolicies', 'contextWindows'] as const) {
+    const table = config[section];
+    if (!isObject(table)) continue;
+    for (const name of Object.keys(table)) {
+      const typo = skuTypoOf(name);
+      if (typo) at([section, name], `"${name}" is not a SKU (did you mean "${typo}"?); a new SKU needs a name clearly apart from ${SKUS.join(', ')}`, undefined, true);
     }
   }
   if (isObject(config.keys)) {
