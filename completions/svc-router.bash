@@ -170,7 +170,7 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                set) options="--context-window $help" ;;
+                set) options="--context-window --new $help" ;;
                 window) options="--unset $help" ;;
                 list) options="--json $help" ;;
                 rule) options="--background --thinking --context-above --image --web-search --model $help" ;;

@@ -244,6 +244,7 @@ complete -c svc-router -n '__svc_router_in backends remove; and test (count (__s
 
 # routes set
 complete -c svc-router -n '__svc_router_in routes set' -l context-window -x -d 'the route\'s context window (default: the smallest of its targets\' known model families)'
+complete -c svc-router -n '__svc_router_in routes set' -l new -d 'create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
 

@@ -206,6 +206,7 @@ _svc_router_routes_args() {
     set)
       _arguments \
         '--context-window[the route'\''s context window (default: the smallest of its targets'\'' known model families)]:contextWindow:' \
+        '--new[create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)]' \
         ':model:_svc_router_route_models' \
         '*:targets:_svc_router_targets' \
         $help
