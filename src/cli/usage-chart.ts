@@ -40,7 +40,7 @@ export function usageLines(report: UsageReport): string[] {
   const lines = [
     `Usage since ${report.window_start.slice(0, 10)} (${report.window_days} days): ${totals.requests} requests, ${totals.total_tokens} tokens (${totals.input_tokens} in, ${totals.output_tokens} out), cost ${formatUsd(totals.cost_usd)}`,
   ];
-  if (totals.unpriced_requests) lines.push(`  ${totals.unpriced_requests} request(s) had no known price and are in no cost (add one: svc-router config set prices.MODEL …, see docs/usage.md).`);
+  if (totals.unpriced_requests) lines.push(`  ${totals.unpriced_requests} request(s) had no known price and are in no cost (add one: svc-router prices set MODEL --input USD --output USD; see docs/usage.md).`);
   lines.push('', ...sliceLines('By key', report.by_key, report), '', ...sliceLines('By SKU', report.by_sku, report), '', ...sliceLines('By upstream model', report.by_upstream_model, report));
   // The days chart starts at the first day with traffic: thirty empty lines say nothing.
   const firstBusy = report.by_day.findIndex((day) => day.requests > 0);

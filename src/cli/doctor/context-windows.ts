@@ -19,7 +19,7 @@ export function checkContextWindows(settings: Settings): CheckResult[] {
       return warn(
         id,
         `unknown for ${lookup.targets.join(', ')}: Claude Code assumes 1M tokens and Codex is told ${FALLBACK_CONTEXT_WINDOW.toLocaleString('en-US')}, so sessions may outgrow the model`,
-        `Set it: svc-router routes window ${model} TOKENS (or for the target: svc-router routes window ${lookup.targets[0]} TOKENS), then rerun svc-router connect.`,
+        `Set it: svc-router routes window ${model} TOKENS (or for the target: svc-router routes window ${lookup.targets[0]} TOKENS), then run svc-router connect claude --write again (Codex reads it from the router).`,
       );
     });
 }
