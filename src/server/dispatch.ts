@@ -7,6 +7,7 @@ import { authenticate, presentedKey } from '../identity/authenticate.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { ENDPOINTS, findEndpoint, likelyEndpoint } from './endpoints.js';
+import { notFound } from './not-found.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -68,16 +69,6 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
   return path === '/health'
     ? { status: 200, headers, json: { status: 'ok' } }
     : { status: 200, headers, json: { name: 'svc-router', endpoints: ['/whoami', ...Object.keys(ENDPOINTS).filter((p) => p !== '/whoami'), '/health'] } };
-}
-
-/** A 404 that tells the usual cause: a base URL without `/v1` (or with it twice). */
-function notFound(method: string, path: string): RouterError {
-  let hint = '';
-  if (findEndpoint(`/v1${path}`)) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
-  else if (path.startsWith('/v1/v1/') && findEndpoint(path.slice(3))) hint = ' The base URL has /v1 twice; remove one.';
-  else if (path === '/metrics') hint = ' Metrics are off: start the router with svc-router serve --metrics (or config set server.metrics true).';
-  else hint = ' Model endpoints live under /v1: include /v1 in the base URL for chat-format and responses-format clients.';
-  return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');
 }
 
 /** A header the endpoint's format requires (anthropic-version on messages), under its name or an alias. */
