@@ -6,6 +6,7 @@ import { ConfigStore } from '../../config/store.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { CliError, EXIT_FAILED, notInitialisedError, usageError } from '../cli-error.js';
 import {
+  ANTHROPIC_TOKEN_ENV,
   anthropicSdkSnippet,
   claudeSettingsEnv,
   CODEX_AUTH_COMMAND,
@@ -16,6 +17,7 @@ import {
   mergeClaudeSettings,
   mergeCodexConfig,
   MergeError,
+  OPENAI_KEY_ENV,
   openaiSdkSnippet,
 } from '../client-settings.js';
 import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
@@ -63,9 +65,9 @@ export function runConnect(client: string, options: ConnectOptions): void {
     case 'claude':
       return connectClaude(origin, key, options.write === true, settings);
     case 'openai-sdk':
-      return printSnippet(titleOf(client as Client), key, openaiSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), OPENAI_KEY_ENV, key, openaiSdkSnippet(origin));
     case 'anthropic-sdk':
-      return printSnippet(titleOf(client as Client), key, anthropicSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), ANTHROPIC_TOKEN_ENV, key, anthropicSdkSnippet(origin));
   }
 }
 
@@ -114,10 +116,13 @@ function connectClaude(origin: string, key: string, write: boolean, settings: Se
   for (const [name, value] of Object.entries(env)) hint(exportLine(name, value), false);
 }
 
-/** stdout is the module alone, so `connect openai-sdk > example.mjs && node example.mjs` runs; the shell line goes to stderr. */
-function printSnippet(title: string, key: string, snippet: string): void {
-  hint('# in the shell that runs your code:');
-  hint(exportLine(KEY_ENV, key), false);
+/**
+ * stdout is the module alone, so `connect openai-sdk > example.mjs && node example.mjs` runs in a
+ * shell that ran `eval "$(svc-router env)"`; the variable it reads goes to stderr.
+ */
+function printSnippet(title: string, variable: string, key: string, snippet: string): void {
+  hint(`# it reads ${variable}, which svc-router env exports; in the shell that runs your code: eval "$(svc-router env)", or`);
+  hint(exportLine(variable, key), false);
   printLine(`// ${title}, JavaScript (an ES module, e.g. example.mjs)`);
   process.stdout.write(snippet);
 }
