@@ -214,7 +214,7 @@ export function buildProgram(version: string): Command {
     .addOption(completeWith(new Option('-o, --output <file>', 'write the file instead of printing it'), 'files'))
     .option('--force', 'replace an existing --output file')
     .option('--with-keys', "include issued keys' records (hashes, never keys), so routers sharing the file accept the same keys")
-    .option('--schema-ref <ref>', 'the $schema reference to write (default: the schema in node_modules/svc-router)')
+    .option('--schema-ref <ref>', 'the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router\'s schema, relative to the file)')
     .action(async (options) => (await import('./commands/config-file.js')).runConfigExport(options));
   completeArguments(config.command('import <file>'), 'files')
     .description('write a declarative file into config.json, listing every change (nothing is written if the file is not valid)')

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyDeclarative, exportDeclarative } from '../../config/declarative/overlay.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SCHEMA_FILE } from '../../config/declarative/json-schema.js';
+import { applyDeclarative, DEFAULT_SCHEMA_REF, exportDeclarative } from '../../config/declarative/overlay.js';
 import { SETTINGS_PLACEMENT, type Placement } from '../../config/declarative/placement.js';
 import { formatPath, type Problem } from '../../config/declarative/parse.js';
 import { formatProblems } from '../../config/declarative/report.js';
@@ -24,13 +26,29 @@ export function runConfigExport(options: ExportOptions): void {
   if (file !== undefined && fs.existsSync(file) && !options.force) throw failedError(`${file} exists; add --force to replace it`);
   const { config, notes } = exportDeclarative(new ConfigStore().read(), {
     ...(options.withKeys ? { withKeys: true } : {}),
-    ...(options.schemaRef !== undefined ? { schemaRef: options.schemaRef } : {}),
+    schemaRef: options.schemaRef ?? schemaRefFor(file === undefined ? process.cwd() : path.dirname(file)),
   });
   const text = `${JSON.stringify(config, null, 2)}\n`;
   for (const note of notes) warn(note);
   if (file === undefined) return void process.stdout.write(text);
   writeAtomically(file, text);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
+}
+
+/** This svc-router's own schema: the package's, or the checkout's. */
+const OWN_SCHEMA = fileURLToPath(new URL(`../../../${SCHEMA_FILE}`, import.meta.url));
+
+/**
+ * The `$schema` of a file written into `dir`, one that exists: the schema of the svc-router the
+ * project there installs (./node_modules/svc-router/…), else this svc-router's own, relative to
+ * the file (./schema/… at a checkout's root).
+ */
+export function schemaRefFor(dir: string): string {
+  if (fs.existsSync(path.join(dir, DEFAULT_SCHEMA_REF))) return DEFAULT_SCHEMA_REF;
+  const relative = path.relative(dir, OWN_SCHEMA);
+  if (path.isAbsolute(relative)) return pathToFileURL(OWN_SCHEMA).href; // another drive
+  const posix = relative.split(path.sep).join('/');
+  return posix.startsWith('../') ? posix : `./${posix}`;
 }
 
 export interface ValidateOptions {

@@ -55,7 +55,7 @@ export interface Export {
   notes: string[];
 }
 
-/** Where a repository that installs svc-router finds the schema, relative to a file at its root. */
+/** Where a repository that installs svc-router finds the schema, relative to a file at its root (`config export` checks it exists). */
 export const DEFAULT_SCHEMA_REF = './node_modules/svc-router/schema/svc-router.schema.json';
 
 export function exportDeclarative(settings: Settings, options: ExportOptions = {}): Export {
