@@ -301,7 +301,7 @@ complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'
 complete -c svc-router -n '__svc_router_in config export' -l force -d 'replace an existing --output file'
 complete -c svc-router -n '__svc_router_in config export' -l with-keys -d 'include issued keys\' records (hashes, never keys), so routers sharing the file accept the same keys'
-complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: the schema in node_modules/svc-router)'
+complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router\'s schema, relative to the file)'
 
 # config import
 complete -c svc-router -n '__svc_router_in config import' -l dry-run -d 'list the changes without writing them'

@@ -287,7 +287,7 @@ _svc_router_config_args() {
         '(-o --output)'{-o,--output}'[write the file instead of printing it]:output:_files' \
         '--force[replace an existing --output file]' \
         '--with-keys[include issued keys'\'' records (hashes, never keys), so routers sharing the file accept the same keys]' \
-        '--schema-ref[the $schema reference to write (default: the schema in node_modules/svc-router)]:schemaRef:' \
+        '--schema-ref[the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router'\''s schema, relative to the file)]:schemaRef:' \
         $help
       ;;
     import)
