@@ -119,8 +119,8 @@ export interface PoolOptions {
 /** Gives a backend a pool of keys (replacing any it had), or with --clear takes it away. */
 export function runBackendsPool(name: string, options: PoolOptions): void {
   const config = new ConfigStore();
-  requireBackend(config.read().backends, name);
   if (options.clear) {
+    requireBackend(config.read().backends, name);
     config.update((settings) => {
       delete settings.backends[name]!.keyPool;
     });
@@ -137,6 +137,7 @@ export function runBackendsPool(name: string, options: PoolOptions): void {
   const pool: KeyPoolSettings = { strategy: strategy as KeyPoolStrategy, keys };
   if (options.rateLimitCooldown !== undefined) pool.rateLimitCooldownMs = parsePositiveInteger(options.rateLimitCooldown, '--rate-limit-cooldown');
   if (options.paymentCooldown !== undefined) pool.paymentCooldownMs = parsePositiveInteger(options.paymentCooldown, '--payment-cooldown');
+  requireBackend(config.read().backends, name);
   config.update((settings) => {
     settings.backends[name]!.keyPool = pool;
   });

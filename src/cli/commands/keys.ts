@@ -112,6 +112,10 @@ export function runKeysRevoke(slug: string): void {
 /** Sets a key's per-minute limits (`--rpm`, `--tpm`), or with --clear removes them. */
 export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): void {
   const developer = parseSlug(slug);
+  const limit: RateLimitSettings = {};
+  if (options.rpm !== undefined) limit.requestsPerMinute = parsePositiveInteger(options.rpm, '--rpm');
+  if (options.tpm !== undefined) limit.tokensPerMinute = parsePositiveInteger(options.tpm, '--tpm');
+  if (!options.clear && Object.keys(limit).length === 0) throw usageError('give --rpm and/or --tpm (or --clear)');
   const config = new ConfigStore();
   requireKey(config.read().keys, developer);
   if (options.clear) {
@@ -121,10 +125,6 @@ export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string
     printLine(`${chalk.green('✓')} ${chalk.bold(developer)} has no rate limits`);
     return;
   }
-  const limit: RateLimitSettings = {};
-  if (options.rpm !== undefined) limit.requestsPerMinute = parsePositiveInteger(options.rpm, '--rpm');
-  if (options.tpm !== undefined) limit.tokensPerMinute = parsePositiveInteger(options.tpm, '--tpm');
-  if (Object.keys(limit).length === 0) throw usageError('give --rpm and/or --tpm (or --clear)');
   config.update((settings) => {
     settings.keys[developer]!.rateLimit = { ...settings.keys[developer]!.rateLimit, ...limit };
   });

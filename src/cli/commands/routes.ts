@@ -14,11 +14,11 @@ export function runRoutesSet(model: string, targets: string[], options: { contex
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
+  const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   const config = new ConfigStore();
   const settings = config.read();
   checkSkuName(model, settings, options.new === true);
   checkTargets(targets, settings.backends);
-  const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   config.update((settings) => {
     settings.routes[model] = targets;
     if (window !== undefined) settings.contextWindows[model] = window;
@@ -71,17 +71,17 @@ export function runRoutesWindow(name: string, tokens: string | undefined, option
   if (!isRoutableModelName(name) && !isTarget) {
     throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
   }
+  if (!options.unset && tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
+  const window = options.unset ? undefined : parsePositiveInteger(tokens!, 'the context window');
   const config = new ConfigStore();
   if (!isTarget) requireRouteName(name, config.read());
-  if (options.unset) {
+  if (window === undefined) {
     if (!Object.hasOwn(config.read().contextWindows, name)) throw failedError(`no context window is set for '${name}'`);
     config.update((settings) => {
       delete settings.contextWindows[name];
     });
     printLine(`${chalk.green('✓')} Unset the context window of ${chalk.bold(name)}`);
   } else {
-    if (tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
-    const window = parsePositiveInteger(tokens, 'the context window');
     config.update((settings) => {
       settings.contextWindows[name] = window;
     });
