@@ -9,8 +9,10 @@ import { isCurrent } from './source-stamp.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = new URL('../dist/cli/main.js', import.meta.url);
+// The version comes from package.json, not from the build: `--version` alone skips the check.
+const versionOnly = process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V');
 if (existsSync(new URL('../src', import.meta.url))) {
-  if (!isCurrent(root)) await rebuild();
+  if (!(versionOnly && existsSync(main)) && !isCurrent(root)) await rebuild();
 } else if (!existsSync(main)) {
   process.stderr.write('svc-router: dist/ is missing from this install; reinstall the package.\n');
   process.exit(1);

@@ -42,9 +42,9 @@ function write(dir: string, file: string, text: string): void {
 
 const says = (text: string, imports = ''): string => `${imports}console.log(${JSON.stringify(text)}${imports ? ' + extra' : ''});\nexport {};\n`;
 
-function run(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(dir: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(dir, 'bin', 'svc-router.js')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(dir, 'bin', 'svc-router.js'), ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -68,6 +68,8 @@ describe('a source checkout', () => {
       expect(again).toEqual({ code: 0, stdout: 'one\n', stderr: '' });
 
       write(dir, 'src/cli/main.ts', says('two'));
+      // --version alone reads package.json, which no build changes: it does not pay for the check.
+      expect(await run(dir, ['--version'])).toEqual({ code: 0, stdout: 'one\n', stderr: '' });
       const edited = await run(dir);
       expect(edited).toMatchObject({ code: 0, stdout: 'two\n' });
       expect(edited.stderr).toMatch(/src\/ has changed since the last build/);
