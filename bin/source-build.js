@@ -29,6 +29,8 @@ export function buildDist(root, { force = false, say = () => {} } = {}) {
       return 'no-typescript';
     }
     say();
+    // What a build killed midway left; with the lock held, no other build is using it.
+    for (const name of fs.readdirSync(root)) if (/^dist\.\d+\.(building|old)$/.test(name)) fs.rmSync(path.join(root, name), { recursive: true, force: true });
     const snapshot = sourceSnapshot(root);
     const dist = path.join(root, 'dist');
     const staging = `${dist}.${process.pid}.building`;
@@ -48,17 +50,30 @@ export function buildDist(root, { force = false, say = () => {} } = {}) {
   });
 }
 
+/** A lock whose builder has died (killed midway), or that is older than any build takes. */
+function isAbandoned(lock) {
+  let pid;
+  try {
+    pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+    process.kill(pid, 0);
+  } catch (error) {
+    if (pid !== undefined && error.code === 'ESRCH') return true;
+  }
+  const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+  return since !== undefined && Date.now() - since > STALE_LOCK_MS;
+}
+
 function withLock(root, work) {
   const lock = path.join(root, 'dist.lock');
   for (;;) {
     try {
       fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
       break;
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
     }
-    const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-    if (since !== undefined && Date.now() - since > STALE_LOCK_MS) fs.rmSync(lock, { recursive: true, force: true });
+    if (isAbandoned(lock)) fs.rmSync(lock, { recursive: true, force: true });
     else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, POLL_MS);
   }
   try {

@@ -112,6 +112,13 @@ describe('a source checkout', () => {
       const dir = checkout(says('one'));
       expect((await run(dir)).stdout).toBe('one\n');
       write(dir, 'src/cli/main.ts', says('two'));
+      // What a build killed midway leaves behind: its half-built folder, and its lock naming a
+      // process that is gone. The next start takes the lock over and clears the folder.
+      const gone = spawn(process.execPath, ['-e', '']);
+      await new Promise((resolve) => gone.on('exit', resolve));
+      fs.mkdirSync(path.join(dir, 'dist.lock'));
+      fs.writeFileSync(path.join(dir, 'dist.lock', 'pid'), String(gone.pid));
+      fs.mkdirSync(path.join(dir, `dist.${gone.pid}.building`, 'cli'), { recursive: true });
       const results = await Promise.all(Array.from({ length: 4 }, () => run(dir)));
       for (const result of results) expect(result).toMatchObject({ code: 0, stdout: 'two\n' });
       expect(results.filter((result) => REBUILT.test(result.stderr))).toHaveLength(1);
