@@ -19,7 +19,8 @@ import { chalk, printLine, warn } from '../output.js';
 import { DETACHED_ENV, reportListening, serveArgsFromArgv, startDetached } from '../detach.js';
 import { DEFAULT_LOG_KEEP, DEFAULT_LOG_MAX_BYTES, redirectOutputTo, RotatingLogFile } from '../log-file.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
-import { displayUsageStore, findServer, removeServerState, writeServerState } from '../server-state.js';
+import { claimServerState, displayUsageStore, findServer, removeServerState, type ServerState } from '../server-state.js';
+import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
@@ -53,11 +54,16 @@ export const DEFAULT_DETACHED_LOG = 'serve.log';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function runServe(options: ServeOptions): Promise<void> {
+  // Two serves on one config directory would share one state file: the second is refused, naming the first.
+  const running = findServer();
+  if (running.status === 'running' && running.state.pid !== process.pid) throw alreadyRunning(running.state, path.dirname(running.file));
   if (options.detach) return runDetached(options);
   // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
   keepRunningWhenOutputCloses();
   const config = await openConfig(options.config);
   let settings = config.read();
+  // Said before it listens, so that `serve --detach` relays it to the terminal too.
+  for (const line of unsetVariableWarnings(settings, config)) warn(line);
   const logFile = options.logFile === undefined ? undefined : openLogFile(options);
   const tls = loadTlsIdentity(options, settings.server);
   const host = options.host ?? settings.server.host;
@@ -126,9 +132,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const address = server.address() as AddressInfo;
   const origin = `${tls ? 'https' : 'http'}://${hostForUrl(host)}:${address.port}`;
   const usageStore = options.usageStore ?? settings.usage.store;
-  const other = findServer({ dir: config.dir });
-  if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
-  writeServerState(
+  const variables = splitSet([...keyVariables(settings).map((entry) => entry.variable), ...(config.overlay?.variables?.() ?? [])]);
+  const other = claimServerState(
     {
       pid: process.pid,
       host: address.address,
@@ -142,9 +147,18 @@ export async function runServe(options: ServeOptions): Promise<void> {
       ...(logFile ? { logFile: logFile.file } : {}),
       ...(tls ? { tls: tls.files } : {}),
       detached: process.env[DETACHED_ENV] === '1',
+      ...(config.overlay ? { config: config.overlay.path } : {}),
+      environment: variables,
     },
     config.dir,
   );
+  if (other) {
+    // Another serve of this directory claimed it first (both started at once): this one stops.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await app.close();
+    throw alreadyRunning(other, config.dir);
+  }
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
   printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
@@ -183,6 +197,26 @@ export async function runServe(options: ServeOptions): Promise<void> {
     server.closeIdleConnections();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+}
+
+/** What `serve` says when a serve of the same config directory already runs. */
+function alreadyRunning(other: ServerState, dir: string): CliError {
+  return new CliError(
+    `this config directory (${dir}) is already in use by svc-router (pid ${other.pid}) at ${other.url}, which svc-router status shows; stop it first (svc-router stop, or svc-router restart), or give this one its own directory (SVC_ROUTER_HOME=DIR)`,
+    EXIT_FAILED,
+    'already_running',
+    { pid: other.pid, url: other.url },
+  );
+}
+
+/**
+ * Each backend whose key variable is unset here (its requests would all fail with 502), and any
+ * other variable the declarative file names that is unset (the sealing secret).
+ */
+function unsetVariableWarnings(settings: Settings, config: ConfigStore): string[] {
+  const keyed = new Set(keyVariables(settings).map((entry) => entry.variable));
+  const others = (config.overlay?.variables?.() ?? []).filter((name) => !keyed.has(name) && !process.env[name]);
+  return [...unsetKeyWarnings(settings), ...others.map((name) => `$${name}, named by ${config.overlay!.path}, is not set here; serve runs without it`)];
 }
 
 /** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
