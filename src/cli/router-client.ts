@@ -4,6 +4,7 @@ import { CliError, EXIT_USAGE, refusedError, unreachableError } from './cli-erro
 import { note, warn } from './output.js';
 import { routerAddress } from './router-address.js';
 import { untrustedCertRemedy } from './tls-files.js';
+import { openConfig } from './config-in-force.js';
 
 export interface ConnectionOptions {
   baseUrl?: string;
@@ -28,7 +29,7 @@ export interface RouterClient {
  */
 export async function openClient(options: ConnectionOptions): Promise<RouterClient> {
   const baseUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
-  const config = new ConfigStore();
+  const config = await openConfig();
   const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
   if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE, 'not_initialised');
   const padded = /^\s|\s$/u.test(key);

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
+import { openConfig } from '../config-in-force.js';
 
 interface SettingKey {
   describe: string;
@@ -148,13 +148,13 @@ function settingKey(name: string): SettingKey {
   return key;
 }
 
-export const runConfigPath = (): void => printLine(new ConfigStore().path);
+export const runConfigPath = async (): Promise<void> => printLine((await openConfig()).path);
 
-export const runConfigGet = (name: string): void => printLine(String(settingKey(name).get(new ConfigStore().read())));
+export const runConfigGet = async (name: string): Promise<void> => printLine(String(settingKey(name).get((await openConfig()).read())));
 
-export function runConfigSet(name: string, value: string): void {
+export async function runConfigSet(name: string, value: string): Promise<void> {
   const key = settingKey(name);
-  const config = new ConfigStore();
+  const config = await openConfig();
   // Validate before writing, so a bad value changes nothing.
   key.set(structuredClone(config.read()), value);
   config.update((settings) => key.set(settings, value));

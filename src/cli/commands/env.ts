@@ -1,18 +1,18 @@
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { usageError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { clientEnv, exportLine } from '../client-settings.js';
 import { printLine } from '../output.js';
 import { routerAddress } from '../router-address.js';
+import { openConfig } from '../config-in-force.js';
 
 /** The export lines that point every client at this router: the same variables `connect` writes. */
 export function envLines(origin: string, key: string, settings: Settings): string[] {
   return clientEnv(origin, key, claudeModelPlan(settings)).map(([name, value]) => exportLine(name, value));
 }
 
-export function runEnv(options: { baseUrl?: string; key?: string }): void {
-  const config = new ConfigStore();
+export async function runEnv(options: { baseUrl?: string; key?: string }): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');

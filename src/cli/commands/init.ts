@@ -8,6 +8,7 @@ import { chalk, printJson, printLine, warn } from '../output.js';
 import { claudeSettingsPath, codexConfigPath } from './connect.js';
 import { defaultSlug, parsePositiveInteger, parseSlug } from '../parse-options.js';
 import { keyRecord } from './keys.js';
+import { openConfig } from '../config-in-force.js';
 
 export interface InitOptions {
   developer?: string;
@@ -42,8 +43,8 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
   return { key, developer };
 }
 
-export function runInit(options: InitOptions): void {
-  const config = new ConfigStore();
+export async function runInit(options: InitOptions): Promise<void> {
+  const config = await openConfig();
   const previous = config.read().localKey;
   const { key, developer } = initialise(config, options);
   if (options.force && previous !== undefined) warnAboutOldKey(previous);

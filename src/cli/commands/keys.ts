@@ -1,5 +1,4 @@
 import type { KeyRecord, RateLimitSettings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
 import { usageError } from '../cli-error.js';
 import { openLedger } from '../../usage/open-ledger.js';
@@ -7,6 +6,7 @@ import { sliceUsage, type UsageSlice } from '../../usage/slice.js';
 import { chalk, printJson, printLine, printTable, warn } from '../output.js';
 import { formatUsd } from '../usage-chart.js';
 import { parsePositiveInteger, parseSlug } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
 
 export function keyRecord(key: string, developer: string, identity: Pick<KeyRecord, 'organisation' | 'tier' | 'capTokens'>): KeyRecord {
   return { developer, ...identity, hash: hashKey(key), hint: keyHint(key), createdAt: new Date().toISOString() };
@@ -22,10 +22,10 @@ export interface IssueOptions {
 }
 
 /** Issues a key for a developer; only its hash is stored, so it is printed exactly once. */
-export function runKeysIssue(options: IssueOptions): void {
+export async function runKeysIssue(options: IssueOptions): Promise<void> {
   const developer = parseSlug(options.developer);
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
-  const config = new ConfigStore();
+  const config = await openConfig();
   if (Object.hasOwn(config.read().keys, developer) && !options.force) {
     throw usageError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
   }
@@ -48,7 +48,7 @@ export function runKeysIssue(options: IssueOptions): void {
 }
 
 export async function runKeysList(options: { json?: boolean }): Promise<void> {
-  const config = new ConfigStore();
+  const config = await openConfig();
   const settings = config.read();
   const usage = await usageByKey(settings.usage.store, config.dir);
   const rows = Object.values(settings.keys).map((record) => {
@@ -97,10 +97,10 @@ async function usageByKey(store: string, dir: string): Promise<Map<string, Usage
   }
 }
 
-export function runKeysRevoke(slug: string): void {
+export async function runKeysRevoke(slug: string): Promise<void> {
   const developer = parseSlug(slug);
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  const config = await openConfig();
+  requireStored(config, 'keys', developer, `no key is issued for developer '${developer}'`);
   config.update((settings) => {
     if (settings.localKey && hashKey(settings.localKey) === settings.keys[developer]?.hash) delete settings.localKey;
     delete settings.keys[developer];
@@ -109,10 +109,10 @@ export function runKeysRevoke(slug: string): void {
 }
 
 /** Sets a key's per-minute limits (`--rpm`, `--tpm`), or with --clear removes them. */
-export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): void {
+export async function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): Promise<void> {
   const developer = parseSlug(slug);
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  const config = await openConfig();
+  requireStored(config, 'keys', developer, `no key is issued for developer '${developer}'`);
   if (options.clear) {
     config.update((settings) => {
       delete settings.keys[developer]!.rateLimit;
@@ -137,11 +137,11 @@ export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string
  * Changes a developer's 30-day token cap and keeps the key: what the 429 at the cap points to.
  * A running server reads the change on its next request.
  */
-export function runKeysCap(slug: string, tokens: string, options: { json?: boolean }): void {
+export async function runKeysCap(slug: string, tokens: string, options: { json?: boolean }): Promise<void> {
   const developer = parseSlug(slug);
   const cap = parsePositiveInteger(tokens, 'the cap');
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}' (svc-router keys list shows who has one)`);
+  const config = await openConfig();
+  requireStored(config, 'keys', developer, `no key is issued for developer '${developer}' (svc-router keys list shows who has one)`);
   let before = 0;
   config.update((settings) => {
     const record = settings.keys[developer]!;

@@ -1,8 +1,8 @@
 import type { ModelPrice } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
 import { usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
+import { openConfig, requireStored } from '../config-in-force.js';
 
 export interface PriceOptions {
   input: string;
@@ -19,7 +19,7 @@ function parseRate(value: string, name: string): number {
 }
 
 /** `prices set MODEL`: a config price for an upstream model (or BACKEND:MODEL), over any shipped default. */
-export function runPricesSet(model: string, options: PriceOptions): void {
+export async function runPricesSet(model: string, options: PriceOptions): Promise<void> {
   if (model.trim() === '') throw usageError('the model name is empty');
   const price: ModelPrice = {
     input: parseRate(options.input, '--input'),
@@ -27,20 +27,20 @@ export function runPricesSet(model: string, options: PriceOptions): void {
     ...(options.cacheRead !== undefined ? { cacheRead: parseRate(options.cacheRead, '--cache-read') } : {}),
     ...(options.cacheWrite !== undefined ? { cacheWrite: parseRate(options.cacheWrite, '--cache-write') } : {}),
   };
-  new ConfigStore().update((settings) => void (settings.prices[model] = price));
+  (await openConfig()).update((settings) => void (settings.prices[model] = price));
   printLine(`${chalk.green('✓')} Priced ${chalk.bold(model)}: $${price.input} in, $${price.output} out per million tokens; applies from the next request.`);
 }
 
-export function runPricesUnset(model: string): void {
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().prices, model)) throw usageError(`no config price for '${model}' (shipped defaults cannot be removed, only overridden)`);
+export async function runPricesUnset(model: string): Promise<void> {
+  const config = await openConfig();
+  requireStored(config, 'prices', model, `no config price for '${model}' (shipped defaults cannot be removed, only overridden)`);
   config.update((settings) => void delete settings.prices[model]);
   printLine(`${chalk.green('✓')} Removed the config price of ${chalk.bold(model)}${Object.hasOwn(DEFAULT_PRICES, model) ? '; the shipped default applies again' : ''}.`);
 }
 
 /** `prices list`: the prices in force, config over shipped defaults. */
-export function runPricesList(options: { json?: boolean }): void {
-  const configured = new ConfigStore().read().prices;
+export async function runPricesList(options: { json?: boolean }): Promise<void> {
+  const configured = (await openConfig()).read().prices;
   const rows = [
     ...Object.entries(configured).map(([model, price]) => ({ model, source: 'config', ...price })),
     ...Object.entries(DEFAULT_PRICES)

@@ -1,5 +1,4 @@
 import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
@@ -7,12 +6,13 @@ import { parseTarget } from '../../routing/target.js';
 import { usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
 
-export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string } = {}): void {
+export async function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string } = {}): Promise<void> {
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
-  const config = new ConfigStore();
+  const config = await openConfig();
   const { backends } = config.read();
   for (const text of targets) {
     const target = parseTarget(text);
@@ -26,21 +26,21 @@ export function runRoutesSet(model: string, targets: string[], options: { contex
     if (window !== undefined) settings.contextWindows[model] = window;
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} → ${targets.join(' → ')}`);
-  printLine(describeWindow(new ConfigStore().read(), model));
+  printLine(describeWindow(config.read(), model));
 }
 
 /**
  * Sets (or with `unset`, removes) the context window of a route (`svc.intelligent-pro`,
  * `claude-*`) or of one target (`BACKEND:UPSTREAM_MODEL`), which clients are told to compact under.
  */
-export function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): void {
+export async function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): Promise<void> {
   const isTarget = !isRoutableModelName(name) && name.includes(':');
   if (!isRoutableModelName(name) && !isTarget) {
     throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
   }
-  const config = new ConfigStore();
+  const config = await openConfig();
   if (options.unset) {
-    if (!Object.hasOwn(config.read().contextWindows, name)) throw usageError(`no context window is set for '${name}'`);
+    requireStored(config, 'contextWindows', name, `no context window is set for '${name}'`);
     config.update((settings) => {
       delete settings.contextWindows[name];
     });
@@ -66,9 +66,9 @@ function describeWindow(settings: Settings, model: string): string {
   );
 }
 
-export function runRoutesUnset(model: string): void {
-  const config = new ConfigStore();
-  if (!(model in config.read().routes)) throw usageError(`no route is set for '${model}'`);
+export async function runRoutesUnset(model: string): Promise<void> {
+  const config = await openConfig();
+  requireStored(config, 'routes', model, `no route is set for '${model}'`);
   config.update((settings) => {
     delete settings.routes[model];
     // Its rules and weights go with it: they mean nothing without the route.
@@ -78,8 +78,8 @@ export function runRoutesUnset(model: string): void {
   printLine(`${chalk.green('✓')} Unset the route for ${chalk.bold(model)}${fallback}`);
 }
 
-export function runRoutesList(options: { json?: boolean }): void {
-  const settings = new ConfigStore().read();
+export async function runRoutesList(options: { json?: boolean }): Promise<void> {
+  const settings = (await openConfig()).read();
   const { routes, routePolicies } = settings;
   type Row = { model: string; targets: string[]; source: 'config' | 'default'; contextWindow: number | null; rules?: TaskRule[]; weights?: Record<string, number> };
   const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
@@ -114,8 +114,8 @@ export interface RuleOptions {
 }
 
 /** Adds a task rule to a route (or replaces the rule of that name, in place). */
-export function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): void {
-  const config = new ConfigStore();
+export async function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
   if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'; set one first (svc-router routes set ${model} TARGET...)`);
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/i.test(name)) throw usageError(`rule name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
@@ -142,9 +142,10 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} rule ${chalk.bold(name)} (${describeConditions(when)}) → ${targets.join(' → ')}`);
 }
 
-export function runRoutesRuleRemove(model: string, name: string): void {
-  const config = new ConfigStore();
-  const rules = config.read().routePolicies[model]?.rules ?? [];
+export async function runRoutesRuleRemove(model: string, name: string): Promise<void> {
+  const config = await openConfig();
+  requireStored(config, 'routePolicies', model, `route '${model}' has no rule named '${name}'`);
+  const rules = config.readStored().routePolicies[model]?.rules ?? [];
   if (!rules.some((rule) => rule.name === name)) throw usageError(`route '${model}' has no rule named '${name}'`);
   config.update((draft) => {
     const policy = draft.routePolicies[model]!;
@@ -156,8 +157,8 @@ export function runRoutesRuleRemove(model: string, name: string): void {
 }
 
 /** Sets the weights that balance which target leads a route's chain (`TARGET=WEIGHT`), or with none clears them. */
-export function runRoutesWeights(model: string, pairs: string[]): void {
-  const config = new ConfigStore();
+export async function runRoutesWeights(model: string, pairs: string[]): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
   if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'`);
   const weights: Record<string, number> = Object.create(null) as Record<string, number>;
