@@ -5,8 +5,9 @@ import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
 import type { DoctorClient } from './doctor-clients.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
+import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
-import { fail, pass, REMEDY, skip, type CheckResult } from './result.js';
+import { fail, pass, REMEDY, skip, warn, type CheckResult } from './result.js';
 
 /** Any Unicode white space, including the no-break and zero-width spaces a paste brings along. */
 const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/u;
@@ -112,36 +113,19 @@ export function checkUsageCap(body: WhoamiBody): CheckResult {
   return pass('usage-cap', `${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; ${remaining} left`);
 }
 
-/** A TCP connection to each configured backend's host and port. */
-export async function checkBackends(settings: Settings, timeoutMs: number): Promise<CheckResult[]> {
-  const entries = Object.entries(settings.backends);
-  if (entries.length === 0) return [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
-  return Promise.all(
-    entries.map(async ([name, backend]): Promise<CheckResult> => {
-      const id = `backend:${name}`;
-      let url: URL;
-      try {
-        url = new URL(backend.baseUrl);
-      } catch {
-        return fail(id, `base URL '${backend.baseUrl}' is not a URL`, `Re-add it: svc-router backends add ${name} --type ${backend.type} --base-url URL`);
-      }
-      const { host, port } = endpointOf(url);
-      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-      const probe = await probeTcp(host, port, timeoutMs);
-      if (probe.ok) return pass(id, `${backend.type} at ${where} accepts connections (${probe.ms} ms)`);
-      const remedy =
-        probe.failure === 'refused'
-          ? `Nothing listens on ${where}: start that server, or fix the backend's base URL (svc-router backends add ${name} --type ${backend.type} --base-url URL).`
-          : probe.failure === 'not-found'
-            ? `Check the host in the backend's base URL (svc-router backends list); ${host} does not resolve.`
-            : `${REMEDY.network} (backend ${name}: ${where})`;
-      return fail(id, `${backend.type} at ${where}: ${probe.detail}`, remedy);
-    }),
-  );
+/** What the backend checks (and `--live`) found, for the routes to read. */
+export interface RouteEvidence {
+  findings: ReadonlyMap<string, BackendFinding>;
+  /** `BACKEND:MODEL` → whether its one-token request was answered (with --live). */
+  answered?: ReadonlyMap<string, boolean>;
 }
 
-/** Every route target names a backend that exists (or the built-in offline one). */
-export function checkRoutes(settings: Settings): CheckResult[] {
+/**
+ * Every route target names a backend that exists (or the built-in offline one), and, given what
+ * the backend checks found, each chain (the route's, and each task rule's) has a target that can
+ * answer: a route none of whose targets can is a failure, one that falls back past some a warning.
+ */
+export function checkRoutes(settings: Settings, evidence?: RouteEvidence): CheckResult[] {
   const routes = Object.entries(settings.routes);
   if (routes.length === 0) return [skip('routes', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
   return routes.map(([model, targets]) => {
@@ -153,7 +137,7 @@ export function checkRoutes(settings: Settings): CheckResult[] {
       const { backend } = parseTarget(String(text));
       return backend !== OFFLINE_BACKEND && !(backend in settings.backends);
     });
-    if (missing.length === 0) return pass(id, `→ ${targets.join(' → ')}`);
+    if (missing.length === 0) return evidence ? servable(id, model, settings, evidence) : pass(id, `→ ${targets.join(' → ')}`);
     const names = missing.map((text) => `'${parseTarget(String(text)).backend}'`).join(', ');
     return fail(
       id,
@@ -161,6 +145,43 @@ export function checkRoutes(settings: Settings): CheckResult[] {
       `Add the backend (svc-router backends add NAME --type … --base-url …) or change the route (svc-router routes set ${model} TARGET …).`,
     );
   });
+}
+
+/** Whether each chain of a route has a target that can answer, from what the checks found. */
+function servable(id: string, model: string, settings: Settings, evidence: RouteEvidence): CheckResult {
+  const targets = settings.routes[model]!;
+  const policy = Object.hasOwn(settings.routePolicies, model) ? settings.routePolicies[model] : undefined;
+  const chains = [{ name: '', targets }, ...(policy?.rules ?? []).map((rule) => ({ name: `rule ${rule.name}: `, targets: rule.targets }))];
+  const dead: string[] = [];
+  const doubts: string[] = [];
+  for (const chain of chains) {
+    const states = chain.targets.map((text) => targetState(String(text), model, settings, evidence));
+    const down = states.filter((state) => state.down);
+    if (down.length === states.length) dead.push(`${chain.name}no target can answer: ${down.map((state) => state.down).join('; ')}`);
+    else if (down.length) doubts.push(`${chain.name}falls back past ${down.map((state) => state.down).join('; ')}`);
+    doubts.push(...states.flatMap((state) => (state.doubt ? [`${chain.name}${state.doubt}`] : [])));
+  }
+  const chain = `→ ${targets.join(' → ')}`;
+  if (dead.length) return fail(id, `${chain}: ${[...dead, ...doubts].join('; ')}`, `Fix the backends named above (their own lines say how), or add a target that answers: svc-router routes set ${model} TARGET … offline`);
+  if (doubts.length) return warn(id, `${chain}: ${doubts.join('; ')}`, `svc-router doctor --live proves each target with a one-token request; svc-router routes set ${model} … changes the chain.`);
+  return pass(id, chain);
+}
+
+/** Why a target cannot answer (`down`), or why it may not (`doubt`). */
+function targetState(text: string, route: string, settings: Settings, evidence: RouteEvidence): { down?: string; doubt?: string } {
+  const { backend, upstreamModel } = parseTarget(text);
+  if (backend === OFFLINE_BACKEND) return {};
+  const model = upstreamModel ?? (route.includes('*') ? undefined : route);
+  const live = model === undefined ? undefined : evidence.answered?.get(`${backend}:${model}`);
+  if (live !== undefined) return live ? {} : { down: `${text} (its one-token request failed)` };
+  const finding = evidence.findings.get(backend);
+  if (!finding) return {};
+  if (!finding.usable) return { down: `${text} (see backend:${backend})` };
+  if (model !== undefined && finding.models?.complete) {
+    const listed = finding.probe?.listedAs?.(model) ?? model;
+    if (!finding.models.ids.has(listed)) return { doubt: `${backend}'s model list has no '${model}'` };
+  }
+  return {};
 }
 
 /** The config file holds keys: only its owner may read it. */
