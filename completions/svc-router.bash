@@ -201,7 +201,7 @@ _svc_router() {
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
-        doctor) options="--base-url --key --timeout --client --json $help" ;;
+        doctor) options="--base-url --key --timeout --live --client --json $help" ;;
         connect) options="--write --undo --force --base-url --key $help" ;;
         completion) options="$help" ;;
     esac

@@ -100,7 +100,7 @@ complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and c
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
-complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
+complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, each backend\'s key, routes, config file and serve port; exit code = number of failures'
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
@@ -147,7 +147,7 @@ complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
 complete -c svc-router -n '__svc_router_is config' -a set -d 'change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
 complete -c svc-router -n '__svc_router_is config' -a export -d 'print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)'
 complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declarative file into config.json, listing every change (nothing is written if the file is not valid)'
-complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
+complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG, else the running serve\'s), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
@@ -341,7 +341,8 @@ complete -c svc-router -n '__svc_router_in env' -l key -x -d 'key to put in the 
 # doctor
 complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d 'the router\'s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)'
 complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check (env SVC_ROUTER_KEY; default: the stored local key)'
-complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000)'
+complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)'
+complete -c svc-router -n '__svc_router_in doctor' -l live -d 'also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend\'s key is proven on its free model list'
 complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
 complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
 
