@@ -82,6 +82,25 @@ describe('commands read the config in force on the running serve', () => {
     expect(JSON.parse(configText(home)).prices['gpt-4o-mini']).toMatchObject({ input: 0.15, output: 0.6 });
   });
 
+  it('a file that is not valid now is named, while the running serve keeps its last valid version', async () => {
+    const good = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, '{ "routes": ');
+    try {
+      const routes = await runCli(['routes', 'list'], { home });
+      expect(routes.code).toBe(2);
+      expect(routes.stderr).toContain(`${file} is not valid`);
+      expect(routes.stderr).toContain(`the running serve (pid ${pid}) keeps the last valid version`);
+      const doctor = await runCli(['doctor', '--json', '--timeout', '2000'], { home, env });
+      const report = JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; message: string; remedy?: string }> };
+      const configFile = report.checks.find((check) => check.id === 'config-file')!;
+      expect(configFile).toMatchObject({ status: 'fail', remedy: `Fix it: svc-router config validate ${file} names each problem.` });
+      // config.json itself is fine: the local key is still found.
+      expect(report.checks.find((check) => check.id === 'key')?.status).toBe('pass');
+    } finally {
+      fs.writeFileSync(file, good);
+    }
+  });
+
   it('SVC_ROUTER_CONFIG names another file, and the note says the running serve reads a different one', async () => {
     const other = path.join(home, 'other.json');
     fs.writeFileSync(other, JSON.stringify({ routes: { 'svc.intelligent-lite': ['offline'] } }));

@@ -104,6 +104,16 @@ async function loadConfig(): Promise<{ settings: Settings; file: string; problem
   } catch (error) {
     const home = process.env.SVC_ROUTER_HOME;
     const file = config?.file ?? (home ? path.join(path.resolve(home), 'config.json') : 'config.json');
-    return { settings: withDefaults({}), file, problem: `cannot be read: ${(error as Error).message}`, ...(config?.serve ? { serve: config.serve } : {}) };
+    return { settings: storedOrDefaults(config), file, problem: `cannot be read: ${(error as Error).message}`, ...(config?.serve ? { serve: config.serve } : {}) };
   }
+}
+
+/** config.json's own settings when only the declarative file over it failed (the local key is there), else the defaults. */
+function storedOrDefaults(config: Awaited<ReturnType<typeof configInForce>> | undefined): Settings {
+  try {
+    if (config?.file) return config.store.readStored();
+  } catch {
+    // config.json cannot be read either
+  }
+  return withDefaults({});
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -186,7 +187,11 @@ function targetState(text: string, route: string, settings: Settings, evidence: 
 
 /** The config file holds keys: only its owner may read it. */
 export function checkConfigFile(file: string, problem: string | undefined): CheckResult {
-  if (problem !== undefined) return fail('config-file', `${file}: ${problem}`, 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+  if (problem !== undefined) {
+    // The declarative file in force, not config.json: a running serve keeps its last valid version meanwhile.
+    const declarative = path.basename(file) !== 'config.json';
+    return fail('config-file', `${file}: ${problem}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+  }
   let mode: number;
   try {
     mode = fs.statSync(file).mode & 0o777;
