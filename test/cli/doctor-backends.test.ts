@@ -138,6 +138,21 @@ describe('doctor proves each backend with an authenticated call the provider ans
     expect(code).toBeGreaterThanOrEqual(providers.length);
   });
 
+  it('an upstream that quotes the refused key back never gets it into the report', async () => {
+    const live = await router();
+    const quoting = await startFakeServer(async (request, res) =>
+      sendJson(res, 401, { error: { message: `Incorrect API key provided: ${String(request.headers.authorization).replace(/^Bearer /, '')}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+    );
+    cleanups.push(() => quoting.close());
+    const key = 'quoted-back-key-0123456789abcdef';
+    live.config.update((settings) => void (settings.backends.quoting = { type: 'openai-chat', baseUrl: `${quoting.origin}/v1`, apiKeyEnv: 'QUOTED_KEY' }));
+    for (const args of [[], ['--live']]) {
+      const { report, text } = await doctor(live, { QUOTED_KEY: key }, args);
+      expect(check(report, 'backend:quoting')).toMatchObject({ status: 'fail', message: expect.stringContaining('$QUOTED_KEY refused: HTTP 401: Incorrect API key provided: [redacted]') });
+      expect(text).not.toContain(key);
+    }
+  });
+
   it('warns (not fails) for a route that falls back past a failed backend, and fails it when nothing is left', async () => {
     const live = await router();
     const upstream = await startOpenAIChatUpstream([{ text: 'OK' }], { apiKey: 'sk-good-0123456789abcdef' });
