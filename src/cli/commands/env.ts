@@ -1,4 +1,5 @@
 import type { Settings } from '../../config/settings.js';
+import { keyHint } from '../../identity/keys.js';
 import { usageError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { clientEnv, exportLine } from '../client-settings.js';
@@ -6,9 +7,14 @@ import { printLine } from '../output.js';
 import { routerAddress } from '../router-address.js';
 import { openConfig } from '../config-in-force.js';
 
-/** The export lines that point every client at this router: the same variables `connect` writes. */
-export function envLines(origin: string, key: string, settings: Settings): string[] {
-  return clientEnv(origin, key, claudeModelPlan(settings)).map(([name, value]) => exportLine(name, value));
+/**
+ * The export lines that point every client at this router: the same variables `connect` writes.
+ * `maskKey` (for a log file) comments out the lines that hold the key and shows only its hint.
+ */
+export function envLines(origin: string, key: string, settings: Settings, options: { maskKey?: boolean } = {}): string[] {
+  return clientEnv(origin, key, claudeModelPlan(settings)).map(([name, value]) =>
+    options.maskKey && value === key ? `# export ${name}=${keyHint(key)}` : exportLine(name, value),
+  );
 }
 
 export async function runEnv(options: { baseUrl?: string; key?: string }): Promise<void> {

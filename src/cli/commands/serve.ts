@@ -127,10 +127,17 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
   }
 
-  // Startup problems were told on the terminal; from here on, everything goes to the log file.
-  if (logFile) redirectOutputTo(logFile);
   const address = server.address() as AddressInfo;
   const origin = `${tls ? 'https' : 'http'}://${hostForUrl(host)}:${address.port}`;
+  const detached = process.env[DETACHED_ENV] === '1';
+  if (logFile && !detached && process.stdout.isTTY === true) {
+    // On a terminal, the banner with the key is for the user; the log file gets it without. Output
+    // that is not a terminal (a service manager's journal) is a log too, and gets nothing.
+    printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
+    printLine(`  Log: ${logFile.file} (requests, and everything below)`);
+  }
+  // Startup problems were told on the terminal; from here on, everything goes to the log file.
+  if (logFile) redirectOutputTo(logFile);
   const usageStore = options.usageStore ?? settings.usage.store;
   const variables = splitSet([...keyVariables(settings).map((entry) => entry.variable), ...(config.overlay?.variables?.() ?? [])]);
   const other = claimServerState(
@@ -146,7 +153,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
       cwd: process.cwd(),
       ...(logFile ? { logFile: logFile.file } : {}),
       ...(tls ? { tls: tls.files } : {}),
-      detached: process.env[DETACHED_ENV] === '1',
+      detached,
       ...(config.overlay ? { config: config.overlay.path } : {}),
       environment: variables,
     },
@@ -161,7 +168,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   }
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
-  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
+  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined, { maskKey: logFile !== undefined });
   printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (otel) printLine(`  OpenTelemetry: a span per request to ${otel.url}`);
@@ -172,7 +179,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ui.requireAdminKey = !loopback;
     printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
   }
-  printLine(chalk.dim(process.env[DETACHED_ENV] === '1' ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
+  printLine(chalk.dim(detached ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
   reportListening({ pid: process.pid, url: origin, logFile: logFile?.file ?? '' });
   if (!loopback) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
@@ -235,7 +242,8 @@ async function openConfig(file: string | undefined): Promise<ConfigStore> {
   return config;
 }
 
-function printBanner(origin: string, key: string, settings: Settings, scripted: boolean): void {
+/** What `serve` prints once it listens. `maskKey`: for a log file, which never holds the key (`svc-router env` prints it). */
+function printBanner(origin: string, key: string, settings: Settings, scripted: boolean, options: { maskKey?: boolean } = {}): void {
   const routeCount = Object.keys(settings.routes).length;
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
   printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
@@ -243,8 +251,8 @@ function printBanner(origin: string, key: string, settings: Settings, scripted: 
   const backend = routeCount === 0 ? `built-in offline backend${scripted ? ' (scripted)' : ''}; add backends and routes to reach real models` : `${routeCount} route(s) configured`;
   printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
   printLine();
-  printLine(chalk.dim('# point clients here:'));
-  for (const line of envLines(origin, key, settings)) printLine(line);
+  printLine(chalk.dim(options.maskKey ? '# point clients here (keys are not written to logs: `svc-router env` prints these lines with the key):' : '# point clients here:'));
+  for (const line of envLines(origin, key, settings, options)) printLine(line);
 }
 
 /** The metrics module, whose prom-client is an optional dependency. */
