@@ -2,6 +2,7 @@ import { RouterError } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Identity } from './identity.js';
 import { keyMatchesHash, slugOfKey } from './keys.js';
+import { providerKeyOf } from './provider-keys.js';
 
 const NO_MATCH_HASH = '0'.repeat(64);
 /** Any Unicode white space, including no-break and zero-width spaces pasted along with a key. */
@@ -16,6 +17,12 @@ export function authenticate(settings: Settings, presented: string | undefined):
   if (identity) return identity;
   if (differsOnlyByWhitespace(settings, presented)) {
     throw unauthorized('Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.');
+  }
+  const provider = providerKeyOf(presented.trim());
+  if (provider) {
+    throw unauthorized(
+      `Invalid API key: this is a provider's key (${provider.provider}, ${provider.shown}), not one this router issued. Send the svc_… key svc-router gave you: \`svc-router env\` prints it.`,
+    );
   }
   throw unauthorized('Invalid API key. Check the key you were issued (svc-router whoami shows who a key belongs to).');
 }

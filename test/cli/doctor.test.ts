@@ -157,6 +157,22 @@ describe('svc-router doctor: the key', () => {
     expect(check(report, 'whoami').status).toBe('skip');
   });
 
+  it("fails the key check for a provider's key, saying whose and where the svc key is, never quoting it", async () => {
+    const live = await router();
+    const providerKey = `sk-ant-api03-${'Zx9'.repeat(30)}AA`;
+    const { report, stderr } = await doctor(['--base-url', live.baseURL, '--key', providerKey], live.home);
+    expect(stderr).toBe('');
+    expect(failed(report)).toEqual(['key']);
+    expect(check(report, 'key').message).toMatch(/provider's key \(Anthropic\)/);
+    expect(check(report, 'key').remedy).toContain('svc-router env');
+    expect(JSON.stringify(report)).not.toContain('Zx9Zx9');
+
+    const whoami = await runCli(['whoami', '--key', providerKey], { home: live.home });
+    expect(whoami.code).not.toBe(0);
+    expect(whoami.stderr).toMatch(/provider's key \(Anthropic, sk-ant-…\).*`svc-router env`/);
+    expect(whoami.stdout + whoami.stderr).not.toContain('Zx9Zx9');
+  });
+
   it('fails the key check when there is no key at all', async () => {
     const dir = home();
     const { code, report } = await doctor(['--base-url', 'http://127.0.0.1:9/v1'], dir);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { providerKeyOf } from '../../identity/provider-keys.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
@@ -24,6 +25,8 @@ export function checkKey(key: string | undefined): CheckResult {
     const where = /^[\s\u200B-\u200D\u2060\uFEFF]/u.test(key) ? 'leading' : /[\s\u200B-\u200D\u2060\uFEFF]$/u.test(key) ? 'trailing' : 'inner';
     return fail('key', `the key (${keyHint(key.trim())}) has ${where} whitespace; the router refuses it with 401`, REMEDY.key);
   }
+  const provider = providerKeyOf(key);
+  if (provider) return fail('key', `the key (${provider.shown}) is a provider's key (${provider.provider}), not one svc-router issued; the router refuses it with 401`, REMEDY.providerKey);
   return pass('key', `present (${keyHint(key)}), no whitespace`);
 }
 
