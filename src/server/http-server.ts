@@ -10,6 +10,7 @@ import type { ApiRequest, ApiResponse, RequestTrace } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
 import type { RouterMetrics } from './metrics.js';
+import { answerClientError } from './malformed-request.js';
 import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
@@ -64,10 +65,12 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     // node:https parses HTTP on 'secureConnection', once the handshake is done: a refused client
     // then reads its 503 over TLS as it expects.
     capConnections(server, 'secureConnection', maxConnections);
+    server.on('clientError', answerClientError);
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
+  server.on('clientError', answerClientError);
   return server;
 }
 
