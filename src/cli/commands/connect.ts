@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import {
@@ -55,7 +56,7 @@ export async function runConnect(client: string, options: ConnectOptions): Promi
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
-  if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');
+  if (whitespaceIn(key)) throw usageError('the key holds whitespace (at an end, inside, or written out as \\n or %20); the router would refuse it (401). Fix the key; no trailing whitespace.');
 
   switch (client as Client) {
     case 'codex':

@@ -1,5 +1,6 @@
 import type { Settings } from '../../config/settings.js';
 import { keyHint } from '../../identity/keys.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { usageError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { clientEnv, exportLine } from '../client-settings.js';
@@ -22,6 +23,7 @@ export async function runEnv(options: { baseUrl?: string; key?: string }): Promi
   const settings = config.read();
   const key = options.key ?? settings.localKey;
   if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one)');
+  if (whitespaceIn(key)) throw usageError(`${options.key !== undefined ? 'the key given with --key' : `the stored key (localKey in ${config.path})`} holds whitespace (at an end, inside, or written out as \\n or %20); the router would refuse it (401). Fix the key; no trailing whitespace.`);
   const { origin } = routerAddress(settings, { flag: options.baseUrl });
   for (const line of envLines(origin, key, settings)) printLine(line);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { slugOfKey } from '../../identity/keys.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
@@ -75,6 +76,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
     offlineScript = options.offlineScript ? loadScript(options.offlineScript) : undefined;
   } catch (error) {
     throw usageError((error as Error).message);
+  }
+  if (settings.localKey && whitespaceIn(settings.localKey)) {
+    warn(`the stored key (localKey in ${config.path}) holds whitespace: clients given it are refused (401). Remove the whitespace from the file.`);
   }
   if (!settings.localKey) {
     // Zero configuration: the first serve issues the local developer's key, as init would.

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
 import { providerKeyOf } from '../../identity/provider-keys.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -11,8 +12,6 @@ import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
 import { fail, pass, REMEDY, skip, warn, type CheckResult } from './result.js';
 
-/** Any Unicode white space, including the no-break and zero-width spaces a paste brings along. */
-const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/u;
 
 /** The first characters of a key: enough to tell keys apart, never enough to use one. */
 export const keyHint = (key: string): string => `${key.slice(0, Math.min(12, Math.floor(key.length / 3)))}…`;
@@ -21,8 +20,10 @@ export function checkKey(key: string | undefined): CheckResult {
   if (key === undefined || key === '') {
     return fail('key', 'no key: none given with --key or SVC_ROUTER_KEY, and none stored', 'Run svc-router init (it stores your key), or pass --key.');
   }
-  if (WHITESPACE.test(key)) {
-    const where = /^[\s\u200B-\u200D\u2060\uFEFF]/u.test(key) ? 'leading' : /[\s\u200B-\u200D\u2060\uFEFF]$/u.test(key) ? 'trailing' : 'inner';
+  const whitespace = whitespaceIn(key);
+  if (whitespace === 'escaped') return fail('key', `the key (${keyHint(key)}) holds whitespace written out as an escape (\\n, %20 or the like); the router refuses it with 401`, REMEDY.key);
+  if (whitespace === 'raw') {
+    const where = LEADING_WHITESPACE.test(key) ? 'leading' : TRAILING_WHITESPACE.test(key) ? 'trailing' : 'inner';
     return fail('key', `the key (${keyHint(key.trim())}) has ${where} whitespace; the router refuses it with 401`, REMEDY.key);
   }
   const provider = providerKeyOf(key);
@@ -88,7 +89,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
-  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, WHITESPACE.test(key) ? REMEDY.key : REMEDY.unknownKey) };
+  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, whitespaceIn(key) ? REMEDY.key : providerKeyOf(key) ? REMEDY.providerKey : REMEDY.unknownKey) };
   if (answer.status === 404) {
     return {
       result: fail('whoami', `GET ${url}: 404 Not Found`, 'The base URL does not point at svc-router itself: use http://HOST:PORT/v1 (the router answers /whoami beside /v1).'),
