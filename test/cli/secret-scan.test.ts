@@ -161,9 +161,13 @@ describe('no key lands in a file the router writes', () => {
       await cli(home, ['whoami', '--key', bob.value]);
       await cli(home, ['usage', '--json']);
       await cli(home, ['config', 'export', '--output', path.join(home, 'exported.json'), '--with-keys']);
+      // A client's own settings file is a store meant for the key (HOME is the test's home).
+      await cli(home, ['connect', 'claude', '--write']);
+      await cli(home, ['connect', 'codex', '--write']);
+      const claudeSettings = path.join(home, '.claude', 'settings.json');
 
       const secrets = [local, bob, carol, chatKey, ...poolKeys, anthropicKey, gatewayKey, environmentKey, spareKey, ...refused];
-      const otherThanConfig = () => filesUnder(home).filter((file) => path.basename(file) !== 'config.json');
+      const otherThanConfig = () => filesUnder(home).filter((file) => path.basename(file) !== 'config.json' && file !== claudeSettings);
       // While it runs: serve.json and the live logs.
       expect(fs.existsSync(path.join(home, 'serve.json'))).toBe(true);
       expect(leaks(otherThanConfig(), secrets)).toEqual([]);
@@ -187,7 +191,7 @@ describe('no key lands in a file the router writes', () => {
       }
 
       const files = otherThanConfig();
-      for (const expected of ['serve.log', 'serve.log.1', 'requests.jsonl', 'requests.1.jsonl', 'usage.jsonl', 'exported.json']) {
+      for (const expected of ['serve.log', 'serve.log.1', 'requests.jsonl', 'requests.1.jsonl', 'usage.jsonl', 'exported.json', 'config.toml', 'settings.json.svc-router-backup.json']) {
         expect(files.map((file) => path.basename(file))).toContain(expected);
       }
       expect(leaks(files, secrets)).toEqual([]);
@@ -199,6 +203,10 @@ describe('no key lands in a file the router writes', () => {
       const config = path.join(home, 'config.json');
       expect(fs.statSync(config).mode & 0o777).toBe(0o600);
       expect(leaks([config], [bob, carol, ...refused, environmentKey])).toEqual([]);
+      // Claude Code's settings hold the local key for it, readable by its owner alone.
+      expect(fs.statSync(claudeSettings).mode & 0o777).toBe(0o600);
+      expect(fs.readFileSync(claudeSettings, 'utf8')).toContain(local.value);
+      expect(leaks([claudeSettings], secrets.filter((secret) => secret !== local))).toEqual([]);
     },
     240_000,
   );
