@@ -1,4 +1,4 @@
-import { ConfigStore } from '../config/store.js';
+import type { ConfigStore } from '../config/store.js';
 import { whitespaceIn } from '../identity/key-whitespace.js';
 import { KEY_ENV } from './client-settings.js';
 import type { ApiResponse } from '../handlers/api.js';
