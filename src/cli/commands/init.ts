@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { generateKey } from '../../identity/keys.js';
 import { CliError, EXIT_USAGE } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
@@ -53,7 +54,7 @@ export async function runInit(options: InitOptions): Promise<void> {
     printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key, config_path: config.path });
     return;
   }
-  printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${formatCount(record.capTokens)} tokens / 30 days)`);
   printLine(`  key: ${key}`);
   printLine(`  stored in ${config.path} (mode 0600); run ${chalk.cyan('svc-router serve')} and ${chalk.cyan('svc-router env')} next`);
 }

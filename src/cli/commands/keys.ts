@@ -4,7 +4,7 @@ import { usageError } from '../cli-error.js';
 import { openLedger } from '../../usage/open-ledger.js';
 import { sliceUsage, type UsageSlice } from '../../usage/slice.js';
 import { chalk, printJson, printLine, printTable, warn } from '../output.js';
-import { formatUsd } from '../usage-chart.js';
+import { formatCount, formatUsd } from '../../core/format-numbers.js';
 import { parsePositiveInteger, parseSlug } from '../parse-options.js';
 import { openConfig, requireStored } from '../config-in-force.js';
 
@@ -42,7 +42,7 @@ export async function runKeysIssue(options: IssueOptions): Promise<void> {
     printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key });
     return;
   }
-  printLine(`${chalk.green('✓')} Issued a key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`${chalk.green('✓')} Issued a key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${formatCount(record.capTokens)} tokens / 30 days)`);
   printLine(`  key: ${key}`);
   printLine(chalk.dim('  Shown once: only its hash is stored.'));
 }
@@ -73,9 +73,9 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
       row.developer + (row.local ? ' (local)' : ''),
       row.organisation,
       row.tier,
-      String(row.cap_tokens),
-      row.rate_limit ? `${row.rate_limit.requests_per_minute ?? '-'}/${row.rate_limit.tokens_per_minute ?? '-'}` : '-',
-      row.usage ? String(row.usage.tokens) : 'n/a',
+      formatCount(row.cap_tokens),
+      row.rate_limit ? `${perMinute(row.rate_limit.requests_per_minute, '-')}/${perMinute(row.rate_limit.tokens_per_minute, '-')}` : '-',
+      row.usage ? formatCount(row.usage.tokens) : 'n/a',
       row.usage ? formatUsd(row.usage.cost_usd) : 'n/a',
       row.key_hint,
       row.created_at,
@@ -129,7 +129,7 @@ export async function runKeysLimit(slug: string, options: { rpm?: string; tpm?: 
   });
   const set = config.read().keys[developer]!.rateLimit!;
   printLine(
-    `${chalk.green('✓')} ${chalk.bold(developer)} may send ${set.requestsPerMinute ?? 'unlimited'} requests and ${set.tokensPerMinute ?? 'unlimited'} tokens per minute (shared by every router on the usage store)`,
+    `${chalk.green('✓')} ${chalk.bold(developer)} may send ${perMinute(set.requestsPerMinute, 'unlimited')} requests and ${perMinute(set.tokensPerMinute, 'unlimited')} tokens per minute (shared by every router on the usage store)`,
   );
 }
 
@@ -149,8 +149,8 @@ export async function runKeysCap(slug: string, tokens: string, options: { json?:
     record.capTokens = cap;
   });
   if (options.json) return printJson({ developer, cap_tokens: cap, previous_cap_tokens: before });
-  printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatTokens(cap)} tokens / 30 days (was ${formatTokens(before)}); the key is unchanged.`);
+  printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatCount(cap)} tokens / 30 days (was ${formatCount(before)}); the key is unchanged.`);
 }
 
-/** 200000000 → "200,000,000". */
-export const formatTokens = (tokens: number): string => tokens.toLocaleString('en-US');
+/** A per-minute limit, or what stands for none. */
+const perMinute = (limit: number | null | undefined, none: string): string => (limit === null || limit === undefined ? none : formatCount(limit));

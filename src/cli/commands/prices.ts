@@ -1,4 +1,5 @@
 import type { ModelPrice } from '../../config/settings.js';
+import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
 import { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
 import { usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
@@ -28,7 +29,7 @@ export async function runPricesSet(model: string, options: PriceOptions): Promis
     ...(options.cacheWrite !== undefined ? { cacheWrite: parseRate(options.cacheWrite, '--cache-write') } : {}),
   };
   (await openConfig()).update((settings) => void (settings.prices[model] = price));
-  printLine(`${chalk.green('✓')} Priced ${chalk.bold(model)}: $${price.input} in, $${price.output} out per million tokens; applies from the next request.`);
+  printLine(`${chalk.green('✓')} Priced ${chalk.bold(model)}: ${formatUsdRate(price.input)} in, ${formatUsdRate(price.output)} out per million tokens; applies from the next request.`);
 }
 
 export async function runPricesUnset(model: string): Promise<void> {
@@ -48,9 +49,9 @@ export async function runPricesList(options: { json?: boolean }): Promise<void> 
       .map(([model, price]) => ({ model, source: `default ${DEFAULT_PRICES_DATE}`, ...price })),
   ];
   if (options.json) return printJson({ defaults_date: DEFAULT_PRICES_DATE, prices: rows });
-  const rate = (value: number | undefined) => (value === undefined ? '-' : `$${value}`);
+  const rate = (value: number | undefined) => (value === undefined ? '-' : formatUsdRate(value));
   printTable(
-    rows.map((row) => [row.model, rate(row.input), rate(row.output), rate(row.cacheRead), rate(row.cacheWrite), row.longContext ? `> ${row.longContext.aboveInputTokens} in` : '', row.source]),
+    rows.map((row) => [row.model, rate(row.input), rate(row.output), rate(row.cacheRead), rate(row.cacheWrite), row.longContext ? `> ${formatCount(row.longContext.aboveInputTokens)} in` : '', row.source]),
     ['MODEL', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LONG CONTEXT', 'SOURCE'],
   );
   printLine(chalk.dim('US dollars per million tokens. A model not listed has no price: its requests get no cost (never $0).'));

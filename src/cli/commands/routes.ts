@@ -1,4 +1,5 @@
 import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
@@ -51,7 +52,7 @@ export async function runRoutesWindow(name: string, tokens: string | undefined, 
     config.update((settings) => {
       settings.contextWindows[name] = window;
     });
-    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${window.toLocaleString('en-US')} tokens`);
+    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${formatCount(window)} tokens`);
   }
   if (!isTarget) printLine(describeWindow(config.read(), name));
 }
@@ -59,7 +60,7 @@ export async function runRoutesWindow(name: string, tokens: string | undefined, 
 /** One line on what clients are told of a route's window. */
 function describeWindow(settings: Settings, model: string): string {
   const lookup = contextWindowOf(settings, model);
-  if (lookup.known) return chalk.dim(`  context window: ${lookup.window.tokens.toLocaleString('en-US')} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
+  if (lookup.known) return chalk.dim(`  context window: ${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
   if (lookup.reason === 'offline') return chalk.dim('  context window: none (served offline)');
   return chalk.yellow(
     `  context window: unknown for ${lookup.targets.join(', ')}; clients will guess. Set it: svc-router routes window ${model} TOKENS (or for a target: svc-router routes window ${lookup.targets[0]} TOKENS)`,

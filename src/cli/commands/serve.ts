@@ -7,6 +7,7 @@ import { slugOfKey } from '../../identity/keys.js';
 import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
@@ -25,7 +26,6 @@ import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
-import { formatTokens } from './keys.js';
 
 export interface ServeOptions {
   host?: string;
@@ -316,7 +316,7 @@ function printCap(settings: Settings): void {
   const developer = settings.localKey ? slugOfKey(settings.localKey) : undefined;
   const record = developer !== undefined && Object.hasOwn(settings.keys, developer) ? settings.keys[developer] : undefined;
   if (!record) return;
-  printLine(chalk.dim(`# usage cap: ${formatTokens(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
+  printLine(chalk.dim(`# usage cap: ${formatCount(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
 }
 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */

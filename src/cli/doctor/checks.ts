@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
 import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
 import { providerKeyOf } from '../../identity/provider-keys.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
@@ -111,11 +112,11 @@ export function checkUsageCap(body: WhoamiBody): CheckResult {
   if (remaining <= 0) {
     return fail(
       'usage-cap',
-      `usage cap reached: ${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; model requests get 429`,
+      `usage cap reached: ${formatCount(usage.tokens_used)} of ${formatCount(usage.cap_tokens)} tokens used in 30 days; model requests get 429`,
       `Raise the cap where the router runs: svc-router keys cap ${body.developer ?? 'SLUG'} TOKENS (the key stays the same), or wait for older usage to leave the 30-day window.`,
     );
   }
-  return pass('usage-cap', `${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; ${remaining} left`);
+  return pass('usage-cap', `${formatCount(usage.tokens_used)} of ${formatCount(usage.cap_tokens)} tokens used in 30 days; ${formatCount(remaining)} left`);
 }
 
 /** What the backend checks (and `--live`) found, for the routes to read. */
