@@ -183,6 +183,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ui.requireAdminKey = !loopback;
     printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
   }
+  // Beyond loopback, a browser or scraper elsewhere names the router as it knows it: that name must be listed.
+  if ((ui || metrics) && !loopback && !(Array.isArray(settings.server.hosts) && settings.server.hosts.length > 0)) {
+    printLine(chalk.dim('  The dashboard, /admin and /metrics answer only to loopback names and the address bound; list the names other machines use: svc-router config set server.hosts NAME,…'));
+  }
   printLine(chalk.dim(detached ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
   reportListening({ pid: process.pid, url: origin, logFile: logFile?.file ?? '' });
   if (!loopback) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
