@@ -71,6 +71,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.requestLogMaxBytes' 'bytes the searchable request log may take on disk'
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
     printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
+    printf '%s\t%s\n' 'server.hosts' 'names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
+    printf '%s\t%s\n' 'server.cors' 'origins whose browser pages may call the model endpoints'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
     printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
     printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'

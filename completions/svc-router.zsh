@@ -57,6 +57,8 @@ _svc_router_config_keys() {
     'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
     'server.tls.cert:PEM certificate'
     'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
+    'server.hosts:names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
+    'server.cors:origins whose browser pages may call the model endpoints'
     'usage.store:where usage is recorded'
     'limits.outputReserveTokens:output held against the cap for a request that sets no max output tokens'
     'limits.reservationTtlMs:ms a cap reservation outlives a router that died before settling it'
