@@ -1,8 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import vm from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatCount, formatPercent, formatUsd, formatUsdRate, NUMBER_FORMAT_SCRIPT } from '../../src/core/format-numbers.js';
+import { createDashboard } from '../../src/server/dashboard/dashboard.js';
+import { startRouter } from '../helpers/router.js';
+import { send } from '../helpers/send.js';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const ungrouped = (text: string): string => text.replaceAll(',', '');
 /** Whole parts grouped by thousands: 1,234,567, never 1234,567 or 1,2345. */
 const GROUPED = /^-?\$?\d{1,3}(?:,\d{3})*(?:\.\d+)?$/;
@@ -88,5 +94,36 @@ describe('one source for the CLI and the dashboard', () => {
         expect(page.formatPercent!(number)).toBe(formatPercent(number as number));
       }),
     );
+  });
+
+  it('the dashboard serves that script, and inlines it in its page', async () => {
+    const ui = createDashboard();
+    ui.requireAdminKey = false;
+    const router = await startRouter({ http: { ui, requestLog: ui.feed } });
+    try {
+      const script = await send(router, '/ui/format.js');
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(script.text).toBe(NUMBER_FORMAT_SCRIPT);
+      expect((await send(router, '/ui')).text).toContain(NUMBER_FORMAT_SCRIPT.trim());
+    } finally {
+      await router.close();
+    }
+  });
+
+  it('no other code writes numbers its own way (toFixed, toLocaleString, Intl.NumberFormat)', () => {
+    /** Numbers written for machines, not people: a header's value. */
+    const MACHINE_READABLE = new Set(["src/handlers/completion.ts: return { 'x-svc-overhead-ms': Math.max(0, performance.now() - context.startedAt - upstreamMs).toFixed(3) };"]);
+    const files = [...fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).map((file) => path.join('src', file)), ...fs.readdirSync(path.join(ROOT, 'ui')).map((file) => path.join('ui', file))].filter(
+      (file) => /\.(ts|js)$/.test(file) && file !== path.join('src', 'core', 'format-numbers.ts'),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    const found: string[] = [];
+    for (const file of files) {
+      for (const line of fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n')) {
+        if (/\.toFixed\(|\.toLocaleString\(|\.toPrecision\(|Intl\.NumberFormat/.test(line)) found.push(`${file.split(path.sep).join('/')}: ${line.trim()}`);
+      }
+    }
+    expect(found.filter((line) => !MACHINE_READABLE.has(line))).toEqual([]);
   });
 });

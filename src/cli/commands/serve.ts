@@ -181,6 +181,11 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const loopback = isLoopbackHost(address.address);
   if (ui) {
     ui.requireAdminKey = !loopback;
+    // The config in force is the stored one with this serve's flags over it.
+    ui.inForce = {
+      server: { host, port: address.port, ui: true, metrics: metricsOn, otel: otelOn, ...(tls ? { tls: tls.files } : {}) },
+      usageStore,
+    };
     printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
   }
   // Beyond loopback, a browser or scraper elsewhere names the router as it knows it: that name must be listed.
