@@ -146,7 +146,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
   const { requestLog, metrics } = options;
   if (isGuardedPath(path)) {
     const refused = guard.refusal(method, req.headers.host, header(req.headers.origin));
-    if (refused) return refuseGuarded(refused, req, res, { time: startedAt, method, path, requestLog });
+    if (refused) return refuseGuarded(refused, req, res, { time: startedAt, method, path, requestLog, metrics });
   }
   if (metrics && (path === '/metrics' || path === '/metrics/')) return serveMetrics(metrics, res, method);
   if (options.ui && (path === '/ui' || path.startsWith('/ui/'))) return options.ui.serve(app, req, res, path === '/ui/' ? '/ui' : path);
@@ -219,7 +219,12 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
 const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
 
 /** A guarded path refused for its Host or Origin: 403 with the reason and nothing else, logged like any request. */
-function refuseGuarded(error: RouterError, req: IncomingMessage, res: ServerResponse, request: { time: number; method: string; path: string; requestLog: RequestLog | undefined }): void {
+function refuseGuarded(
+  error: RouterError,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: { time: number; method: string; path: string; requestLog: RequestLog | undefined; metrics: RouterMetrics | undefined },
+): void {
   const body = JSON.stringify(openaiErrorBody(error));
   res.writeHead(403, {
     'content-type': 'application/json',
@@ -230,14 +235,9 @@ function refuseGuarded(error: RouterError, req: IncomingMessage, res: ServerResp
     ...(req.complete ? {} : { connection: 'close' }),
   });
   res.end(request.method === 'HEAD' ? undefined : body);
-  request.requestLog?.record({
-    time: Date.now(),
-    method: request.method,
-    path: request.path,
-    status: 403,
-    latencyMs: Math.round(performance.now() - request.time),
-    error: error.message,
-  });
+  const latencyMs = performance.now() - request.time;
+  request.metrics?.observe(undefined, 403, latencyMs / 1000);
+  request.requestLog?.record({ time: Date.now(), method: request.method, path: request.path, status: 403, latencyMs: Math.round(latencyMs), error: error.message });
 }
 
 /** A forwarded body for the request log, which redacts what it records value by value. */

@@ -130,9 +130,15 @@ describe('the dashboard, /admin and /metrics answer only to the names of the add
     expect((await raw(router, '/ui/api/overview', { headers: { host, origin: 'https://evil.example.com' } })).status).toBe(200);
   });
 
-  it('logs a refused request like any other, so the dashboard shows who knocked', async () => {
+  it('logs and counts a refused request like any other, so the dashboard and metrics show who knocked', async () => {
+    const refusals = async (): Promise<number> => {
+      const text = (await raw(router, '/metrics', { headers: { host: 'localhost' } })).text;
+      return Number(/^svc_router_requests_total\{endpoint="other",status="403"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await refusals();
     const reply = await raw(router, '/metrics', { headers: { host: 'rebind.example.com' } });
     expect(reply.status).toBe(403);
+    expect(await refusals()).toBe(before + 1);
     const logged = (ui.feed.recent() as Array<{ method: string; path: string; status: number; error?: string }>).at(-1)!;
     expect(logged).toMatchObject({ method: 'GET', path: '/metrics', status: 403 });
     expect(logged.error).toContain('Host');
