@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   request_refused: 'the router answered with an error status; `status` and `server_code` say which (exit 1)',
   unreachable: 'nothing answered at the router address (exit 4)',
   port_in_use: 'serve: the port is taken by another program (exit 1)',
+  already_running: 'serve: a serve of this config directory already runs; `pid` and `url` say which (exit 1)',
+  missing_environment: 'restart: this shell lacks variables the server was started with; `variables` names them (exit 1)',
   failed: 'an operation failed: what the command names is missing or already there, a file could not be written, a merge was refused, … (exit 1)',
 } as const;
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { CliError, EXIT_FAILED, notInitialisedError, usageError } from '../cli-error.js';
 import {
@@ -25,6 +25,7 @@ import { backupPath, resolveTarget, undoClientFile, writeClientFile } from '../c
 import { chalk, printLine, warn } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';
+import { openConfig } from '../config-in-force.js';
 
 export { CLIENTS, type Client } from '../connect-clients.js';
 
@@ -43,7 +44,7 @@ export const codexConfigPath = (): string => path.join(process.env.CODEX_HOME ||
 export const claudeSettingsPath = (): string => path.join(process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude'), 'settings.json');
 
 /** Prints the settings that point a client at the router, or merges them into the client's config file. */
-export function runConnect(client: string, options: ConnectOptions): void {
+export async function runConnect(client: string, options: ConnectOptions): Promise<void> {
   if (!(CLIENTS as readonly string[]).includes(client)) throw usageError(`unknown client '${client}'; expected one of ${CLIENTS.join(', ')}`);
   for (const flag of ['write', 'undo'] as const) {
     if (options[flag] && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
@@ -53,11 +54,11 @@ export function runConnect(client: string, options: ConnectOptions): void {
   }
   if (options.write && options.undo) throw usageError('--write and --undo go one at a time');
   if (options.undo) return undoConnect(client === 'codex' ? codexConfigPath() : claudeSettingsPath(), options.force === true);
-  const settings = new ConfigStore().read();
+  const settings = (await openConfig()).read();
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
   if (!key) throw notInitialisedError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
-  if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');
+  if (whitespaceIn(key)) throw usageError('the key holds whitespace (at an end, inside, or written out as \\n or %20); the router would refuse it (401). Fix the key; no trailing whitespace.');
 
   switch (client as Client) {
     case 'codex':

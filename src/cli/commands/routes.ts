@@ -1,5 +1,5 @@
 import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
 import { isSkuName, OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
@@ -9,13 +9,15 @@ import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
+import type { ConfigStore } from '../../config/store.js';
 
-export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): void {
+export async function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): Promise<void> {
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
   const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
-  const config = new ConfigStore();
+  const config = await openConfig();
   const settings = config.read();
   checkSkuName(model, settings, options.new === true);
   checkTargets(targets, settings.backends);
@@ -24,7 +26,7 @@ export function runRoutesSet(model: string, targets: string[], options: { contex
     if (window !== undefined) settings.contextWindows[model] = window;
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} → ${targets.join(' → ')}`);
-  printLine(describeWindow(new ConfigStore().read(), model));
+  printLine(describeWindow(config.read(), model));
 }
 
 /**
@@ -49,10 +51,10 @@ function requireRouteName(name: string, settings: Settings): void {
   throw failedError(`no route is set for '${name}'${didYouMean(name, knownSkus(settings)) || howToCreate(name)}`);
 }
 
-/** The configured route a command acts on (exit 1 when there is none). */
-function requireRoute(model: string, settings: Settings): void {
-  if (Object.hasOwn(settings.routes, model)) return;
-  throw failedError(`no route is set for '${model}'${didYouMean(model, [...Object.keys(settings.routes), ...SKUS]) || howToCreate(model)}`);
+/** The configured route a command acts on (exit 1 when there is none, or when only the file in force has it). */
+function requireRoute(config: ConfigStore, model: string): void {
+  const { routes } = config.read();
+  requireStored(config, 'routes', model, `no route is set for '${model}'${didYouMean(model, [...Object.keys(routes), ...SKUS]) || howToCreate(model)}`);
 }
 
 /** The command that sets a route under this name, when one can. */
@@ -66,17 +68,17 @@ function howToCreate(model: string): string {
  * Sets (or with `unset`, removes) the context window of a route (`svc.intelligent-pro`,
  * `claude-*`) or of one target (`BACKEND:UPSTREAM_MODEL`), which clients are told to compact under.
  */
-export function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): void {
+export async function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): Promise<void> {
   const isTarget = !isRoutableModelName(name) && name.includes(':');
   if (!isRoutableModelName(name) && !isTarget) {
     throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
   }
   if (!options.unset && tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
   const window = options.unset ? undefined : parsePositiveInteger(tokens!, 'the context window');
-  const config = new ConfigStore();
+  const config = await openConfig();
   if (!isTarget) requireRouteName(name, config.read());
   if (window === undefined) {
-    if (!Object.hasOwn(config.read().contextWindows, name)) throw failedError(`no context window is set for '${name}'`);
+    requireStored(config, 'contextWindows', name, `no context window is set for '${name}'`);
     config.update((settings) => {
       delete settings.contextWindows[name];
     });
@@ -85,7 +87,7 @@ export function runRoutesWindow(name: string, tokens: string | undefined, option
     config.update((settings) => {
       settings.contextWindows[name] = window;
     });
-    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${window.toLocaleString('en-US')} tokens`);
+    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${formatCount(window)} tokens`);
   }
   if (!isTarget) printLine(describeWindow(config.read(), name));
 }
@@ -93,16 +95,16 @@ export function runRoutesWindow(name: string, tokens: string | undefined, option
 /** One line on what clients are told of a route's window. */
 function describeWindow(settings: Settings, model: string): string {
   const lookup = contextWindowOf(settings, model);
-  if (lookup.known) return chalk.dim(`  context window: ${lookup.window.tokens.toLocaleString('en-US')} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
+  if (lookup.known) return chalk.dim(`  context window: ${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
   if (lookup.reason === 'offline') return chalk.dim('  context window: none (served offline)');
   return chalk.yellow(
     `  context window: unknown for ${lookup.targets.join(', ')}; clients will guess. Set it: svc-router routes window ${model} TOKENS (or for a target: svc-router routes window ${lookup.targets[0]} TOKENS)`,
   );
 }
 
-export function runRoutesUnset(model: string): void {
-  const config = new ConfigStore();
-  requireRoute(model, config.read());
+export async function runRoutesUnset(model: string): Promise<void> {
+  const config = await openConfig();
+  requireRoute(config, model);
   config.update((settings) => {
     delete settings.routes[model];
     // Its rules and weights go with it: they mean nothing without the route.
@@ -112,8 +114,8 @@ export function runRoutesUnset(model: string): void {
   printLine(`${chalk.green('✓')} Unset the route for ${chalk.bold(model)}${fallback}`);
 }
 
-export function runRoutesList(options: { json?: boolean }): void {
-  const settings = new ConfigStore().read();
+export async function runRoutesList(options: { json?: boolean }): Promise<void> {
+  const settings = (await openConfig()).read();
   const { routes, routePolicies } = settings;
   type Row = { model: string; targets: string[]; source: 'config' | 'default'; contextWindow: number | null; rules?: TaskRule[]; weights?: Record<string, number> };
   const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
@@ -148,8 +150,8 @@ export interface RuleOptions {
 }
 
 /** Adds a task rule to a route (or replaces the rule of that name, in place). */
-export function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): void {
-  const config = new ConfigStore();
+export async function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/i.test(name)) throw usageError(`rule name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
   const when: TaskConditions = {};
@@ -163,7 +165,7 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
     when.model = options.model;
   }
   if (Object.keys(when).length === 0) throw usageError('a rule needs a condition: --background, --thinking, --context-above N, --image, --web-search or --model PATTERN');
-  requireRoute(model, settings);
+  requireRoute(config, model);
   checkTargets(targets, settings.backends);
   const rule: TaskRule = { name, when, targets };
   config.update((draft) => {
@@ -176,11 +178,10 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} rule ${chalk.bold(name)} (${describeConditions(when)}) → ${targets.join(' → ')}`);
 }
 
-export function runRoutesRuleRemove(model: string, name: string): void {
-  const config = new ConfigStore();
-  const settings = config.read();
-  requireRoute(model, settings);
-  const rules = settings.routePolicies[model]?.rules ?? [];
+export async function runRoutesRuleRemove(model: string, name: string): Promise<void> {
+  const config = await openConfig();
+  requireRoute(config, model);
+  const rules = config.readStored().routePolicies[model]?.rules ?? [];
   if (!rules.some((rule) => rule.name === name)) throw failedError(`route '${model}' has no rule named '${name}'${didYouMean(name, rules.map((rule) => rule.name))}`);
   config.update((draft) => {
     const policy = draft.routePolicies[model]!;
@@ -192,8 +193,8 @@ export function runRoutesRuleRemove(model: string, name: string): void {
 }
 
 /** Sets the weights that balance which target leads a route's chain (`TARGET=WEIGHT`), or with none clears them. */
-export function runRoutesWeights(model: string, pairs: string[]): void {
-  const config = new ConfigStore();
+export async function runRoutesWeights(model: string, pairs: string[]): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
   const weights: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const pair of pairs) {
@@ -202,7 +203,7 @@ export function runRoutesWeights(model: string, pairs: string[]): void {
     if (!target) throw usageError(`weights are TARGET=WEIGHT, got '${pair}'`);
     weights[target] = parsePositiveInteger(pair.slice(equals + 1), `weight of ${target}`);
   }
-  requireRoute(model, settings);
+  requireRoute(config, model);
   checkTargets(Object.keys(weights), settings.backends);
   const known = new Set([...settings.routes[model]!, ...(settings.routePolicies[model]?.rules ?? []).flatMap((rule) => rule.targets)]);
   const strangers = Object.keys(weights).filter((target) => !known.has(target));

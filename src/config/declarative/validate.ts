@@ -252,6 +252,8 @@ function formatName(format: string, path: JsonPath): string {
   if (field.endsWith('Env')) return 'environment variable name';
   if (field === 'hash') return 'SHA-256 hex digest (64 characters 0-9a-f)';
   if (field === 'store') return "usage store ('file' or redis://HOST:PORT)";
+  if (typeof path.at(-1) === 'number' && path.at(-2) === 'hosts') return 'host name or IP address (without a port)';
+  if (typeof path.at(-1) === 'number' && path.at(-2) === 'cors') return 'origin (scheme://host[:port], nothing after)';
   return `value for "${field}"`;
 }
 
