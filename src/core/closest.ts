@@ -9,7 +9,7 @@ export function closest(word: string, options: readonly string[]): string | unde
 }
 
 /** Levenshtein distance, transpositions counted as one edit (Damerau, optimal string alignment). */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
