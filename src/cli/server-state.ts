@@ -39,6 +39,14 @@ export interface ServerState {
   tls?: { cert: string; key: string };
   /** Started in the background (`serve --detach` or `restart`). */
   detached?: boolean;
+  /** The declarative file in force over config.json (absolute), from --config or SVC_ROUTER_CONFIG: what other commands read too. */
+  config?: string;
+  /**
+   * The variables its settings read upstream keys and the sealing secret from, by name only (never
+   * a value): those set when it started, and those not. `restart` from a shell that lacks one of
+   * `set` refuses; `doctor` tells a key this shell lacks from one the server lacks.
+   */
+  environment?: { set: string[]; unset: string[] };
 }
 
 export type ServerLookup =
@@ -59,6 +67,43 @@ export function writeServerState(state: ServerState, dir?: string): string {
   const file = serverStatePath(dir);
   writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   return file;
+}
+
+/**
+ * Records this process as the running server unless another live one already has: the file is
+ * created whole and only if absent (a hard link of a complete temporary file), so of two serves
+ * starting at once exactly one wins. A file whose process has gone is replaced. Returns the other
+ * server when there is one, and writes nothing then.
+ */
+export function claimServerState(state: ServerState, dir?: string): ServerState | undefined {
+  const file = serverStatePath(dir);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        fs.linkSync(temporary, file);
+        return undefined;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // A file system without hard links: replace it, as writeServerState does.
+        if (code !== 'EEXIST') {
+          fs.renameSync(temporary, file);
+          return undefined;
+        }
+      }
+      const found = findServer({ dir, clean: false });
+      if (found.status === 'running' && found.state.pid !== process.pid) return found.state;
+      // A dead server's file (only if it still names that server), or one nobody can read: take its place.
+      if (found.status !== 'none') removeServerState(found.state.pid, dir);
+      else if (fs.existsSync(file)) fs.rmSync(file, { force: true });
+    }
+    fs.renameSync(temporary, file);
+    return undefined;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
 }
 
 /**

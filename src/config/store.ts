@@ -38,6 +38,8 @@ export interface SettingsOverlay {
    * field inside it), so that a change the overlay hides is not lost unsaid.
    */
   changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
+  /** The environment variables it reads secrets from, by name. */
+  variables?(): string[];
 }
 
 /** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
@@ -164,7 +166,7 @@ export class ConfigStore {
 const WATCHED = new Set<ConfigStore>();
 
 /** The fields that differ, and within an object field the entries or fields that differ. */
-function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {
+export function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): Array<readonly [string, string?]> {
   const differ = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
   const paths: Array<readonly [string, string?]> = [];
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {

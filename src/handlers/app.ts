@@ -1,7 +1,9 @@
 import type { Backend } from '../backends/backend.js';
 import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
+import { configuredSecrets } from '../config/secrets.js';
 import { ConfigStore } from '../config/store.js';
+import { addSecretSource } from '../core/redact.js';
 import { KeyPools } from '../routing/key-pool.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
@@ -40,6 +42,14 @@ export function createApp(options: AppOptions = {}): App {
   const store = options.usageStore ?? config.read().usage.store;
   const ledger = openLedger(store, config.dir, options.report);
   const shared = openSharedState(store);
+  // Logs and upstream errors are scrubbed of every key the settings hold, sent yet or not.
+  const forgetSecrets = addSecretSource(() => {
+    try {
+      return configuredSecrets(config.read());
+    } catch {
+      return [];
+    }
+  });
   return {
     config,
     ledger,
@@ -48,6 +58,7 @@ export function createApp(options: AppOptions = {}): App {
     keyPools: new KeyPools(shared),
     close: async () => {
       config.unwatch();
+      forgetSecrets();
       await Promise.all([ledger.close(), shared.close()]);
     },
   };

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { requireOptional } from '../core/optional-dependency.js';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
 import { DAY_MS, dayLabel, decideReservation, firstWindowDay, WINDOW_DAYS, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
-import { Outbox } from './outbox.js';
+import { Outbox, type OutboxOptions } from './outbox.js';
 
 /** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
 const MAX_QUEUED = 100_000;
@@ -21,6 +21,13 @@ const BATCH = 500;
 export const READ_TIMEOUT_MS = 1_000;
 /** How long closing waits for queued usage to be written. */
 const CLOSE_TIMEOUT_MS = 2_000;
+/**
+ * How often a router sweeps the outbox directory, off the request path: it touches its own file,
+ * takes over the files of stopped routers and writes whatever it still queues. A router killed
+ * on this host has its usage in Redis within about this long; one sweep is a directory listing
+ * and a few stat calls.
+ */
+export const SWEEP_MS = 2_000;
 
 /** A developer's reservations in flight: request id → tokens held, and request id → when it lapses. */
 const RESERVED_PREFIX = 'svc-router:reserved';
@@ -105,6 +112,8 @@ export interface RedisLedgerOptions {
    * crash. Without it, queued records live only in memory.
    */
   outboxDir?: string;
+  /** Options of the outbox (tests shorten how long another host's file must stay silent). */
+  outbox?: OutboxOptions;
   log?: (message: string) => void;
 }
 
@@ -113,7 +122,8 @@ export interface RedisLedgerOptions {
  * most once per request id, so several routers report one usage and enforce one cap. When Redis is
  * down the router keeps serving: records queue in memory (bounded) and in an outbox file, summaries
  * fall back to what this process last saw plus its queue, and the queue is written as soon as
- * Redis is back, or by the next router to start if this one is killed first.
+ * Redis is back. If this router is killed first, a running router sharing the outbox directory
+ * takes its outbox over at its next sweep (or the next router to start does) and writes it.
  */
 export class RedisLedger implements Ledger {
   private readonly redis: Redis;
@@ -129,12 +139,13 @@ export class RedisLedger implements Ledger {
   private readonly log: (message: string) => void;
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(url: string, options: RedisLedgerOptions = {}) {
     this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
     if (options.outboxDir) {
       try {
-        this.outbox = new Outbox(options.outboxDir);
+        this.outbox = new Outbox(options.outboxDir, options.outbox);
       } catch (error) {
         this.log(`cannot keep queued usage in ${options.outboxDir} (${(error as Error).message}); it is kept in memory only.`);
       }
@@ -157,6 +168,8 @@ export class RedisLedger implements Ledger {
       this.takeOverOrphans();
       void this.flush();
     });
+    // A timer, not a check per request: the request path pays nothing for noticing a stopped router.
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS).unref();
   }
 
   /** Resolves once the connection to Redis is up (at once if it is); false if it is not within `ms`. */
@@ -345,6 +358,7 @@ export class RedisLedger implements Ledger {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     // Bounded too: a stalled Redis must not keep the process from shutting down.
     await withTimeout(
       this.flush().catch(() => undefined),
@@ -355,7 +369,26 @@ export class RedisLedger implements Ledger {
     this.redis.disconnect();
   }
 
-  /** Queues the records of dead routers' outboxes (on this host) for writing. */
+  /**
+   * Shows this router alive to the others, takes over stopped routers' outboxes, and writes what
+   * is queued (a write that failed with Redis still connected is otherwise retried only by the
+   * next record).
+   */
+  private sweep(): void {
+    if (this.outbox) {
+      try {
+        if (this.outbox.keepAlive(this.queue)) {
+          this.log(`another router judged this one stopped and took over its usage outbox; its ${this.queue.length} queued record(s) are kept in a new one.`);
+        }
+      } catch {
+        // An unwritable outbox directory costs crash safety, not usage: the queue is still in memory.
+      }
+      this.takeOverOrphans();
+    }
+    if (this.queue.length && this.redis.status === 'ready') void this.flush();
+  }
+
+  /** Queues the records of stopped routers' outboxes for writing. */
   private takeOverOrphans(): void {
     try {
       const taken = (this.outbox?.claimOrphans() ?? []).map((entry) => (entry.requestId ? entry : { ...entry, requestId: `rec_${randomUUID()}` }));

@@ -10,49 +10,68 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+import { anthropicCache, anthropicPrompt } from './anthropic-prompt-cache.js';
+import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 
-export interface AnthropicUpstreamOptions extends FakeServerOptions {
+export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, `x-api-key` (or `Authorization: Bearer`) must equal it; otherwise any non-empty key passes. */
   apiKey?: string;
+  /** Ids served by GET /v1/models, newest first. */
+  models?: string[];
 }
 
 /** `url` is the origin; the Anthropic SDK appends /v1/messages itself. */
-export type AnthropicUpstream = FakeUpstream;
+export interface AnthropicUpstream extends FakeUpstream {
+  /** Each completed request's prompt and what the prompt cache did with it (none unless `promptCache`). */
+  prompts: PromptRecord[];
+}
 
 const STOP_REASONS: Record<ReturnType<typeof stopReason>, StopReason> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
 
 /** Serves POST /v1/messages in Anthropic's wire format, streaming or not. */
 export async function startAnthropicUpstream(script: Script<MessageCreateParams>, options: AnthropicUpstreamOptions = {}): Promise<AnthropicUpstream> {
   const nextTurn = scriptCursor(script);
+  const cache = promptCacheOf(options.promptCache);
+  const prompts: PromptRecord[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
-    const pathname = new URL(request.path, 'http://fake').pathname;
-    if (request.method !== 'POST' || pathname !== '/v1/messages') return sendError(res, 404, 'not_found_error', 'Not Found');
+    const url = new URL(request.path, 'http://fake');
+    const pathname = url.pathname;
+    const listing = request.method === 'GET' && pathname === '/v1/models';
+    if (!listing && (request.method !== 'POST' || pathname !== '/v1/messages')) return sendError(res, 404, 'not_found_error', 'Not Found');
     if (!authorised(request, res, options.apiKey)) return;
     if (!request.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (listing) return sendJson(res, 200, modelPage(options.models ?? ['claude-sonnet-4-5', 'claude-haiku-4-5'], url.searchParams), requestIdHeader());
     const body = request.body;
     if (!isObject(body)) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the request body: invalid JSON');
     for (const field of ['model', 'messages', 'max_tokens']) {
       if (body[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
     }
+    // The API checks cache_control (at most 4, 1h before 5m) before it does anything else.
+    const cachePrompt = cache && anthropicPrompt(body);
+    if (cachePrompt?.problem) return sendError(res, 400, 'invalid_request_error', cachePrompt.problem);
     const params = body as MessageCreateParams;
     const turn = await nextTurn(params);
     const headers = { ...requestIdHeader(), ...turn.headers };
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
       return sendJson(res, turn.status, turn.errorBody ?? errorBody(turn.status), headers);
     }
-    if (params.stream) return streamMessage(res, turn, params, headers);
-    const reply = message(turn, params);
+    // Per organisation (the key) and model; entries of one workspace are not another's.
+    const prompt = cache && cachePrompt && anthropicCache(cache, PromptCache.scope('anthropic', credentialOf(request.headers), params.model), params.model, cachePrompt);
+    if (prompt) prompts.push(prompt);
+    if (params.stream) return streamMessage(res, turn, params, headers, prompt);
+    const reply = message(turn, params, prompt);
     sendJson(res, turn.status ?? 200, { ...reply, ...extraOf(turn, reply) }, headers);
   });
 
-  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>) {
+  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
     const sse = openEventStream(res, headers, options);
     const send = (event: RawMessageStreamEvent) => sse.frame(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     // Anthropic sends the first ping right after the first content_block_start.
     const ping = () => sse.frame('event: ping\ndata: {"type": "ping"}\n\n');
-    const full = message(turn, params);
+    const full = message(turn, params, prompt);
 
+    // The input side of usage, cache reads and writes included, comes in message_start; message_delta repeats it with the final output count.
     await send({
       type: 'message_start',
       message: { ...full, content: [], stop_reason: null, stop_sequence: null, usage: { ...full.usage, output_tokens: 1 } },
@@ -90,11 +109,11 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     sse.end();
   }
 
-  return { url: origin, requests, close };
+  return { url: origin, requests, prompts, close };
 }
 
 /** Blocks in Anthropic's order: thinking, text, then one tool_use per call. */
-function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
+function message(turn: ScriptedTurn, params: MessageCreateParams, prompt?: PromptRecord): Message {
   const content: ContentBlock[] = [];
   if (turn.reasoning) {
     content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
@@ -116,7 +135,7 @@ function message(turn: ScriptedTurn, params: MessageCreateParams): Message {
     stop_details: null,
     container: null,
     diagnostics: null,
-    usage: usage(turn, params),
+    usage: usage(turn, params, prompt),
   };
 }
 
@@ -135,14 +154,14 @@ function toolInput(args: object | string): unknown {
 }
 
 /** Anthropic counts cache reads and writes apart from input_tokens; the scripted `input` includes them. */
-function usage(turn: ScriptedTurn, params: MessageCreateParams): Usage {
-  const { input, output, cached, cacheWrite = 0 } = usageFor(turn, params.messages);
+function usage(turn: ScriptedTurn, params: MessageCreateParams, prompt?: PromptRecord): Usage {
+  const { input, output, cached, cacheWrite, cacheWrite1h } = usageFor(turn, params.messages, prompt);
   return {
     input_tokens: Math.max(0, input - cached - cacheWrite),
     output_tokens: output,
     cache_read_input_tokens: cached,
     cache_creation_input_tokens: cacheWrite,
-    cache_creation: { ephemeral_5m_input_tokens: cacheWrite, ephemeral_1h_input_tokens: 0 },
+    cache_creation: { ephemeral_5m_input_tokens: cacheWrite - cacheWrite1h, ephemeral_1h_input_tokens: cacheWrite1h },
     inference_geo: 'not_available',
     output_tokens_details: null,
     server_tool_use: null,
@@ -160,6 +179,19 @@ function deltaUsage(full: Usage): MessageDeltaUsage {
     output_tokens_details: null,
     server_tool_use: null,
   };
+}
+
+/**
+ * GET /v1/models (https://docs.anthropic.com/en/api/models-list): `limit` models a page (20 by
+ * default, 1 to 1000), `after_id` to page on, `has_more` when more follow.
+ */
+function modelPage(ids: string[], query: URLSearchParams) {
+  const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 20) || 20));
+  const after = query.get('after_id');
+  const start = after === null ? 0 : ids.indexOf(after) + 1;
+  const page = ids.slice(start, start + limit);
+  const data = page.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-09-29T00:00:00Z' }));
+  return { data, has_more: start + limit < ids.length, first_id: page[0] ?? null, last_id: page.at(-1) ?? null };
 }
 
 function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {

@@ -3,6 +3,9 @@ import type { ServerResponse } from 'node:http';
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 import { requestProblem } from './gemini-request-rules.js';
 import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+import { automaticCache, geminiRules } from './automatic-prompt-cache.js';
+import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
+import { geminiParts } from './prompt-parts.js';
 
 /**
  * A fake of Google's Gemini API (`generativelanguage.googleapis.com/v1beta`), built from its
@@ -17,11 +20,13 @@ import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor,
  * usageMetadata; the last has the finishReason; there is no `[DONE]`.
  */
 
-export interface GeminiUpstreamOptions extends FakeServerOptions {
+export interface GeminiUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, `x-goog-api-key` must equal it; otherwise any non-empty key passes. */
   apiKey?: string;
   /** Give function calls Gemini's own `id` (newer API versions do), to be echoed on functionResponse. */
   callIds?: boolean;
+  /** Served by GET /v1beta/models, as `models/{id}`. */
+  models?: string[];
 }
 
 /** A scripted turn, plus what only Gemini reports. */
@@ -39,6 +44,8 @@ export interface GeminiTurn extends ScriptedTurn {
 export interface GeminiUpstream extends FakeUpstream {
   /** Every thoughtSignature this fake has issued, in order. */
   signatures: string[];
+  /** Each completed request's prompt and what the implicit cache did with it (none unless `promptCache`). */
+  prompts: PromptRecord[];
 }
 
 const STATUS_NAMES: Record<number, string> = {
@@ -58,6 +65,8 @@ export function geminiErrorBody(status: number, message?: string) {
 
 export async function startGeminiUpstream(script: Script, options: GeminiUpstreamOptions = {}): Promise<GeminiUpstream> {
   const nextTurn = scriptCursor(script);
+  const cache = promptCacheOf(options.promptCache);
+  const prompts: PromptRecord[] = [];
   const signatures: string[] = [];
   const issue = (): string => {
     const signature = randomBytes(48).toString('base64');
@@ -67,6 +76,10 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const url = new URL(request.path, 'http://fake');
+    if (request.method === 'GET' && url.pathname === '/v1beta/models') {
+      if (!authorised(request, res, options.apiKey)) return;
+      return sendJson(res, 200, modelPage(options.models ?? ['gemini-2.5-flash', 'gemini-2.5-pro'], url.searchParams));
+    }
     const method = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
     if (request.method !== 'POST' || !method) return sendJson(res, 404, geminiErrorBody(404, `The requested URL ${url.pathname} was not found on this server.`));
     if (!authorised(request, res, options.apiKey)) return;
@@ -77,7 +90,10 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
     const turn = (await nextTurn(body)) as GeminiTurn;
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) return sendJson(res, turn.status, turn.errorBody ?? geminiErrorBody(turn.status), turn.headers);
     const model = decodeURIComponent(method[1]!);
-    const chunks = answerChunks(turn, body, model, issue);
+    // Implicit caching, per key (the project) and model.
+    const prompt = cache && automaticCache(cache, PromptCache.scope('gemini', credentialOf(request.headers), model), model, geminiParts(body), geminiRules(model));
+    if (prompt) prompts.push(prompt);
+    const chunks = answerChunks(turn, body, model, issue, prompt);
     if (method[2] === 'generateContent') return sendJson(res, 200, merge(chunks), turn.headers);
     if (url.searchParams.get('alt') !== 'sse') return sendJson(res, 200, chunks, turn.headers);
     const sse = openEventStream(res, turn.headers ?? {}, options);
@@ -87,14 +103,15 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
   });
 
   /** The answer as streamed chunks; a non-streamed reply is their parts joined (see merge). */
-  function answerChunks(turn: GeminiTurn, body: Record<string, any>, model: string, issueSignature: () => string): any[] {
+  function answerChunks(turn: GeminiTurn, body: Record<string, any>, model: string, issueSignature: () => string, prompt?: PromptRecord): any[] {
     const responseId = randomId('', 22);
-    const { input, output, cached } = usageFor(turn, body);
+    const { input, output, cached } = usageFor(turn, body, prompt);
     const thoughts = Math.min(turn.thoughtsTokens ?? 0, output);
     const usage = (done: number) => ({
       promptTokenCount: input,
       ...(done ? { candidatesTokenCount: done } : {}),
       totalTokenCount: input + done + thoughts,
+      // Cache hits are within promptTokenCount, reported as cachedContentTokenCount on every chunk.
       ...(cached ? { cachedContentTokenCount: cached } : {}),
       ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
       promptTokensDetails: [{ modality: 'TEXT', tokenCount: input }],
@@ -132,7 +149,7 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
     return chunks;
   }
 
-  return { url: `${origin}/v1beta`, requests, signatures, close };
+  return { url: `${origin}/v1beta`, requests, signatures, prompts, close };
 }
 
 /** Streamed chunks joined into one reply: texts of a kind run together, other parts kept whole. */
@@ -161,9 +178,28 @@ function merge(chunks: any[]): any {
   return { ...last, candidates: [{ ...last.candidates[0], content: { parts, role: 'model' } }] };
 }
 
+/**
+ * GET /v1beta/models (https://ai.google.dev/api/models#method:-models.list): `pageSize` models a
+ * page (50 by default, 1000 at most), `pageToken` to page on, `nextPageToken` when more follow.
+ */
+function modelPage(ids: string[], query: URLSearchParams) {
+  const size = Math.min(1000, Math.max(1, Number(query.get('pageSize') ?? 50) || 50));
+  const start = Number(query.get('pageToken') ?? 0) || 0;
+  const models = ids.slice(start, start + size).map((id) => ({
+    name: `models/${id}`,
+    version: '001',
+    displayName: id,
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    supportedGenerationMethods: ['generateContent', 'countTokens'],
+  }));
+  return { models, ...(start + size < ids.length ? { nextPageToken: String(start + size) } : {}) };
+}
+
+/** The key comes in `x-goog-api-key`, or as the `key` query parameter. */
 function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
   const header = request.headers['x-goog-api-key'];
-  const given = Array.isArray(header) ? header[0] : header;
+  const given = (Array.isArray(header) ? header[0] : header) ?? new URL(request.path, 'http://fake').searchParams.get('key') ?? undefined;
   if (!given) {
     sendJson(res, 403, geminiErrorBody(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
     return false;

@@ -11,8 +11,11 @@ import type { Model } from 'openai/resources/models';
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
 import { authorised, defaultError, requestIdHeader, sendError } from './openai-errors.js';
+import { automaticCache, openAIRules } from './automatic-prompt-cache.js';
+import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
+import { openAIChatParts } from './prompt-parts.js';
 
-export interface OpenAIChatUpstreamOptions extends FakeServerOptions {
+export interface OpenAIChatUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Ids served by GET /v1/models. */
@@ -20,7 +23,10 @@ export interface OpenAIChatUpstreamOptions extends FakeServerOptions {
 }
 
 /** `url` is the base URL ending in /v1, as OpenAI clients expect. */
-export type OpenAIChatUpstream = FakeUpstream;
+export interface OpenAIChatUpstream extends FakeUpstream {
+  /** Each completed request's prompt and what the prompt cache did with it (none unless `promptCache`). */
+  prompts: PromptRecord[];
+}
 
 // DeepSeek and vLLM put reasoning beside the content; the OpenAI SDK types do not know the field.
 type MessageWithReasoning = ChatCompletionMessage & { reasoning_content?: string };
@@ -33,6 +39,8 @@ export async function startOpenAIChatUpstream(
 ): Promise<OpenAIChatUpstream> {
   const nextTurn = scriptCursor(script);
   const models = options.models ?? ['gpt-4o-mini', 'gpt-4o'];
+  const cache = promptCacheOf(options.promptCache);
+  const prompts: PromptRecord[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const pathname = new URL(request.path, 'http://fake').pathname;
@@ -60,11 +68,13 @@ export async function startOpenAIChatUpstream(
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
       return sendJson(res, turn.status, turn.errorBody ?? defaultError(turn.status), headers);
     }
-    if (params.stream) return streamCompletion(res, turn, params, headers);
-    sendJson(res, turn.status ?? 200, completion(turn, params), headers);
+    const prompt = cache && cachedPrompt(cache, request, body);
+    if (prompt) prompts.push(prompt);
+    if (params.stream) return streamCompletion(res, turn, params, headers, prompt);
+    sendJson(res, turn.status ?? 200, completion(turn, params, prompt), headers);
   }
 
-  async function streamCompletion(res: ServerResponse, turn: ScriptedTurn, params: ChatCompletionCreateParams, headers: Record<string, string>) {
+  async function streamCompletion(res: ServerResponse, turn: ScriptedTurn, params: ChatCompletionCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
     const sse = openEventStream(res, headers, options);
     const includeUsage = params.stream_options?.include_usage === true;
     const base = {
@@ -92,15 +102,22 @@ export async function startOpenAIChatUpstream(
       }
     }
     await delta({}, stopReason(turn));
-    if (includeUsage) await send({ ...base, choices: [], usage: usage(turn, params) });
+    if (includeUsage) await send({ ...base, choices: [], usage: usage(turn, params, prompt) });
     await sse.frame('data: [DONE]\n\n');
     sse.end();
   }
 
-  return { url: `${origin}/v1`, requests, close };
+  return { url: `${origin}/v1`, requests, prompts, close };
 }
 
-function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams): ChatCompletion {
+/** The prompt as OpenAI caches it: per organisation (the key), model and prompt_cache_key. */
+function cachedPrompt(cache: PromptCache, request: RecordedRequest, body: Record<string, any>): PromptRecord {
+  const cacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
+  const scope = PromptCache.scope('openai', credentialOf(request.headers), body.model, cacheKey);
+  return automaticCache(cache, scope, body.model, openAIChatParts(body), openAIRules(body.prompt_cache_retention), cacheKey);
+}
+
+function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord): ChatCompletion {
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = (turn.toolCalls ?? []).map((call) => ({
     id: call.id ?? randomId('call_'),
     type: 'function',
@@ -120,14 +137,15 @@ function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams): Cha
     created: Math.floor(Date.now() / 1000),
     model: params.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: stopReason(turn) }],
-    usage: usage(turn, params),
+    usage: usage(turn, params, prompt),
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
   };
 }
 
-function usage(turn: ScriptedTurn, params: ChatCompletionCreateParams): CompletionUsage {
-  const { input, output, cached } = usageFor(turn, params.messages);
+/** Cache reads are `prompt_tokens_details.cached_tokens`, within prompt_tokens. */
+function usage(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord): CompletionUsage {
+  const { input, output, cached } = usageFor(turn, params.messages, prompt);
   const reasoning = turn.reasoning ? Math.min(output, Math.ceil(turn.reasoning.text.length / 4)) : 0;
   return {
     prompt_tokens: input,

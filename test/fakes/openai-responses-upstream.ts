@@ -13,14 +13,22 @@ import type {
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
 import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
 import { authorised, defaultError, requestIdHeader, sendError } from './openai-errors.js';
+import { automaticCache, openAIRules } from './automatic-prompt-cache.js';
+import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
+import { openAIResponsesParts } from './prompt-parts.js';
 
-export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions {
+export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** Ids served by GET /v1/models. */
+  models?: string[];
 }
 
 /** `url` is the base URL ending in /v1, as OpenAI clients expect. */
-export type OpenAIResponsesUpstream = FakeUpstream;
+export interface OpenAIResponsesUpstream extends FakeUpstream {
+  /** Each completed request's prompt and what the prompt cache did with it (none unless `promptCache`). */
+  prompts: PromptRecord[];
+}
 
 /**
  * The response object as it travels on the wire. `output_text` is a convenience the SDK computes
@@ -49,11 +57,18 @@ export async function startOpenAIResponsesUpstream(
   options: OpenAIResponsesUpstreamOptions = {},
 ): Promise<OpenAIResponsesUpstream> {
   const nextTurn = scriptCursor(script);
+  const cache = promptCacheOf(options.promptCache);
+  const prompts: PromptRecord[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const pathname = new URL(request.path, 'http://fake').pathname;
     if (!authorised(request, res, options.apiKey)) return;
     if (request.method === 'POST' && pathname === '/v1/responses') return responses(request, res);
+    // One OpenAI API: the model list is the one Chat Completions clients read.
+    if (request.method === 'GET' && pathname === '/v1/models') {
+      const data = (options.models ?? ['gpt-5', 'gpt-4.1']).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' }));
+      return sendJson(res, 200, { object: 'list', data }, requestIdHeader());
+    }
     sendError(res, 404, `Invalid URL (${request.method} ${pathname})`, 'invalid_request_error', null);
   });
 
@@ -74,11 +89,13 @@ export async function startOpenAIResponsesUpstream(
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
       return sendJson(res, turn.status, turn.errorBody ?? defaultError(turn.status), headers);
     }
-    if (params.stream) return streamResponse(res, turn, params, headers);
-    sendJson(res, turn.status ?? 200, finalResponse(turn, params, buildOutput(turn, params)), headers);
+    const prompt = cache && cachedPrompt(cache, request, body);
+    if (prompt) prompts.push(prompt);
+    if (params.stream) return streamResponse(res, turn, params, headers, prompt);
+    sendJson(res, turn.status ?? 200, finalResponse(turn, params, buildOutput(turn, params), prompt), headers);
   }
 
-  async function streamResponse(res: ServerResponse, turn: ScriptedTurn, params: ResponseCreateParams, headers: Record<string, string>) {
+  async function streamResponse(res: ServerResponse, turn: ScriptedTurn, params: ResponseCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
     const sse = openEventStream(res, headers, options);
     let sequence = 0;
     const send = (event: Unnumbered<WireStreamEvent>) => {
@@ -86,7 +103,8 @@ export async function startOpenAIResponsesUpstream(
       return sse.frame(`event: ${numbered.type}\ndata: ${JSON.stringify(numbered)}\n\n`);
     };
     const output = buildOutput(turn, params);
-    const done = finalResponse(turn, params, output);
+    // Usage, cache reads included, arrives with response.completed (or response.incomplete).
+    const done = finalResponse(turn, params, output, prompt);
     // The response so far: no output and no usage yet (`usage: null`, as OpenAI sends it).
     const opening = { ...done, status: 'in_progress', output: [], incomplete_details: null, completed_at: null, usage: null } as unknown as WireResponse;
 
@@ -131,7 +149,14 @@ export async function startOpenAIResponsesUpstream(
     sse.end();
   }
 
-  return { url: `${origin}/v1`, requests, close };
+  return { url: `${origin}/v1`, requests, prompts, close };
+}
+
+/** The prompt as OpenAI caches it: per organisation (the key), model and prompt_cache_key. */
+function cachedPrompt(cache: PromptCache, request: RecordedRequest, body: Record<string, any>): PromptRecord {
+  const cacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
+  const scope = PromptCache.scope('openai', credentialOf(request.headers), body.model, cacheKey);
+  return automaticCache(cache, scope, body.model, openAIResponsesParts(body), openAIRules(body.prompt_cache_retention), cacheKey);
 }
 
 /** Output items in the order the API produces them: reasoning, the message, then function calls. */
@@ -189,7 +214,7 @@ function echoedSettings(params: ResponseCreateParams): Record<string, unknown> {
   };
 }
 
-function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output: ResponseOutputItem[]): WireResponse {
+function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output: ResponseOutputItem[], prompt?: PromptRecord): WireResponse {
   const incomplete = stopReason(turn) === 'length';
   const created = Math.floor(Date.now() / 1000);
   return {
@@ -217,13 +242,14 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     tools: (params.tools ?? []).map((tool) => (tool.type === 'function' ? { ...tool, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? true } : tool)),
     top_p: params.top_p ?? 1,
     truncation: 'disabled',
-    usage: usage(turn, params),
+    usage: usage(turn, params, prompt),
     metadata: params.metadata ?? {},
   };
 }
 
-function usage(turn: ScriptedTurn, params: ResponseCreateParams): ResponseUsage {
-  const { input, output, cached } = usageFor(turn, params.input);
+/** Cache reads are `input_tokens_details.cached_tokens`, within input_tokens. */
+function usage(turn: ScriptedTurn, params: ResponseCreateParams, prompt?: PromptRecord): ResponseUsage {
+  const { input, output, cached } = usageFor(turn, params.input, prompt);
   const reasoning = turn.reasoning ? Math.min(output, Math.ceil(turn.reasoning.text.length / 4)) : 0;
   return {
     input_tokens: input,

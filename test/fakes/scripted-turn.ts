@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { PromptRecord } from './prompt-cache.js';
 
 /**
  * What a fake upstream model answers on one request, independent of the wire format. Each fake
@@ -84,16 +85,29 @@ export function stopReason(turn: ScriptedTurn): 'stop' | 'length' | 'tool_calls'
   return turn.stop ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop');
 }
 
-/** The scripted usage, or a deterministic estimate of about four characters per token. */
-export function usageFor(turn: ScriptedTurn, requestBody: unknown): { input: number; output: number; cached: number; cacheWrite?: number } {
-  if (turn.usage) return { input: turn.usage.input, output: turn.usage.output, cached: turn.usage.cached ?? 0, cacheWrite: turn.usage.cacheWrite ?? 0 };
+export interface TurnUsage {
+  /** Every prompt token, cached or not. */
+  input: number;
+  output: number;
+  /** Prompt tokens read from the cache. */
+  cached: number;
+  /** Prompt tokens written to the cache, all of them (Anthropic's cache_creation_input_tokens)... */
+  cacheWrite: number;
+  /** ...of which written for an hour (the rest for five minutes). */
+  cacheWrite1h: number;
+}
+
+/**
+ * The scripted usage; else, when the fake caches prompts, the prompt's tokens and what its cache
+ * read and wrote; else a deterministic estimate of about four characters per token, nothing cached.
+ */
+export function usageFor(turn: ScriptedTurn, requestBody: unknown, prompt?: PromptRecord): TurnUsage {
+  if (turn.usage) return { input: turn.usage.input, output: turn.usage.output, cached: turn.usage.cached ?? 0, cacheWrite: turn.usage.cacheWrite ?? 0, cacheWrite1h: 0 };
   const produced =
     (turn.reasoning?.text ?? '') + (turn.text ?? '') + (turn.toolCalls ?? []).map((call) => call.name + argumentsJson(call)).join('');
-  return {
-    input: Math.max(1, Math.ceil((JSON.stringify(requestBody) ?? '').length / 4)),
-    output: Math.max(1, Math.ceil(produced.length / 4)),
-    cached: 0,
-  };
+  const output = Math.max(1, Math.ceil(produced.length / 4));
+  if (prompt) return { input: prompt.inputTokens, output, cached: prompt.cachedTokens, cacheWrite: prompt.cacheWriteTokens, cacheWrite1h: prompt.cacheWriteByTtl['1h'] };
+  return { input: Math.max(1, Math.ceil((JSON.stringify(requestBody) ?? '').length / 4)), output, cached: 0, cacheWrite: 0, cacheWrite1h: 0 };
 }
 
 /** A provider-style opaque id: prefix plus random alphanumerics. */

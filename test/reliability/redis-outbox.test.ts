@@ -1,56 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initialise } from '../../src/cli/commands/init.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { OUTBOX_DIR } from '../../src/usage/open-ledger.js';
 import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
+import { killRouterProcesses, startRouterProcess } from './router-processes.js';
 import { redisAvailable, startDurableRedis, storedInRedis, type DurableRedis } from './redis-process.js';
 import { bodyFor, callFormat, eventually, headersFor, parseSse, send } from './support.js';
 
 if (!redisAvailable) console.warn("skipping the Redis outbox suite: 'redis-server' is not installed (apt-get install redis-server)");
 
-const SCRIPT = fileURLToPath(new URL('./router-process.ts', import.meta.url));
 const SKU = 'svc.intelligent-basic';
 const REQUESTS = 40;
-
-interface RouterProcess {
-  child: ChildProcess;
-  origin: string;
-  exited: Promise<unknown>;
-}
-
-const children: ChildProcess[] = [];
-
-/** Starts a router process on `home` and resolves once it listens. */
-async function startRouterProcess(home: string, usageStore: string): Promise<RouterProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, home, usageStore], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const exited = once(child, 'exit');
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the router did not start within 20 s:\n${stderr}`)), 20_000);
-    lines.on('line', (line) => {
-      const match = /^listening (\d+)$/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the router exited (${code}) before it listened:\n${stderr}`));
-    });
-  });
-  return { child, origin: `http://127.0.0.1:${port}`, exited };
-}
 
 let prompts = 0;
 async function chatTotal(origin: string, key: string, stream: boolean): Promise<number> {
@@ -64,7 +27,7 @@ describe.skipIf(!redisAvailable)('usage queued while Redis is down survives a ki
   let home: string | undefined;
   let redis: DurableRedis | undefined;
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killRouterProcesses();
     await redis?.kill();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });

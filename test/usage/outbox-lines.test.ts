@@ -31,7 +31,7 @@ describe("an outbox taken over from a dead router", () => {
     const torn = record('req_torn').slice(0, 30);
     fs.writeFileSync(orphan, [record('req_1'), torn, '\0\0\0', `{"ts":1e400,"developer":"alice"}`, record('req_2'), ''].join('\n'));
     const reports: string[] = [];
-    const outbox = new Outbox(dir, (message) => void reports.push(message));
+    const outbox = new Outbox(dir, { report: (message) => void reports.push(message) });
     outboxes.push(outbox);
 
     expect(outbox.claimOrphans().map((taken) => taken.requestId)).toEqual(['req_1', 'req_2']);

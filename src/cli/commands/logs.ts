@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Chalk } from 'chalk';
-import { ConfigStore } from '../../config/store.js';
 import type { TextProblem } from '../../files/json-text.js';
 import { SkippedLines } from '../../files/skipped-lines.js';
 import { entryFromStored, formatText } from '../../server/request-log.js';
@@ -10,6 +9,7 @@ import { REQUESTS_FILE } from '../../server/request-store.js';
 import { usageError } from '../cli-error.js';
 import { printLine, warn } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
+import { openConfig } from '../config-in-force.js';
 
 export interface LogsOptions {
   follow?: boolean;
@@ -44,7 +44,7 @@ export async function runLogs(options: LogsOptions): Promise<void> {
     ...(options.caller !== undefined ? { caller: options.caller } : {}),
     ...(options.status !== undefined ? { status: options.status.toLowerCase() } : {}),
   };
-  const config = new ConfigStore();
+  const config = await openConfig();
   const { dir } = config;
   const colours = new Chalk({ level: process.stdout.isTTY && !process.env.NO_COLOR ? 1 : 0 });
   const print = (record: StoredRequest) => printLine(options.json ? JSON.stringify(record) : formatText(entryFromStored(record), colours));
