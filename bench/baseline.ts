@@ -71,8 +71,9 @@ export function prepareBaseline(root: string, ref: string, log: (line: string) =
       log('baseline: lockfile differs, npm ci in the worktree…');
       run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
     }
-    log('baseline: building (tsc -p tsconfig.json)…');
-    run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: dir });
+    // npm run build, not tsc alone: the bin rebuilds a checkout whose dist/ lacks the build's stamp.
+    log('baseline: building (npm run build)…');
+    run('npm', ['run', 'build', '--silent'], { cwd: dir });
     const bin = path.join(dir, 'bin', 'svc-router.js');
     if (!fs.existsSync(bin)) throw new Error(`${ref} has no bin/svc-router.js`);
     return { ref, sha, dir, bin, dist: path.join(dir, 'dist'), modules: same ? 'linked' : 'npm ci', remove };

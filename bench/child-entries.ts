@@ -8,7 +8,7 @@ const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const OUT_DIR = path.join(BENCH_DIR, 'results', '.build');
 
 /** The servers the bench starts, and what they import. */
-const CHILD_SOURCES = ['fake-upstream.ts', 'upstream-replies.ts', 'bare-proxy.ts', 'router-with-eld.ts'];
+const CHILD_SOURCES = ['fake-upstream.ts', 'upstream-replies.ts', 'bare-proxy.ts', 'router-with-eld.ts', 'frame-taps-child.ts'];
 
 /**
  * Transpiles the child-process entries to plain JavaScript, so each server runs on bare `node`:

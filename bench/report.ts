@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BigStreamResult } from './big-streams.js';
 import type { CliTimes } from './cli-start.js';
+import type { FrameTapRow } from './frame-taps.js';
 import type { PeerRow } from './peers.js';
 import type { StreamsResult } from './slow-streams.js';
 import type { FloorResult, PathResult } from './summarise.js';
@@ -19,6 +20,8 @@ export interface BenchReport {
   streams_1000: StreamsResult | null;
   big_streams: BigStreamResult[];
   cli: CliTimes | null;
+  /** CPU per frame of the same-format taps, in-process (frame-taps.ts) */
+  frame_taps?: FrameTapRow[] | null;
   targets: TargetCheck[];
   /** with `--against`: the build that every path was also measured on, and the verdict */
   against: AgainstResult | null;
@@ -114,6 +117,28 @@ function floorTable(floor: FloorResult[]): string {
   );
 }
 
+function frameTapsTable(rows: FrameTapRow[]): string {
+  const against = rows.some((row) => row.baseline);
+  const table = formatTable(
+    ['frame', 'bytes', 'tap ns', '±', 'check ns', 'JSON.parse ns', ...(against ? ['base tap ns', '× base CPU', '±'] : [])],
+    rows.map((row) => [
+      row.frame,
+      String(row.bytes),
+      whole(row.tap_ns),
+      pct(row.tap_spread_pct),
+      whole(row.check_ns),
+      whole(row.parse_ns),
+      ...(against ? [whole(row.baseline?.tap_ns ?? NaN), fixed(row.baseline?.x_base, 3), pct(row.baseline?.x_base_spread_pct ?? NaN)] : []),
+    ]),
+  );
+  return (
+    'same-format taps, CPU per forwarded frame (in-process on the built taps, pinned like the router; median of the rounds):\n' +
+    `${table}\n` +
+    'tap = checking the frame (one JSON object, its type) and reading what the tap needs; check = core/json-check alone' +
+    (against ? '; × base CPU = base tap ns ÷ tap ns now, paired by round.' : '.')
+  );
+}
+
 export function targetsTable(targets: TargetCheck[]): string {
   return formatTable(
     ['target', 'value', 'goal', '', ''],
@@ -188,6 +213,10 @@ export function printReport(report: BenchReport, print: (text: string) => void):
     if (s.upstream_peak_concurrent < s.streams) {
       print(`note: the upstream never saw more than ${s.upstream_peak_concurrent} streams at once: the router queued the rest (its upstream connection pool is capped per origin).`);
     }
+  }
+  if (report.frame_taps?.length) {
+    print('');
+    print(frameTapsTable(report.frame_taps));
   }
   if (report.cli) print(`CLI: --version ${fixed(report.cli.version_ms, 0)} ms · whoami (in-process) ${fixed(report.cli.whoami_ms, 0)} ms (median of 10)`);
   print('');

@@ -11,6 +11,7 @@ import { compileChildEntries } from './child-entries.js';
 import { measureCliStart, type CliTimes } from './cli-start.js';
 import { DRIVER_CPU, SUT_CPU, setUpPinning } from './cpu-pinning.js';
 import { ensureDist } from './ensure-dist.js';
+import { measureFrameTaps, type FrameTapRow } from './frame-taps.js';
 import { chooseLoadGenerator } from './load.js';
 import { CONNECTIONS } from './measure.js';
 import { parseOptions } from './options.js';
@@ -47,6 +48,10 @@ async function main(): Promise<void> {
   const load = chooseLoadGenerator(pinning, log, options.load);
   const entry = compileChildEntries();
   const node = process.execPath;
+  // Before any server starts: in-process, on the router's CPU, nothing else of the bench running.
+  const frameTaps: FrameTapRow[] | null = options.memoryOnly
+    ? null
+    : measureFrameTaps({ entry: entry('frame-taps-child.ts'), dist: path.join(ROOT, 'dist'), ...(baseline ? { baseDist: baseline.dist } : {}), rounds: Math.max(options.rounds, baseline ? 3 : 1), pinning }, log);
 
   const upstream = await startServer({ name: 'fake upstream', command: [...pinning.prefix(DRIVER_CPU), node, entry('fake-upstream.ts')] });
   // One home per measurement: the router reads its whole ledger at start, so a used one would skew memory and start time.
@@ -157,6 +162,7 @@ async function main(): Promise<void> {
       streams_1000: streams ?? null,
       big_streams: big,
       cli,
+      frame_taps: frameTaps,
       targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big }),
       against,
       peers,

@@ -1,33 +1,37 @@
 #!/usr/bin/env node
 // Runs the compiled CLI, so a call starts without a TypeScript loader. The published package ships
-// dist/ (built by prepack); a source checkout builds it on its first run, so that `npm ci` and then
-// `npx svc-router serve` work with no other step.
-import { spawnSync } from 'node:child_process';
+// dist/ (built by prepack) and no src/, and runs it as it is. A source checkout builds dist/ on its
+// first run and again whenever src/ has changed since (an edit, a git pull), so `npm ci` and then
+// `npx svc-router serve` run the code as it is now, with no other step.
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { isCurrent } from './source-stamp.js';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const main = new URL('../dist/cli/main.js', import.meta.url);
-if (!existsSync(main)) buildFromSource();
+// The version comes from package.json, not from the build: `--version` alone skips the check.
+const versionOnly = process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V');
+if (existsSync(new URL('../src', import.meta.url))) {
+  if (!(versionOnly && existsSync(main)) && !isCurrent(root)) await rebuild();
+} else if (!existsSync(main)) {
+  process.stderr.write('svc-router: dist/ is missing from this install; reinstall the package.\n');
+  process.exit(1);
+}
 await import(main.href);
 
-function buildFromSource() {
-  const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
-  let tsc;
-  try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  } catch {
+async function rebuild() {
+  const { buildDist } = await import('./source-build.js');
+  const first = !existsSync(main);
+  const outcome = buildDist(root, {
+    say: () => process.stderr.write(`svc-router: ${first ? 'first run from a source checkout' : 'src/ has changed since the last build'}: building dist/ (npm run build)…\n`),
+  });
+  if (outcome === 'no-typescript' && !first) {
+    process.stderr.write('svc-router: src/ has changed since the last build, but TypeScript is not installed to rebuild it (npm ci); running the last build.\n');
+  } else if (outcome === 'no-typescript') {
     process.stderr.write('svc-router: dist/ is missing and TypeScript is not installed: run `npm ci && npm run build` in the svc-router checkout.\n');
     process.exit(1);
-  }
-  if (!existsSync(tsconfig)) {
-    process.stderr.write('svc-router: dist/ is missing from this install; reinstall the package.\n');
-    process.exit(1);
-  }
-  process.stderr.write('svc-router: first run from a source checkout: building dist/ (npm run build)…\n');
-  const built = spawnSync(process.execPath, [tsc, '-p', tsconfig], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (built.status !== 0 || !existsSync(main)) {
-    process.stderr.write('svc-router: the build failed; run `npm run build` to see why.\n');
+  } else if (outcome === 'failed' || !existsSync(main)) {
+    process.stderr.write('svc-router: the build failed (the errors are above); fix them, or run `npm run build` to see them again.\n');
     process.exit(1);
   }
 }

@@ -30,7 +30,7 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
@@ -170,7 +170,7 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                set) options="--context-window $help" ;;
+                set) options="--context-window --new $help" ;;
                 window) options="--unset $help" ;;
                 list) options="--json $help" ;;
                 rule) options="--background --thinking --context-above --image --web-search --model $help" ;;
@@ -201,7 +201,7 @@ _svc_router() {
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
-        doctor) options="--base-url --key --timeout --client --json $help" ;;
+        doctor) options="--base-url --key --timeout --live --client --json $help" ;;
         connect) options="--write --undo --force --base-url --key $help" ;;
         completion) options="$help" ;;
     esac

@@ -71,6 +71,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.requestLogMaxBytes' 'bytes the searchable request log may take on disk'
     printf '%s\t%s\n' 'server.tls.cert' 'PEM certificate'
     printf '%s\t%s\n' 'server.tls.key' 'the certificate\'s PEM private key, a file only you can read'
+    printf '%s\t%s\n' 'server.hosts' 'names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
+    printf '%s\t%s\n' 'server.cors' 'origins whose browser pages may call the model endpoints'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
     printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
     printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'
@@ -100,7 +102,7 @@ complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and c
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
-complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
+complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, each backend\'s key, routes, config file and serve port; exit code = number of failures'
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
@@ -147,7 +149,7 @@ complete -c svc-router -n '__svc_router_is config' -a get -d 'print a setting'
 complete -c svc-router -n '__svc_router_is config' -a set -d 'change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)'
 complete -c svc-router -n '__svc_router_is config' -a export -d 'print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)'
 complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declarative file into config.json, listing every change (nothing is written if the file is not valid)'
-complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
+complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG, else the running serve\'s), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
@@ -244,6 +246,7 @@ complete -c svc-router -n '__svc_router_in backends remove; and test (count (__s
 
 # routes set
 complete -c svc-router -n '__svc_router_in routes set' -l context-window -x -d 'the route\'s context window (default: the smallest of its targets\' known model families)'
+complete -c svc-router -n '__svc_router_in routes set' -l new -d 'create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
 
@@ -300,7 +303,7 @@ complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'
 complete -c svc-router -n '__svc_router_in config export' -l force -d 'replace an existing --output file'
 complete -c svc-router -n '__svc_router_in config export' -l with-keys -d 'include issued keys\' records (hashes, never keys), so routers sharing the file accept the same keys'
-complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: the schema in node_modules/svc-router)'
+complete -c svc-router -n '__svc_router_in config export' -l schema-ref -x -d 'the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router\'s schema, relative to the file)'
 
 # config import
 complete -c svc-router -n '__svc_router_in config import' -l dry-run -d 'list the changes without writing them'
@@ -341,7 +344,8 @@ complete -c svc-router -n '__svc_router_in env' -l key -x -d 'key to put in the 
 # doctor
 complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d 'the router\'s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)'
 complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check (env SVC_ROUTER_KEY; default: the stored local key)'
-complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000)'
+complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)'
+complete -c svc-router -n '__svc_router_in doctor' -l live -d 'also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend\'s key is proven on its free model list'
 complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
 complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
 

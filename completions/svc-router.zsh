@@ -57,6 +57,8 @@ _svc_router_config_keys() {
     'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
     'server.tls.cert:PEM certificate'
     'server.tls.key:the certificate'\''s PEM private key, a file only you can read'
+    'server.hosts:names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
+    'server.cors:origins whose browser pages may call the model endpoints'
     'usage.store:where usage is recorded'
     'limits.outputReserveTokens:output held against the cap for a request that sets no max output tokens'
     'limits.reservationTtlMs:ms a cap reservation outlives a router that died before settling it'
@@ -96,7 +98,7 @@ _svc_router_commands() {
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
-    'doctor:check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures'
+    'doctor:check the key, base URL, router, each backend'\''s key, routes, config file and serve port; exit code = number of failures'
     'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
@@ -206,6 +208,7 @@ _svc_router_routes_args() {
     set)
       _arguments \
         '--context-window[the route'\''s context window (default: the smallest of its targets'\'' known model families)]:contextWindow:' \
+        '--new[create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)]' \
         ':model:_svc_router_route_models' \
         '*:targets:_svc_router_targets' \
         $help
@@ -286,7 +289,7 @@ _svc_router_config_args() {
         '(-o --output)'{-o,--output}'[write the file instead of printing it]:output:_files' \
         '--force[replace an existing --output file]' \
         '--with-keys[include issued keys'\'' records (hashes, never keys), so routers sharing the file accept the same keys]' \
-        '--schema-ref[the $schema reference to write (default: the schema in node_modules/svc-router)]:schemaRef:' \
+        '--schema-ref[the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router'\''s schema, relative to the file)]:schemaRef:' \
         $help
       ;;
     import)
@@ -407,7 +410,7 @@ _svc_router() {
         'set:change a setting (server.host, server.port, server.bodyLimitBytes, usage.store, defaults.*)' \
         'export:print the settings in force as a declarative file to commit or share (secrets only by environment-variable name; notes on stderr)' \
         'import:write a declarative file into config.json, listing every change (nothing is written if the file is not valid)' \
-        'validate:check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid'
+        'validate:check a declarative file (default: $SVC_ROUTER_CONFIG, else the running serve'\''s), naming the line and column of each problem; exit code 2 if it is not valid'
       ret=$?
       ;;
     whoami)
@@ -453,7 +456,8 @@ _svc_router() {
       _arguments \
         '--base-url[the router'\''s address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)]:baseUrl:' \
         '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
-        '--timeout[how long each network check may take, in milliseconds (default: 2000)]:timeout:' \
+        '--timeout[how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)]:timeout:' \
+        '--live[also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend'\''s key is proven on its free model list]' \
         '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude)' \
         '--json[print the results as JSON]' \
         $help && ret=0

@@ -1,6 +1,7 @@
 // The dashboard's script: plain browser JavaScript, no build step. The page without it is the
 // server-rendered table of recent requests; with it, the table is live (EventSource on /ui/events)
-// and the charts, routes, backends and config come from /ui/api/overview.
+// and the charts, routes, backends and config come from /ui/api/overview. Numbers are written by
+// formatCount and formatUsd from /ui/format.js: the CLI's own functions (src/core/format-numbers.ts).
 'use strict';
 
 const MAX_ROWS = 200;
@@ -14,11 +15,12 @@ function el(tag, attributes, ...children) {
   return node;
 }
 
-const usd = (value) => (value === null || value === undefined ? 'n/a' : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(value === 0 ? 0 : 6)}`);
+/** The longest path a row shows (as the server's rows do); the whole of it is in the request log. */
+const PATH_SHOWN = 120;
 const statusClass = (status) => (status >= 500 ? 'status-bad' : status >= 400 ? 'status-warn' : 'status-ok');
 
 function targetsCell(request) {
-  const cell = el('td');
+  const cell = el('td', { class: 'targets' });
   for (const target of request.targets || []) {
     const failed = target.outcome !== 'ok';
     cell.append(el('span', { class: `target${failed ? ' failed' : ''}`, title: target.error || '' }, `${target.backend}:${target.upstream_model} ${target.outcome} ${target.latency_ms} ms`));
@@ -27,20 +29,27 @@ function targetsCell(request) {
   return cell;
 }
 
+/** `POST /v1/messages`: which request a row is, whether or not it reached a model (probes, 404s). */
+function requestLine(request) {
+  const path = request.path.length > PATH_SHOWN ? `${request.path.slice(0, PATH_SHOWN - 1)}…` : request.path;
+  return `${request.method} ${path}`;
+}
+
 function requestRow(request) {
-  const tokens = request.input_tokens === undefined ? '' : `${request.input_tokens}+${request.output_tokens || 0}`;
+  const tokens = request.input_tokens === undefined ? '' : `${formatCount(request.input_tokens)}+${formatCount(request.output_tokens || 0)}`;
   return el(
     'tr',
     { 'data-request-id': request.request_id || '' },
     el('td', {}, request.time.slice(11, 19)),
+    el('td', { class: 'request' }, requestLine(request)),
     el('td', {}, request.caller || ''),
     el('td', {}, request.format || ''),
     el('td', {}, request.model || ''),
     targetsCell(request),
-    el('td', {}, tokens),
-    el('td', {}, request.cost_usd === undefined ? '' : usd(request.cost_usd)),
+    el('td', { class: 'number' }, tokens),
+    el('td', { class: 'number' }, request.cost_usd === undefined ? '' : formatUsd(request.cost_usd)),
     el('td', { class: statusClass(request.status) }, request.status),
-    el('td', {}, `${request.latency_ms} ms`),
+    el('td', { class: 'number' }, `${formatCount(request.latency_ms)} ms`),
     el('td', { class: 'error' }, request.error || ''),
   );
 }
@@ -53,50 +62,78 @@ function addRequest(request) {
   while (body.rows.length > MAX_ROWS) body.deleteRow(body.rows.length - 1);
 }
 
-/** Horizontal or vertical bars in an SVG, one per slice; the measure is cost when any was priced, else tokens. */
+/**
+ * The charts' measure: cost, or tokens (which every request has, priced or not: a local model
+ * nobody priced has tokens and no cost). Cost by default when any request in the window was priced.
+ */
+const MEASURES = {
+  cost: { of: (slice) => slice.cost_usd || 0, text: (slice) => (slice.cost_usd === null ? 'unpriced' : formatUsd(slice.cost_usd) + (slice.unpriced_requests ? ' + unpriced' : '')) },
+  tokens: { of: (slice) => slice.total_tokens, text: (slice) => `${formatCount(slice.total_tokens)} tokens` },
+};
+let measureChosen;
+let lastUsage;
+
+/** Bars in an SVG, one per slice: columns by day, else a labelled row per slice with its value beside the bar. */
 function drawBars(svg, slices, measure, vertical) {
   svg.replaceChildren();
   const width = svg.clientWidth || 300;
   const height = svg.clientHeight || 180;
-  const max = Math.max(0, ...slices.map(measure));
-  if (!(max > 0)) {
+  const max = Math.max(0, ...slices.map(measure.of));
+  if (vertical) {
+    if (!(max > 0)) {
+      svg.append(el('svg:text', { x: 8, y: 20 }, 'no usage yet'));
+      return;
+    }
+    const step = width / slices.length;
+    slices.forEach((slice, i) => {
+      const h = (measure.of(slice) / max) * (height - 20);
+      if (h > 0) svg.append(el('svg:rect', { x: i * step + 1, y: height - 14 - h, width: Math.max(1, step - 2), height: h, 'data-name': slice.name }, el('svg:title', {}, `${slice.name}: ${formatCount(slice.requests)} requests, ${formatCount(slice.total_tokens)} tokens, ${formatUsd(slice.cost_usd)}`)));
+    });
+    svg.append(el('svg:text', { x: 0, y: height - 2 }, slices[0].name), el('svg:text', { x: width, y: height - 2, 'text-anchor': 'end' }, slices[slices.length - 1].name));
+    return;
+  }
+  if (slices.length === 0) {
     svg.append(el('svg:text', { x: 8, y: 20 }, 'no usage yet'));
     return;
   }
-  if (vertical) {
-    const step = width / slices.length;
-    slices.forEach((slice, i) => {
-      const h = (measure(slice) / max) * (height - 20);
-      if (h > 0) svg.append(el('svg:rect', { x: i * step + 1, y: height - 14 - h, width: Math.max(1, step - 2), height: h, 'data-name': slice.name }, el('svg:title', {}, `${slice.name}: ${slice.requests} requests, ${slice.total_tokens} tokens, ${usd(slice.cost_usd)}`)));
-    });
-    svg.append(el('svg:text', { x: 0, y: height - 2 }, slices[0].name), el('svg:text', { x: width - 60, y: height - 2 }, slices[slices.length - 1].name));
-    return;
-  }
-  const shown = slices.slice(0, 8);
+  const shown = slices.slice(0, 6);
   const rowHeight = height / Math.max(shown.length, 4);
+  // Room beside the longest bar for its value ("$1,234.56 + unpriced").
+  const room = Math.max(width * 0.3, width - 110);
   shown.forEach((slice, i) => {
-    const w = (measure(slice) / max) * (width * 0.55);
     const y = i * rowHeight;
-    svg.append(el('svg:text', { x: 0, y: y + rowHeight * 0.6 }, slice.name.length > 28 ? `${slice.name.slice(0, 27)}…` : slice.name));
-    svg.append(el('svg:rect', { x: width * 0.42, y: y + 2, width: Math.max(1, w), height: rowHeight - 4, 'data-name': slice.name }, el('svg:title', {}, `${slice.requests} requests, ${slice.total_tokens} tokens, ${usd(slice.cost_usd)}`)));
+    const value = measure.of(slice);
+    const w = max > 0 ? (value / max) * room : 0;
+    svg.append(el('svg:text', { x: 0, y: y + 11 }, slice.name, el('svg:title', {}, slice.name)));
+    const barY = y + 15;
+    const barHeight = Math.max(4, rowHeight - 20);
+    if (w > 0) svg.append(el('svg:rect', { x: 0, y: barY, width: Math.max(1, w), height: barHeight, 'data-name': slice.name }, el('svg:title', {}, `${formatCount(slice.requests)} requests, ${formatCount(slice.total_tokens)} tokens, ${formatUsd(slice.cost_usd)}`)));
+    svg.append(el('svg:text', { x: w + 4, y: barY + barHeight / 2 + 4, class: 'value' }, measure.text(slice)));
   });
+}
+
+function chooseMeasure(name) {
+  measureChosen = name;
+  if (lastUsage) renderUsage(lastUsage);
 }
 
 function renderUsage(usage) {
   if (!usage || usage.error) return;
-  const byCost = (usage.totals.cost_usd || 0) > 0;
-  const measure = byCost ? (slice) => slice.cost_usd || 0 : (slice) => slice.total_tokens;
-  $('measure').textContent = byCost ? '(bars: cost)' : '(bars: tokens)';
+  lastUsage = usage;
+  const name = measureChosen || ((usage.totals.cost_usd || 0) > 0 ? 'cost' : 'tokens');
+  const measure = MEASURES[name];
+  $('measure-cost').setAttribute('aria-pressed', String(name === 'cost'));
+  $('measure-tokens').setAttribute('aria-pressed', String(name === 'tokens'));
   $('usage').hidden = false;
   drawBars($('chart-day'), usage.by_day, measure, true);
   drawBars($('chart-model'), usage.by_upstream_model, measure, false);
   drawBars($('chart-key'), usage.by_key, measure, false);
   const totals = $('totals');
   totals.replaceChildren();
-  const add = (name, value) => totals.append(el('div', {}, el('dt', {}, name), el('dd', {}, value)));
-  add('requests', usage.totals.requests);
-  add('tokens', usage.totals.total_tokens);
-  add('cost', usd(usage.totals.cost_usd) + (usage.totals.unpriced_requests ? ` (+${usage.totals.unpriced_requests} unpriced)` : ''));
+  const add = (name, value, note) => totals.append(el('div', {}, el('dt', {}, name), el('dd', {}, value, ...(note ? [el('small', {}, ` ${note}`)] : []))));
+  add('requests', formatCount(usage.totals.requests));
+  add('tokens', formatCount(usage.totals.total_tokens));
+  add('cost', formatUsd(usage.totals.cost_usd), usage.totals.unpriced_requests ? `(+${formatCount(usage.totals.unpriced_requests)} unpriced)` : '');
 }
 
 function renderRoutes(routes) {
@@ -115,6 +152,17 @@ function renderRoutes(routes) {
   $('routes-section').hidden = false;
 }
 
+/** A backend's failures, one line per kind: how often, the status and message, and when last. */
+function errorGroupsCell(backend) {
+  const list = el('ul', { class: 'error-groups' });
+  for (const group of backend.error_groups) {
+    const when = group.count > 1 ? `last ${group.last_time.slice(11, 19)}` : group.last_time.slice(11, 19);
+    list.append(el('li', { class: 'error-group' }, `${formatCount(group.count)}× ${group.status} ${group.error} `, el('small', {}, `(${when})`)));
+  }
+  if (backend.error_groups_not_shown) list.append(el('li', { class: 'more' }, `and ${formatCount(backend.error_groups_not_shown)} older kind(s) of error: svc-router logs --status error`));
+  return el('td', { class: 'error' }, list);
+}
+
 function renderBackends(backends) {
   const body = $('backends').tBodies[0];
   body.replaceChildren(
@@ -124,10 +172,10 @@ function renderBackends(backends) {
         {},
         el('td', {}, backend.name),
         el('td', {}, backend.type),
-        el('td', {}, backend.base_url),
-        el('td', {}, backend.requests),
-        el('td', { class: backend.failures ? 'status-bad' : '' }, backend.failures),
-        el('td', { class: 'error' }, backend.recent_errors.map((error) => `${error.time.slice(11, 19)} ${error.status} ${error.error}`).join('\n')),
+        el('td', { class: 'url' }, backend.base_url),
+        el('td', { class: 'number' }, formatCount(backend.requests)),
+        el('td', { class: `number${backend.failures ? ' status-bad' : ''}` }, formatCount(backend.failures)),
+        errorGroupsCell(backend),
       ),
     ),
   );
@@ -166,6 +214,8 @@ function connect() {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  $('measure-cost').addEventListener('click', () => chooseMeasure('cost'));
+  $('measure-tokens').addEventListener('click', () => chooseMeasure('tokens'));
   connect();
   refresh();
 });

@@ -58,7 +58,27 @@ export interface BackendEntry<Type extends string = string> {
   load(): Promise<BackendModule>;
 }
 
-/** What a backend folder's module exports: how to build one backend from its settings. */
+/** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */
 export interface BackendModule {
   createBackend(name: string, settings: BackendSettings): Backend;
+  /** The cheap authenticated call `doctor` makes; a type without one is checked by a connection only. */
+  probe?: BackendProbe;
+}
+
+/**
+ * How to prove a backend's key without spending tokens: the upstream's model list, which every
+ * provider answers for free with the same authentication as a completion. `doctor` makes the call
+ * and reads the answer with these; `doctor --live` adds a one-token completion through the backend.
+ */
+export interface BackendProbe {
+  /** The model-list request for a configured base URL (no trailing slash) and key. */
+  modelList(baseUrl: string, key: string | undefined): { url: string; headers: Record<string, string> };
+  /** The ids a model-list answer names, in the form a route target gives them; `complete` is false when more pages follow. */
+  readModels(body: unknown): { ids: string[]; complete: boolean } | undefined;
+  /** The id a target's upstream model has in the list, when the two forms differ. */
+  listedAs?(upstreamModel: string): string;
+  /** An answer that refuses the key with a status other than 401 or 403. */
+  refusesKey?(status: number, body: unknown): boolean;
+  /** The output cap of the live request, where the API refuses 1. */
+  liveMaxOutputTokens?: number;
 }

@@ -3,13 +3,22 @@
  * the client's own config file. No I/O here, so other code (and the agent suites) can reuse it.
  */
 
+import { readJsonText } from '../files/json-text.js';
+
 /** The model clients are pointed at by default. */
 export const DEFAULT_CLIENT_MODEL = 'svc.intelligent-pro';
 /**
- * The environment variable the key is read from: by Codex (through its provider's auth command),
- * by the SDK snippets, and by the svc-router CLI itself.
+ * The environment variable the key is read from: by Codex (through its provider's auth command)
+ * and by the svc-router CLI itself.
  */
 export const KEY_ENV = 'SVC_ROUTER_KEY';
+/**
+ * The variables each SDK snippet reads its key from: the ones `svc-router env` (and the serve
+ * banner) export, so `eval "$(svc-router env)"` is all a shell needs before running one. The
+ * Anthropic snippet sends the key as a bearer token, as Claude Code does.
+ */
+export const OPENAI_KEY_ENV = 'OPENAI_API_KEY';
+export const ANTHROPIC_TOKEN_ENV = 'ANTHROPIC_AUTH_TOKEN';
 /** The name of the custom model provider in Codex's config. */
 export const CODEX_PROVIDER = 'svc';
 /**
@@ -123,37 +132,38 @@ export function exportLine(name: string, value: string): string {
 
 /**
  * The export lines that point every kind of client at the router, one story for `serve`'s banner,
- * `env` and `connect`: OpenAI-style clients, Claude Code (and the Anthropic SDK, which reads the
- * same token) with its model variables, and SVC_ROUTER_KEY, which Codex's provider and the SDK
- * snippets read.
+ * `env` and `connect`: OpenAI-style clients (and the OpenAI SDK snippet), Claude Code (and the
+ * Anthropic SDK snippet, which reads the same token) with its model variables, and
+ * SVC_ROUTER_KEY, which Codex's provider and the svc-router CLI read.
  */
 export function clientEnv(origin: string, key: string, models?: ClaudeModels): Array<[string, string]> {
   return [
     ['OPENAI_BASE_URL', `${originOf(origin)}/v1`],
-    ['OPENAI_API_KEY', key],
+    [OPENAI_KEY_ENV, key],
     ...Object.entries(claudeSettingsEnv(origin, key, models)),
     [KEY_ENV, key],
   ];
 }
 
-export function openaiSdkSnippet(origin: string, envKey: string = KEY_ENV): string {
+export function openaiSdkSnippet(origin: string): string {
   return [
     '// npm install openai',
     "import OpenAI from 'openai';",
     '',
-    `const client = new OpenAI({ baseURL: '${originOf(origin)}/v1', apiKey: process.env.${envKey} });`,
+    `const client = new OpenAI({ baseURL: '${originOf(origin)}/v1', apiKey: process.env.${OPENAI_KEY_ENV} });`,
     `const response = await client.responses.create({ model: '${DEFAULT_CLIENT_MODEL}', input: 'Say hello.' });`,
     'console.log(response.output_text);',
     '',
   ].join('\n');
 }
 
-export function anthropicSdkSnippet(origin: string, envKey: string = KEY_ENV): string {
+export function anthropicSdkSnippet(origin: string): string {
   return [
     '// npm install @anthropic-ai/sdk',
     "import Anthropic from '@anthropic-ai/sdk';",
     '',
-    `const client = new Anthropic({ baseURL: '${originOf(origin)}', apiKey: process.env.${envKey} });`,
+    '// The key goes as a bearer token; apiKey: null keeps an ANTHROPIC_API_KEY of your own from being sent instead.',
+    `const client = new Anthropic({ baseURL: '${originOf(origin)}', apiKey: null, authToken: process.env.${ANTHROPIC_TOKEN_ENV} });`,
     'const message = await client.messages.create({',
     `  model: '${DEFAULT_CLIENT_MODEL}',`,
     '  max_tokens: 1024,',
@@ -395,12 +405,10 @@ function findLastIndex<T>(list: T[], test: (item: T) => boolean): number {
 export function mergeClaudeSettings(existing: string | undefined, env: Record<string, string>): string {
   let settings: Record<string, unknown> = {};
   if (existing !== undefined && existing.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(existing);
-    } catch (error) {
-      throw new MergeError(`it is not valid JSON (${(error as Error).message}); fix it by hand first`);
-    }
+    const reading = readJsonText(existing);
+    // Where, not what: the file may hold a key, and JSON.parse's message can quote it.
+    if (!reading.ok) throw new MergeError(`it is not valid JSON (line ${reading.problem.line}, column ${reading.problem.column}: ${reading.problem.message}); fix it by hand first`);
+    const parsed = reading.value;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MergeError('it does not hold a JSON object');
     settings = parsed as Record<string, unknown>;
   }

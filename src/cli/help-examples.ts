@@ -12,11 +12,15 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'keys issue': ['svc-router keys issue --developer bob --tier pro --json'],
   'keys cap': ['svc-router keys cap alice 500000000      # raise a cap; the key stays the same'],
   'backends add': ['svc-router backends add openai --type openai-chat --base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY'],
-  'routes set': ["svc-router routes set svc.intelligent-pro openai:gpt-5 anthropic:claude-sonnet-4-5", "svc-router routes set 'claude-*' anthropic"],
+  'routes set': [
+    "svc-router routes set svc.intelligent-pro openai:gpt-5 anthropic:claude-sonnet-4-5",
+    "svc-router routes set 'claude-*' anthropic",
+    'svc-router routes set svc.team-search openai:gpt-5-mini --new   # a SKU of your own',
+  ],
   whoami: ['svc-router whoami                        # in-process, from the config', 'svc-router whoami --base-url http://127.0.0.1:8787 --json   # asks the running server'],
   chat: ['svc-router chat "say hi"', 'echo "summarise this" | svc-router chat -m svc.intelligent-lite', 'svc-router chat --stream --json "count to 3" | jq -c .choices[0].delta   # NDJSON, one chunk a line'],
   env: ['eval "$(svc-router env)"                 # point this shell\'s OpenAI and Anthropic clients at the router'],
-  doctor: ['svc-router doctor', 'svc-router doctor --client claude        # also Claude Code\'s settings and variables', 'svc-router doctor --json | jq \'.checks[] | select(.status == "fail")\''],
+  doctor: ['svc-router doctor', 'svc-router doctor --live                 # also a one-token request per routed model', 'svc-router doctor --client claude        # also Claude Code\'s settings and variables', 'svc-router doctor --json | jq \'.checks[] | select(.status == "fail")\''],
   connect: ['svc-router connect codex --write         # merge into ~/.codex/config.toml (backup kept)', 'svc-router connect claude --undo          # put back the settings file as it was', 'svc-router connect openai-sdk > example.mjs && node example.mjs'],
   completion: ['svc-router completion bash > ~/.local/share/bash-completion/completions/svc-router'],
 };

@@ -148,6 +148,7 @@ export function buildProgram(version: string): Command {
   completeArguments(routes.command('set <model> <targets...>'), 'route-models', 'targets')
     .description(`route a model (${SKUS.join(', ')}, or a pattern such as 'claude-*') to BACKEND[:UPSTREAM_MODEL] targets, in fallback order`)
     .option('--context-window <tokens>', "the route's context window (default: the smallest of its targets' known model families)")
+    .option('--new', 'create a new svc.* SKU (without it, an svc.* name must be a built-in SKU or an existing route)')
     .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
   completeArguments(routes.command('window <name> [tokens]'), 'route-models')
     .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')
@@ -213,14 +214,14 @@ export function buildProgram(version: string): Command {
     .addOption(completeWith(new Option('-o, --output <file>', 'write the file instead of printing it'), 'files'))
     .option('--force', 'replace an existing --output file')
     .option('--with-keys', "include issued keys' records (hashes, never keys), so routers sharing the file accept the same keys")
-    .option('--schema-ref <ref>', 'the $schema reference to write (default: the schema in node_modules/svc-router)')
+    .option('--schema-ref <ref>', 'the $schema reference to write (default: ./node_modules/svc-router/… when the project installs svc-router, else this svc-router\'s schema, relative to the file)')
     .action(async (options) => (await import('./commands/config-file.js')).runConfigExport(options));
   completeArguments(config.command('import <file>'), 'files')
     .description('write a declarative file into config.json, listing every change (nothing is written if the file is not valid)')
     .option('--dry-run', 'list the changes without writing them')
     .action(async (file, options) => (await import('./commands/config-file.js')).runConfigImport(file, options));
   completeArguments(config.command('validate [file]'), 'files')
-    .description('check a declarative file (default: $SVC_ROUTER_CONFIG), naming the line and column of each problem; exit code 2 if it is not valid')
+    .description("check a declarative file (default: $SVC_ROUTER_CONFIG, else the running serve's), naming the line and column of each problem; exit code 2 if it is not valid")
     .option('--json', 'print the result as JSON')
     .action(async (file, options) => (await import('./commands/config-file.js')).runConfigValidate(file, options));
 
@@ -258,10 +259,11 @@ export function buildProgram(version: string): Command {
 
   program
     .command('doctor')
-    .description('check the key, base URL, router, backends, routes, config file and serve port; exit code = number of failures')
+    .description("check the key, base URL, router, each backend's key, routes, config file and serve port; exit code = number of failures")
     .option('--base-url <url>', "the router's address as clients use it (env SVC_ROUTER_BASE_URL; default: from config)")
     .option('--key <key>', 'key to check (env SVC_ROUTER_KEY; default: the stored local key)')
-    .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000)')
+    .option('--timeout <ms>', 'how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)')
+    .option('--live', "also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend's key is proven on its free model list")
     .addOption(new Option('--client <client>', 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables').choices(DOCTOR_CLIENTS))
     .option('--json', 'print the results as JSON')
     .action(async (options) => (await import('./commands/doctor.js')).runDoctor(options));

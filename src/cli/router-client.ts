@@ -1,9 +1,13 @@
-import { ConfigStore } from '../config/store.js';
+import type { ConfigStore } from '../config/store.js';
+import { whitespaceIn } from '../identity/key-whitespace.js';
+import { KEY_ENV } from './client-settings.js';
 import type { ApiResponse } from '../handlers/api.js';
-import { CliError, EXIT_USAGE, refusedError, unreachableError } from './cli-error.js';
+import { notInitialisedError, refusedError, unreachableError } from './cli-error.js';
 import { note, warn } from './output.js';
+import { parseHttpUrl } from './parse-options.js';
 import { routerAddress } from './router-address.js';
 import { untrustedCertRemedy } from './tls-files.js';
+import { openConfig } from './config-in-force.js';
 
 export interface ConnectionOptions {
   baseUrl?: string;
@@ -27,19 +31,29 @@ export interface RouterClient {
  * svc-router over HTTP when a base URL is given (flag or SVC_ROUTER_BASE_URL).
  */
 export async function openClient(options: ConnectionOptions): Promise<RouterClient> {
-  const baseUrl = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
-  const config = new ConfigStore();
-  const key = options.key ?? process.env.SVC_ROUTER_KEY ?? config.read().localKey;
-  if (key === undefined) throw new CliError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)', EXIT_USAGE, 'not_initialised');
-  const padded = /^\s|\s$/u.test(key);
-  if (padded) warn('the key has leading or trailing whitespace; the router will refuse it (401).');
+  const given = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
+  const baseUrl = given ? parseHttpUrl(given, options.baseUrl !== undefined ? '--base-url' : 'SVC_ROUTER_BASE_URL') : undefined;
+  const config = await openConfig();
+  const { key, source } = chosenKey(options.key, config);
+  if (key === undefined) throw notInitialisedError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)');
+  const whitespace = whitespaceIn(key);
+  if (whitespace) warn(`${source} holds whitespace${whitespace === 'escaped' ? ' written out as an escape (\\n, %20 or the like)' : ''}; the router will refuse it (401).`);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   if (!baseUrl) return inProcessClient(config, headers, await inProcessStore(config));
-  // HTTP would quietly drop the whitespace on the way; refuse here as the router would.
-  if (padded) {
+  // HTTP would quietly drop whitespace at either end on the way, and refuses a line end inside:
+  // refuse here as the router would. An escape is sent as it is, and the router says so.
+  if (whitespace === 'raw') {
     throw refusedError('401: Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.', { status: 401, server_code: 'invalid_api_key' });
   }
   return httpClient(baseUrl, headers);
+}
+
+/** The key a quick check sends, and where it came from (named when it is refused). */
+function chosenKey(flag: string | undefined, config: ConfigStore): { key: string | undefined; source: string } {
+  if (flag !== undefined) return { key: flag, source: 'the key given with --key' };
+  const fromEnvironment = process.env[KEY_ENV];
+  if (fromEnvironment !== undefined) return { key: fromEnvironment, source: `the key in ${KEY_ENV}` };
+  return { key: config.read().localKey, source: `the stored key (localKey in ${config.path})` };
 }
 
 /**

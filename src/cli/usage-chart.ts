@@ -1,3 +1,4 @@
+import { formatCount, formatUsd } from '../core/format-numbers.js';
 import type { UsageReport, UsageSlice } from '../usage/slice.js';
 
 const BAR_WIDTH = 30;
@@ -11,8 +12,6 @@ export function bar(value: number, max: number, width = BAR_WIDTH): string {
   const eighths = Math.max(1, Math.round((value / max) * width * 8));
   return FULL.repeat(Math.floor(eighths / 8)) + PARTS[eighths % 8];
 }
-
-export const formatUsd = (usd: number | null): string => (usd === null ? 'n/a' : usd >= 1 ? `$${usd.toFixed(2)}` : usd === 0 ? '$0' : `$${usd.toFixed(4)}`);
 
 /** Which number the bars show: cost when any request in the window was priced, else tokens. */
 function measure(report: UsageReport): { label: string; of: (slice: UsageSlice) => number } {
@@ -28,7 +27,7 @@ export function sliceLines(title: string, slices: UsageSlice[], report: UsageRep
   if (slices.length === 0) return [...lines, '  (no requests)'];
   for (const slice of slices) {
     const cost = formatUsd(slice.cost_usd) + (slice.unpriced_requests && slice.cost_usd !== null ? '+' : '');
-    lines.push(`  ${slice.name.padEnd(nameWidth)}  ${String(slice.requests).padStart(6)} req  ${String(slice.total_tokens).padStart(10)} tok  ${cost.padStart(10)}  ${bar(of(slice), max)}`);
+    lines.push(`  ${slice.name.padEnd(nameWidth)}  ${formatCount(slice.requests).padStart(7)} req  ${formatCount(slice.total_tokens).padStart(13)} tok  ${cost.padStart(10)}  ${bar(of(slice), max)}`);
   }
   return lines;
 }
@@ -38,9 +37,9 @@ export function usageLines(report: UsageReport): string[] {
   const { totals } = report;
   const { label } = measure(report);
   const lines = [
-    `Usage since ${report.window_start.slice(0, 10)} (${report.window_days} days): ${totals.requests} requests, ${totals.total_tokens} tokens (${totals.input_tokens} in, ${totals.output_tokens} out), cost ${formatUsd(totals.cost_usd)}`,
+    `Usage since ${report.window_start.slice(0, 10)} (${report.window_days} days): ${formatCount(totals.requests)} requests, ${formatCount(totals.total_tokens)} tokens (${formatCount(totals.input_tokens)} in, ${formatCount(totals.output_tokens)} out), cost ${formatUsd(totals.cost_usd)}`,
   ];
-  if (totals.unpriced_requests) lines.push(`  ${totals.unpriced_requests} request(s) had no known price and are in no cost (add one: svc-router config set prices.MODEL …, see docs/usage.md).`);
+  if (totals.unpriced_requests) lines.push(`  ${formatCount(totals.unpriced_requests)} request(s) had no known price and are in no cost (add one: svc-router prices set MODEL --input USD --output USD; see docs/usage.md).`);
   lines.push('', ...sliceLines('By key', report.by_key, report), '', ...sliceLines('By SKU', report.by_sku, report), '', ...sliceLines('By upstream model', report.by_upstream_model, report));
   // The days chart starts at the first day with traffic: thirty empty lines say nothing.
   const firstBusy = report.by_day.findIndex((day) => day.requests > 0);

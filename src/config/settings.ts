@@ -145,6 +145,13 @@ export interface ServerSettings {
   requestLogMaxBytes: number;
   /** Serve HTTPS with this PEM certificate (chain) and private key, given as file paths (read when serve starts). */
   tls?: TlsFiles;
+  /**
+   * Names (and addresses) the dashboard, /admin/* and /metrics answer to in `Host`, besides the
+   * address bound and, on loopback or a wildcard bind, the loopback names (src/server/host-guard.ts).
+   */
+  hosts: string[];
+  /** Origins (`https://app.example.com`) whose browser pages may call the model endpoints (CORS). */
+  cors: string[];
 }
 
 /** Paths of a PEM certificate (its chain after it) and its private key. */
@@ -216,6 +223,8 @@ export const DEFAULT_SETTINGS: Settings = {
     otel: false,
     requestLogDays: 7,
     requestLogMaxBytes: 50 * 1024 * 1024,
+    hosts: [],
+    cors: [],
   },
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
   usage: { store: 'file' },

@@ -15,12 +15,13 @@ const MIN_SECRET_CHARS = 8;
 const MIN_REMEMBERED_CHARS = 20;
 
 /**
- * Well-known key shapes, whatever the words around them: OpenAI and Anthropic (`sk-…`,
- * `sk-ant-…`, `sk-proj-…`), this router's own (`svc_…`), Google (`AIza…`), AWS access key ids,
+ * Well-known key shapes, whatever the words around them: this router's own (`svc_<slug>_…`, as
+ * issued, whatever its random part holds; and anything `svc_`/`svc-` with a digit), OpenAI and
+ * Anthropic (`sk-…`, `sk-ant-…`, `sk-proj-…`), Google (`AIza…`), AWS access key ids,
  * GitHub, Slack, Hugging Face, Groq, xAI, Perplexity, Replicate, and JSON Web Tokens.
  */
 const KEY_SHAPES =
-  /\b(?:(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_*-]{8,}|sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g;
+  /\b(?:svc_[a-z0-9-]+_[A-Za-z0-9_-]{32,}|(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_*-]{8,}|sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g;
 
 /** An auth scheme and its credential: `Bearer abc…`, `Basic dXNl…`. */
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/-]{6,}=*)/gi;
@@ -37,7 +38,7 @@ const NAMED_CREDENTIAL = /\b(keys?|tokens?|secrets?|credentials?)(\s*[:=]?\s*["'
  * more than they do): text without any of them has nothing for them to replace. Most upstream
  * text (ids, model names) has none, and is passed by one test instead of four replacements.
  */
-const CREDENTIAL_HINT = /sk|svc|pk|rk|aiza|akia|asia|gh[pousr]_|github_pat_|xox|hf_|r8_|xai-|pplx-|eyj|bearer|basic|token|key|authorization|passw|secret|credential/i;
+const CREDENTIAL_HINT = /sk|svc[-_]|pk|rk|aiza|akia|asia|gh[pousr]_|github_pat_|xox|hf_|r8_|xai-|pplx-|eyj|bearer|basic|token|key|authorization|passw|secret|credential/i;
 
 /** Letters and digits mixed, or a long run of hex or base64: a credential, not a word. */
 function looksRandom(value: string): boolean {
@@ -122,6 +123,9 @@ export function redactValue(value: unknown, secrets: Iterable<string> = []): unk
   return walk(value, 0);
 }
 
+/** Header names whose values are credentials (`x-api-key`, `x-gateway-token`, `authorization`, `cookie`). */
+export const CREDENTIAL_HEADER_NAME = /key|token|auth|secret|password|cookie/i;
+
 /**
  * The upstream keys this process has sent, so a log can scrub them even where it cannot tell
  * which backend a text came from. Bounded: keys are few, but a config could rotate many in.
@@ -129,12 +133,30 @@ export function redactValue(value: unknown, secrets: Iterable<string> = []): unk
 const usedSecrets = new Set<string>();
 const MAX_REMEMBERED = 256;
 
+/** Where the secrets the settings in force hold come from (one per open app), used yet or not. */
+const secretSources = new Set<() => Iterable<string>>();
+
 export function rememberSecret(secret: string): void {
   if (secret.length < MIN_REMEMBERED_CHARS || usedSecrets.has(secret)) return;
   if (usedSecrets.size >= MAX_REMEMBERED) usedSecrets.delete(usedSecrets.values().next().value as string);
   usedSecrets.add(secret);
 }
 
-export function rememberedSecrets(): Iterable<string> {
-  return usedSecrets;
+/**
+ * Adds the secrets a source holds (read each time: the settings change) to what every log and
+ * upstream error is scrubbed of, so a key never sent yet (a spare pooled key, a gateway header)
+ * is scrubbed too. Returns how to take the source away again.
+ */
+export function addSecretSource(source: () => Iterable<string>): () => void {
+  secretSources.add(source);
+  return () => void secretSources.delete(source);
+}
+
+/** The keys sent upstream so far and those the settings hold, as a fresh list. */
+export function rememberedSecrets(): string[] {
+  const secrets = [...usedSecrets];
+  for (const source of secretSources) {
+    for (const secret of source()) if (secret.length >= MIN_REMEMBERED_CHARS && !usedSecrets.has(secret)) secrets.push(secret);
+  }
+  return secrets;
 }

@@ -1,7 +1,9 @@
 import type { Backend } from '../backends/backend.js';
 import { BackendRegistry } from '../backends/backend-registry.js';
 import type { ScriptedTurn } from '../backends/offline/script.js';
+import { configuredSecrets } from '../config/secrets.js';
 import { ConfigStore } from '../config/store.js';
+import { addSecretSource } from '../core/redact.js';
 import { KeyPools } from '../routing/key-pool.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
@@ -29,6 +31,8 @@ export interface AppOptions {
    * calls (metrics pass `RouterMetrics.wrapBackend`, to count upstream failures).
    */
   wrapBackend?: (backend: Backend) => Backend;
+  /** Hears of lines of the usage ledger that cannot be read, each once (default: standard error). */
+  report?: (message: string) => void;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -36,8 +40,16 @@ export function createApp(options: AppOptions = {}): App {
   // The app reads its settings on every request: learn of changes from the file system, not a stat each.
   config.watch();
   const store = options.usageStore ?? config.read().usage.store;
-  const ledger = openLedger(store, config.dir);
+  const ledger = openLedger(store, config.dir, options.report);
   const shared = openSharedState(store);
+  // Logs and upstream errors are scrubbed of every key the settings hold, sent yet or not.
+  const forgetSecrets = addSecretSource(() => {
+    try {
+      return configuredSecrets(config.read());
+    } catch {
+      return [];
+    }
+  });
   return {
     config,
     ledger,
@@ -46,6 +58,7 @@ export function createApp(options: AppOptions = {}): App {
     keyPools: new KeyPools(shared),
     close: async () => {
       config.unwatch();
+      forgetSecrets();
       await Promise.all([ledger.close(), shared.close()]);
     },
   };

@@ -1,5 +1,6 @@
 import { RouterError, toRouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
+import { formatCount } from '../core/format-numbers.js';
 import { allWarnings, warn } from '../core/warnings.js';
 import type { Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
@@ -207,12 +208,12 @@ export async function handleCompletion<Options>(context: RequestContext, format:
 /** Why a reservation was refused: the cap is reached (by usage, or with what requests in flight hold), or the request is too large for what is left. */
 function capRefusal(reservation: Reservation, needed: number, cap: number, developer: string): RouterError {
   const { used, reserved } = reservation;
-  const held = reserved > 0 ? ` and ${reserved} held by requests in flight` : '';
+  const held = reserved > 0 ? ` and ${formatCount(reserved)} held by requests in flight` : '';
   if (used + reserved >= cap) {
     return new RouterError(
       429,
       'rate_limit',
-      `Usage cap reached: ${used}${held ? ` used${held},` : ''} of ${cap} tokens used in the last 30 days. ${raiseCap(developer)}`,
+      `Usage cap reached: ${formatCount(used)}${held ? ` used${held},` : ''} of ${formatCount(cap)} tokens used in the last 30 days. ${raiseCap(developer)}`,
       undefined,
       'usage_cap_exceeded',
     );
@@ -220,7 +221,7 @@ function capRefusal(reservation: Reservation, needed: number, cap: number, devel
   return new RouterError(
     429,
     'rate_limit',
-    `Request too large for the usage cap: it needs about ${needed} input tokens, but only ${cap - used - reserved} of ${cap} tokens remain in the last 30 days${held ? ` (${used} used${held})` : ''}. Shorten the request, or: ${raiseCap(developer)}`,
+    `Request too large for the usage cap: it needs about ${formatCount(needed)} input tokens, but only ${formatCount(cap - used - reserved)} of ${formatCount(cap)} tokens remain in the last 30 days${held ? ` (${formatCount(used)} used${held})` : ''}. Shorten the request, or: ${raiseCap(developer)}`,
     undefined,
     'usage_cap_exceeded',
   );

@@ -2,10 +2,10 @@ import { RouterError } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Identity } from './identity.js';
 import { keyMatchesHash, slugOfKey } from './keys.js';
+import { readingsWithoutWhitespace, type KeyWhitespace } from './key-whitespace.js';
+import { providerKeyOf } from './provider-keys.js';
 
 const NO_MATCH_HASH = '0'.repeat(64);
-/** Any Unicode white space, including no-break and zero-width spaces pasted along with a key. */
-const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/gu;
 
 /** Checks a presented key exactly as given: never trimmed or normalised. */
 export function authenticate(settings: Settings, presented: string | undefined): Identity {
@@ -14,23 +14,28 @@ export function authenticate(settings: Settings, presented: string | undefined):
   }
   const identity = lookup(settings, presented);
   if (identity) return identity;
-  if (differsOnlyByWhitespace(settings, presented)) {
+  const whitespace = whitespaceHidingAKey(settings, presented);
+  if (whitespace === 'raw') {
     throw unauthorized('Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.');
+  }
+  if (whitespace === 'escaped') {
+    throw unauthorized('Invalid API key: it contains whitespace written out as an escape ("\\n", "%20" or the like). Fix the key; no trailing whitespace.');
+  }
+  const provider = providerKeyOf(presented.trim());
+  if (provider) {
+    throw unauthorized(
+      `Invalid API key: this is a provider's key (${provider.provider}, ${provider.shown}), not one this router issued. Send the svc_… key this router gave you: \`svc-router env\` prints it.`,
+    );
   }
   throw unauthorized('Invalid API key. Check the key you were issued (svc-router whoami shows who a key belongs to).');
 }
 
-/**
- * Node reads header bytes as Latin-1, so a pasted no-break or zero-width space sent as UTF-8
- * arrives as two or three odd characters: look at the value both ways.
- */
-function differsOnlyByWhitespace(settings: Settings, presented: string): boolean {
-  const readings = new Set([presented, Buffer.from(presented, 'latin1').toString('utf8')]);
-  for (const reading of readings) {
-    const stripped = reading.replace(WHITESPACE, '');
-    if (stripped !== presented && lookup(settings, stripped)) return true;
+/** Whether the key, without its white space (raw, or written out as an escape), is a valid one. */
+function whitespaceHidingAKey(settings: Settings, presented: string): KeyWhitespace | undefined {
+  for (const reading of readingsWithoutWhitespace(presented)) {
+    if (lookup(settings, reading.key)) return reading.escaped ? 'escaped' : 'raw';
   }
-  return false;
+  return undefined;
 }
 
 /**

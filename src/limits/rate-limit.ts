@@ -1,5 +1,6 @@
 import type { RateLimitSettings } from '../config/settings.js';
 import { RouterError } from '../core/errors.js';
+import { formatCount } from '../core/format-numbers.js';
 import type { SharedState, WindowVerdict } from '../shared-state/shared-state.js';
 
 /** Rate limits are per minute, as the upstreams' own (RPM, TPM). */
@@ -32,7 +33,7 @@ export async function admit(state: SharedState, developer: string, limits: RateL
   if (rpm !== undefined) {
     requests = await state.take(requestsKey(developer), 1, rpm, RATE_WINDOW_MS, now);
     Object.assign(headers, limitHeaders('requests', rpm, requests));
-    if (!requests.allowed) throw refusal(`Rate limit reached: ${rpm} requests per minute for this key.`, requests, headers);
+    if (!requests.allowed) throw refusal(`Rate limit reached: ${formatCount(rpm)} requests per minute for this key.`, requests, headers);
   }
   if (tpm !== undefined) {
     if (estimatedTokens > tpm) {
@@ -40,7 +41,7 @@ export async function admit(state: SharedState, developer: string, limits: RateL
       throw new RouterError(
         429,
         'rate_limit',
-        `Request too large for this key's rate limit: it needs about ${estimatedTokens} input tokens, and the key may use ${tpm} tokens per minute. Shorten the request or ask for a higher limit.`,
+        `Request too large for this key's rate limit: it needs about ${formatCount(estimatedTokens)} input tokens, and the key may use ${formatCount(tpm)} tokens per minute. Shorten the request or ask for a higher limit.`,
         undefined,
         'rate_limit_exceeded',
         undefined,
@@ -52,7 +53,7 @@ export async function admit(state: SharedState, developer: string, limits: RateL
     if (!tokens.allowed) {
       // Refused: the request counted above never happened.
       if (requests) state.add(requestsKey(developer), -1, RATE_WINDOW_MS, now);
-      throw refusal(`Rate limit reached: ${tpm} tokens per minute for this key.`, tokens, headers);
+      throw refusal(`Rate limit reached: ${formatCount(tpm)} tokens per minute for this key.`, tokens, headers);
     }
   }
   let settled = false;

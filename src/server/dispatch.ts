@@ -6,21 +6,49 @@ import { newId } from '../formats/shared/ids.js';
 import { authenticate, presentedKey } from '../identity/authenticate.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
+import { corsOf, isPreflight, preflightResponse, withCors } from './cors.js';
 import { ENDPOINTS, findEndpoint, likelyEndpoint } from './endpoints.js';
+import { notFound } from './not-found.js';
+import { isGuardedPath } from './host-guard.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 const defaultErrorBody = (error: RouterError, requestId: string): unknown => DEFAULT_FORMAT.errorBody(error, requestId);
 
+const withoutTrailingSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+
 /**
  * Routes one request to its handler: path, method, key, version header, then the handler; every
- * failure is rendered in the error shape of the format the client speaks.
+ * failure is rendered in the error shape of the format the client speaks. A browser page of an
+ * origin `server.cors` lists gets the CORS headers it needs to read the answer (src/server/cors.ts).
  */
 export async function dispatch(app: App, request: ApiRequest): Promise<ApiResponse> {
+  const origin = request.headers.origin;
+  if (origin === undefined || isGuardedPath(request.path)) return route(app, request);
+  const cors = corsOf(app.config.read().server.cors, origin);
+  if (cors === undefined) return route(app, request);
+  if (cors.origin !== undefined && isPreflight(request.method, request.headers)) {
+    const requestId = newId('req_');
+    const path = withoutTrailingSlash(request.path);
+    if (request.trace) Object.assign(request.trace, { requestId, endpoint: findEndpoint(path)?.key ?? path });
+    return preflightResponse({ ...cors, origin: cors.origin }, methodsOf(path), request.headers, requestId);
+  }
+  return withCors(await route(app, request), cors);
+}
+
+/** The methods a path answers, for a preflight; a path that answers none asks for its 404 to be readable. */
+function methodsOf(path: string): string {
+  if (path === '/' || path === '/health' || path === '/api/hello') return 'GET, HEAD';
+  const endpoint = findEndpoint(path)?.endpoint;
+  if (!endpoint) return 'GET, HEAD, POST';
+  return endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
+}
+
+async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   const startedAt = performance.now();
   const requestId = newId('req_');
-  const path = request.path.length > 1 && request.path.endsWith('/') ? request.path.slice(0, -1) : request.path;
+  const path = withoutTrailingSlash(request.path);
   const trace = request.trace;
   if (trace) trace.requestId = requestId;
 
@@ -68,16 +96,6 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
   return path === '/health'
     ? { status: 200, headers, json: { status: 'ok' } }
     : { status: 200, headers, json: { name: 'svc-router', endpoints: ['/whoami', ...Object.keys(ENDPOINTS).filter((p) => p !== '/whoami'), '/health'] } };
-}
-
-/** A 404 that tells the usual cause: a base URL without `/v1` (or with it twice). */
-function notFound(method: string, path: string): RouterError {
-  let hint = '';
-  if (findEndpoint(`/v1${path}`)) hint = ` Include /v1 in the base URL (for example http://127.0.0.1:8787/v1), so requests go to /v1${path}.`;
-  else if (path.startsWith('/v1/v1/') && findEndpoint(path.slice(3))) hint = ' The base URL has /v1 twice; remove one.';
-  else if (path === '/metrics') hint = ' Metrics are off: start the router with svc-router serve --metrics (or config set server.metrics true).';
-  else hint = ' Model endpoints live under /v1: include /v1 in the base URL for chat-format and responses-format clients.';
-  return new RouterError(404, 'not_found', `No endpoint at ${method} ${path}.${hint}`, undefined, 'not_found');
 }
 
 /** A header the endpoint's format requires (anthropic-version on messages), under its name or an alias. */

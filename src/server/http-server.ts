@@ -9,7 +9,9 @@ import { openaiErrorBody } from '../formats/openai-error.js';
 import type { ApiRequest, ApiResponse, RequestTrace } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
+import { HostGuard, isGuardedPath } from './host-guard.js';
 import type { RouterMetrics } from './metrics.js';
+import { answerClientError } from './malformed-request.js';
 import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
@@ -45,8 +47,9 @@ export function createHttpServer(app: App, options?: HttpServerOptions & { tls?:
 export function createHttpServer(app: App, options?: HttpServerOptions): RouterServer;
 export function createHttpServer(app: App, options: HttpServerOptions = {}): RouterServer {
   const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
+  const guard = new HostGuard(() => app.config.read().server.hosts, options.tls ? 'https:' : 'http:');
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    serve(app, options, bodyTimeoutMs, req, res).catch(() => {
+    serve(app, options, guard, bodyTimeoutMs, req, res).catch(() => {
       // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
       res.destroy();
     });
@@ -64,10 +67,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     // node:https parses HTTP on 'secureConnection', once the handshake is done: a refused client
     // then reads its 503 over TLS as it expects.
     capConnections(server, 'secureConnection', maxConnections);
+    server.on('clientError', answerClientError);
+    server.on('listening', () => guard.listening(server.address()));
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
+  server.on('clientError', answerClientError);
+  server.on('listening', () => guard.listening(server.address()));
   return server;
 }
 
@@ -115,7 +122,7 @@ function refuse(socket: Socket, max: number): void {
   socket.setTimeout(REFUSE_LINGER_MS, () => socket.destroy());
 }
 
-async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const startedAt = performance.now();
   const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
   let reading = false;
@@ -137,6 +144,10 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
   const path = query === -1 ? url : url.slice(0, query);
   const method = req.method ?? 'GET';
   const { requestLog, metrics } = options;
+  if (isGuardedPath(path)) {
+    const refused = guard.refusal(method, req.headers.host, header(req.headers.origin));
+    if (refused) return refuseGuarded(refused, req, res, { time: startedAt, method, path, requestLog, metrics });
+  }
   if (metrics && (path === '/metrics' || path === '/metrics/')) return serveMetrics(metrics, res, method);
   if (options.ui && (path === '/ui' || path.startsWith('/ui/'))) return options.ui.serve(app, req, res, path === '/ui/' ? '/ui' : path);
 
@@ -202,6 +213,31 @@ async function serve(app: App, options: HttpServerOptions, bodyTimeoutMs: number
       });
     }
   }
+}
+
+/** A header node may hand over as a list (a repeated one): only a single value counts. */
+const header = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
+
+/** A guarded path refused for its Host or Origin: 403 with the reason and nothing else, logged like any request. */
+function refuseGuarded(
+  error: RouterError,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: { time: number; method: string; path: string; requestLog: RequestLog | undefined; metrics: RouterMetrics | undefined },
+): void {
+  const body = JSON.stringify(openaiErrorBody(error));
+  res.writeHead(403, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    // A body still on its way is not read: the connection ends with this answer, so the next request starts clean.
+    ...(req.complete ? {} : { connection: 'close' }),
+  });
+  res.end(request.method === 'HEAD' ? undefined : body);
+  const latencyMs = performance.now() - request.time;
+  request.metrics?.observe(undefined, 403, latencyMs / 1000);
+  request.requestLog?.record({ time: Date.now(), method: request.method, path: request.path, status: 403, latencyMs: Math.round(latencyMs), error: error.message });
 }
 
 /** A forwarded body for the request log, which redacts what it records value by value. */

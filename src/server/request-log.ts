@@ -123,11 +123,19 @@ export function batchedLog(handle: (entries: RequestLogEntry[], secrets: string[
  * before it reaches the pipeline already; this is the second line of defence, at the last moment,
  * off the request's path.
  */
-export function redactEntry(entry: RequestLogEntry, secrets: Iterable<string> = []): RequestLogEntry {
+export function redactEntry(entry: RequestLogEntry, given: Iterable<string> = []): RequestLogEntry {
+  // Read several times below: a one-pass iterable would be spent on the first field.
+  const secrets = Array.isArray(given) ? (given as string[]) : [...given];
   const failedTarget = entry.targets?.some((target) => target.error !== undefined) ?? false;
-  if (entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined && !failedTarget) return entry;
+  // The path and the model name are the client's words too: a key pasted into a base URL or a model setting.
+  const path = redactText(entry.path, secrets);
+  const model = entry.model === undefined ? undefined : redactText(entry.model, secrets);
+  const clientWordsClean = path === entry.path && model === entry.model;
+  if (clientWordsClean && entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined && !failedTarget) return entry;
   return {
     ...entry,
+    path,
+    ...(model !== undefined ? { model } : {}),
     ...(failedTarget ? { targets: entry.targets!.map((target) => (target.error === undefined ? target : { ...target, error: redactText(target.error, secrets) })) } : {}),
     ...(entry.error !== undefined ? { error: redactText(entry.error, secrets) } : {}),
     ...(entry.cause !== undefined ? { cause: redactText(describeCause(entry.cause), secrets, MAX_CAUSE_CHARS) } : {}),

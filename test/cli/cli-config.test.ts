@@ -37,10 +37,10 @@ describe('init', () => {
     expect(JSON.stringify(config.keys)).not.toContain(first.key);
   });
 
-  it('refuses to run again without --force (exit 2) and changes nothing', async () => {
+  it('refuses to run again without --force (exit 1: the command is fine, the key is there) and changes nothing', async () => {
     const before = configText(home);
     const again = await runCli(['init', '--developer', 'alice'], { home });
-    expect(again.code).toBe(2);
+    expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already initialised/);
     expect(again.stdout).toBe('');
     expect(configText(home)).toBe(before);
@@ -103,9 +103,9 @@ describe('keys', () => {
     expect(body).toMatchObject({ developer: 'bob', organisation: 'acme', tier: 'basic', usage: { cap_tokens: 500 } });
   });
 
-  it('refuses to issue a second key for the same developer without --force (exit 2)', async () => {
+  it('refuses to issue a second key for the same developer without --force (exit 1)', async () => {
     const result = await runCli(['keys', 'issue', '--developer', 'bob'], { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stdout).not.toMatch(/svc_bob_/);
   });
 
@@ -157,9 +157,9 @@ describe('keys', () => {
     expect(whoami.stderr).toMatch(/401/);
   });
 
-  it('revoking an unknown developer exits 2', async () => {
+  it('revoking an unknown developer exits 1', async () => {
     const result = await runCli(['keys', 'revoke', 'nobody'], { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/nobody/);
   });
 
@@ -240,11 +240,11 @@ describe('backends', () => {
     expect(configText(home)).toBe(before);
   });
 
-  it('refuses to remove a backend a route uses (exit 2), removes it once unused', async () => {
+  it('refuses to remove a backend a route uses (exit 1), removes it once unused', async () => {
     expect((await runCli(['routes', 'set', 'svc.intelligent-lite', 'oa'], { home })).code).toBe(0);
     const before = configText(home);
     const refused = await runCli(['backends', 'remove', 'oa'], { home });
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/svc\.intelligent-lite/);
     expect(configText(home)).toBe(before);
 
@@ -253,7 +253,7 @@ describe('backends', () => {
     expect(removed.code).toBe(0);
     expect(await runCliJson(['backends', 'list', '--json'], { home })).toEqual([]);
     const unknown = await runCli(['backends', 'remove', 'oa'], { home });
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(1);
   });
 });
 
@@ -322,15 +322,17 @@ describe('routes', () => {
     expect((await runCli(['routes', 'window', 'svc.intelligent-basic', '--unset'], { home: windowHome })).code).toBe(0);
     expect(JSON.parse((await runCli(['connect', 'claude'], { home: windowHome })).stdout).env.CLAUDE_CODE_MAX_CONTEXT_TOKENS).toBe('32768');
 
-    for (const bad of [['routes', 'window', 'svc.intelligent-basic', '0'], ['routes', 'window', 'gpt-4o', '1000'], ['routes', 'window', 'svc.intelligent-lite', '--unset']]) {
+    for (const bad of [['routes', 'window', 'svc.intelligent-basic', '0'], ['routes', 'window', 'gpt-4o', '1000']]) {
       expect((await runCli(bad, { home: windowHome })).code, bad.join(' ')).toBe(2);
     }
+    // Well formed, but there is no window to remove.
+    expect((await runCli(['routes', 'window', 'svc.intelligent-lite', '--unset'], { home: windowHome })).code).toBe(1);
   }, 120_000);
 
-  it('refuses a route to a missing backend (exit 2) and changes nothing', async () => {
+  it('refuses a route to a missing backend (exit 1) and changes nothing', async () => {
     const before = configText(home);
     const result = await runCli(['routes', 'set', 'svc.intelligent-basic', 'offline', 'ghost:model'], { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ghost/);
     expect(configText(home)).toBe(before);
   });
@@ -343,14 +345,14 @@ describe('routes', () => {
     expect(configText(home)).toBe(before);
   });
 
-  it('unset removes a route; unsetting it again exits 2', async () => {
+  it('unset removes a route; unsetting it again exits 1', async () => {
     const result = await runCli(['routes', 'unset', 'claude-*'], { home });
     expect(result.code).toBe(0);
     expect(readConfig(home)!.routes).toEqual({ 'svc.intelligent-pro': ['oa:gpt-4o-mini', 'offline'] });
     const rows = await runCliJson<Array<{ model: string }>>(['routes', 'list', '--json'], { home });
     expect(rows.map((row) => row.model)).not.toContain('claude-*');
     const again = await runCli(['routes', 'unset', 'claude-*'], { home });
-    expect(again.code).toBe(2);
+    expect(again.code).toBe(1);
   });
 });
 

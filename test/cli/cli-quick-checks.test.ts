@@ -36,8 +36,8 @@ describe('whoami in-process, with the stored key', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('alice · acme · tier pro');
-    expect(lines[1]).toMatch(/^usage: \d+ of 1000 tokens \(\d+\.\d%\) in \d+ requests since \d{4}-\d{2}-\d{2}$/);
-    expect(lines[2]).toMatch(/^remaining: \d+ tokens$/);
+    expect(lines[1]).toMatch(/^usage: [\d,]+ of 1,000 tokens \(\d+\.\d%\) in \d+ requests since \d{4}-\d{2}-\d{2}$/);
+    expect(lines[2]).toMatch(/^remaining: [\d,]+ tokens$/);
     // Offline requests (if any) are free; an empty window costs nothing either.
     expect(lines[3]).toBe('cost: $0');
   });

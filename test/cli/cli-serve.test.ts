@@ -125,7 +125,7 @@ describe('serve as a child process', () => {
     const server = await serve(home);
     const before = await callRouter(server.origin, key, 'GET', '/v1/models');
     expect(before.json.data.map((model: { id: string }) => model.id)).not.toContain('svc.custom');
-    expect((await runCli(['routes', 'set', 'svc.custom', 'offline'], { home })).code).toBe(0);
+    expect((await runCli(['routes', 'set', 'svc.custom', 'offline', '--new'], { home })).code).toBe(0);
     const after = await callRouter(server.origin, key, 'GET', '/v1/models');
     expect(after.json.data.map((model: { id: string }) => model.id)).toContain('svc.custom');
   });

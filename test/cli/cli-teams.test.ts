@@ -36,14 +36,14 @@ describe('backends pool', () => {
   });
 
   it.each([
-    [['backends', 'pool', 'main', '--key', 'only-one'], /at least two keys/],
-    [['backends', 'pool', 'main', '--key', 'a', '--key', 'b', '--strategy', 'random'], /random/],
-    [['backends', 'pool', 'nosuch', '--key', 'a', '--key', 'b'], /no backend named 'nosuch'/],
-    [['backends', 'pool', 'main', '--key-env', 'NOT A VAR', '--key', 'b'], /environment variable/],
-  ])('refuses %j with a usage error and changes nothing', async (args, message) => {
+    [['backends', 'pool', 'main', '--key', 'only-one'], /at least two keys/, 2],
+    [['backends', 'pool', 'main', '--key', 'a', '--key', 'b', '--strategy', 'random'], /random/, 2],
+    [['backends', 'pool', 'nosuch', '--key', 'a', '--key', 'b'], /no backend named 'nosuch'/, 1],
+    [['backends', 'pool', 'main', '--key-env', 'NOT A VAR', '--key', 'b'], /environment variable/, 2],
+  ])('refuses %j (a usage error exits 2, an unknown backend 1) and changes nothing', async (args, message, code) => {
     const before = configText(home);
     const result = await runCli(args, { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(configText(home)).toBe(before);
   });
@@ -68,21 +68,21 @@ describe('routes rule and weights', () => {
     expect((await runCli(['routes', 'weights', 'svc.intelligent-pro', 'main:gpt-4o=3', 'spare:gpt-4o-mini=1'], { home })).code).toBe(0);
     expect(readConfig(home)!.routePolicies['svc.intelligent-pro'].weights).toEqual({ 'main:gpt-4o': 3, 'spare:gpt-4o-mini': 1 });
     const stranger = await runCli(['routes', 'weights', 'svc.intelligent-pro', 'main:gpt-5=2'], { home });
-    expect(stranger.code).toBe(2);
+    expect(stranger.code).toBe(1);
     expect(stranger.stderr).toContain('not a target');
     expect((await runCli(['routes', 'list'], { home })).stdout).toContain('main:gpt-4o×3');
   });
 
   it.each([
-    [['routes', 'rule', 'svc.intelligent-pro', 'empty', 'main'], /needs a condition/],
-    [['routes', 'rule', 'svc.intelligent-lite', 'bg', 'main', '--background'], /no route is set/],
-    [['routes', 'rule', 'svc.intelligent-pro', 'bg', 'ghost:x', '--background'], /backend 'ghost'/],
-    [['routes', 'rule', 'svc.intelligent-pro', 'bg', 'main', '--context-above', 'lots'], /context-above/],
-    [['routes', 'rule-remove', 'svc.intelligent-pro', 'nosuch'], /no rule named/],
-  ])('refuses %j with a usage error and changes nothing', async (args, message) => {
+    [['routes', 'rule', 'svc.intelligent-pro', 'empty', 'main'], /needs a condition/, 2],
+    [['routes', 'rule', 'svc.intelligent-lite', 'bg', 'main', '--background'], /no route is set/, 1],
+    [['routes', 'rule', 'svc.intelligent-pro', 'bg', 'ghost:x', '--background'], /backend 'ghost'/, 1],
+    [['routes', 'rule', 'svc.intelligent-pro', 'bg', 'main', '--context-above', 'lots'], /context-above/, 2],
+    [['routes', 'rule-remove', 'svc.intelligent-pro', 'nosuch'], /no rule named/, 1],
+  ])('refuses %j (a usage error exits 2, a missing route, backend or rule 1) and changes nothing', async (args, message, code) => {
     const before = configText(home);
     const result = await runCli(args, { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(configText(home)).toBe(before);
   });
@@ -91,7 +91,7 @@ describe('routes rule and weights', () => {
     expect((await runCli(['routes', 'rule-remove', 'svc.intelligent-pro', 'think'], { home })).code).toBe(0);
     expect(readConfig(home)!.routePolicies['svc.intelligent-pro'].rules.map((rule: { name: string }) => rule.name)).toEqual(['long']);
     const blocked = await runCli(['backends', 'remove', 'spare'], { home });
-    expect(blocked.code).toBe(2);
+    expect(blocked.code).toBe(1);
     expect((await runCli(['routes', 'unset', 'svc.intelligent-pro'], { home })).code).toBe(0);
     expect(readConfig(home)!.routePolicies['svc.intelligent-pro']).toBeUndefined();
   });

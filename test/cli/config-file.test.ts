@@ -109,12 +109,32 @@ describe('config export and import', () => {
     expect(notes).toMatch(/1 issued key record\(s\) not exported \(add --with-keys/);
   });
 
+  it('names a $schema that exists, relative to where the file is written', async () => {
+    const resolves = (dir: string, ref: string) => fs.existsSync(path.resolve(dir, ref));
+    // stdout: relative to the working directory (the home, here).
+    const printed = JSON.parse(exported).$schema as string;
+    expect(printed).toMatch(/^\.\.?\//);
+    expect(resolves(source, printed), printed).toBe(true);
+    // --output elsewhere: relative to that file's folder.
+    const nested = path.join(source, 'team', 'configs');
+    fs.mkdirSync(nested, { recursive: true });
+    expect((await runCli(['config', 'export', '-o', path.join(nested, 'svc-router.json')], { home: source })).code).toBe(0);
+    const written = JSON.parse(fs.readFileSync(path.join(nested, 'svc-router.json'), 'utf8')).$schema as string;
+    expect(resolves(nested, written), written).toBe(true);
+    // A project that installs svc-router: its copy, by the path that travels with the project.
+    const project = path.join(source, 'project');
+    fs.mkdirSync(path.join(project, 'node_modules', 'svc-router', 'schema'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'node_modules', 'svc-router', 'schema', 'svc-router.schema.json'), '{}');
+    expect((await runCli(['config', 'export', '-o', path.join(project, 'svc-router.json')], { home: source })).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(project, 'svc-router.json'), 'utf8')).$schema).toBe('./node_modules/svc-router/schema/svc-router.schema.json');
+  });
+
   it('writes to --output, refusing to replace a file without --force', async () => {
     const out = path.join(source, 'team.json');
     expect((await runCli(['config', 'export', '-o', out], { home: source })).code).toBe(0);
     expect(fs.readFileSync(out, 'utf8')).toBe(exported);
     const again = await runCli(['config', 'export', '-o', out], { home: source });
-    expect(again.code).toBe(2);
+    expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/exists; add --force/);
   });
 

@@ -278,14 +278,14 @@ describe('svc-router connect claude', () => {
 });
 
 describe('svc-router connect openai-sdk and anthropic-sdk', () => {
-  /** Saves the printed snippet inside the checkout (so `openai` and `@anthropic-ai/sdk` resolve) and runs it. */
-  async function runSnippet(stdout: string, key: string): Promise<string> {
+  /** Saves the printed snippet inside the checkout (so `openai` and `@anthropic-ai/sdk` resolve) and runs it with only the variable it names. */
+  async function runSnippet(stdout: string, variable: string, key: string): Promise<string> {
     const snippet = stdout.slice(stdout.indexOf('// npm install'));
     const dir = fs.mkdtempSync(path.join(ROOT, 'test', '.snippet-'));
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'example.mjs');
     fs.writeFileSync(file, snippet);
-    const { stdout: output } = await run(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', SVC_ROUTER_KEY: key }, timeout: 20_000 });
+    const { stdout: output } = await run(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', [variable]: key }, timeout: 20_000 });
     return output;
   }
 
@@ -294,10 +294,10 @@ describe('svc-router connect openai-sdk and anthropic-sdk', () => {
     cleanups.push(() => router.close());
     const result = await runCli(['connect', 'openai-sdk', '--base-url', router.baseURL, '--key', router.key], { home: router.home });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`export SVC_ROUTER_KEY=${router.key}`);
+    expect(result.stderr).toContain(`export OPENAI_API_KEY=${router.key}`);
     expect(result.stdout).not.toContain('export ');
     expect(result.stdout).toContain(`baseURL: '${router.baseURL}'`);
-    expect(await runSnippet(result.stdout, router.key)).toContain('you said "Say hello."');
+    expect(await runSnippet(result.stdout, 'OPENAI_API_KEY', router.key)).toContain('you said "Say hello."');
   });
 
   it('prints an Anthropic SDK snippet that runs against the router as printed', async () => {
@@ -306,7 +306,8 @@ describe('svc-router connect openai-sdk and anthropic-sdk', () => {
     const result = await runCli(['connect', 'anthropic-sdk', '--base-url', router.baseURL], { home: router.home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`baseURL: '${router.origin}'`);
-    expect(await runSnippet(result.stdout, router.key)).toContain('you said "Say hello."');
+    expect(result.stderr).toContain('export ANTHROPIC_AUTH_TOKEN=');
+    expect(await runSnippet(result.stdout, 'ANTHROPIC_AUTH_TOKEN', router.key)).toContain('you said "Say hello."');
   });
 
   it.each(['openai-sdk', 'anthropic-sdk'])('%s --write is a usage error (exit 2) that writes nothing', async (client) => {

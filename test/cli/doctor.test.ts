@@ -5,6 +5,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
 import { configFile, makeHome, removeHome, runCli } from './run-cli.js';
@@ -17,7 +18,7 @@ import { configFile, makeHome, removeHome, runCli } from './run-cli.js';
 
 interface Check {
   id: string;
-  status: 'pass' | 'fail' | 'skip';
+  status: 'pass' | 'fail' | 'skip' | 'warn';
   message: string;
   remedy?: string;
 }
@@ -154,6 +155,22 @@ describe('svc-router doctor: the key', () => {
     expect(check(report, 'key').message).toMatch(/trailing whitespace/);
     expect(check(report, 'key').remedy).toBe(SPEC_401_REMEDY);
     expect(check(report, 'whoami').status).toBe('skip');
+  });
+
+  it("fails the key check for a provider's key, saying whose and where the svc key is, never quoting it", async () => {
+    const live = await router();
+    const providerKey = `sk-ant-api03-${'Zx9'.repeat(30)}AA`;
+    const { report, stderr } = await doctor(['--base-url', live.baseURL, '--key', providerKey], live.home);
+    expect(stderr).toBe('');
+    expect(failed(report)).toEqual(['key']);
+    expect(check(report, 'key').message).toMatch(/provider's key \(Anthropic\)/);
+    expect(check(report, 'key').remedy).toContain('svc-router env');
+    expect(JSON.stringify(report)).not.toContain('Zx9Zx9');
+
+    const whoami = await runCli(['whoami', '--key', providerKey], { home: live.home });
+    expect(whoami.code).not.toBe(0);
+    expect(whoami.stderr).toMatch(/provider's key \(Anthropic, sk-ant-…\).*`svc-router env`/);
+    expect(whoami.stdout + whoami.stderr).not.toContain('Zx9Zx9');
   });
 
   it('fails the key check when there is no key at all', async () => {
@@ -310,22 +327,24 @@ describe('svc-router doctor: reaching the router', () => {
 });
 
 describe('svc-router doctor: backends and routes', () => {
-  it('connects to each backend: a listening one passes, a closed port fails as refused', async () => {
+  it('proves each backend on its model list: an answering one passes, a closed port fails as refused, and the route falls back past it', async () => {
     const live = await router();
-    const upPort = await tcpServer((socket) => socket.end());
+    const up = await startOpenAIChatUpstream([{ text: 'OK' }], { models: ['some-model'] });
+    cleanups.push(() => up.close());
+    const upPort = new URL(up.url).port;
     const downPort = await unusedPort();
     live.config.update((settings) => {
-      settings.backends.up = { type: 'openai-chat', baseUrl: `http://127.0.0.1:${upPort}/v1` };
+      settings.backends.up = { type: 'openai-chat', baseUrl: up.url };
       settings.backends.down = { type: 'anthropic', baseUrl: `http://127.0.0.1:${downPort}` };
       settings.routes['svc.intelligent-pro'] = ['up:some-model', 'down', 'offline'];
     });
     const { code, report } = await doctor(['--base-url', live.baseURL], live.home);
-    expect(check(report, 'backend:up')).toMatchObject({ status: 'pass', message: expect.stringMatching(new RegExp(`^openai-chat at 127\\.0\\.0\\.1:${upPort} accepts connections`)) });
+    expect(check(report, 'backend:up')).toMatchObject({ status: 'pass', message: expect.stringMatching(new RegExp(`^openai-chat at 127\\.0\\.0\\.1:${upPort}: answers without a key \\(model list, 1 model,`)) });
     const down = check(report, 'backend:down');
     expect(down.status).toBe('fail');
     expect(down.message).toBe(`anthropic at 127.0.0.1:${downPort}: connection refused`);
     expect(down.remedy).toContain('svc-router backends add down');
-    expect(check(report, 'route:svc.intelligent-pro')).toMatchObject({ status: 'pass', message: '→ up:some-model → down → offline' });
+    expect(check(report, 'route:svc.intelligent-pro')).toMatchObject({ status: 'warn', message: '→ up:some-model → down → offline: falls back past down (see backend:down)' });
     expect(failed(report)).toEqual(['backend:down']);
     expect(code).toBe(1);
   });

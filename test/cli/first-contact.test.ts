@@ -125,22 +125,23 @@ describe('the in-process quick checks say when no server answers', () => {
 });
 
 describe('connect: stdout is the runnable artefact', () => {
-  it('connect openai-sdk > example.mjs && node example.mjs runs against the serve it found', async () => {
+  it('eval "$(svc-router env)", then connect openai-sdk > example.mjs && node example.mjs runs against the serve it found', async () => {
     const home = freshHome();
     const key = await initHome(home);
     await serve(home, ['--port', '0']);
     // Inside the checkout, so the module finds the openai package as a user's project would.
     const project = fs.mkdtempSync(path.join(ROOT, 'test', '.snippet-'));
     cleanups.push(() => fs.rmSync(project, { recursive: true, force: true }));
-    const { stdout, stderr } = await run('sh', ['-c', `"${process.execPath}" "${BIN}" connect openai-sdk > example.mjs && "${process.execPath}" example.mjs`], {
+    const cli = `"${process.execPath}" "${BIN}"`;
+    const { stdout, stderr } = await run('sh', ['-c', `eval "$(${cli} env)" && ${cli} connect openai-sdk > example.mjs && "${process.execPath}" example.mjs`], {
       cwd: project,
-      env: cliEnv(home, { SVC_ROUTER_KEY: key }),
+      env: cliEnv(home, { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined }),
       timeout: 20_000,
     });
     expect(stdout).toContain('you said "Say hello."');
     // The shell hint was shown to the person, not written into the module.
-    expect(stderr).toContain(`export SVC_ROUTER_KEY=${key}`);
-    expect(fs.readFileSync(path.join(project, 'example.mjs'), 'utf8')).not.toContain('export SVC_ROUTER_KEY');
+    expect(stderr).toContain(`export OPENAI_API_KEY=${key}`);
+    expect(fs.readFileSync(path.join(project, 'example.mjs'), 'utf8')).not.toContain('export OPENAI_API_KEY');
   });
 
   it('connect claude > settings.json is the JSON alone', async () => {

@@ -128,7 +128,8 @@ describe('exit codes and error codes tell the failures apart', () => {
   it('keys cap refuses an unknown developer, including names of Object.prototype', async () => {
     for (const slug of ['nobody', 'constructor']) {
       const result = await runCli(['keys', 'cap', slug, '5', '--json'], { home });
-      expect(result.code, slug).toBe(EXIT_USAGE);
+      expect(result.code, slug).toBe(EXIT_FAILED);
+      expect(jsonError(result.stderr).error).toMatchObject({ code: 'failed', exit_code: EXIT_FAILED });
       expect(jsonError(result.stderr).error.message).toContain(`no key is issued for developer '${slug}'`);
     }
   });

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findServer, isProcessAlive, type ServerState } from '../../src/cli/server-state.js';
+import { findServer, isProcessAlive, writeServerState, type ServerState } from '../../src/cli/server-state.js';
 import { unusedPort } from '../helpers/unused-port.js';
-import { until } from './pty.js';
+import { until, within } from './pty.js';
 import { BIN, callRouter, cliEnv, initHome, makeHome, removeHome, runCli, runCliJson, startServe, type ServeChild } from './run-cli.js';
 
 const homes: string[] = [];
@@ -172,5 +172,114 @@ describe('serve --detach, stop, restart', () => {
     const bad = await runCli(['serve', '--port', '0', '--log-file', logFile, '--log-keep', 'many'], { home });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--log-keep must be a positive whole number');
+  }, 60_000);
+});
+
+describe('one serve per config directory', () => {
+  it('refuses a second serve (in a terminal or --detach), naming the first; status and stop keep meaning the first', async () => {
+    const { home } = await freshHome();
+    const first = await startServe(home, ['--port', '0', '--quiet']);
+    servers.push(first);
+    const state = running(home);
+    expect(state.pid).toBe(first.child.pid);
+
+    for (const args of [['serve', '--port', '0'], ['serve', '--detach', '--port', '0']]) {
+      const second = await runCli(args, { home });
+      expect(second.code, args.join(' ')).toBe(1);
+      expect(second.stderr).toContain(`already in use by svc-router (pid ${state.pid}) at ${state.url}`);
+      expect(second.stdout).not.toMatch(/listening on/);
+    }
+    // The first still owns the state file: status names it, and stop stops it.
+    expect(running(home).pid).toBe(state.pid);
+    const status = await runCliJson(['status', '--json'], { home });
+    expect(status).toMatchObject({ running: true, pid: state.pid });
+    expect((await runCli(['stop'], { home })).code).toBe(0);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect((await runCli(['status'], { home })).code).toBe(3);
+  }, 60_000);
+
+  it('of two serves started at once, exactly one runs; the other says which', async () => {
+    const { home } = await freshHome();
+    const start = () => {
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet'], { cwd: home, env: cliEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { child, exited, stderr: () => stderr };
+    };
+    const both = [start(), start()];
+    try {
+      const loser = await within(Promise.race(both.map((entry) => entry.exited.then(() => entry))), 20_000, 'one of the two to give way');
+      const winner = both.find((entry) => entry !== loser)!;
+      expect(await loser.exited).toBe(1);
+      await until(() => findServer({ dir: home }).status === 'running', 20_000, 'the other serve to run');
+      expect(running(home).pid).toBe(winner.child.pid);
+      expect(loser.stderr()).toContain(`already in use by svc-router (pid ${winner.child.pid})`);
+    } finally {
+      for (const entry of both) if (entry.child.exitCode === null && entry.child.signalCode === null) entry.child.kill('SIGKILL');
+      await Promise.all(both.map((entry) => entry.exited));
+    }
+  }, 60_000);
+
+  it('a state file left by a serve that died does not block the next one', async () => {
+    const { home } = await freshHome();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeServerState({ pid: Number(dead.stdout), host: '127.0.0.1', port: 1, url: 'http://127.0.0.1:1', usageStore: 'file', startedAt: new Date().toISOString() }, home);
+    const serve = await startServe(home, ['--port', '0', '--quiet']);
+    servers.push(serve);
+    await until(() => findServer({ dir: home }).status === 'running', 20_000, 'serve to write its state file');
+    expect(running(home).pid).toBe(serve.child.pid);
+  }, 60_000);
+});
+
+describe('serve and the variables its keys come from', () => {
+  const backendHome = async (variable: string): Promise<string> => {
+    const { home } = await freshHome();
+    expect((await runCli(['backends', 'add', 'team', '--type', 'openai-chat', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', variable], { home })).code).toBe(0);
+    expect((await runCli(['routes', 'set', 'svc.intelligent-pro', 'team:gpt-4o'], { home })).code).toBe(0);
+    return home;
+  };
+
+  it('warns at start for each backend whose key variable is unset, and records its name (never a value) in serve.json', async () => {
+    const home = await backendHome('TEAM_KEY_UNSET_HERE');
+    const serve = await startServe(home, ['--port', '0', '--quiet'], { TEAM_KEY_UNSET_HERE: undefined });
+    servers.push(serve);
+    await until(() => /TEAM_KEY_UNSET_HERE/.test(serve.stderr()), 20_000, 'the warning');
+    expect(serve.stderr()).toContain("warning: backend 'team' (routes svc.intelligent-pro) takes its key from $TEAM_KEY_UNSET_HERE, which is not set here: every request routed to it fails with 502");
+    expect(running(home).environment).toEqual({ set: [], unset: ['TEAM_KEY_UNSET_HERE'] });
+  }, 60_000);
+
+  it('restart from a shell without a variable the serve was started with refuses and leaves it running; with it, restarts', async () => {
+    const home = await backendHome('TEAM_KEY');
+    const secret = 'sk-team-secret-value-0123456789';
+    const started = await runCli(['serve', '--detach', '--port', '0'], { home, env: { TEAM_KEY: secret } });
+    expect(started.code, started.stderr).toBe(0);
+    const first = running(home);
+    expect(first.environment).toEqual({ set: ['TEAM_KEY'], unset: [] });
+    expect(fs.readFileSync(path.join(home, 'serve.json'), 'utf8')).not.toContain(secret);
+
+    const refused = await runCli(['restart'], { home, env: { TEAM_KEY: undefined } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`not restarting: the running serve (pid ${first.pid}) was started with $TEAM_KEY set, and this shell does not set it`);
+    expect(refused.stderr).toContain('the serve is left running');
+    expect(refused.stdout).not.toContain('stopping');
+    expect(isProcessAlive(first.pid)).toBe(true);
+    expect(running(home).pid).toBe(first.pid);
+
+    const restarted = await runCli(['restart'], { home, env: { TEAM_KEY: secret } });
+    expect(restarted.code, restarted.stderr).toBe(0);
+    expect(running(home).pid).not.toBe(first.pid);
+  }, 60_000);
+
+  it('restart keeps the declarative file a serve read from SVC_ROUTER_CONFIG, from a shell that does not set it', async () => {
+    const { home } = await freshHome();
+    const file = path.join(home, 'team.json');
+    fs.writeFileSync(file, JSON.stringify({ routes: { 'svc.intelligent-lite': ['offline'] } }));
+    const started = await runCli(['serve', '--detach', '--port', '0'], { home, env: { SVC_ROUTER_CONFIG: file } });
+    expect(started.code, started.stderr).toBe(0);
+    expect(running(home).config).toBe(file);
+    const restarted = await runCli(['restart'], { home, env: { SVC_ROUTER_CONFIG: undefined } });
+    expect(restarted.code, restarted.stderr).toBe(0);
+    expect(running(home).config).toBe(file);
   }, 60_000);
 });

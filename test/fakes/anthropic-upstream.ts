@@ -16,6 +16,8 @@ import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type 
 export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, `x-api-key` (or `Authorization: Bearer`) must equal it; otherwise any non-empty key passes. */
   apiKey?: string;
+  /** Ids served by GET /v1/models, newest first. */
+  models?: string[];
 }
 
 /** `url` is the origin; the Anthropic SDK appends /v1/messages itself. */
@@ -33,10 +35,13 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
   const prompts: PromptRecord[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
-    const pathname = new URL(request.path, 'http://fake').pathname;
-    if (request.method !== 'POST' || pathname !== '/v1/messages') return sendError(res, 404, 'not_found_error', 'Not Found');
+    const url = new URL(request.path, 'http://fake');
+    const pathname = url.pathname;
+    const listing = request.method === 'GET' && pathname === '/v1/models';
+    if (!listing && (request.method !== 'POST' || pathname !== '/v1/messages')) return sendError(res, 404, 'not_found_error', 'Not Found');
     if (!authorised(request, res, options.apiKey)) return;
     if (!request.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (listing) return sendJson(res, 200, modelPage(options.models ?? ['claude-sonnet-4-5', 'claude-haiku-4-5'], url.searchParams), requestIdHeader());
     const body = request.body;
     if (!isObject(body)) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the request body: invalid JSON');
     for (const field of ['model', 'messages', 'max_tokens']) {
@@ -174,6 +179,19 @@ function deltaUsage(full: Usage): MessageDeltaUsage {
     output_tokens_details: null,
     server_tool_use: null,
   };
+}
+
+/**
+ * GET /v1/models (https://docs.anthropic.com/en/api/models-list): `limit` models a page (20 by
+ * default, 1 to 1000), `after_id` to page on, `has_more` when more follow.
+ */
+function modelPage(ids: string[], query: URLSearchParams) {
+  const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 20) || 20));
+  const after = query.get('after_id');
+  const start = after === null ? 0 : ids.indexOf(after) + 1;
+  const page = ids.slice(start, start + limit);
+  const data = page.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-09-29T00:00:00Z' }));
+  return { data, has_more: start + limit < ids.length, first_id: page[0] ?? null, last_id: page.at(-1) ?? null };
 }
 
 function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {

@@ -25,6 +25,8 @@ export interface GeminiUpstreamOptions extends FakeServerOptions, PromptCacheOpt
   apiKey?: string;
   /** Give function calls Gemini's own `id` (newer API versions do), to be echoed on functionResponse. */
   callIds?: boolean;
+  /** Served by GET /v1beta/models, as `models/{id}`. */
+  models?: string[];
 }
 
 /** A scripted turn, plus what only Gemini reports. */
@@ -74,6 +76,10 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const url = new URL(request.path, 'http://fake');
+    if (request.method === 'GET' && url.pathname === '/v1beta/models') {
+      if (!authorised(request, res, options.apiKey)) return;
+      return sendJson(res, 200, modelPage(options.models ?? ['gemini-2.5-flash', 'gemini-2.5-pro'], url.searchParams));
+    }
     const method = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
     if (request.method !== 'POST' || !method) return sendJson(res, 404, geminiErrorBody(404, `The requested URL ${url.pathname} was not found on this server.`));
     if (!authorised(request, res, options.apiKey)) return;
@@ -172,9 +178,28 @@ function merge(chunks: any[]): any {
   return { ...last, candidates: [{ ...last.candidates[0], content: { parts, role: 'model' } }] };
 }
 
+/**
+ * GET /v1beta/models (https://ai.google.dev/api/models#method:-models.list): `pageSize` models a
+ * page (50 by default, 1000 at most), `pageToken` to page on, `nextPageToken` when more follow.
+ */
+function modelPage(ids: string[], query: URLSearchParams) {
+  const size = Math.min(1000, Math.max(1, Number(query.get('pageSize') ?? 50) || 50));
+  const start = Number(query.get('pageToken') ?? 0) || 0;
+  const models = ids.slice(start, start + size).map((id) => ({
+    name: `models/${id}`,
+    version: '001',
+    displayName: id,
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    supportedGenerationMethods: ['generateContent', 'countTokens'],
+  }));
+  return { models, ...(start + size < ids.length ? { nextPageToken: String(start + size) } : {}) };
+}
+
+/** The key comes in `x-goog-api-key`, or as the `key` query parameter. */
 function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
   const header = request.headers['x-goog-api-key'];
-  const given = Array.isArray(header) ? header[0] : header;
+  const given = (Array.isArray(header) ? header[0] : header) ?? new URL(request.path, 'http://fake').searchParams.get('key') ?? undefined;
   if (!given) {
     sendJson(res, 403, geminiErrorBody(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
     return false;

@@ -20,6 +20,8 @@ import { openAIResponsesParts } from './prompt-parts.js';
 export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** Ids served by GET /v1/models. */
+  models?: string[];
 }
 
 /** `url` is the base URL ending in /v1, as OpenAI clients expect. */
@@ -62,6 +64,11 @@ export async function startOpenAIResponsesUpstream(
     const pathname = new URL(request.path, 'http://fake').pathname;
     if (!authorised(request, res, options.apiKey)) return;
     if (request.method === 'POST' && pathname === '/v1/responses') return responses(request, res);
+    // One OpenAI API: the model list is the one Chat Completions clients read.
+    if (request.method === 'GET' && pathname === '/v1/models') {
+      const data = (options.models ?? ['gpt-5', 'gpt-4.1']).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' }));
+      return sendJson(res, 200, { object: 'list', data }, requestIdHeader());
+    }
     sendError(res, 404, `Invalid URL (${request.method} ${pathname})`, 'invalid_request_error', null);
   });
 

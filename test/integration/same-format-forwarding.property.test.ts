@@ -416,6 +416,59 @@ describe('same-format forwarding passes the upstream reply as it came', () => {
     }
   });
 
+  it('every format: a frame that is no event, anywhere after the first, ends the stream there with its format\u2019s error event, as a translated stream ends', async () => {
+    /** Each format's upstream events (data as JSON text), the path its client posts to, and what its error event is. */
+    const streams = {
+      chat: chatStream.map(({ deltas, finish, usage, slice }) => {
+        const head = { id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1_700_000_000, model: UPSTREAM_MODEL };
+        const chunks = [
+          { ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+          ...deltas.map((delta) => ({ ...head, choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: null }] })),
+          { ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }] },
+          { ...head, choices: [], usage },
+        ];
+        return { events: chunks.map((data): { event?: string; data: string } => ({ data: JSON.stringify(data) })), slice };
+      }),
+      messages: messagesStream.map((generated) => ({ events: messagesEvents(generated).events.map(({ event, data }) => ({ event, data: JSON.stringify(data) })), slice: generated.slice })),
+      responses: responsesStream.map((generated) => ({ events: responsesEvents(generated).map(({ event, data }) => ({ event, data: JSON.stringify(data) })), slice: generated.slice })),
+    };
+    const request = {
+      chat: { path: '/v1/chat/completions', headers: chatHeaders, body: { model: SKUS.chat, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } } },
+      messages: { path: '/v1/messages', headers: messagesHeaders, body: { model: SKUS.messages, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], stream: true } },
+      responses: { path: '/v1/responses', headers: chatHeaders, body: { model: SKUS.responses, input: 'hi', stream: true } },
+    };
+    /** A frame made no event: a stray comma inside it (its braces intact), its type taken out, or another JSON value in its place. */
+    const breakFrame = (data: string, how: number): string =>
+      how === 0 ? `${data.slice(0, -1)},}` : how === 1 ? data.replace(/^\{"type":"[^"]*",?/, '{') : how === 2 ? `[${data}]` : JSON.stringify(data);
+    for (const format of ['chat', 'messages', 'responses'] as const) {
+      await fc.assert(
+        fc.asyncProperty(streams[format], fc.nat(), fc.constantFrom(0, 1, 2, 3), async ({ events, slice }, at, how) => {
+          // Chat chunks carry no type: taking it out leaves a chunk, so they get another break.
+          const broken = format === 'chat' && how === 1 ? 0 : how;
+          const k = 1 + (at % (events.length - 1));
+          const sent = [...events.slice(0, k), { ...events[k]!, data: breakFrame(events[k]!.data, broken) }, ...events.slice(k + 1)];
+          next = { stream: sent.map(({ event, data }) => `${event !== undefined ? `event: ${event}\n` : ''}data: ${data}\n\n`).join('') + (format === 'chat' ? 'data: [DONE]\n\n' : ''), slice };
+          const { path, headers, body } = request[format];
+          const answer = await send(router, path, { headers: headers(), body });
+          expect(answer.status, answer.text).toBe(200);
+          const frames = parseSse(answer.text);
+          // The frames before the broken one, as forwarded (each still one JSON event of the upstream's), then the error event, then nothing.
+          expect(frames.length, answer.text).toBe(k + 1);
+          expect(frames.slice(0, k).map((frame) => (JSON.parse(frame.data) as { type?: string }).type)).toEqual(events.slice(0, k).map((event) => (JSON.parse(event.data) as { type?: string }).type));
+          const last = frames.at(-1)!;
+          const error = JSON.parse(last.data);
+          const message = /not valid JSON|not a JSON object|type is missing/;
+          if (format === 'chat') expect(error.error.message).toMatch(message);
+          if (format === 'messages') expect([last.event, error.type, error.error.type, error.error.message]).toEqual(['error', 'error', 'api_error', expect.stringMatching(message)]);
+          if (format === 'responses') expect([last.event, error.response.status, error.response.error.message]).toEqual(['response.failed', 'failed', expect.stringMatching(message)]);
+          // Billed once, for what was seen.
+          expect(recordFor(answer.headers.get('x-request-id'))).toBeDefined();
+        }),
+        { numRuns: RUNS / 2 },
+      );
+    }
+  });
+
   it('responses: a reply that must be sealed or echo previous_response_id is translated, not forwarded', async () => {
     const reply = {
       id: 'resp_up',

@@ -17,14 +17,16 @@ import {
   expectSuccess,
   HEALTHY_SKU,
   openingFrames,
+  brokenFrame,
   startEventStream,
+  textFrame,
   startFaultUpstream,
   type ClientFormatName,
   type ErrorKindName,
   type FaultUpstream,
   type Served,
+  type StreamKind,
   type UpstreamCall,
-  type UpstreamKind,
 } from './support.js';
 
 /** What the client must see: a JSON error of this status and kind, a stream that fails after it started, or a success. */
@@ -36,7 +38,7 @@ type Outcome =
 interface Fault {
   name: string;
   /** How the upstream misbehaves; `kind` is the backend type it is configured as. */
-  handle?: (call: UpstreamCall, kind: UpstreamKind) => void | Promise<void>;
+  handle?: (call: UpstreamCall, kind: StreamKind) => void | Promise<void>;
   /** Point the backend at a port where nothing listens instead. */
   refused?: true;
   timeouts?: BackendTimeouts;
@@ -91,7 +93,7 @@ function answerOk({ res, body }: UpstreamCall): void {
 }
 
 /** Writes the opening frames of a stream, then calls `then` once they reached the socket. */
-function openThen(call: UpstreamCall, kind: UpstreamKind, then: (res: ServerResponse) => void): void {
+function openThen(call: UpstreamCall, kind: StreamKind, then: (res: ServerResponse) => void): void {
   startEventStream(call.res);
   call.res.write(openingFrames(kind), () => then(call.res));
 }
@@ -179,6 +181,20 @@ const FAULTS: Fault[] = [
     upstreamRequests: 1,
   },
   {
+    name: 'sends a frame that is not valid JSON (a stray comma, braces intact), then more',
+    handle: (call, kind) => openThen(call, kind, (res) => res.end(brokenFrame(kind, 'not JSON').frame + textFrame(kind, ' after') + closingFrames(kind))),
+    nonStream: { status: 502, kind: 'upstream', message: /not valid JSON/ },
+    stream: { midStream: true, message: /not valid JSON/ },
+    upstreamRequests: 1,
+  },
+  {
+    name: 'sends valid JSON that is not an event of its format, then more',
+    handle: (call, kind) => openThen(call, kind, (res) => res.end(brokenFrame(kind, 'not an event').frame + textFrame(kind, ' after') + closingFrames(kind))),
+    nonStream: { status: 502, kind: 'upstream', message: /not valid JSON/ },
+    stream: { midStream: true, message: /not a JSON object|type is missing/ },
+    upstreamRequests: 1,
+  },
+  {
     name: 'ends an SSE stream without its terminal event',
     handle: (call, kind) => openThen(call, kind, (res) => res.end()),
     nonStream: { status: 502, kind: 'upstream', message: /not valid JSON/ },
@@ -229,9 +245,9 @@ const FAULTS: Fault[] = [
   },
 ];
 
-/** The faults that happen after a stream started, also run against the other upstream kinds. */
+/** The faults that happen after a stream started, also run against the other upstream kinds (Gemini's translated, the rest forwarded to their own format). */
 const MID_STREAM_FAULTS = FAULTS.filter((fault) => 'midStream' in fault.stream);
-const OTHER_KINDS: UpstreamKind[] = ['anthropic', 'openai-responses'];
+const OTHER_KINDS: StreamKind[] = ['anthropic', 'openai-responses', 'gemini'];
 
 /** Handle kinds counted before and after: listening servers and open sockets. */
 const before = new Map<string, number>();
@@ -269,14 +285,14 @@ it('notes the handles in use before the suite', () => {
 interface Case {
   id: number;
   fault: Fault;
-  kind: UpstreamKind;
+  kind: StreamKind;
   sku: string;
   served?: Served;
 }
 
 /** Every case gets its own SKU, backend and upstream model, so the cases can run concurrently. */
 const cases: Case[] = [];
-function caseOf(fault: Fault, kind: UpstreamKind): Case {
+function caseOf(fault: Fault, kind: StreamKind): Case {
   const id = cases.length;
   const entry: Case = { id, fault, kind, sku: `svc.fault-${id}` };
   cases.push(entry);

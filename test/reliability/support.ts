@@ -20,6 +20,10 @@ export type ClientFormatName = (typeof CLIENT_FORMATS)[number];
 export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
 
+/** Every upstream kind that streams: the three above, which forward to a client of their own format, and Gemini, always translated. */
+export const STREAM_KINDS = [...UPSTREAM_KINDS, 'gemini'] as const satisfies readonly BackendType[];
+export type StreamKind = (typeof STREAM_KINDS)[number];
+
 /** A SKU left unrouted, so the built-in offline backend serves it: the "is the router still up" probe. */
 export const HEALTHY_SKU = 'svc.intelligent-lite';
 
@@ -190,11 +194,15 @@ const chatChunk = (delta: Record<string, unknown>, finish: string | null = null,
 
 const event = (type: string, payload: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`;
 
+/** A streamGenerateContent chunk: text of the first candidate, and its finish reason and usage when given. */
+const geminiChunk = (text: string, finish?: string, usage?: Record<string, number>): string =>
+  `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 }], ...(usage ? { usageMetadata: usage } : {}), modelVersion: 'upstream-model', responseId: 'gemini-fault' })}\n\n`;
+
 /** Input tokens the opening frames of an Anthropic stream report (message_start usage). */
 export const ANTHROPIC_OPENING_INPUT_TOKENS = 11;
 
 /** The first frames of a well-formed stream of each upstream kind: the stream has started and carries some text. */
-export function openingFrames(kind: UpstreamKind, text = 'Hello'): string {
+export function openingFrames(kind: StreamKind, text = 'Hello'): string {
   switch (kind) {
     case 'openai-chat':
       return chatChunk({ role: 'assistant', content: '' }) + chatChunk({ content: text });
@@ -212,11 +220,13 @@ export function openingFrames(kind: UpstreamKind, text = 'Hello'): string {
         event('response.output_item.added', { output_index: 0, item: { id: 'msg_fault', type: 'message', role: 'assistant', status: 'in_progress', content: [] } }) +
         event('response.output_text.delta', { item_id: 'msg_fault', output_index: 0, content_index: 0, delta: text })
       );
+    case 'gemini':
+      return geminiChunk('') + geminiChunk(text);
   }
 }
 
 /** More text in the middle of a stream of each kind. */
-export function textFrame(kind: UpstreamKind, text: string): string {
+export function textFrame(kind: StreamKind, text: string): string {
   switch (kind) {
     case 'openai-chat':
       return chatChunk({ content: text });
@@ -224,11 +234,45 @@ export function textFrame(kind: UpstreamKind, text: string): string {
       return event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
     case 'openai-responses':
       return event('response.output_text.delta', { item_id: 'msg_fault', output_index: 0, content_index: 0, delta: text });
+    case 'gemini':
+      return geminiChunk(text);
+  }
+}
+
+/**
+ * A frame of each kind that is no event: one in the kind's own shape that is not valid JSON (a stray
+ * comma, its braces intact), or valid JSON that the kind's grammar has no event for (not an object;
+ * for Anthropic and Responses, an object without the `type` every event leads with). The words the
+ * router's error uses for it are `message`.
+ */
+export function brokenFrame(kind: StreamKind, how: 'not JSON' | 'not an event'): { frame: string; message: RegExp } {
+  if (how === 'not JSON') {
+    const message = /not valid JSON/;
+    switch (kind) {
+      case 'openai-chat':
+        return { frame: 'data: {"id":"chatcmpl-fault","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" broken"},}]}\n\n', message };
+      case 'anthropic':
+        return { frame: 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" broken"},}\n\n', message };
+      case 'openai-responses':
+        return { frame: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"msg_fault","output_index":0,"content_index":0,"delta":" broken",}\n\n', message };
+      case 'gemini':
+        return { frame: 'data: {"candidates":[{"content":{"parts":[{"text":" broken"}],"role":"model"},"index":0},]}\n\n', message };
+    }
+  }
+  switch (kind) {
+    case 'openai-chat':
+      return { frame: 'data: [{"delta":{"content":" broken"}}]\n\n', message: /stream chunk that is not a JSON object/ };
+    case 'anthropic':
+      return { frame: 'event: content_block_delta\ndata: {"index":0,"delta":{"type":"text_delta","text":" broken"}}\n\n', message: /stream event whose type is missing/ };
+    case 'openai-responses':
+      return { frame: 'event: response.output_text.delta\ndata: {"item_id":"msg_fault","output_index":0,"content_index":0,"delta":" broken"}\n\n', message: /stream event whose type is missing/ };
+    case 'gemini':
+      return { frame: 'data: [{"candidates":[]}]\n\n', message: /Gemini reply whose body is not a JSON object/ };
   }
 }
 
 /** The frames that end a well-formed stream of each kind. */
-export function closingFrames(kind: UpstreamKind, usage = { input: 11, output: 5 }): string {
+export function closingFrames(kind: StreamKind, usage = { input: 11, output: 5 }): string {
   switch (kind) {
     case 'openai-chat':
       return (
@@ -249,6 +293,8 @@ export function closingFrames(kind: UpstreamKind, usage = { input: 11, output: 5
           response: { id: 'resp_fault', object: 'response', status: 'completed', output: [], usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } },
         })
       );
+    case 'gemini':
+      return geminiChunk('', 'STOP', { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output });
   }
 }
 
@@ -319,7 +365,8 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
       } catch {
         body = undefined;
       }
-      const entry = handlers.get(String(body?.model));
+      // Gemini names the model in the URL (`…/models/{model}:streamGenerateContent`), the others in the body.
+      const entry = handlers.get(String(body?.model ?? /\/models\/([^/:]+):/.exec(req.url ?? '')?.[1]));
       if (!entry) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `no handler for model ${String(body?.model)}` } }));

@@ -8,15 +8,22 @@ import {
   addRoutes,
   ANTHROPIC_OPENING_INPUT_TOKENS,
   bodyFor,
+  brokenFrame,
   callFormat,
   CLIENT_FORMATS,
   closingFrames,
+  expectMidStreamError,
   openingFrames,
   parseSse,
   startEventStream,
   startFaultUpstream,
+  STREAM_KINDS,
+  textFrame,
   UPSTREAM_KINDS,
+  type ClientFormatName,
   type FaultUpstream,
+  type Reply,
+  type StreamKind,
   type UpstreamKind,
 } from './support.js';
 
@@ -30,13 +37,23 @@ import {
 
 /** Anthropic streams report input tokens in their opening frames, the others at their end: the same figure for all. */
 const USAGE = { input: ANTHROPIC_OPENING_INPUT_TOKENS, output: 7 };
+/** The usage the closing frames after a broken frame report: never reached, so never billed. */
+const BROKEN_USAGE = { input: 900, output: 900 };
 
 /** The extra frames some upstreams send after their terminal event, which the router must not wait for. */
-const AFTER_END: Record<UpstreamKind, string> = {
+const AFTER_END: Record<StreamKind, string> = {
   'openai-chat': ': keep-alive\n\n',
   anthropic: 'event: ping\ndata: {"type":"ping"}\n\n',
   'openai-responses': ': keep-alive\n\n',
+  gemini: ': keep-alive\n\n',
 };
+
+/** The two ways a frame can be no event: not valid JSON, or valid JSON its format has no event for. */
+const BROKEN = ['not JSON', 'not an event'] as const;
+type Broken = (typeof BROKEN)[number];
+const brokenSku = (kind: StreamKind, how: Broken, format: ClientFormatName) => `svc.broken-${kind}-${how.replaceAll(' ', '-')}-${format}`;
+/** Per broken route: resolves when the router hung up on its held stream. */
+const brokenHungUp = new Map<string, Promise<void>>();
 
 let router: TestRouter;
 let upstream: FaultUpstream;
@@ -47,7 +64,7 @@ beforeAll(async () => {
   [router, upstream] = await Promise.all([startRouter(), startFaultUpstream()]);
   addRoutes(
     router,
-    UPSTREAM_KINDS.map((kind) => ({
+    STREAM_KINDS.map((kind) => ({
       sku: `svc.held-${kind}`,
       backend: `held-${kind}`,
       type: kind,
@@ -62,7 +79,20 @@ beforeAll(async () => {
     startEventStream(call.res);
     call.res.write(openingFrames('openai-chat', 'Held open') + closingFrames('openai-chat', USAGE).replace('data: [DONE]\n\n', ''));
   });
-  for (const kind of UPSTREAM_KINDS) {
+  const brokenRoutes = STREAM_KINDS.flatMap((kind) => BROKEN.flatMap((how) => CLIENT_FORMATS.map((format) => ({ kind, how, format, sku: brokenSku(kind, how, format) }))));
+  addRoutes(
+    router,
+    brokenRoutes.map(({ kind, sku }) => ({ sku, backend: sku.slice(4), type: kind, baseUrl: upstream.url, upstreamModel: sku.slice(4), timeouts: { idleMs: 120_000, firstByteMs: 120_000 } })),
+  );
+  for (const { kind, how, sku } of brokenRoutes) {
+    upstream.serve(sku.slice(4), (call) => {
+      brokenHungUp.set(sku, call.closed);
+      startEventStream(call.res);
+      // A good start, the frame that is no event, then more text and a whole ending: none of it may reach the client.
+      call.res.write(openingFrames(kind, 'Seen') + brokenFrame(kind, how).frame + textFrame(kind, ' after') + closingFrames(kind, BROKEN_USAGE) + AFTER_END[kind]);
+    });
+  }
+  for (const kind of STREAM_KINDS) {
     hungUp.set(kind, []);
     upstream.serve(`held-${kind}`, (call) => {
       hungUp.get(kind)!.push(call.closed);
@@ -89,7 +119,7 @@ describe('a complete upstream stream whose connection stays open', () => {
     expect((await router.app.ledger.summary('alice')).totalTokens - before).toBe(USAGE.input + USAGE.output);
   });
 
-  for (const kind of UPSTREAM_KINDS) {
+  for (const kind of STREAM_KINDS) {
     for (const format of CLIENT_FORMATS) {
       it(`${kind} upstream → ${format} client: the stream ends with its terminal event and bills the usage`, { timeout: 20_000 }, async () => {
         const before = (await router.app.ledger.summary('alice')).totalTokens;
@@ -167,4 +197,69 @@ describe('a complete upstream stream whose response ends just after its terminal
       server.close();
     }
   });
+});
+
+/**
+ * A frame that is no event ends the stream there, forwarded or translated alike: the client gets
+ * its format's error event after what came before it, and nothing of what follows (more text, a
+ * whole ending), is billed for what it saw, and the router lets go of the upstream.
+ */
+describe('an upstream stream with a frame that is no event, then more, its connection held open', () => {
+  /** One call per route, made by whichever test needs it first. */
+  const replies = new Map<string, Promise<{ answer: Reply; text: string; billed: number }>>();
+  const reply = (kind: StreamKind, how: Broken, format: ClientFormatName) => {
+    const sku = brokenSku(kind, how, format);
+    let answer = replies.get(sku);
+    if (!answer) {
+      answer = (async () => {
+        const before = (await router.app.ledger.summary('alice')).totalTokens;
+        const answer = await callFormat(router, format, bodyFor(format, sku, true), 15_000);
+        // The router hung up on the upstream, which would otherwise hold the stream past the test's timeout.
+        await brokenHungUp.get(sku);
+        return { answer, text: answer.text, billed: (await router.app.ledger.summary('alice')).totalTokens - before };
+      })();
+      replies.set(sku, answer);
+    }
+    return answer;
+  };
+
+  for (const kind of STREAM_KINDS) {
+    for (const how of BROKEN) {
+      it(`${kind} upstream, a frame ${how}: every client format gets its error event there, nothing after it, and the same bill for what it saw`, { timeout: 30_000 }, async () => {
+        const bills: number[] = [];
+        for (const format of CLIENT_FORMATS) {
+          const { answer, text, billed } = await reply(kind, how, format);
+          expectMidStreamError(format, answer, brokenFrame(kind, how).message);
+          expect(text).toContain('Seen');
+          expect(text).not.toContain(' broken');
+          expect(text).not.toContain(' after');
+          bills.push(billed);
+        }
+        // What was seen, priced the same whichever format the client speaks (so whether forwarded or translated); never the usage that came after.
+        expect(bills[0]).toBeGreaterThan(0);
+        expect(bills[0]).toBeLessThan(BROKEN_USAGE.output);
+        expect(new Set(bills).size, `billed per client format: ${bills.join(', ')}`).toBe(1);
+      });
+    }
+  }
+
+  /** The shape of a JSON value: its keys and their kinds of value, all the way down (array items not compared). */
+  const shapeOf = (value: unknown): unknown =>
+    Array.isArray(value) ? 'array' : value !== null && typeof value === 'object' ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf((value as Record<string, unknown>)[key])])) : value === null ? 'null' : typeof value;
+
+  for (const format of CLIENT_FORMATS) {
+    for (const how of BROKEN) {
+      it(`${format} client, a frame ${how}: the error event of a forwarded stream is the translated one's`, { timeout: 30_000 }, async () => {
+        const ends = await Promise.all(
+          STREAM_KINDS.map(async (kind) => {
+            const last = parseSse((await reply(kind, how, format)).text).at(-1)!;
+            return { kind, event: last.event, shape: shapeOf(JSON.parse(last.data)) };
+          }),
+        );
+        // Gemini is always translated; each of the other kinds is forwarded to the client of its own format.
+        const translated = ends.find((end) => end.kind === 'gemini')!;
+        for (const end of ends) expect({ kind: end.kind, event: end.event, shape: end.shape }).toEqual({ kind: end.kind, event: translated.event, shape: translated.shape });
+      });
+    }
+  }
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCount } from '../../src/core/format-numbers.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { bodyFor, callFormat, CLIENT_FORMATS, expectErrorReply, headersFor, send } from '../reliability/support.js';
 
@@ -38,10 +39,10 @@ describe('the usage cap bounds the size of a request, not only whether one may s
       expectErrorReply(format, reply, 429, 'rate_limit', 'usage_cap_exceeded');
       const message: string = reply.json.error.message;
       // It says what the request needs (about 500,000 tokens) and what is left (186).
-      const needed = Number(/needs about (\d+) input tokens/.exec(message)?.[1]);
+      const needed = Number(/needs about ([\d,]+) input tokens/.exec(message)?.[1]?.replaceAll(',', ''));
       expect(needed).toBeGreaterThan(499_000);
       expect(needed).toBeLessThan(501_000);
-      expect(message).toContain(`only ${CAP - USED} of ${CAP} tokens remain`);
+      expect(message).toContain(`only ${formatCount(CAP - USED)} of ${formatCount(CAP)} tokens remain`);
       // Nothing was served, so nothing was billed.
       expect(await tokensUsed(key)).toBe(USED);
     });
@@ -65,7 +66,7 @@ describe('the usage cap bounds the size of a request, not only whether one may s
     const over = keyWithUsage(USED);
     const refused = await callFormat({ origin: router.origin, key: over.key }, 'chat', bodyFor('chat', SKU, true, 'x'.repeat(4 * remaining + 1)));
     expectErrorReply('chat', refused, 429, 'rate_limit', 'usage_cap_exceeded');
-    expect(refused.json.error.message).toContain(`needs about ${remaining + 1} input tokens`);
+    expect(refused.json.error.message).toContain(`needs about ${formatCount(remaining + 1)} input tokens`);
     expect(await tokensUsed(over.key)).toBe(USED);
   });
 
@@ -73,7 +74,7 @@ describe('the usage cap bounds the size of a request, not only whether one may s
     const { key } = keyWithUsage(CAP);
     const reply = await callFormat({ origin: router.origin, key }, 'messages', bodyFor('messages', SKU, false, 'hi'));
     expectErrorReply('messages', reply, 429, 'rate_limit');
-    expect(reply.json.error.message).toMatch(/^Usage cap reached: 1000 of 1000 tokens/);
+    expect(reply.json.error.message).toMatch(/^Usage cap reached: 1,000 of 1,000 tokens/);
   });
 });
 

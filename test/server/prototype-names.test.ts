@@ -216,11 +216,11 @@ describe('configured names that are prototype properties', () => {
     expect('hasOwnProperty' in read.keys).toBe(false);
   });
 
-  it('refuses prototype names as config keys and as route names, with a clear message', () => {
+  it('refuses prototype names as config keys and as route names, with a clear message', async () => {
     for (const name of NAMES) {
-      expect(() => runConfigGet(name), name).toThrow(/unknown config key/);
-      expect(() => runConfigSet(name, '1'), name).toThrow(/unknown config key/);
-      expect(() => runRoutesSet(name, ['offline']), name).toThrow(/cannot route .*use an svc\.\* name/);
+      await expect(Promise.resolve().then(() => runConfigGet(name)), name).rejects.toThrow(/unknown config key/);
+      await expect(runConfigSet(name, '1'), name).rejects.toThrow(/unknown config key/);
+      await expect(runRoutesSet(name, ['offline']), name).rejects.toThrow(/cannot route .*use an svc\.\* name/);
     }
   });
 });

@@ -66,6 +66,7 @@ describe('the dashboard beyond loopback', () => {
     const cookie = accepted.headers.get('set-cookie')!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/Path=\/ui/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
     const events = await fetch(`${router.origin}/ui/events`, { headers: { cookie: cookie.split(';')[0]! } });
     expect(events.status).toBe(200);
     const reader = events.body!.getReader();

@@ -75,7 +75,7 @@ describe.skipIf(!CHROMIUM)('the dashboard in a real Chromium', () => {
     for (const chart of ['#chart-day', '#chart-model', '#chart-key']) await page.waitForSelector(`${chart} rect`);
     // A refresh may have drawn the charts between the requests: the second model's bar comes with the next.
     await expect.poll(() => page.locator('#chart-model rect').count()).toBe(2);
-    expect(await page.locator('#measure').textContent()).toBe('(bars: cost)');
+    expect(await page.locator('#measure-cost').getAttribute('aria-pressed')).toBe('true');
     await page.waitForSelector('#routes tbody tr');
     expect(await page.locator('#backends tbody').textContent()).toContain('flaky');
     expect(await page.locator('#config').textContent()).not.toContain(key);

@@ -1,7 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeAnthropicStream } from '../../src/backends/anthropic/decode-stream.js';
 import { anthropicForwardTap } from '../../src/backends/anthropic/forward-tap.js';
+import type { SseFrame } from '../../src/backends/http/sse-decoder.js';
+import { decodeChatStream } from '../../src/backends/openai-chat/decode-stream.js';
 import { chatForwardTap } from '../../src/backends/openai-chat/forward-tap.js';
+import { decodeResponsesStream } from '../../src/backends/openai-responses/decode-stream.js';
 import { responsesForwardTap } from '../../src/backends/openai-responses/forward-tap.js';
 import type { CanonicalRequest } from '../../src/core/request.js';
 
@@ -106,4 +113,85 @@ describe('an event named only by its type', () => {
       { numRuns: 100 },
     );
   });
+});
+
+describe('a frame that is no event fails the forwarded stream as it fails the translated one', () => {
+  const WIRE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'wire');
+  const conversation: CanonicalRequest = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [] };
+  async function* batch(frame: SseFrame): AsyncGenerator<SseFrame[]> {
+    yield [frame];
+  }
+  /** Each upstream format: its tap, its translated decoder, its recorded frames, and whether every event must carry a string `type`. */
+  const FORMATS = [
+    { name: 'openai-chat', tap: chatForwardTap, decode: (frame: SseFrame) => decodeChatStream('b', batch(frame), conversation), typed: false },
+    { name: 'anthropic', tap: anthropicForwardTap, decode: (frame: SseFrame) => decodeAnthropicStream('b', batch(frame)), typed: true },
+    { name: 'openai-responses', tap: responsesForwardTap, decode: (frame: SseFrame) => decodeResponsesStream('b', batch(frame)), typed: true },
+  ] as const;
+
+  /** The recorded frames of a format, with their `event:` lines. */
+  const recorded = (dir: string): SseFrame[] =>
+    fs
+      .readdirSync(path.join(WIRE, dir))
+      .filter((file) => file.endsWith('.sse'))
+      .flatMap((file) => fs.readFileSync(path.join(WIRE, dir, file), 'utf8').split('\n\n'))
+      .map((block) => {
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        return data === undefined || data === '[DONE]' ? undefined : { ...(event !== undefined ? { event } : {}), data };
+      })
+      .filter((frame): frame is SseFrame => frame !== undefined);
+
+  /** Pieces that break JSON, or its grammar, where they land. */
+  const breaking = fc.constantFrom(',', ',}', '{', '}', ']', '"', ':', '\\', '\\x', 'tru', '01', '\t', ' ', '"type":5,', '"type":null,', '"type":"x",');
+  /** A recorded frame, with a piece inserted, removed or replaced; without its type; or replaced by another JSON value. */
+  const frameOf = (frames: SseFrame[]) =>
+    fc.oneof(
+      fc.tuple(fc.constantFrom(...frames), fc.nat(), fc.nat(3), fc.string({ unit: breaking, maxLength: 2 })).map(([frame, at, remove, insert]) => {
+        const where = at % (frame.data.length + 1);
+        return { ...frame, data: frame.data.slice(0, where) + insert + frame.data.slice(where + remove) };
+      }),
+      fc.constantFrom(...frames).map((frame) => ({ ...frame, data: frame.data.replace(/^\{"type":"[^"]*",?/, '{') })),
+      fc.tuple(fc.constantFrom(...frames), fc.jsonValue({ maxDepth: 2 })).map(([frame, value]) => ({ ...frame, data: JSON.stringify(value) ?? 'null' })),
+    );
+
+  /** What the translated decoder fails this frame with, when it fails at it (not at the stream's end, which one frame always is). */
+  async function translatedError(decode: (frame: SseFrame) => AsyncIterable<unknown>, frame: SseFrame): Promise<string | undefined> {
+    try {
+      for await (const _ of decode(frame));
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return undefined;
+  }
+
+  for (const { name, tap, decode, typed } of FORMATS) {
+    it(`${name}: a frame that is not a JSON object${typed ? ', or has no string type,' : ''} fails with the decoder's own error; a frame that fails, fails as the decoder fails it`, async () => {
+      const frames = recorded(name);
+      expect(frames.length).toBeGreaterThan(5);
+      await fc.assert(
+        fc.asyncProperty(frameOf(frames), async (frame) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(frame.data);
+          } catch {
+            parsed = undefined;
+          }
+          const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+          const isEvent = isObject && (!typed || typeof (parsed as { type?: unknown }).type === 'string');
+          let tapError: string | undefined;
+          let note: unknown;
+          try {
+            note = tap.stream('b', conversation).read(frame);
+          } catch (error) {
+            tapError = (error as Error).message;
+          }
+          // No event: the tap fails the stream itself, or hands it to the decoder as the error it is (an error in another shape).
+          if (!isEvent) expect(tapError !== undefined || note === 'error', frame.data).toBe(true);
+          if (tapError !== undefined) expect(tapError, frame.data).toBe(await translatedError(decode, frame));
+          if (note === 'error') expect(await translatedError(decode, frame), frame.data).toBeDefined();
+        }),
+        { numRuns: 1_500 },
+      );
+    });
+  }
 });

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
-import { redactError, redactPatterns, redactText, redactValue } from '../../src/core/redact.js';
+import { addSecretSource, redactError, redactPatterns, redactText, redactValue, rememberedSecrets } from '../../src/core/redact.js';
+import { configuredSecrets } from '../../src/config/secrets.js';
+import { withDefaults } from '../../src/config/settings.js';
 import { formatJson, formatText, redactEntry } from '../../src/server/request-log.js';
 import { Chalk } from 'chalk';
 
@@ -38,6 +40,24 @@ describe('redactText', () => {
     const clean = redactText(text, [key], 500);
     expect(clean).not.toContain(key.slice(0, 6));
     expect(clean.length).toBeLessThanOrEqual(501);
+  });
+});
+
+describe("the router's own keys", () => {
+  // As generateKey makes them: a slug, then base64url; some have no digit at all.
+  const issuedKey = fc
+    .tuple(fc.stringMatching(/^[a-z](?:[a-z0-9-]{0,10}[a-z0-9])?$/), fc.stringMatching(/^[A-Za-z0-9_-]{32,40}$/))
+    .map(([slug, random]) => ({ key: `svc_${slug}_${random}`, random }));
+
+  it('are redacted whatever their random part holds, letters only included', () => {
+    fc.assert(
+      fc.property(issuedKey, fc.constantFrom('', 'my key is ', 'Bearer ', '"', '/v1/'), ({ key, random }, before) => {
+        const clean = redactText(`${before}${key} and more`);
+        expect(clean).not.toContain(random);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(redactText('svc_alice_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh')).toBe('[redacted]');
   });
 });
 
@@ -128,5 +148,63 @@ describe('the request log as a second line of defence', () => {
       expect(line).not.toContain('sk-proj-abcdefghij0123456789');
       expect(line).toContain('[redacted]');
     }
+  });
+});
+
+describe('the request log scrubs the client\'s own words too', () => {
+  it('a key in the path or the model name', () => {
+    const key = 'svc_bob_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh';
+    const entry = { time: 0, method: 'GET', path: `/v1/${key}/chat/completions`, status: 404, latencyMs: 1, model: 'sk-proj-abcdefghij0123456789' };
+    const clean = redactEntry(entry, []);
+    for (const line of [formatJson(clean), formatText(clean, new Chalk({ level: 0 }))]) {
+      expect(line).not.toContain(key);
+      expect(line).not.toContain('sk-proj-abcdefghij0123456789');
+      expect(line).toContain('/v1/[redacted]/chat/completions');
+    }
+  });
+
+  it('leaves an entry with nothing to scrub as it is', () => {
+    const entry = { time: 0, method: 'POST', path: '/v1/chat/completions', status: 200, latencyMs: 1, model: 'svc.intelligent-pro' };
+    expect(redactEntry(entry, ['upstream-secret-0001'])).toBe(entry);
+  });
+
+  it('reads the secrets given once, however many fields it scrubs', () => {
+    const secret = 'upstream-secret-000000001';
+    const once = function* () {
+      yield secret;
+    };
+    const clean = redactEntry({ time: 0, method: 'POST', path: '/v1/chat/completions', status: 502, latencyMs: 1, error: `bad ${secret}`, requestBody: { text: secret } }, once());
+    expect(JSON.stringify(clean)).not.toContain(secret);
+  });
+});
+
+describe('secrets the settings hold are scrubbed before any call sends them', () => {
+  const settings = withDefaults({
+    localKey: 'svc_alice_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh',
+    backends: {
+      spare: { type: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'spare0000key0000never0000sent' },
+      pooled: { type: 'anthropic', baseUrl: 'http://127.0.0.1:1', apiKeyEnv: 'SVC_TEST_POOLED_ENV', keyPool: { strategy: 'round-robin', keys: [{ apiKey: 'pool0000key0000number0000one' }, { apiKeyEnv: 'SVC_TEST_POOLED_ENV' }] } },
+      gateway: { type: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', headers: { 'x-gateway-token': 'Bearer gateway0000token0000value', 'x-team': 'platform' } },
+    },
+  });
+
+  it('lists the local key, every backend key (stored, pooled, from the environment) and credential headers', () => {
+    process.env.SVC_TEST_POOLED_ENV = 'env0000key0000read0000at0000call';
+    try {
+      const secrets = configuredSecrets(withDefaults(structuredClone(settings)));
+      for (const expected of ['svc_alice_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh', 'spare0000key0000never0000sent', 'pool0000key0000number0000one', 'env0000key0000read0000at0000call', 'gateway0000token0000value']) {
+        expect(secrets).toContain(expected);
+      }
+      expect(secrets).not.toContain('platform');
+    } finally {
+      delete process.env.SVC_TEST_POOLED_ENV;
+    }
+  });
+
+  it('are among the remembered secrets while their source is open, and only then', () => {
+    const forget = addSecretSource(() => configuredSecrets(settings));
+    expect(rememberedSecrets()).toContain('spare0000key0000never0000sent');
+    forget();
+    expect(rememberedSecrets()).not.toContain('spare0000key0000never0000sent');
   });
 });

@@ -5,8 +5,9 @@ import { anthropicForwardTap } from './forward-tap.js';
 import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
 import { encodeAnthropicRequest } from './encode-request.js';
+import { ANTHROPIC_VERSION } from './api-version.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+export { ANTHROPIC_VERSION };
 
 /** The Anthropic Messages API (or any server that speaks it). */
 export function createAnthropicBackend(name: string, settings: BackendSettings): Backend {
@@ -26,4 +27,5 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
 }
 
 /** What src/backends/registry.ts loads when a configured backend has type `anthropic`. */
+export { probe } from './probe.js';
 export const createBackend: BackendModule['createBackend'] = createAnthropicBackend;

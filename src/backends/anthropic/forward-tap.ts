@@ -1,19 +1,25 @@
 import { RouterError } from '../../core/errors.js';
+import { walkJsonObject } from '../../core/json-check.js';
 import type { Usage } from '../../core/reply.js';
-import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
 import { foreignErrorOf } from '../http/foreign-error-frame.js';
-import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
-import { readAnthropicEvent, readAnthropicReply } from './api.js';
+import { parseFrameJson } from '../http/sse-decoder.js';
+import { readAnthropicEvent, readAnthropicReply, type AnthropicStreamEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 
-/** The string fields of a content_block_delta that are output. */
-const OUTPUT_KEYS = ['text', 'thinking', 'partial_json'];
+/** What the tap reads of an event: its `type`; after it, the string fields of a content_block_delta that are output. */
+const KEYS = ['type', 'text', 'thinking', 'partial_json'];
+const TYPE = 0;
+/** The events the tap parses: usage from message_start, completed by message_delta. */
+const PARSED = new Set(['message_start', 'message_delta']);
 
 /**
  * Anthropic Messages, read where decodeAnthropicStream decides: usage from message_start, completed
  * by message_delta (https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types);
  * the stream is over at message_stop, fails at an `error` event, and is cut off if it ends before
- * message_stop. Only those events are parsed; deltas are measured, not parsed.
+ * message_stop. Every event is a JSON object with a string `type`, which names it (the decoder
+ * reads it, not the `event:` line): a frame without one fails the stream, as it fails the
+ * translated one. Only the usage and error events are parsed; deltas are measured, not parsed.
  */
 export const anthropicForwardTap: ForwardTap = {
   replyUsage(backend, body) {
@@ -24,22 +30,41 @@ export const anthropicForwardTap: ForwardTap = {
   stream(backend) {
     let usage: Usage | undefined;
     let stopped = false;
+    /** The note for an event the tap parses (message_start, message_delta), read as the decoder reads it. */
+    const usageNote = (event: AnthropicStreamEvent) => {
+      usage = event.type === 'message_start' ? usageFromAnthropic(event.message?.usage) : usageFromAnthropic(event.usage, usage);
+      return { outputChars: 0, usage };
+    };
     return {
       read(frame) {
-        checkObjectFrame(backend, frame);
-        switch (eventName(frame)) {
+        // An event the tap parses anyway, named so by its event line, is not walked first: JSON.parse checks it.
+        if (frame.event !== undefined && PARSED.has(frame.event)) {
+          const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
+          if (PARSED.has(event.type)) return usageNote(event);
+        }
+        const { data } = frame;
+        let typeAt = -1;
+        let typeEnd = -1;
+        let outputChars = 0;
+        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
+          // The event's own type, not a block's or a delta's (JSON.parse keeps the last of duplicates).
+          if (key !== TYPE) {
+            if (stringEnd !== -1) outputChars += stringEnd - value - 2;
+          } else if (depth === 1) {
+            typeAt = value;
+            typeEnd = stringEnd;
+          }
+        });
+        const type = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        if (type === undefined) {
+          // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
+          if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
+          throw notAnEvent(backend, frame, readAnthropicEvent);
+        }
+        if (PARSED.has(type)) return usageNote(readAnthropicEvent(backend, parseFrameJson(backend, frame)));
+        switch (type) {
           case 'content_block_delta':
-            return { outputChars: stringCharsOf(frame.data, OUTPUT_KEYS) };
-          case 'message_start': {
-            const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
-            usage = usageFromAnthropic(event.message?.usage);
-            return { outputChars: 0, usage };
-          }
-          case 'message_delta': {
-            const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
-            usage = usageFromAnthropic(event.usage, usage);
-            return { outputChars: 0, usage };
-          }
+            return { outputChars };
           case 'message_stop':
             stopped = true;
             return { outputChars: 0, end: true };
@@ -50,16 +75,11 @@ export const anthropicForwardTap: ForwardTap = {
           case 'content_block_stop':
             return { outputChars: 0 };
           default:
-            // Event types yet to come pass; an error in another shape (foreign-error-frame.ts) fails the stream.
-            return foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+            // Event types yet to come pass; an `event: error` frame in another shape (foreign-error-frame.ts) fails the stream.
+            return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
         }
       },
       atEnd: () => (stopped ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`)),
     };
   },
 };
-
-/** The event's name; from its `type` when the upstream left out the `event:` line (`type` leads every Anthropic event). */
-function eventName(frame: SseFrame): string | undefined {
-  return frame.event ?? leadingType(frame.data);
-}

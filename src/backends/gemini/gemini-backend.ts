@@ -6,9 +6,9 @@ import { createHttpBackend } from '../http/http-backend.js';
 import { decodeGeminiReply } from './decode-reply.js';
 import { decodeGeminiStream } from './decode-stream.js';
 import { encodeGeminiRequest } from './encode-request.js';
+import { GEMINI_API_VERSION, KEY_NOT_VALID, versionedBase } from './endpoint.js';
 
-/** The API version a base URL without one gets (thought signatures and thinking need v1beta). */
-export const GEMINI_API_VERSION = 'v1beta';
+export { GEMINI_API_VERSION };
 
 /**
  * The model's method URL: `…/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`
@@ -17,7 +17,7 @@ export const GEMINI_API_VERSION = 'v1beta';
  * `models/…`.
  */
 export function geminiUrl(baseUrl: string, model: string, stream: boolean): string {
-  const base = /\/v\d+(?:alpha|beta)?\d*$/.test(baseUrl) ? baseUrl : `${baseUrl}/${GEMINI_API_VERSION}`;
+  const base = versionedBase(baseUrl);
   const path = model.replace(/^models\//, '').split('/').map(encodeURIComponent).join('/');
   return `${base}/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }
@@ -59,7 +59,8 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
  * router's configuration failing, not the client's request, so it is a 502 the route may fall back
  * from, as a refused key is for every other backend.
  */
-const isKeyRefusal = (error: unknown): boolean => error instanceof RouterError && error.status === 400 && /API key not valid|API_KEY_INVALID/.test(error.message);
+const isKeyRefusal = (error: unknown): boolean => error instanceof RouterError && error.status === 400 && KEY_NOT_VALID.test(error.message);
 
 /** What src/backends/registry.ts loads when a configured backend has type `gemini`. */
+export { probe } from './probe.js';
 export const createBackend: BackendModule['createBackend'] = createGeminiBackend;

@@ -1,6 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
-import { redactError, redactText, rememberedSecrets, rememberSecret } from '../../core/redact.js';
+import { CREDENTIAL_HEADER_NAME, redactError, redactText, rememberedSecrets, rememberSecret } from '../../core/redact.js';
 import type { ForwardedFrame } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -40,7 +40,6 @@ export interface HttpBackendSpec {
   forward?: ForwardTap;
 }
 
-const CREDENTIAL_HEADER = /key|token|auth|secret|password/i;
 /** Model names come from clients (through routes): remember a bounded number of their URLs. */
 const MAX_REMEMBERED_URLS = 1_000;
 
@@ -102,7 +101,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     for (const secret of rememberedSecrets()) if (secret !== key) secrets.push(secret);
     // A configured header may carry a credential too (a gateway's own key).
     for (const [header, value] of Object.entries(settings.headers ?? {})) {
-      if (CREDENTIAL_HEADER.test(header) && typeof value === 'string') secrets.push(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
+      if (CREDENTIAL_HEADER_NAME.test(header) && typeof value === 'string') secrets.push(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
     }
     return secrets;
   }

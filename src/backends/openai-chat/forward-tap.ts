@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
-import { checkObjectFrame, isNullAt, scanKeys, type ForwardTap } from '../http/forward-tap.js';
+import { walkJsonObject } from '../../core/json-check.js';
+import { isNullAt, notAnEvent, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readChatChunk, readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
@@ -10,9 +11,10 @@ const KEYS = ['delta', 'finish_reason', 'error', 'usage', 'content', 'reasoning_
 const [DELTA, FINISH, ERROR, USAGE] = [0, 1, 2, 3];
 
 /**
- * Chat Completions, read where decodeChatStream decides: an `error` chunk fails the stream; the
- * stream is over at `[DONE]`, or at usage with or after a finish reason (usage is the last chunk
- * OpenAI sends before `[DONE]`); an end before any finish reason is a cut-off.
+ * Chat Completions, read where decodeChatStream decides: an `error` chunk fails the stream, and so
+ * does a frame that is not a JSON object (every chunk is one); the stream is over at `[DONE]`, or
+ * at usage with or after a finish reason (usage is the last chunk OpenAI sends before `[DONE]`); an
+ * end before any finish reason is a cut-off.
  */
 export const chatForwardTap: ForwardTap = {
   replyUsage(backend, body) {
@@ -26,18 +28,18 @@ export const chatForwardTap: ForwardTap = {
       read(frame) {
         const { data } = frame;
         if (data === '[DONE]') return { outputChars: 0, end: true };
-        checkObjectFrame(backend, frame);
         let outputChars = 0;
         let inDelta = false;
         let finish = false;
         let parse = false;
-        scanKeys(data, KEYS, (key, value, stringEnd) => {
+        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd) => {
           if (key === DELTA) inDelta = true;
           else if (key === FINISH) finish ||= !isNullAt(data, value);
           else if (key === ERROR || key === USAGE) parse ||= !isNullAt(data, value);
           // Output is in a choice's delta; the chunk's head (id, model …) is not counted.
           else if (inDelta && stringEnd !== -1) outputChars += stringEnd - value - 2;
         });
+        if (!isObject) throw notAnEvent(backend, frame, readChatChunk);
         const note: FrameNote = { outputChars };
         if (finish) note.finish = true;
         if (parse) {

@@ -20,4 +20,5 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
 }
 
 /** What src/backends/registry.ts loads when a configured backend has type `openai-chat`. */
+export { probe } from './probe.js';
 export const createBackend: BackendModule['createBackend'] = createOpenAIChatBackend;

@@ -1,5 +1,6 @@
 import { RouterError } from '../../core/errors.js';
-import { checkObjectFrame, leadingType, stringCharsOf, type ForwardTap } from '../http/forward-tap.js';
+import { walkJsonObject } from '../../core/json-check.js';
+import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
 import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
@@ -19,13 +20,19 @@ const OUTPUT_DELTAS = new Set([
   'response.custom_tool_call_input.delta',
 ]);
 
-const DELTA_KEY = ['delta'];
+/** What the tap reads of an event: its `type`, and the string `delta` of the output deltas. */
+const KEYS = ['type', 'delta'];
+const TYPE = 0;
+/** The events the tap parses: the stream's end, with the whole request's usage. */
+const PARSED = new Set(['response.completed', 'response.incomplete']);
 
 /**
  * OpenAI Responses, read where decodeResponsesStream decides: the stream is over at
  * response.completed or response.incomplete, whose `response.usage` is the whole request's; it
- * fails at response.failed or an `error` event, and is cut off if it ends before either. Only the
- * terminal events are parsed.
+ * fails at response.failed or an `error` event, and is cut off if it ends before either. Every
+ * event is a JSON object with a string `type`, which names it (the decoder ignores the `event:`
+ * line): a frame without one fails the stream, as it fails the translated one. Only the terminal
+ * events are parsed.
  */
 export const responsesForwardTap: ForwardTap = {
   replyUsage(backend, body) {
@@ -38,33 +45,53 @@ export const responsesForwardTap: ForwardTap = {
   },
   stream(backend, request) {
     let finished = false;
+    /**
+     * The note for response.completed or .incomplete, whose usage is the whole request's; a
+     * response that says `completed` at the cap is passed on as the incomplete one it is.
+     */
+    const endNote = (raw: unknown) => {
+      const event = readResponsesEvent(backend, raw);
+      finished = true;
+      const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+      const response = (raw as { response?: unknown }).response;
+      if (!atCap(response, request.maxOutputTokens)) return note;
+      const replacement = { event: 'response.incomplete', data: JSON.stringify({ ...(raw as object), type: 'response.incomplete', response: asIncomplete(response) }) };
+      return { ...note, replacement };
+    };
     return {
       read(frame) {
-        checkObjectFrame(backend, frame);
-        // The event's `type`, which decodeResponsesStream reads (it ignores the `event:` line).
-        const name = leadingType(frame.data);
-        // Every event of the grammar but `error` is `response.…`: anything else may be an error in another shape (foreign-error-frame.ts).
-        if (name === undefined || (name !== 'error' && !name.startsWith('response.'))) {
-          return foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+        // The terminal event, parsed anyway and often the largest (the whole response), is not walked first when its event line names it.
+        if (frame.event !== undefined && PARSED.has(frame.event)) {
+          const raw = parseFrameJson(backend, frame);
+          if (PARSED.has(readResponsesEvent(backend, raw).type)) return endNote(raw);
         }
-        if (OUTPUT_DELTAS.has(name)) return { outputChars: stringCharsOf(frame.data, DELTA_KEY) };
-        switch (name) {
-          case 'response.completed':
-          case 'response.incomplete': {
-            const raw = parseFrameJson(backend, frame) as { response?: unknown };
-            const event = readResponsesEvent(backend, raw);
-            finished = true;
-            const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
-            if (!atCap(raw.response, request.maxOutputTokens)) return note;
-            const replacement = { event: 'response.incomplete', data: JSON.stringify({ ...raw, type: 'response.incomplete', response: asIncomplete(raw.response) }) };
-            return { ...note, replacement };
+        const { data } = frame;
+        let typeAt = -1;
+        let typeEnd = -1;
+        let deltaChars = 0;
+        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
+          // The event's own type, not an item's or a part's (JSON.parse keeps the last of duplicates).
+          if (key !== TYPE) {
+            if (stringEnd !== -1) deltaChars += stringEnd - value - 2;
+          } else if (depth === 1) {
+            typeAt = value;
+            typeEnd = stringEnd;
           }
-          case 'response.failed':
-          case 'error':
-            return 'error';
-          default:
-            return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
+        });
+        const name = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        if (name === undefined) {
+          // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
+          if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
+          throw notAnEvent(backend, frame, readResponsesEvent);
         }
+        if (OUTPUT_DELTAS.has(name)) return { outputChars: deltaChars };
+        if (PARSED.has(name)) return endNote(parseFrameJson(backend, frame));
+        // Every event of the grammar but `error` is `response.…`: an `event: error` frame in another shape is an error.
+        if (name !== 'error' && !name.startsWith('response.')) {
+          return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+        }
+        if (name === 'response.failed' || name === 'error') return 'error';
+        return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
       },
       atEnd: () => (finished ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`)),
     };

@@ -20,4 +20,5 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
 }
 
 /** What src/backends/registry.ts loads when a configured backend has type `openai-responses`. */
+export { probe } from './probe.js';
 export const createBackend: BackendModule['createBackend'] = createOpenAIResponsesBackend;

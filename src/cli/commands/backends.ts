@@ -1,11 +1,13 @@
 import { BACKEND_TYPES, isBackendType } from '../../backends/registry.js';
 import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
+import type { ConfigStore } from '../../config/store.js';
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -22,7 +24,7 @@ export interface AddBackendOptions {
   totalTimeout?: string;
 }
 
-export function runBackendsAdd(name: string, options: AddBackendOptions): void {
+export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
   if (!NAME_PATTERN.test(name)) throw usageError(`backend name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
   if (name === OFFLINE_BACKEND) throw usageError(`'${OFFLINE_BACKEND}' is the built-in backend; choose another name`);
   if (!isBackendType(options.type)) {
@@ -42,10 +44,11 @@ export function runBackendsAdd(name: string, options: AddBackendOptions): void {
   if (options.idleTimeout !== undefined) timeouts.idleMs = parsePositiveInteger(options.idleTimeout, '--idle-timeout');
   if (options.totalTimeout !== undefined) timeouts.totalMs = parsePositiveInteger(options.totalTimeout, '--total-timeout');
   if (Object.keys(timeouts).length) backend.timeouts = timeouts;
-  const config = new ConfigStore();
-  const replaced = name in config.read().backends;
-  // A pool is set with `backends pool`; replacing the rest of the backend keeps it.
-  const pool = replaced ? config.read().backends[name]?.keyPool : undefined;
+  const config = await openConfig();
+  const replaced = Object.hasOwn(config.read().backends, name);
+  // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
+  const stored = config.readStored().backends;
+  const pool = Object.hasOwn(stored, name) ? stored[name]!.keyPool : undefined;
   config.update((settings) => {
     settings.backends[name] = pool ? { ...backend, keyPool: pool } : backend;
   });
@@ -71,8 +74,8 @@ const keySource = (backend: BackendSettings): string =>
         ? `env:${backend.apiKeyEnv}`
         : 'none';
 
-export function runBackendsList(options: { json?: boolean }): void {
-  const backends = new ConfigStore().read().backends;
+export async function runBackendsList(options: { json?: boolean }): Promise<void> {
+  const backends = (await openConfig()).read().backends;
   const rows = Object.entries(backends).map(([name, backend]) => ({
     name,
     type: backend.type,
@@ -86,14 +89,14 @@ export function runBackendsList(options: { json?: boolean }): void {
   printTable(rows.map((row) => [row.name, row.type, row.base_url, row.api_key, row.headers.join(',')]), ['NAME', 'TYPE', 'BASE URL', 'KEY', 'HEADERS']);
 }
 
-export function runBackendsRemove(name: string): void {
-  const config = new ConfigStore();
+export async function runBackendsRemove(name: string): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
-  if (!(name in settings.backends)) throw usageError(`no backend named '${name}'`);
+  requireBackend(config, name);
   const usesIt = (targets: string[]) => targets.some((target) => parseTarget(target).backend === name);
   const users = Object.entries(settings.routes).filter(([model, targets]) => usesIt(targets) || (settings.routePolicies[model]?.rules ?? []).some((rule) => usesIt(rule.targets)));
   if (users.length) {
-    throw usageError(`backend '${name}' is used by route ${users.map(([model]) => model).join(', ')}; change or unset those routes first`);
+    throw failedError(`backend '${name}' is used by route ${users.map(([model]) => model).join(', ')}; change or unset those routes first`);
   }
   config.update((draft) => {
     delete draft.backends[name];
@@ -101,6 +104,7 @@ export function runBackendsRemove(name: string): void {
   printLine(`${chalk.green('✓')} Removed backend ${chalk.bold(name)}`);
 }
 
+/** The backend a command acts on must exist (exit 1 when it does not). */
 export interface PoolOptions {
   key?: string[];
   keyEnv?: string[];
@@ -110,11 +114,16 @@ export interface PoolOptions {
   clear?: boolean;
 }
 
+/** A backend of config.json by that name, or exit 1 naming the nearest one (or the file in force that has it). */
+function requireBackend(config: ConfigStore, name: string): void {
+  requireStored(config, 'backends', name, `no backend named '${name}'${didYouMean(name, Object.keys(config.read().backends))} (see svc-router backends list)`);
+}
+
 /** Gives a backend a pool of keys (replacing any it had), or with --clear takes it away. */
-export function runBackendsPool(name: string, options: PoolOptions): void {
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().backends, name)) throw usageError(`no backend named '${name}' (see svc-router backends list)`);
+export async function runBackendsPool(name: string, options: PoolOptions): Promise<void> {
+  const config = await openConfig();
   if (options.clear) {
+    requireBackend(config, name);
     config.update((settings) => {
       delete settings.backends[name]!.keyPool;
     });
@@ -131,6 +140,7 @@ export function runBackendsPool(name: string, options: PoolOptions): void {
   const pool: KeyPoolSettings = { strategy: strategy as KeyPoolStrategy, keys };
   if (options.rateLimitCooldown !== undefined) pool.rateLimitCooldownMs = parsePositiveInteger(options.rateLimitCooldown, '--rate-limit-cooldown');
   if (options.paymentCooldown !== undefined) pool.paymentCooldownMs = parsePositiveInteger(options.paymentCooldown, '--payment-cooldown');
+  requireBackend(config, name);
   config.update((settings) => {
     settings.backends[name]!.keyPool = pool;
   });

@@ -1,3 +1,4 @@
+import { formatCount } from '../../core/format-numbers.js';
 import { refusedError, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
@@ -76,7 +77,7 @@ interface ChatChunk {
 function printMeta(meta: ChatReply['svc_meta']): void {
   if (!meta || !process.stderr.isTTY) return;
   const model = meta.upstream_model ? `${meta.backend}:${meta.upstream_model}` : meta.backend;
-  process.stderr.write(chalk.dim(`— ${model} · ${meta.usage.total_tokens} tokens · ${meta.latency_ms} ms · ${meta.remaining_tokens} left\n`));
+  process.stderr.write(chalk.dim(`— ${model} · ${formatCount(meta.usage.total_tokens)} tokens · ${formatCount(meta.latency_ms)} ms · ${formatCount(meta.remaining_tokens)} left\n`));
 }
 
 async function readStdin(): Promise<string> {

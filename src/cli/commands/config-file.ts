@@ -1,15 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyDeclarative, exportDeclarative } from '../../config/declarative/overlay.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SCHEMA_FILE } from '../../config/declarative/json-schema.js';
+import { applyDeclarative, DEFAULT_SCHEMA_REF, exportDeclarative } from '../../config/declarative/overlay.js';
 import { SETTINGS_PLACEMENT, type Placement } from '../../config/declarative/placement.js';
 import { formatPath, type Problem } from '../../config/declarative/parse.js';
 import { formatProblems } from '../../config/declarative/report.js';
 import type { DeclarativeConfig } from '../../config/declarative/schema.js';
 import { validateText, type Validation } from '../../config/declarative/validate.js';
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
-import { CliError, EXIT_USAGE, usageError } from '../cli-error.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
+import { CliError, EXIT_USAGE, failedError, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
+import { openConfig } from '../config-in-force.js';
+import { ConfigStore } from '../../config/store.js';
+import { findServer } from '../server-state.js';
 
 export interface ExportOptions {
   output?: string;
@@ -19,25 +24,42 @@ export interface ExportOptions {
 }
 
 /** Writes the settings in force as a declarative file: stdout is the file, notes go to stderr. */
-export function runConfigExport(options: ExportOptions): void {
-  const { config, notes } = exportDeclarative(new ConfigStore().read(), {
+export async function runConfigExport(options: ExportOptions): Promise<void> {
+  const file = options.output === undefined ? undefined : path.resolve(options.output);
+  if (file !== undefined && fs.existsSync(file) && !options.force) throw failedError(`${file} exists; add --force to replace it`);
+  const { config, notes } = exportDeclarative((await openConfig()).read(), {
     ...(options.withKeys ? { withKeys: true } : {}),
-    ...(options.schemaRef !== undefined ? { schemaRef: options.schemaRef } : {}),
+    schemaRef: options.schemaRef ?? schemaRefFor(file === undefined ? process.cwd() : path.dirname(file)),
   });
   const text = `${JSON.stringify(config, null, 2)}\n`;
   for (const note of notes) warn(note);
-  if (options.output === undefined) return void process.stdout.write(text);
-  const file = path.resolve(options.output);
-  if (fs.existsSync(file) && !options.force) throw usageError(`${file} exists; add --force to replace it`);
-  writeAtomically(file, text);
+  if (file === undefined) return void process.stdout.write(text);
+  // A file replaced with --force keeps its mode; readers (a router following it) never see half of it.
+  writeFileAtomic(file, text);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
+}
+
+/** This svc-router's own schema: the package's, or the checkout's. */
+const OWN_SCHEMA = fileURLToPath(new URL(`../../../${SCHEMA_FILE}`, import.meta.url));
+
+/**
+ * The `$schema` of a file written into `dir`, one that exists: the schema of the svc-router the
+ * project there installs (./node_modules/svc-router/…), else this svc-router's own, relative to
+ * the file (./schema/… at a checkout's root).
+ */
+export function schemaRefFor(dir: string): string {
+  if (fs.existsSync(path.join(dir, DEFAULT_SCHEMA_REF))) return DEFAULT_SCHEMA_REF;
+  const relative = path.relative(dir, OWN_SCHEMA);
+  if (path.isAbsolute(relative)) return pathToFileURL(OWN_SCHEMA).href; // another drive
+  const posix = relative.split(path.sep).join('/');
+  return posix.startsWith('../') ? posix : `./${posix}`;
 }
 
 export interface ValidateOptions {
   json?: boolean;
 }
 
-/** Checks a file (default: SVC_ROUTER_CONFIG); exit code 2 when it is not valid. */
+/** Checks a file (default: SVC_ROUTER_CONFIG, else the running serve's); exit code 2 when it is not valid. */
 export function runConfigValidate(file: string | undefined, options: ValidateOptions): void {
   const { resolved, validation } = validateFile(file);
   if (options.json) {
@@ -55,8 +77,8 @@ export interface ImportOptions {
 }
 
 /** Writes a file's settings into config.json, saying every change; nothing is written when it is not valid. */
-export function runConfigImport(file: string, options: ImportOptions): void {
-  const store = new ConfigStore();
+export async function runConfigImport(file: string, options: ImportOptions): Promise<void> {
+  const store = await openConfig();
   const stored = store.readStored();
   const { resolved, validation } = validateFile(file, Object.keys(stored.backends));
   if (!validation.config) throw invalid(resolved, validation.problems);
@@ -75,8 +97,9 @@ export function runConfigImport(file: string, options: ImportOptions): void {
   for (const change of changes) printLine(`  ${change}`);
 }
 
+/** A file named, else SVC_ROUTER_CONFIG's, else the one the running serve reads. */
 function validateFile(file: string | undefined, storedBackends?: string[]): { resolved: string; validation: Validation } {
-  const given = file ?? process.env.SVC_ROUTER_CONFIG;
+  const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined) ?? runningServeFile();
   if (!given) throw usageError('name the file to check (or set SVC_ROUTER_CONFIG)');
   const resolved = path.resolve(given);
   let text: string;
@@ -86,6 +109,11 @@ function validateFile(file: string | undefined, storedBackends?: string[]): { re
     throw usageError(`cannot read ${resolved}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   return { resolved, validation: validateText(text, { storedBackends: storedBackends ?? Object.keys(new ConfigStore().readStored().backends) }) };
+}
+
+function runningServeFile(): string | undefined {
+  const found = findServer();
+  return found.status === 'running' ? found.state.config : undefined;
 }
 
 const invalid = (file: string, problems: readonly Problem[]): CliError =>
@@ -149,9 +177,3 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(node as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
       : node,
   );
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, text);
-  fs.renameSync(temporary, file);
-}

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
+import { openConfig } from '../config-in-force.js';
 
 interface SettingKey {
   describe: string;
@@ -86,6 +87,18 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
   },
   'server.tls.cert': tlsPathKey('cert', 'PEM certificate (chain) serve answers HTTPS with; with server.tls.key (\'\' turns HTTPS off; read when serve starts)'),
   'server.tls.key': tlsPathKey('key', "the certificate's PEM private key, a file only you can read (read when serve starts)"),
+  'server.hosts': listKey(
+    'hosts',
+    "names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound ('' for none)",
+    parseHostName,
+    'a host name or IP address without a port, e.g. router.example.com',
+  ),
+  'server.cors': listKey(
+    'cors',
+    "origins whose browser pages may call the model endpoints (CORS), comma-separated ('' for none)",
+    (entry) => parseOrigin(entry),
+    'an origin such as https://app.example.com or http://localhost:5173',
+  ),
   'usage.store': {
     describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
     values: ['file'],
@@ -134,6 +147,29 @@ function tlsPathKey(part: 'cert' | 'key', describe: string): SettingKey {
   };
 }
 
+/** A list setting of server's, given comma-separated; each entry is checked and stored in its one spelling. */
+function listKey(field: 'hosts' | 'cors', describe: string, normalise: (entry: string) => string | undefined, expected: string): SettingKey {
+  return {
+    describe,
+    get: (s) => (Array.isArray(s.server[field]) ? s.server[field] : []).join(','),
+    set: (s, v) => {
+      const entries = v
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      s.server[field] = [
+        ...new Set(
+          entries.map((entry) => {
+            const normalised = normalise(entry);
+            if (normalised === undefined) throw usageError(`server.${field}: expected ${expected}, got '${entry}'`);
+            return normalised;
+          }),
+        ),
+      ];
+    },
+  };
+}
+
 /** Milliseconds, at most a day (timers cannot wait much longer). */
 function parseDuration(value: string, name: string): number {
   const ms = parsePositiveInteger(value, name);
@@ -148,13 +184,13 @@ function settingKey(name: string): SettingKey {
   return key;
 }
 
-export const runConfigPath = (): void => printLine(new ConfigStore().path);
+export const runConfigPath = async (): Promise<void> => printLine((await openConfig()).path);
 
-export const runConfigGet = (name: string): void => printLine(String(settingKey(name).get(new ConfigStore().read())));
+export const runConfigGet = async (name: string): Promise<void> => printLine(String(settingKey(name).get((await openConfig()).read())));
 
-export function runConfigSet(name: string, value: string): void {
+export async function runConfigSet(name: string, value: string): Promise<void> {
   const key = settingKey(name);
-  const config = new ConfigStore();
+  const config = await openConfig();
   // Validate before writing, so a bad value changes nothing.
   key.set(structuredClone(config.read()), value);
   config.update((settings) => key.set(settings, value));

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
-import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
+import { CliError, EXIT_FAILED, notInitialisedError, usageError } from '../cli-error.js';
 import {
+  ANTHROPIC_TOKEN_ENV,
   anthropicSdkSnippet,
   claudeSettingsEnv,
   CODEX_AUTH_COMMAND,
@@ -16,6 +17,7 @@ import {
   mergeClaudeSettings,
   mergeCodexConfig,
   MergeError,
+  OPENAI_KEY_ENV,
   openaiSdkSnippet,
 } from '../client-settings.js';
 import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
@@ -23,6 +25,7 @@ import { backupPath, resolveTarget, undoClientFile, writeClientFile } from '../c
 import { chalk, printLine, warn } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';
+import { openConfig } from '../config-in-force.js';
 
 export { CLIENTS, type Client } from '../connect-clients.js';
 
@@ -41,7 +44,7 @@ export const codexConfigPath = (): string => path.join(process.env.CODEX_HOME ||
 export const claudeSettingsPath = (): string => path.join(process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude'), 'settings.json');
 
 /** Prints the settings that point a client at the router, or merges them into the client's config file. */
-export function runConnect(client: string, options: ConnectOptions): void {
+export async function runConnect(client: string, options: ConnectOptions): Promise<void> {
   if (!(CLIENTS as readonly string[]).includes(client)) throw usageError(`unknown client '${client}'; expected one of ${CLIENTS.join(', ')}`);
   for (const flag of ['write', 'undo'] as const) {
     if (options[flag] && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
@@ -51,11 +54,11 @@ export function runConnect(client: string, options: ConnectOptions): void {
   }
   if (options.write && options.undo) throw usageError('--write and --undo go one at a time');
   if (options.undo) return undoConnect(client === 'codex' ? codexConfigPath() : claudeSettingsPath(), options.force === true);
-  const settings = new ConfigStore().read();
+  const settings = (await openConfig()).read();
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
-  if (!key) throw usageError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
-  if (/^\s|\s$/u.test(key)) throw usageError('the key has leading or trailing whitespace; the router would refuse it (401). Fix the key; no trailing whitespace.');
+  if (!key) throw notInitialisedError('no local key yet: run svc-router init (or svc-router serve, which creates one), or pass --key');
+  if (whitespaceIn(key)) throw usageError('the key holds whitespace (at an end, inside, or written out as \\n or %20); the router would refuse it (401). Fix the key; no trailing whitespace.');
 
   switch (client as Client) {
     case 'codex':
@@ -63,9 +66,9 @@ export function runConnect(client: string, options: ConnectOptions): void {
     case 'claude':
       return connectClaude(origin, key, options.write === true, settings);
     case 'openai-sdk':
-      return printSnippet(titleOf(client as Client), key, openaiSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), OPENAI_KEY_ENV, key, openaiSdkSnippet(origin));
     case 'anthropic-sdk':
-      return printSnippet(titleOf(client as Client), key, anthropicSdkSnippet(origin, KEY_ENV));
+      return printSnippet(titleOf(client as Client), ANTHROPIC_TOKEN_ENV, key, anthropicSdkSnippet(origin));
   }
 }
 
@@ -114,10 +117,13 @@ function connectClaude(origin: string, key: string, write: boolean, settings: Se
   for (const [name, value] of Object.entries(env)) hint(exportLine(name, value), false);
 }
 
-/** stdout is the module alone, so `connect openai-sdk > example.mjs && node example.mjs` runs; the shell line goes to stderr. */
-function printSnippet(title: string, key: string, snippet: string): void {
-  hint('# in the shell that runs your code:');
-  hint(exportLine(KEY_ENV, key), false);
+/**
+ * stdout is the module alone, so `connect openai-sdk > example.mjs && node example.mjs` runs in a
+ * shell that ran `eval "$(svc-router env)"`; the variable it reads goes to stderr.
+ */
+function printSnippet(title: string, variable: string, key: string, snippet: string): void {
+  hint(`# it reads ${variable}, which svc-router env exports; in the shell that runs your code: eval "$(svc-router env)", or`);
+  hint(exportLine(variable, key), false);
   printLine(`// ${title}, JavaScript (an ES module, e.g. example.mjs)`);
   process.stdout.write(snippet);
 }

@@ -1,12 +1,17 @@
 import path from 'node:path';
 import { withDefaults, type Settings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { BrokenFileError } from '../../files/broken-file.js';
 import { usageError } from '../cli-error.js';
-import { checkBackends, checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { configInForce } from '../config-in-force.js';
+import { checkBackends } from '../doctor/backend-checks.js';
+import { checkLive } from '../doctor/live-checks.js';
+import type { ServerState } from '../server-state.js';
+import { checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
 import { checkContextWindows } from '../doctor/context-windows.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
 import { checkClient } from '../doctor/client-checks.js';
 import { skip, type CheckResult } from '../doctor/result.js';
+import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';
@@ -17,9 +22,13 @@ export interface DoctorOptions {
   timeout?: string;
   client?: string;
   json?: boolean;
+  /** Also send a one-token request to each routed target (it costs a few tokens). */
+  live?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 2_000;
+/** A completion takes longer than a connection: the live requests' own default. */
+const DEFAULT_LIVE_TIMEOUT_MS = 30_000;
 /** Exit codes stay clear of the shell's own (126 and up). */
 const MAX_EXIT_CODE = 100;
 
@@ -35,7 +44,7 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   const client = options.client;
   if (client !== undefined && !(DOCTOR_CLIENTS as readonly string[]).includes(client)) throw usageError(`--client: expected one of ${DOCTOR_CLIENTS.join(', ')}, got '${client}'`);
 
-  const { settings, file, problem } = loadConfig();
+  const { settings, file, problem, serve } = await loadConfig();
   // Either base URL form is accepted: the OpenAI one (…/v1) and the Anthropic one (without).
   const address = routerAddress(settings, given ? { flag: givenUrl } : {});
   const root = address.origin;
@@ -50,7 +59,10 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
     const { result, body } = await checkWhoami(root, key!, timeoutMs);
     return body ? [reachable, result, checkUsageCap(body)] : [reachable, result];
   })();
-  const [routerResults, backendResults, servePort] = await Promise.all([router, checkBackends(settings, timeoutMs), checkServePort(settings, timeoutMs)]);
+  const [routerResults, backends, servePort] = await Promise.all([router, checkBackends(settings, { timeoutMs, ...(serve ? { serve } : {}) }), checkServePort(settings, timeoutMs)]);
+  const liveTimeoutMs = options.timeout === undefined ? DEFAULT_LIVE_TIMEOUT_MS : timeoutMs;
+  const live = options.live ? await checkLive(settings, backends.findings, liveTimeoutMs) : undefined;
+  const backendResults = Object.keys(settings.backends).length === 0 ? [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)] : backends.results;
 
   const results: CheckResult[] = [
     keyResult,
@@ -58,7 +70,8 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
     ...routerResults,
     ...(client ? checkClient(client as DoctorClient, settings, root, key) : []),
     ...backendResults,
-    ...checkRoutes(settings),
+    ...(live?.results ?? []),
+    ...checkRoutes(settings, { findings: backends.findings, ...(live ? { answered: live.answered } : {}) }),
     ...checkContextWindows(settings),
     checkConfigFile(file, problem),
     servePort,
@@ -79,14 +92,31 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   printLine(failures === 0 ? chalk.green('No problems found.') : chalk.red(`${failures} problem${failures === 1 ? '' : 's'} found.`));
 }
 
-/** The stored settings, or the defaults and what is wrong when the file cannot be read. */
-function loadConfig(): { settings: Settings; file: string; problem?: string } {
+/**
+ * The settings in force (the running serve's declarative file over config.json, unless
+ * SVC_ROUTER_CONFIG names another), or the defaults and what is wrong when they cannot be read.
+ */
+async function loadConfig(): Promise<{ settings: Settings; file: string; problem?: string; serve?: ServerState }> {
+  let config;
   try {
-    const store = new ConfigStore();
-    return { settings: store.read(), file: store.path };
+    config = await configInForce();
+    const settings = config.store.read();
+    return { settings, file: config.store.path, ...(config.serve ? { serve: config.serve } : {}) };
   } catch (error) {
     const home = process.env.SVC_ROUTER_HOME;
-    const file = home ? path.join(path.resolve(home), 'config.json') : 'config.json';
-    return { settings: withDefaults({}), file, problem: `cannot be read: ${(error as Error).message}` };
+    const file = config?.file ?? (home ? path.join(path.resolve(home), 'config.json') : 'config.json');
+    // `cannot be read: line 3, column 7: syntax error: …` (the check names the file first).
+    const where = error instanceof BrokenFileError ? error.message.split(`${error.file} `).join('') : (error as Error).message;
+    return { settings: storedOrDefaults(config), file, problem: `cannot be read: ${where}`, ...(config?.serve ? { serve: config.serve } : {}) };
   }
+}
+
+/** config.json's own settings when only the declarative file over it failed (the local key is there), else the defaults. */
+function storedOrDefaults(config: Awaited<ReturnType<typeof configInForce>> | undefined): Settings {
+  try {
+    if (config?.file) return config.store.readStored();
+  } catch {
+    // config.json cannot be read either
+  }
+  return withDefaults({});
 }

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { generateKey } from '../../identity/keys.js';
-import { CliError, EXIT_USAGE } from '../cli-error.js';
+import { failedError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 import { claudeSettingsPath, codexConfigPath } from './connect.js';
 import { defaultSlug, parsePositiveInteger, parseSlug } from '../parse-options.js';
 import { keyRecord } from './keys.js';
+import { openConfig } from '../config-in-force.js';
 
 export interface InitOptions {
   developer?: string;
@@ -27,7 +29,7 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
   const current = config.read();
   if (current.localKey && !options.force) {
-    throw new CliError(`already initialised (config: ${config.path}); use --force to issue a new local key`, EXIT_USAGE);
+    throw failedError(`already initialised (config: ${config.path}); use --force to issue a new local key`);
   }
   const key = generateKey(developer);
   config.update((settings) => {
@@ -42,8 +44,8 @@ export function initialise(config: ConfigStore, options: InitOptions): { key: st
   return { key, developer };
 }
 
-export function runInit(options: InitOptions): void {
-  const config = new ConfigStore();
+export async function runInit(options: InitOptions): Promise<void> {
+  const config = await openConfig();
   const previous = config.read().localKey;
   const { key, developer } = initialise(config, options);
   if (options.force && previous !== undefined) warnAboutOldKey(previous);
@@ -52,7 +54,7 @@ export function runInit(options: InitOptions): void {
     printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key, config_path: config.path });
     return;
   }
-  printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`${chalk.green('✓')} Issued the local key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${formatCount(record.capTokens)} tokens / 30 days)`);
   printLine(`  key: ${key}`);
   printLine(`  stored in ${config.path} (mode 0600); run ${chalk.cyan('svc-router serve')} and ${chalk.cyan('svc-router env')} next`);
 }

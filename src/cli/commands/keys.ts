@@ -1,12 +1,14 @@
 import type { KeyRecord, RateLimitSettings } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import type { ConfigStore } from '../../config/store.js';
 import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { openLedger } from '../../usage/open-ledger.js';
 import { sliceUsage, type UsageSlice } from '../../usage/slice.js';
 import { chalk, printJson, printLine, printTable, warn } from '../output.js';
-import { formatUsd } from '../usage-chart.js';
+import { formatCount, formatUsd } from '../../core/format-numbers.js';
 import { parsePositiveInteger, parseSlug } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
 
 export function keyRecord(key: string, developer: string, identity: Pick<KeyRecord, 'organisation' | 'tier' | 'capTokens'>): KeyRecord {
   return { developer, ...identity, hash: hashKey(key), hint: keyHint(key), createdAt: new Date().toISOString() };
@@ -22,12 +24,12 @@ export interface IssueOptions {
 }
 
 /** Issues a key for a developer; only its hash is stored, so it is printed exactly once. */
-export function runKeysIssue(options: IssueOptions): void {
+export async function runKeysIssue(options: IssueOptions): Promise<void> {
   const developer = parseSlug(options.developer);
   const cap = options.cap === undefined ? undefined : parsePositiveInteger(options.cap, '--cap');
-  const config = new ConfigStore();
+  const config = await openConfig();
   if (Object.hasOwn(config.read().keys, developer) && !options.force) {
-    throw usageError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
+    throw failedError(`developer '${developer}' already has a key; revoke it first or pass --force to replace it`);
   }
   const key = generateKey(developer);
   const settings = config.update((draft) => {
@@ -42,13 +44,13 @@ export function runKeysIssue(options: IssueOptions): void {
     printJson({ developer, organisation: record.organisation, tier: record.tier, cap_tokens: record.capTokens, key });
     return;
   }
-  printLine(`${chalk.green('✓')} Issued a key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${record.capTokens} tokens / 30 days)`);
+  printLine(`${chalk.green('✓')} Issued a key for ${chalk.bold(developer)} (${record.organisation}, ${record.tier}, cap ${formatCount(record.capTokens)} tokens / 30 days)`);
   printLine(`  key: ${key}`);
   printLine(chalk.dim('  Shown once: only its hash is stored.'));
 }
 
 export async function runKeysList(options: { json?: boolean }): Promise<void> {
-  const config = new ConfigStore();
+  const config = await openConfig();
   const settings = config.read();
   const usage = await usageByKey(settings.usage.store, config.dir);
   const rows = Object.values(settings.keys).map((record) => {
@@ -73,9 +75,9 @@ export async function runKeysList(options: { json?: boolean }): Promise<void> {
       row.developer + (row.local ? ' (local)' : ''),
       row.organisation,
       row.tier,
-      String(row.cap_tokens),
-      row.rate_limit ? `${row.rate_limit.requests_per_minute ?? '-'}/${row.rate_limit.tokens_per_minute ?? '-'}` : '-',
-      row.usage ? String(row.usage.tokens) : 'n/a',
+      formatCount(row.cap_tokens),
+      row.rate_limit ? `${perMinute(row.rate_limit.requests_per_minute, '-')}/${perMinute(row.rate_limit.tokens_per_minute, '-')}` : '-',
+      row.usage ? formatCount(row.usage.tokens) : 'n/a',
       row.usage ? formatUsd(row.usage.cost_usd) : 'n/a',
       row.key_hint,
       row.created_at,
@@ -97,10 +99,10 @@ async function usageByKey(store: string, dir: string): Promise<Map<string, Usage
   }
 }
 
-export function runKeysRevoke(slug: string): void {
+export async function runKeysRevoke(slug: string): Promise<void> {
   const developer = parseSlug(slug);
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  const config = await openConfig();
+  requireKey(config, developer);
   config.update((settings) => {
     if (settings.localKey && hashKey(settings.localKey) === settings.keys[developer]?.hash) delete settings.localKey;
     delete settings.keys[developer];
@@ -109,10 +111,14 @@ export function runKeysRevoke(slug: string): void {
 }
 
 /** Sets a key's per-minute limits (`--rpm`, `--tpm`), or with --clear removes them. */
-export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): void {
+export async function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string; clear?: boolean }): Promise<void> {
   const developer = parseSlug(slug);
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}'`);
+  const limit: RateLimitSettings = {};
+  if (options.rpm !== undefined) limit.requestsPerMinute = parsePositiveInteger(options.rpm, '--rpm');
+  if (options.tpm !== undefined) limit.tokensPerMinute = parsePositiveInteger(options.tpm, '--tpm');
+  if (!options.clear && Object.keys(limit).length === 0) throw usageError('give --rpm and/or --tpm (or --clear)');
+  const config = await openConfig();
+  requireKey(config, developer);
   if (options.clear) {
     config.update((settings) => {
       delete settings.keys[developer]!.rateLimit;
@@ -120,16 +126,12 @@ export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string
     printLine(`${chalk.green('✓')} ${chalk.bold(developer)} has no rate limits`);
     return;
   }
-  const limit: RateLimitSettings = {};
-  if (options.rpm !== undefined) limit.requestsPerMinute = parsePositiveInteger(options.rpm, '--rpm');
-  if (options.tpm !== undefined) limit.tokensPerMinute = parsePositiveInteger(options.tpm, '--tpm');
-  if (Object.keys(limit).length === 0) throw usageError('give --rpm and/or --tpm (or --clear)');
   config.update((settings) => {
     settings.keys[developer]!.rateLimit = { ...settings.keys[developer]!.rateLimit, ...limit };
   });
   const set = config.read().keys[developer]!.rateLimit!;
   printLine(
-    `${chalk.green('✓')} ${chalk.bold(developer)} may send ${set.requestsPerMinute ?? 'unlimited'} requests and ${set.tokensPerMinute ?? 'unlimited'} tokens per minute (shared by every router on the usage store)`,
+    `${chalk.green('✓')} ${chalk.bold(developer)} may send ${perMinute(set.requestsPerMinute, 'unlimited')} requests and ${perMinute(set.tokensPerMinute, 'unlimited')} tokens per minute (shared by every router on the usage store)`,
   );
 }
 
@@ -137,11 +139,11 @@ export function runKeysLimit(slug: string, options: { rpm?: string; tpm?: string
  * Changes a developer's 30-day token cap and keeps the key: what the 429 at the cap points to.
  * A running server reads the change on its next request.
  */
-export function runKeysCap(slug: string, tokens: string, options: { json?: boolean }): void {
+export async function runKeysCap(slug: string, tokens: string, options: { json?: boolean }): Promise<void> {
   const developer = parseSlug(slug);
   const cap = parsePositiveInteger(tokens, 'the cap');
-  const config = new ConfigStore();
-  if (!Object.hasOwn(config.read().keys, developer)) throw usageError(`no key is issued for developer '${developer}' (svc-router keys list shows who has one)`);
+  const config = await openConfig();
+  requireKey(config, developer);
   let before = 0;
   config.update((settings) => {
     const record = settings.keys[developer]!;
@@ -149,8 +151,13 @@ export function runKeysCap(slug: string, tokens: string, options: { json?: boole
     record.capTokens = cap;
   });
   if (options.json) return printJson({ developer, cap_tokens: cap, previous_cap_tokens: before });
-  printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatTokens(cap)} tokens / 30 days (was ${formatTokens(before)}); the key is unchanged.`);
+  printLine(`${chalk.green('✓')} Cap of ${chalk.bold(developer)}: ${formatCount(cap)} tokens / 30 days (was ${formatCount(before)}); the key is unchanged.`);
 }
 
-/** 200000000 → "200,000,000". */
-export const formatTokens = (tokens: number): string => tokens.toLocaleString('en-US');
+/** A developer's key record must exist for the command to act on it (exit 1 when it does not). */
+function requireKey(config: ConfigStore, developer: string): void {
+  requireStored(config, 'keys', developer, `no key is issued for developer '${developer}'${didYouMean(developer, Object.keys(config.read().keys))} (svc-router keys list shows who has one)`);
+}
+
+/** A per-minute limit, or what stands for none. */
+const perMinute = (limit: number | null | undefined, none: string): string => (limit === null || limit === undefined ? none : formatCount(limit));

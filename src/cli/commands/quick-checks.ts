@@ -1,6 +1,6 @@
 import { refusedError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
-import { formatUsd } from '../usage-chart.js';
+import { formatCount, formatPercent, formatUsd } from '../../core/format-numbers.js';
 import { errorCode, errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
 
 export interface QuickCheckOptions extends ConnectionOptions {
@@ -22,12 +22,12 @@ export async function runWhoami(options: QuickCheckOptions): Promise<void> {
     const body = ensureOk(await client.call('GET', '/whoami')) as WhoamiBody;
     if (options.json) return printJson(body);
     const { usage } = body;
-    const share = usage.cap_tokens > 0 ? ` (${((usage.tokens_used / usage.cap_tokens) * 100).toFixed(1)}%)` : '';
+    const share = usage.cap_tokens > 0 ? ` (${formatPercent(usage.tokens_used / usage.cap_tokens)})` : '';
     printLine(`${chalk.bold(body.developer)} · ${body.organisation} · tier ${body.tier}`);
-    printLine(`usage: ${usage.tokens_used} of ${usage.cap_tokens} tokens${share} in ${usage.requests} requests since ${usage.window_start.slice(0, 10)}`);
-    printLine(`remaining: ${chalk.green(String(usage.remaining_tokens))} tokens`);
+    printLine(`usage: ${formatCount(usage.tokens_used)} of ${formatCount(usage.cap_tokens)} tokens${share} in ${formatCount(usage.requests)} requests since ${usage.window_start.slice(0, 10)}`);
+    printLine(`remaining: ${chalk.green(formatCount(usage.remaining_tokens))} tokens`);
     if (usage.cost_usd !== undefined) {
-      const unpriced = usage.unpriced_requests ? ` (${usage.unpriced_requests} request(s) without a known price not included)` : '';
+      const unpriced = usage.unpriced_requests ? ` (${formatCount(usage.unpriced_requests)} request(s) without a known price not included)` : '';
       printLine(`cost: ${formatUsd(usage.cost_usd)}${unpriced}`);
     }
   } finally {

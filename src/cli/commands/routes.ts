@@ -1,57 +1,93 @@
 import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
-import { ConfigStore } from '../../config/store.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { isSkuName, OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { skuTypoOf } from '../../routing/sku-typo.js';
 import { parseTarget } from '../../routing/target.js';
-import { usageError } from '../cli-error.js';
+import { failedError, usageError } from '../cli-error.js';
+import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { parsePositiveInteger } from '../parse-options.js';
+import { openConfig, requireStored } from '../config-in-force.js';
+import type { ConfigStore } from '../../config/store.js';
 
-export function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string } = {}): void {
+export async function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): Promise<void> {
   if (!isRoutableModelName(model)) {
     throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
   }
-  const config = new ConfigStore();
-  const { backends } = config.read();
-  for (const text of targets) {
-    const target = parseTarget(text);
-    if (target.backend !== OFFLINE_BACKEND && !(target.backend in backends)) {
-      throw usageError(`route target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
-    }
-  }
   const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
+  const config = await openConfig();
+  const settings = config.read();
+  checkSkuName(model, settings, options.new === true);
+  checkTargets(targets, settings.backends);
   config.update((settings) => {
     settings.routes[model] = targets;
     if (window !== undefined) settings.contextWindows[model] = window;
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} → ${targets.join(' → ')}`);
-  printLine(describeWindow(new ConfigStore().read(), model));
+  printLine(describeWindow(config.read(), model));
+}
+
+/**
+ * A route under an svc.* name that is neither a built-in SKU nor routed already makes a new SKU,
+ * which takes `--new`; a near miss of a built-in SKU is refused even then (see skuTypoOf).
+ */
+function checkSkuName(model: string, settings: Settings, isNew: boolean): void {
+  if (!isSkuName(model) || (SKUS as readonly string[]).includes(model) || Object.hasOwn(settings.routes, model)) return;
+  const typo = skuTypoOf(model);
+  if (typo) throw usageError(`'${model}' is not a SKU (did you mean '${typo}'?); a new SKU needs a name clearly apart from ${SKUS.join(', ')}`);
+  if (!isNew) {
+    throw usageError(`'${model}' is not a SKU yet${didYouMean(model, knownSkus(settings))}; to create a new SKU, add --new (SKUs: ${knownSkus(settings).join(', ')})`);
+  }
+}
+
+/** The built-in SKUs and the svc.* names routed in the config. */
+const knownSkus = (settings: Settings): string[] => [...new Set([...SKUS, ...Object.keys(settings.routes).filter(isSkuName)])];
+
+/** A route (or built-in SKU) a command acts on must exist; a claude-* id or pattern need not. */
+function requireRouteName(name: string, settings: Settings): void {
+  if (!isSkuName(name) || knownSkus(settings).includes(name)) return;
+  throw failedError(`no route is set for '${name}'${didYouMean(name, knownSkus(settings)) || howToCreate(name)}`);
+}
+
+/** The configured route a command acts on (exit 1 when there is none, or when only the file in force has it). */
+function requireRoute(config: ConfigStore, model: string): void {
+  const { routes } = config.read();
+  requireStored(config, 'routes', model, `no route is set for '${model}'${didYouMean(model, [...Object.keys(routes), ...SKUS]) || howToCreate(model)}`);
+}
+
+/** The command that sets a route under this name, when one can. */
+function howToCreate(model: string): string {
+  if (!isRoutableModelName(model) || skuTypoOf(model)) return '';
+  const isNew = isSkuName(model) && !(SKUS as readonly string[]).includes(model);
+  return `; set one first (svc-router routes set ${model} TARGET...${isNew ? ' --new' : ''})`;
 }
 
 /**
  * Sets (or with `unset`, removes) the context window of a route (`svc.intelligent-pro`,
  * `claude-*`) or of one target (`BACKEND:UPSTREAM_MODEL`), which clients are told to compact under.
  */
-export function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): void {
+export async function runRoutesWindow(name: string, tokens: string | undefined, options: { unset?: boolean } = {}): Promise<void> {
   const isTarget = !isRoutableModelName(name) && name.includes(':');
   if (!isRoutableModelName(name) && !isTarget) {
     throw usageError(`cannot set a window for '${name}': name a route (e.g. ${SKUS[0]} or 'claude-*') or a target BACKEND:UPSTREAM_MODEL (e.g. oa:gpt-4o)`);
   }
-  const config = new ConfigStore();
-  if (options.unset) {
-    if (!Object.hasOwn(config.read().contextWindows, name)) throw usageError(`no context window is set for '${name}'`);
+  if (!options.unset && tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
+  const window = options.unset ? undefined : parsePositiveInteger(tokens!, 'the context window');
+  const config = await openConfig();
+  if (!isTarget) requireRouteName(name, config.read());
+  if (window === undefined) {
+    requireStored(config, 'contextWindows', name, `no context window is set for '${name}'`);
     config.update((settings) => {
       delete settings.contextWindows[name];
     });
     printLine(`${chalk.green('✓')} Unset the context window of ${chalk.bold(name)}`);
   } else {
-    if (tokens === undefined) throw usageError('give the window in tokens (e.g. 128000), or --unset');
-    const window = parsePositiveInteger(tokens, 'the context window');
     config.update((settings) => {
       settings.contextWindows[name] = window;
     });
-    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${window.toLocaleString('en-US')} tokens`);
+    printLine(`${chalk.green('✓')} ${chalk.bold(name)}: a context window of ${formatCount(window)} tokens`);
   }
   if (!isTarget) printLine(describeWindow(config.read(), name));
 }
@@ -59,16 +95,16 @@ export function runRoutesWindow(name: string, tokens: string | undefined, option
 /** One line on what clients are told of a route's window. */
 function describeWindow(settings: Settings, model: string): string {
   const lookup = contextWindowOf(settings, model);
-  if (lookup.known) return chalk.dim(`  context window: ${lookup.window.tokens.toLocaleString('en-US')} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
+  if (lookup.known) return chalk.dim(`  context window: ${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
   if (lookup.reason === 'offline') return chalk.dim('  context window: none (served offline)');
   return chalk.yellow(
     `  context window: unknown for ${lookup.targets.join(', ')}; clients will guess. Set it: svc-router routes window ${model} TOKENS (or for a target: svc-router routes window ${lookup.targets[0]} TOKENS)`,
   );
 }
 
-export function runRoutesUnset(model: string): void {
-  const config = new ConfigStore();
-  if (!(model in config.read().routes)) throw usageError(`no route is set for '${model}'`);
+export async function runRoutesUnset(model: string): Promise<void> {
+  const config = await openConfig();
+  requireRoute(config, model);
   config.update((settings) => {
     delete settings.routes[model];
     // Its rules and weights go with it: they mean nothing without the route.
@@ -78,8 +114,8 @@ export function runRoutesUnset(model: string): void {
   printLine(`${chalk.green('✓')} Unset the route for ${chalk.bold(model)}${fallback}`);
 }
 
-export function runRoutesList(options: { json?: boolean }): void {
-  const settings = new ConfigStore().read();
+export async function runRoutesList(options: { json?: boolean }): Promise<void> {
+  const settings = (await openConfig()).read();
   const { routes, routePolicies } = settings;
   type Row = { model: string; targets: string[]; source: 'config' | 'default'; contextWindow: number | null; rules?: TaskRule[]; weights?: Record<string, number> };
   const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
@@ -114,12 +150,10 @@ export interface RuleOptions {
 }
 
 /** Adds a task rule to a route (or replaces the rule of that name, in place). */
-export function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): void {
-  const config = new ConfigStore();
+export async function runRoutesRule(model: string, name: string, targets: string[], options: RuleOptions): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
-  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'; set one first (svc-router routes set ${model} TARGET...)`);
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/i.test(name)) throw usageError(`rule name '${name}' is not valid: use letters, digits, '-' and '_' (up to 40)`);
-  checkTargets(targets, settings.backends);
   const when: TaskConditions = {};
   if (options.background) when.background = true;
   if (options.thinking) when.thinking = true;
@@ -131,6 +165,8 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
     when.model = options.model;
   }
   if (Object.keys(when).length === 0) throw usageError('a rule needs a condition: --background, --thinking, --context-above N, --image, --web-search or --model PATTERN');
+  requireRoute(config, model);
+  checkTargets(targets, settings.backends);
   const rule: TaskRule = { name, when, targets };
   config.update((draft) => {
     const policy = (draft.routePolicies[model] ??= {});
@@ -142,10 +178,11 @@ export function runRoutesRule(model: string, name: string, targets: string[], op
   printLine(`${chalk.green('✓')} ${chalk.bold(model)} rule ${chalk.bold(name)} (${describeConditions(when)}) → ${targets.join(' → ')}`);
 }
 
-export function runRoutesRuleRemove(model: string, name: string): void {
-  const config = new ConfigStore();
-  const rules = config.read().routePolicies[model]?.rules ?? [];
-  if (!rules.some((rule) => rule.name === name)) throw usageError(`route '${model}' has no rule named '${name}'`);
+export async function runRoutesRuleRemove(model: string, name: string): Promise<void> {
+  const config = await openConfig();
+  requireRoute(config, model);
+  const rules = config.readStored().routePolicies[model]?.rules ?? [];
+  if (!rules.some((rule) => rule.name === name)) throw failedError(`route '${model}' has no rule named '${name}'${didYouMean(name, rules.map((rule) => rule.name))}`);
   config.update((draft) => {
     const policy = draft.routePolicies[model]!;
     policy.rules = policy.rules!.filter((rule) => rule.name !== name);
@@ -156,10 +193,9 @@ export function runRoutesRuleRemove(model: string, name: string): void {
 }
 
 /** Sets the weights that balance which target leads a route's chain (`TARGET=WEIGHT`), or with none clears them. */
-export function runRoutesWeights(model: string, pairs: string[]): void {
-  const config = new ConfigStore();
+export async function runRoutesWeights(model: string, pairs: string[]): Promise<void> {
+  const config = await openConfig();
   const settings = config.read();
-  if (!Object.hasOwn(settings.routes, model)) throw usageError(`no route is set for '${model}'`);
   const weights: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const pair of pairs) {
     const equals = pair.lastIndexOf('=');
@@ -167,10 +203,11 @@ export function runRoutesWeights(model: string, pairs: string[]): void {
     if (!target) throw usageError(`weights are TARGET=WEIGHT, got '${pair}'`);
     weights[target] = parsePositiveInteger(pair.slice(equals + 1), `weight of ${target}`);
   }
+  requireRoute(config, model);
   checkTargets(Object.keys(weights), settings.backends);
   const known = new Set([...settings.routes[model]!, ...(settings.routePolicies[model]?.rules ?? []).flatMap((rule) => rule.targets)]);
   const strangers = Object.keys(weights).filter((target) => !known.has(target));
-  if (strangers.length) throw usageError(`${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a target of '${model}' or its rules; a weight picks among a chain's own targets`);
+  if (strangers.length) throw failedError(`${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not a target of '${model}' or its rules; a weight picks among a chain's own targets`);
   config.update((draft) => {
     const policy = (draft.routePolicies[model] ??= {});
     if (pairs.length) policy.weights = { ...weights };
@@ -184,7 +221,7 @@ function checkTargets(targets: string[], backends: Settings['backends']): void {
   for (const text of targets) {
     const target = parseTarget(text);
     if (target.backend !== OFFLINE_BACKEND && !Object.hasOwn(backends, target.backend)) {
-      throw usageError(`target '${text}' names backend '${target.backend}', which does not exist (see svc-router backends list)`);
+      throw failedError(`target '${text}' names backend '${target.backend}', which does not exist${didYouMean(target.backend, Object.keys(backends))} (see svc-router backends list)`);
     }
   }
 }

@@ -4,8 +4,10 @@ import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { slugOfKey } from '../../identity/keys.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
@@ -19,11 +21,11 @@ import { chalk, printLine, warn } from '../output.js';
 import { DETACHED_ENV, reportListening, serveArgsFromArgv, startDetached } from '../detach.js';
 import { DEFAULT_LOG_KEEP, DEFAULT_LOG_MAX_BYTES, redirectOutputTo, RotatingLogFile } from '../log-file.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
-import { displayUsageStore, findServer, removeServerState, writeServerState } from '../server-state.js';
+import { claimServerState, displayUsageStore, findServer, removeServerState, type ServerState } from '../server-state.js';
+import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines, hostForUrl } from './env.js';
 import { initialise } from './init.js';
-import { formatTokens } from './keys.js';
 
 export interface ServeOptions {
   host?: string;
@@ -53,11 +55,16 @@ export const DEFAULT_DETACHED_LOG = 'serve.log';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function runServe(options: ServeOptions): Promise<void> {
+  // Two serves on one config directory would share one state file: the second is refused, naming the first.
+  const running = findServer();
+  if (running.status === 'running' && running.state.pid !== process.pid) throw alreadyRunning(running.state, path.dirname(running.file));
   if (options.detach) return runDetached(options);
   // `serve | head -1`, or a closed terminal: the banner and log are dropped, the server serves on.
   keepRunningWhenOutputCloses();
   const config = await openConfig(options.config);
   let settings = config.read();
+  // Said before it listens, so that `serve --detach` relays it to the terminal too.
+  for (const line of unsetVariableWarnings(settings, config)) warn(line);
   const logFile = options.logFile === undefined ? undefined : openLogFile(options);
   const tls = loadTlsIdentity(options, settings.server);
   const host = options.host ?? settings.server.host;
@@ -69,6 +76,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
     offlineScript = options.offlineScript ? loadScript(options.offlineScript) : undefined;
   } catch (error) {
     throw usageError((error as Error).message);
+  }
+  if (settings.localKey && whitespaceIn(settings.localKey)) {
+    warn(`the stored key (localKey in ${config.path}) holds whitespace: clients given it are refused (401). Remove the whitespace from the file.`);
   }
   if (!settings.localKey) {
     // Zero configuration: the first serve issues the local developer's key, as init would.
@@ -121,14 +131,20 @@ export async function runServe(options: ServeOptions): Promise<void> {
     throw new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, EXIT_FAILED);
   }
 
-  // Startup problems were told on the terminal; from here on, everything goes to the log file.
-  if (logFile) redirectOutputTo(logFile);
   const address = server.address() as AddressInfo;
   const origin = `${tls ? 'https' : 'http'}://${hostForUrl(host)}:${address.port}`;
+  const detached = process.env[DETACHED_ENV] === '1';
+  if (logFile && !detached && process.stdout.isTTY === true) {
+    // On a terminal, the banner with the key is for the user; the log file gets it without. Output
+    // that is not a terminal (a service manager's journal) is a log too, and gets nothing.
+    printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
+    printLine(`  Log: ${logFile.file} (requests, and everything below)`);
+  }
+  // Startup problems were told on the terminal; from here on, everything goes to the log file.
+  if (logFile) redirectOutputTo(logFile);
   const usageStore = options.usageStore ?? settings.usage.store;
-  const other = findServer({ dir: config.dir });
-  if (other.status === 'running') warn(`another svc-router (pid ${other.state.pid}) runs at ${other.state.url}; \`svc-router stop\` and \`status\` will now mean this one.`);
-  writeServerState(
+  const variables = splitSet([...keyVariables(settings).map((entry) => entry.variable), ...(config.overlay?.variables?.() ?? [])]);
+  const other = claimServerState(
     {
       pid: process.pid,
       host: address.address,
@@ -141,13 +157,22 @@ export async function runServe(options: ServeOptions): Promise<void> {
       cwd: process.cwd(),
       ...(logFile ? { logFile: logFile.file } : {}),
       ...(tls ? { tls: tls.files } : {}),
-      detached: process.env[DETACHED_ENV] === '1',
+      detached,
+      ...(config.overlay ? { config: config.overlay.path } : {}),
+      environment: variables,
     },
     config.dir,
   );
+  if (other) {
+    // Another serve of this directory claimed it first (both started at once): this one stops.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await app.close();
+    throw alreadyRunning(other, config.dir);
+  }
   // However the process ends (a signal, an uncaught error), it no longer claims to be running.
   process.on('exit', () => removeServerState(process.pid, config.dir));
-  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
+  printBanner(origin, settings.localKey!, settings, offlineScript !== undefined, { maskKey: logFile !== undefined });
   printCap(settings);
   if (metrics) printLine(`  Metrics (Prometheus): ${origin}/metrics`);
   if (otel) printLine(`  OpenTelemetry: a span per request to ${otel.url}`);
@@ -156,9 +181,18 @@ export async function runServe(options: ServeOptions): Promise<void> {
   const loopback = isLoopbackHost(address.address);
   if (ui) {
     ui.requireAdminKey = !loopback;
+    // The config in force is the stored one with this serve's flags over it.
+    ui.inForce = {
+      server: { host, port: address.port, ui: true, metrics: metricsOn, otel: otelOn, ...(tls ? { tls: tls.files } : {}) },
+      usageStore,
+    };
     printLine(`  Dashboard: ${origin}/ui${loopback ? '' : ' (asks for an admin key: the local key, or one issued with --tier admin)'}`);
   }
-  printLine(chalk.dim(process.env[DETACHED_ENV] === '1' ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
+  // Beyond loopback, a browser or scraper elsewhere names the router as it knows it: that name must be listed.
+  if ((ui || metrics) && !loopback && !(Array.isArray(settings.server.hosts) && settings.server.hosts.length > 0)) {
+    printLine(chalk.dim('  The dashboard, /admin and /metrics answer only to loopback names and the address bound; list the names other machines use: svc-router config set server.hosts NAME (a comma-separated list)'));
+  }
+  printLine(chalk.dim(detached ? 'Stop it with `svc-router stop`.' : 'Stop with Ctrl-C, or `svc-router stop` from another terminal.'));
   reportListening({ pid: process.pid, url: origin, logFile: logFile?.file ?? '' });
   if (!loopback) warn(`listening on ${host}, reachable from other machines: anyone with a key can use your backends.`);
 
@@ -185,6 +219,26 @@ export async function runServe(options: ServeOptions): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
 }
 
+/** What `serve` says when a serve of the same config directory already runs. */
+function alreadyRunning(other: ServerState, dir: string): CliError {
+  return new CliError(
+    `this config directory (${dir}) is already in use by svc-router (pid ${other.pid}) at ${other.url}, which svc-router status shows; stop it first (svc-router stop, or svc-router restart), or give this one its own directory (SVC_ROUTER_HOME=DIR)`,
+    EXIT_FAILED,
+    'already_running',
+    { pid: other.pid, url: other.url },
+  );
+}
+
+/**
+ * Each backend whose key variable is unset here (its requests would all fail with 502), and any
+ * other variable the declarative file names that is unset (the sealing secret).
+ */
+function unsetVariableWarnings(settings: Settings, config: ConfigStore): string[] {
+  const keyed = new Set(keyVariables(settings).map((entry) => entry.variable));
+  const others = (config.overlay?.variables?.() ?? []).filter((name) => !keyed.has(name) && !process.env[name]);
+  return [...unsetKeyWarnings(settings), ...others.map((name) => `$${name}, named by ${config.overlay!.path}, is not set here; serve runs without it`)];
+}
+
 /** config.json, with the declarative file over it when `--config` (or SVC_ROUTER_CONFIG) names one. */
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
   const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
@@ -201,7 +255,8 @@ async function openConfig(file: string | undefined): Promise<ConfigStore> {
   return config;
 }
 
-function printBanner(origin: string, key: string, settings: Settings, scripted: boolean): void {
+/** What `serve` prints once it listens. `maskKey`: for a log file, which never holds the key (`svc-router env` prints it). */
+function printBanner(origin: string, key: string, settings: Settings, scripted: boolean, options: { maskKey?: boolean } = {}): void {
   const routeCount = Object.keys(settings.routes).length;
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
   printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
@@ -209,8 +264,8 @@ function printBanner(origin: string, key: string, settings: Settings, scripted: 
   const backend = routeCount === 0 ? `built-in offline backend${scripted ? ' (scripted)' : ''}; add backends and routes to reach real models` : `${routeCount} route(s) configured`;
   printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
   printLine();
-  printLine(chalk.dim('# point clients here:'));
-  for (const line of envLines(origin, key, settings)) printLine(line);
+  printLine(chalk.dim(options.maskKey ? '# point clients here (keys are not written to logs: `svc-router env` prints these lines with the key):' : '# point clients here:'));
+  for (const line of envLines(origin, key, settings, options)) printLine(line);
 }
 
 /** The metrics module, whose prom-client is an optional dependency. */
@@ -270,7 +325,7 @@ function printCap(settings: Settings): void {
   const developer = settings.localKey ? slugOfKey(settings.localKey) : undefined;
   const record = developer !== undefined && Object.hasOwn(settings.keys, developer) ? settings.keys[developer] : undefined;
   if (!record) return;
-  printLine(chalk.dim(`# usage cap: ${formatTokens(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
+  printLine(chalk.dim(`# usage cap: ${formatCount(record.capTokens)} tokens / 30 days for ${developer}; raise it: svc-router keys cap ${developer} TOKENS`));
 }
 
 /** Colour the request log only on a terminal, and never under NO_COLOR. */

@@ -19,6 +19,7 @@ export function runStatus(options: { json?: boolean }): void {
       printLine(`  pid ${state.pid} · up ${formatDuration(uptimeSeconds)} · bound to ${hostPort(state.host, state.port)} · usage store: ${state.usageStore}`);
       const how = [state.detached ? 'in the background' : 'in a terminal', state.logFile ? `log: ${state.logFile}` : undefined, state.tls ? `TLS certificate: ${state.tls.cert}` : undefined];
       printLine(`  ${how.filter(Boolean).join(' · ')}`);
+      if (state.config) printLine(`  config: ${state.config} over config.json (other commands read it too)`);
       if (shown.argv) printLine(`  started as: svc-router serve ${shown.argv.join(' ')} (svc-router restart runs it again)`);
     }
     return;

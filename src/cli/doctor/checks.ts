@@ -1,15 +1,18 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
+import { providerKeyOf } from '../../identity/provider-keys.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { OFFLINE_BACKEND } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
 import { hostForUrl } from '../commands/env.js';
 import type { DoctorClient } from './doctor-clients.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
+import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
-import { fail, pass, REMEDY, skip, type CheckResult } from './result.js';
+import { fail, pass, REMEDY, skip, warn, type CheckResult } from './result.js';
 
-/** Any Unicode white space, including the no-break and zero-width spaces a paste brings along. */
-const WHITESPACE = /[\s\u200B-\u200D\u2060\uFEFF]/u;
 
 /** The first characters of a key: enough to tell keys apart, never enough to use one. */
 export const keyHint = (key: string): string => `${key.slice(0, Math.min(12, Math.floor(key.length / 3)))}…`;
@@ -18,10 +21,14 @@ export function checkKey(key: string | undefined): CheckResult {
   if (key === undefined || key === '') {
     return fail('key', 'no key: none given with --key or SVC_ROUTER_KEY, and none stored', 'Run svc-router init (it stores your key), or pass --key.');
   }
-  if (WHITESPACE.test(key)) {
-    const where = /^[\s\u200B-\u200D\u2060\uFEFF]/u.test(key) ? 'leading' : /[\s\u200B-\u200D\u2060\uFEFF]$/u.test(key) ? 'trailing' : 'inner';
+  const whitespace = whitespaceIn(key);
+  if (whitespace === 'escaped') return fail('key', `the key (${keyHint(key)}) holds whitespace written out as an escape (\\n, %20 or the like); the router refuses it with 401`, REMEDY.key);
+  if (whitespace === 'raw') {
+    const where = LEADING_WHITESPACE.test(key) ? 'leading' : TRAILING_WHITESPACE.test(key) ? 'trailing' : 'inner';
     return fail('key', `the key (${keyHint(key.trim())}) has ${where} whitespace; the router refuses it with 401`, REMEDY.key);
   }
+  const provider = providerKeyOf(key);
+  if (provider) return fail('key', `the key (${provider.shown}) is a provider's key (${provider.provider}), not one this router issued; the router refuses it with 401`, REMEDY.providerKey);
   return pass('key', `present (${keyHint(key)}), no whitespace`);
 }
 
@@ -83,7 +90,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
-  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, WHITESPACE.test(key) ? REMEDY.key : REMEDY.unknownKey) };
+  if (answer.status === 401) return { result: fail('whoami', `GET ${url}: 401 Unauthorized${message ? `: ${message}` : ''}`, whitespaceIn(key) ? REMEDY.key : providerKeyOf(key) ? REMEDY.providerKey : REMEDY.unknownKey) };
   if (answer.status === 404) {
     return {
       result: fail('whoami', `GET ${url}: 404 Not Found`, 'The base URL does not point at svc-router itself: use http://HOST:PORT/v1 (the router answers /whoami beside /v1).'),
@@ -105,43 +112,26 @@ export function checkUsageCap(body: WhoamiBody): CheckResult {
   if (remaining <= 0) {
     return fail(
       'usage-cap',
-      `usage cap reached: ${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; model requests get 429`,
+      `usage cap reached: ${formatCount(usage.tokens_used)} of ${formatCount(usage.cap_tokens)} tokens used in 30 days; model requests get 429`,
       `Raise the cap where the router runs: svc-router keys cap ${body.developer ?? 'SLUG'} TOKENS (the key stays the same), or wait for older usage to leave the 30-day window.`,
     );
   }
-  return pass('usage-cap', `${usage.tokens_used} of ${usage.cap_tokens} tokens used in 30 days; ${remaining} left`);
+  return pass('usage-cap', `${formatCount(usage.tokens_used)} of ${formatCount(usage.cap_tokens)} tokens used in 30 days; ${formatCount(remaining)} left`);
 }
 
-/** A TCP connection to each configured backend's host and port. */
-export async function checkBackends(settings: Settings, timeoutMs: number): Promise<CheckResult[]> {
-  const entries = Object.entries(settings.backends);
-  if (entries.length === 0) return [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
-  return Promise.all(
-    entries.map(async ([name, backend]): Promise<CheckResult> => {
-      const id = `backend:${name}`;
-      let url: URL;
-      try {
-        url = new URL(backend.baseUrl);
-      } catch {
-        return fail(id, `base URL '${backend.baseUrl}' is not a URL`, `Re-add it: svc-router backends add ${name} --type ${backend.type} --base-url URL`);
-      }
-      const { host, port } = endpointOf(url);
-      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-      const probe = await probeTcp(host, port, timeoutMs);
-      if (probe.ok) return pass(id, `${backend.type} at ${where} accepts connections (${probe.ms} ms)`);
-      const remedy =
-        probe.failure === 'refused'
-          ? `Nothing listens on ${where}: start that server, or fix the backend's base URL (svc-router backends add ${name} --type ${backend.type} --base-url URL).`
-          : probe.failure === 'not-found'
-            ? `Check the host in the backend's base URL (svc-router backends list); ${host} does not resolve.`
-            : `${REMEDY.network} (backend ${name}: ${where})`;
-      return fail(id, `${backend.type} at ${where}: ${probe.detail}`, remedy);
-    }),
-  );
+/** What the backend checks (and `--live`) found, for the routes to read. */
+export interface RouteEvidence {
+  findings: ReadonlyMap<string, BackendFinding>;
+  /** `BACKEND:MODEL` → whether its one-token request was answered (with --live). */
+  answered?: ReadonlyMap<string, boolean>;
 }
 
-/** Every route target names a backend that exists (or the built-in offline one). */
-export function checkRoutes(settings: Settings): CheckResult[] {
+/**
+ * Every route target names a backend that exists (or the built-in offline one), and, given what
+ * the backend checks found, each chain (the route's, and each task rule's) has a target that can
+ * answer: a route none of whose targets can is a failure, one that falls back past some a warning.
+ */
+export function checkRoutes(settings: Settings, evidence?: RouteEvidence): CheckResult[] {
   const routes = Object.entries(settings.routes);
   if (routes.length === 0) return [skip('routes', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)];
   return routes.map(([model, targets]) => {
@@ -153,7 +143,7 @@ export function checkRoutes(settings: Settings): CheckResult[] {
       const { backend } = parseTarget(String(text));
       return backend !== OFFLINE_BACKEND && !(backend in settings.backends);
     });
-    if (missing.length === 0) return pass(id, `→ ${targets.join(' → ')}`);
+    if (missing.length === 0) return evidence ? servable(id, model, settings, evidence) : pass(id, `→ ${targets.join(' → ')}`);
     const names = missing.map((text) => `'${parseTarget(String(text)).backend}'`).join(', ');
     return fail(
       id,
@@ -163,9 +153,50 @@ export function checkRoutes(settings: Settings): CheckResult[] {
   });
 }
 
+/** Whether each chain of a route has a target that can answer, from what the checks found. */
+function servable(id: string, model: string, settings: Settings, evidence: RouteEvidence): CheckResult {
+  const targets = settings.routes[model]!;
+  const policy = Object.hasOwn(settings.routePolicies, model) ? settings.routePolicies[model] : undefined;
+  const chains = [{ name: '', targets }, ...(policy?.rules ?? []).map((rule) => ({ name: `rule ${rule.name}: `, targets: rule.targets }))];
+  const dead: string[] = [];
+  const doubts: string[] = [];
+  for (const chain of chains) {
+    const states = chain.targets.map((text) => targetState(String(text), model, settings, evidence));
+    const down = states.filter((state) => state.down);
+    if (down.length === states.length) dead.push(`${chain.name}no target can answer: ${down.map((state) => state.down).join('; ')}`);
+    else if (down.length) doubts.push(`${chain.name}falls back past ${down.map((state) => state.down).join('; ')}`);
+    doubts.push(...states.flatMap((state) => (state.doubt ? [`${chain.name}${state.doubt}`] : [])));
+  }
+  const chain = `→ ${targets.join(' → ')}`;
+  if (dead.length) return fail(id, `${chain}: ${[...dead, ...doubts].join('; ')}`, `Fix the backends named above (their own lines say how), or add a target that answers: svc-router routes set ${model} TARGET … offline`);
+  if (doubts.length) return warn(id, `${chain}: ${doubts.join('; ')}`, `svc-router doctor --live proves each target with a one-token request; svc-router routes set ${model} … changes the chain.`);
+  return pass(id, chain);
+}
+
+/** Why a target cannot answer (`down`), or why it may not (`doubt`). */
+function targetState(text: string, route: string, settings: Settings, evidence: RouteEvidence): { down?: string; doubt?: string } {
+  const { backend, upstreamModel } = parseTarget(text);
+  if (backend === OFFLINE_BACKEND) return {};
+  const model = upstreamModel ?? (route.includes('*') ? undefined : route);
+  const live = model === undefined ? undefined : evidence.answered?.get(`${backend}:${model}`);
+  if (live !== undefined) return live ? {} : { down: `${text} (its one-token request failed)` };
+  const finding = evidence.findings.get(backend);
+  if (!finding) return {};
+  if (!finding.usable) return { down: `${text} (see backend:${backend})` };
+  if (model !== undefined && finding.models?.complete) {
+    const listed = finding.probe?.listedAs?.(model) ?? model;
+    if (!finding.models.ids.has(listed)) return { doubt: `${backend}'s model list has no '${model}'` };
+  }
+  return {};
+}
+
 /** The config file holds keys: only its owner may read it. */
 export function checkConfigFile(file: string, problem: string | undefined): CheckResult {
-  if (problem !== undefined) return fail('config-file', `${file}: ${problem}`, 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+  if (problem !== undefined) {
+    // The declarative file in force, not config.json: a running serve keeps its last valid version meanwhile.
+    const declarative = path.basename(file) !== 'config.json';
+    return fail('config-file', `${file}: ${problem}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+  }
   let mode: number;
   try {
     mode = fs.statSync(file).mode & 0o777;

@@ -1,4 +1,5 @@
 import type { Settings } from '../../config/settings.js';
+import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isSkuName } from '../../routing/skus.js';
 import { FALLBACK_CONTEXT_WINDOW } from '../../formats/responses/codex-models.js';
@@ -14,12 +15,12 @@ export function checkContextWindows(settings: Settings): CheckResult[] {
     .map((model) => {
       const id = `window:${model}`;
       const lookup = contextWindowOf(settings, model);
-      if (lookup.known) return pass(id, `${lookup.window.tokens.toLocaleString('en-US')} tokens (${lookup.window.source === 'config' ? 'set' : 'model family default'})`);
+      if (lookup.known) return pass(id, `${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'model family default'})`);
       if (lookup.reason === 'offline') return pass(id, 'served offline; no window to tell clients');
       return warn(
         id,
-        `unknown for ${lookup.targets.join(', ')}: Claude Code assumes 1M tokens and Codex is told ${FALLBACK_CONTEXT_WINDOW.toLocaleString('en-US')}, so sessions may outgrow the model`,
-        `Set it: svc-router routes window ${model} TOKENS (or for the target: svc-router routes window ${lookup.targets[0]} TOKENS), then rerun svc-router connect.`,
+        `unknown for ${lookup.targets.join(', ')}: Claude Code assumes 1M tokens and Codex is told ${formatCount(FALLBACK_CONTEXT_WINDOW)}, so sessions may outgrow the model`,
+        `Set it: svc-router routes window ${model} TOKENS (or for the target: svc-router routes window ${lookup.targets[0]} TOKENS), then run svc-router connect claude --write again (Codex reads it from the router).`,
       );
     });
 }

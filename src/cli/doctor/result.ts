@@ -20,6 +20,8 @@ export const REMEDY = {
   key: 'Fix the key; no trailing whitespace.',
   /** 401 Unauthorized for a clean key the router does not know. */
   unknownKey: 'The router does not know this key: use the one `svc-router init` stored (`svc-router env` prints it), or issue one with `svc-router keys issue --developer SLUG`.',
+  /** 401 Unauthorized for a model provider's own key (sk-ant-…, sk-…, AIza…). */
+  providerKey: "That key is for the provider, not this router: send the svc_… key this router issued you (`svc-router env` prints it).",
   /** 404 on /v1/chat/completions. */
   missingV1: 'Include /v1 in the base URL for chat-format and responses-format clients.',
   /** Refused connection, timeout. */

@@ -3,7 +3,7 @@
  * and the file that `config export` writes from the stored settings.
  */
 
-import { redactText } from '../../core/redact.js';
+import { CREDENTIAL_HEADER_NAME, redactText } from '../../core/redact.js';
 import { hashKey } from '../../identity/keys.js';
 import type { BackendSettings, Settings } from '../settings.js';
 import { CREDENTIAL_HEADERS, SETTINGS_PLACEMENT, type Placement } from './placement.js';
@@ -55,7 +55,7 @@ export interface Export {
   notes: string[];
 }
 
-/** Where a repository that installs svc-router finds the schema, relative to a file at its root. */
+/** Where a repository that installs svc-router finds the schema, relative to a file at its root (`config export` checks it exists). */
 export const DEFAULT_SCHEMA_REF = './node_modules/svc-router/schema/svc-router.schema.json';
 
 export function exportDeclarative(settings: Settings, options: ExportOptions = {}): Export {
@@ -91,7 +91,7 @@ function exportBackend(name: string, backend: BackendSettings, notes: string[]):
     Object.assign(rest, { keyPool: { ...keyPool, keys } });
   }
   const shared = Object.entries(headers ?? {}).filter(([header, value]) => {
-    const secret = CREDENTIAL_HEADERS.has(header.toLowerCase()) || redactText(value) !== value;
+    const secret = CREDENTIAL_HEADERS.has(header.toLowerCase()) || CREDENTIAL_HEADER_NAME.test(header) || redactText(value) !== value;
     if (secret) notes.push(`backend "${name}": header "${header}" holds a credential and is not exported; give the key through apiKeyEnv`);
     return !secret;
   });

@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
 import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
 
@@ -93,6 +94,9 @@ const keySchema = z
   })
   .meta({ description: "An issued key's identity, found by the hash of the key a client sends." });
 
+const NOT_A_HOST = 'expected a host name or IP address without a port, e.g. router.example.com';
+const NOT_AN_ORIGIN = 'expected an origin (scheme://host[:port], nothing after), e.g. https://app.example.com';
+
 const serverSchema = z
   .strictObject({
     host: z.string().min(1).meta({ description: 'Address serve binds to.' }).optional(),
@@ -115,6 +119,22 @@ const serverSchema = z
         key: z.string().min(1).meta({ description: "Path of the certificate's PEM private key (a path: the key itself never goes in this file)." }),
       })
       .meta({ description: 'Serve HTTPS with these files (read when serve starts; serve --tls-cert/--tls-key override).' })
+      .optional(),
+    hosts: z
+      .array(
+        z
+          .string()
+          .regex(HOST_NAME_PATTERN, { message: NOT_A_HOST, abort: true })
+          .refine((name) => parseHostName(name) !== undefined, { message: NOT_A_HOST }),
+      )
+      .meta({
+        description:
+          'Names the dashboard, /admin/* and /metrics answer to in the Host header, besides the loopback names (bound to loopback or to every interface) or the address bound; any other Host gets 403. For a reverse proxy or a DNS name, e.g. ["router.example.com"].',
+      })
+      .optional(),
+    cors: z
+      .array(z.string().regex(ORIGIN_PATTERN, { message: NOT_AN_ORIGIN, abort: true }).refine((origin) => parseOrigin(origin) !== undefined, { message: NOT_AN_ORIGIN }))
+      .meta({ description: 'Origins (scheme://host[:port]) whose browser pages may call the model endpoints: preflights are answered and answers carry CORS headers. Empty: no CORS.' })
       .optional(),
   })
   .meta({ description: 'How serve listens; `serve --host/--port` override these.' });

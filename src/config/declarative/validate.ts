@@ -7,12 +7,13 @@ import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
+import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
+import { skuTypoOf } from '../../routing/sku-typo.js';
 import { parseTarget } from '../../routing/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
-import { closest } from './suggest.js';
+import { closest } from '../../core/closest.js';
 
 
 export interface ValidateOptions {
@@ -170,6 +171,15 @@ function checkNames(config: Record<string, unknown>, at: At): void {
       if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or a claude-* id or pattern (e.g. "claude-*")`, undefined, true);
     }
   }
+  // A near miss of a built-in SKU is a typo, wherever a route is named.
+  for (const section of ['routes', 'routePolicies', 'contextWindows'] as const) {
+    const table = config[section];
+    if (!isObject(table)) continue;
+    for (const name of Object.keys(table)) {
+      const typo = skuTypoOf(name);
+      if (typo) at([section, name], `"${name}" is not a SKU (did you mean "${typo}"?); a new SKU needs a name clearly apart from ${SKUS.join(', ')}`, undefined, true);
+    }
+  }
   if (isObject(config.keys)) {
     for (const [slug, record] of Object.entries(config.keys)) {
       if (!SLUG_PATTERN.test(slug)) at(['keys', slug], `developer slug "${slug}" is not valid: lowercase letters, digits and '-'`, undefined, true);
@@ -242,6 +252,8 @@ function formatName(format: string, path: JsonPath): string {
   if (field.endsWith('Env')) return 'environment variable name';
   if (field === 'hash') return 'SHA-256 hex digest (64 characters 0-9a-f)';
   if (field === 'store') return "usage store ('file' or redis://HOST:PORT)";
+  if (typeof path.at(-1) === 'number' && path.at(-2) === 'hosts') return 'host name or IP address (without a port)';
+  if (typeof path.at(-1) === 'number' && path.at(-2) === 'cors') return 'origin (scheme://host[:port], nothing after)';
   return `value for "${field}"`;
 }
 

@@ -3,13 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RouterError } from '../../core/errors.js';
+import { formatCount, formatUsd, NUMBER_FORMAT_SCRIPT } from '../../core/format-numbers.js';
 import type { App } from '../../handlers/app.js';
 import { requireAdmin } from '../../identity/admin.js';
 import { authenticate, DEFAULT_KEY_SOURCES, presentedKey } from '../../identity/authenticate.js';
 import { openaiErrorBody } from '../../formats/openai-error.js';
 import type { StoredRequest } from '../request-records.js';
 import { LiveFeed } from './live-feed.js';
-import { buildOverview } from './overview.js';
+import { buildOverview, type InForce } from './overview.js';
 
 /** Where the dashboard is served. */
 export const UI_PATH = '/ui';
@@ -23,7 +24,10 @@ const UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 const ASSETS: Record<string, { file: string; type: string }> = Object.assign(Object.create(null) as Record<string, { file: string; type: string }>, {
   '/ui/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   '/ui/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  '/ui/format.js': { file: 'format.js', type: 'text/javascript; charset=utf-8' },
 });
+/** Not a file: the number formats the CLI uses, as the page's script (src/core/format-numbers.ts). */
+const GENERATED: Readonly<Record<string, string>> = { 'format.js': NUMBER_FORMAT_SCRIPT };
 
 export interface Dashboard {
   /** Fed by the HTTP layer's one call per finished request (give it to the server as a request log). */
@@ -33,6 +37,8 @@ export interface Dashboard {
    * (serve sets it once it knows the address it bound).
    */
   requireAdminKey: boolean;
+  /** What serve runs with beyond the stored settings (its flags), shown as the config in force. */
+  inForce: InForce;
   /** Answers a request under /ui. */
   serve(app: App, req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
@@ -42,7 +48,7 @@ export function createDashboard(): Dashboard {
   const files = new Map<string, Buffer>();
   const asset = (name: string): Buffer => {
     let body = files.get(name);
-    if (!body) files.set(name, (body = fs.readFileSync(path.join(UI_DIR, name))));
+    if (!body) files.set(name, (body = Object.hasOwn(GENERATED, name) ? Buffer.from(GENERATED[name]!) : fs.readFileSync(path.join(UI_DIR, name))));
     return body;
   };
   // The page arrives in one response: its stylesheet and script inlined (they stay servable on their own too).
@@ -51,10 +57,12 @@ export function createDashboard(): Dashboard {
     (page ??= asset('index.html')
       .toString('utf8')
       .replace('<link rel="stylesheet" href="/ui/dashboard.css">', () => `<style>\n${asset('dashboard.css').toString('utf8')}</style>`)
+      .replace('<script src="/ui/format.js" defer></script>', () => `<script>\n${asset('format.js').toString('utf8')}</script>`)
       .replace('<script src="/ui/dashboard.js" defer></script>', () => `<script>\n${asset('dashboard.js').toString('utf8')}</script>`));
   const dashboard: Dashboard = {
     feed,
     requireAdminKey: true,
+    inForce: {},
     async serve(app, req, res, urlPath) {
       const method = req.method ?? 'GET';
       try {
@@ -75,7 +83,7 @@ export function createDashboard(): Dashboard {
         }
         if (!allowed) throw new RouterError(401, 'authentication', 'The dashboard needs an admin key beyond loopback: open /ui and enter one (the local key, or a key with --tier admin).', undefined, 'admin_key_required');
         if (urlPath === `${UI_PATH}/api/overview`) {
-          const overview = await buildOverview(app, app.config.read(), feed.recent() as StoredRequest[]);
+          const overview = await buildOverview(app, app.config.read(), feed.recent() as StoredRequest[], dashboard.inForce);
           return send(res, 200, 'application/json', Buffer.from(JSON.stringify({ ...overview, recent: feed.recent() })), method === 'HEAD');
         }
         if (urlPath === `${UI_PATH}/events`) return openEvents(res, feed);
@@ -149,6 +157,16 @@ async function startSession(app: App, req: IncomingMessage, res: ServerResponse)
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The longest path a row shows; the whole of it is in the request log. */
+const PATH_SHOWN = 120;
+
+/** `POST /v1/messages`: which request a row is, whether or not it reached a model (probes, 404s). */
+const requestLine = (request: StoredRequest): string =>
+  `${request.method} ${request.path.length > PATH_SHOWN ? `${request.path.slice(0, PATH_SHOWN - 1)}…` : request.path}`;
+
+/** The classes of the table's cells, in column order (the script's rows have the same). */
+const COLUMN_CLASSES = ['', 'request', '', '', '', 'targets', 'number', 'number', '', 'number', 'error'];
+
 /** The recent requests as table rows, newest first: the page without its script is this table. */
 function rowsHtml(recent: StoredRequest[]): string {
   return recent
@@ -157,17 +175,19 @@ function rowsHtml(recent: StoredRequest[]): string {
     .map((request) => {
       const cells = [
         request.time.slice(11, 19),
+        requestLine(request),
         request.caller ?? '',
         request.format ?? '',
         request.model ?? '',
         (request.targets ?? []).map((target) => `${target.backend}:${target.upstream_model} ${target.outcome}`).join(' → ') || (request.backend ?? ''),
-        request.input_tokens === undefined ? '' : `${request.input_tokens}+${request.output_tokens ?? 0}`,
-        request.cost_usd === undefined ? '' : `$${request.cost_usd.toFixed(6)}`,
+        request.input_tokens === undefined ? '' : `${formatCount(request.input_tokens)}+${formatCount(request.output_tokens ?? 0)}`,
+        request.cost_usd === undefined ? '' : formatUsd(request.cost_usd),
         String(request.status),
-        `${request.latency_ms} ms`,
+        `${formatCount(request.latency_ms)} ms`,
         request.error ?? '',
       ];
-      return `<tr>${cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join('')}</tr>`;
+      const classes = COLUMN_CLASSES;
+      return `<tr data-request-id="${escapeHtml(request.request_id ?? '')}">${cells.map((cell, i) => `<td${classes[i] ? ` class="${classes[i]}"` : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`;
     })
     .join('\n');
 }

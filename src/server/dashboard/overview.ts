@@ -1,4 +1,4 @@
-import type { Settings } from '../../config/settings.js';
+import type { ServerSettings, Settings } from '../../config/settings.js';
 import type { App } from '../../handlers/app.js';
 import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
 import { parseTarget } from '../../routing/target.js';
@@ -16,18 +16,35 @@ interface TargetHealth {
   avg_latency_ms?: number;
 }
 
+/** One kind of failure of a backend: the same status and message, however often it came. */
+export interface ErrorGroup {
+  status: number;
+  error: string;
+  count: number;
+  first_time: string;
+  last_time: string;
+}
+
 /** Everything the dashboard shows besides the live stream; never a key. */
 export interface Overview {
   generated_at: string;
   usage: UsageReport | { error: string };
   routes: Array<{ model: string; default: boolean; targets: TargetHealth[] }>;
-  backends: Array<{ name: string; type: string; base_url: string; requests: number; failures: number; recent_errors: Array<{ time: string; status: number; error: string }> }>;
+  /** Each backend's recent failures, grouped: the most recent kind first. */
+  backends: Array<{ name: string; type: string; base_url: string; requests: number; failures: number; error_groups: ErrorGroup[]; error_groups_not_shown: number }>;
   config: unknown;
 }
 
-const MAX_ERRORS_SHOWN = 5;
+/** What serve runs with that the stored settings may not say: its flags (--ui, --metrics, --port 0 …) applied. */
+export interface InForce {
+  server?: Partial<ServerSettings>;
+  usageStore?: string;
+}
 
-export async function buildOverview(app: App, settings: Settings, recent: StoredRequest[]): Promise<Overview> {
+/** Kinds of failure shown per backend (the most recent ones); each says how often it came. */
+const MAX_ERROR_GROUPS_SHOWN = 5;
+
+export async function buildOverview(app: App, settings: Settings, recent: StoredRequest[], inForce: InForce = {}): Promise<Overview> {
   let usage: Overview['usage'];
   try {
     usage = sliceUsage(await app.ledger.breakdown());
@@ -36,11 +53,13 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
   }
   const health = new Map<string, { ok: number; failed: number; latency: number; last?: NonNullable<StoredRequest['targets']>[number] }>();
   const byBackend = new Map<string, Overview['backends'][number]>();
+  // Keyed by backend, then by status and message: both come from requests, so the keys live in Maps, never on objects.
+  const errorGroups = new Map<string, Map<string, ErrorGroup>>();
   const backendOf = (name: string) => {
     let entry = byBackend.get(name);
     if (!entry) {
       const configured = Object.hasOwn(settings.backends, name) ? settings.backends[name] : undefined;
-      entry = { name, type: configured?.type ?? (name === OFFLINE_BACKEND ? 'offline' : 'unknown'), base_url: configured?.baseUrl ?? '', requests: 0, failures: 0, recent_errors: [] };
+      entry = { name, type: configured?.type ?? (name === OFFLINE_BACKEND ? 'offline' : 'unknown'), base_url: configured?.baseUrl ?? '', requests: 0, failures: 0, error_groups: [], error_groups_not_shown: 0 };
       byBackend.set(name, entry);
     }
     return entry;
@@ -59,8 +78,17 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
       backend.requests++;
       if (attempt.outcome !== 'ok') {
         backend.failures++;
-        backend.recent_errors.unshift({ time: request.time, status: attempt.outcome, error: attempt.error ?? '' });
-        backend.recent_errors.length = Math.min(backend.recent_errors.length, MAX_ERRORS_SHOWN);
+        let groups = errorGroups.get(attempt.backend);
+        if (!groups) errorGroups.set(attempt.backend, (groups = new Map()));
+        const error = attempt.error ?? '';
+        const key = `${attempt.outcome} ${error}`;
+        const group = groups.get(key);
+        if (group) {
+          group.count++;
+          group.last_time = request.time;
+        } else {
+          groups.set(key, { status: attempt.outcome, error, count: 1, first_time: request.time, last_time: request.time });
+        }
       }
     }
   }
@@ -77,6 +105,11 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
       avg_latency_ms: Math.round(sums.latency / (sums.ok + sums.failed)),
     };
   };
+  for (const [name, groups] of errorGroups) {
+    const backend = byBackend.get(name)!;
+    backend.error_groups = [...groups.values()].sort((a, b) => b.last_time.localeCompare(a.last_time)).slice(0, MAX_ERROR_GROUPS_SHOWN);
+    backend.error_groups_not_shown = groups.size - backend.error_groups.length;
+  }
   const routes: Overview['routes'] = Object.entries(settings.routes).map(([model, targets]) => ({ model, default: false, targets: targets.map((target) => targetHealth(target, model)) }));
   for (const sku of SKUS) if (!Object.hasOwn(settings.routes, sku)) routes.push({ model: sku, default: true, targets: [targetHealth(OFFLINE_BACKEND, sku)] });
   return {
@@ -85,8 +118,8 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
     routes,
     backends: [...byBackend.values()],
     config: {
-      server: settings.server,
-      usage_store: settings.usage.store.replace(/\/\/[^@/]*@/, '//[redacted]@'),
+      server: { ...settings.server, ...inForce.server },
+      usage_store: (inForce.usageStore ?? settings.usage.store).replace(/\/\/[^@/]*@/, '//[redacted]@'),
       keys: Object.keys(settings.keys).length,
       prices_date: DEFAULT_PRICES_DATE,
       price_overrides: { ...settings.prices },

@@ -7,6 +7,7 @@ import { SETTINGS_PLACEMENT } from '../../../src/config/declarative/placement.js
 import { validateText } from '../../../src/config/declarative/validate.js';
 import { DEFAULT_SETTINGS, withDefaults, type BackendSettings, type KeyRecord, type ModelPrice, type Settings } from '../../../src/config/settings.js';
 import { hashKey } from '../../../src/identity/keys.js';
+import { CREDENTIAL_HEADER_NAME } from '../../../src/core/redact.js';
 import { expectNoKey } from '../../reliability/key-texts.js';
 
 /**
@@ -22,7 +23,8 @@ const backendArb: fc.Arbitrary<BackendSettings> = fc.record(
     type: fc.constantFrom(...BACKEND_TYPES),
     baseUrl: fc.tuple(fc.constantFrom('http', 'https'), fc.domain(), fc.constantFrom('', '/v1', '/api/v1beta')).map(([scheme, host, rest]) => `${scheme}://${host}${rest}`),
     apiKeyEnv: fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/),
-    headers: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,8}$/), fc.stringMatching(/^[a-z ]{0,12}$/), { minKeys: 1, maxKeys: 2 }),
+    // A header named as a credential (x-key, x-token) is not exported: it stays in config.json.
+    headers: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,8}$/).filter((name) => !CREDENTIAL_HEADER_NAME.test(name)), fc.stringMatching(/^[a-z ]{0,12}$/), { minKeys: 1, maxKeys: 2 }),
     timeouts: fc.record({ connectMs: fc.integer({ min: 1, max: 10 ** 9 }), idleMs: fc.integer({ min: 1, max: 10 ** 6 }) }, { requiredKeys: [] }),
   },
   { requiredKeys: ['type', 'baseUrl'] },
@@ -256,5 +258,24 @@ describe('declarative file rules (examples)', () => {
     expect(settings.secret).toBe('shared-secret');
     expect(Object.keys(settings.keys)).toEqual(['me']);
     expect(settings.localKey).toBe(stored.localKey);
+  });
+});
+
+describe('export leaves out every header named as a credential', () => {
+  it('x-gateway-key, x-auth-token and the like, with a note naming the header and never its value', () => {
+    const settings = withDefaults({
+      backends: {
+        gateway: {
+          type: 'openai-chat',
+          baseUrl: 'https://gateway.example/v1',
+          headers: { 'x-gateway-key': 'gw-value-0000000000000000000', 'X-Auth-Token': 'plain', 'x-team': 'platform' },
+        },
+      },
+    });
+    const { config, notes } = exportDeclarative(settings);
+    expect(config.backends?.gateway?.headers).toEqual({ 'x-team': 'platform' });
+    expect(notes.join('\n')).toMatch(/header "x-gateway-key" holds a credential/);
+    expect(notes.join('\n')).toMatch(/header "X-Auth-Token" holds a credential/);
+    expect(JSON.stringify({ config, notes })).not.toContain('gw-value');
   });
 });

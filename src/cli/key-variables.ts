@@ -1,0 +1,64 @@
+import type { Settings } from '../config/settings.js';
+import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { parseTarget } from '../routing/target.js';
+
+/** A variable a backend reads its key from: its own (`apiKeyEnv`) or one of its pool's. */
+export interface KeyVariable {
+  backend: string;
+  variable: string;
+  pooled: boolean;
+}
+
+/** Every variable the backends in force read keys from. A pool replaces the backend's own key, so then only the pool's count. */
+export function keyVariables(settings: Settings): KeyVariable[] {
+  return Object.entries(settings.backends).flatMap(([backend, config]): KeyVariable[] => {
+    if (config.keyPool?.keys.length) {
+      return config.keyPool.keys.flatMap((key) => ('apiKeyEnv' in key ? [{ backend, variable: key.apiKeyEnv, pooled: true }] : []));
+    }
+    return config.apiKey === undefined && config.apiKeyEnv !== undefined ? [{ backend, variable: config.apiKeyEnv, pooled: false }] : [];
+  });
+}
+
+/** The variables of `names` that are set (non-empty) in `env`, and those that are not: names only, never values. */
+export function splitSet(names: Iterable<string>, env: NodeJS.ProcessEnv = process.env): { set: string[]; unset: string[] } {
+  const unique = [...new Set(names)].sort();
+  return { set: unique.filter((name) => Boolean(env[name])), unset: unique.filter((name) => !env[name]) };
+}
+
+/** The routes (and task rules) that send requests to a backend. */
+export function routesUsing(settings: Settings, backend: string): string[] {
+  if (backend === OFFLINE_BACKEND) return [];
+  const uses = (targets: unknown) => Array.isArray(targets) && targets.some((target) => parseTarget(String(target)).backend === backend);
+  return Object.entries(settings.routes)
+    .filter(([model, targets]) => uses(targets) || (Object.hasOwn(settings.routePolicies, model) && (settings.routePolicies[model]!.rules ?? []).some((rule) => uses(rule.targets))))
+    .map(([model]) => model);
+}
+
+/**
+ * One warning per backend whose key variable is not set here: every request routed to it would
+ * fail with 502 (a pool goes on with the keys it has).
+ */
+export function unsetKeyWarnings(settings: Settings, env: NodeJS.ProcessEnv = process.env): string[] {
+  const byBackend = new Map<string, { missing: string[]; pooled: number }>();
+  for (const { backend, variable, pooled } of keyVariables(settings)) {
+    const entry = byBackend.get(backend) ?? { missing: [], pooled: 0 };
+    if (pooled) entry.pooled++;
+    if (!env[variable]) entry.missing.push(variable);
+    byBackend.set(backend, entry);
+  }
+  const warnings: string[] = [];
+  for (const [backend, { missing, pooled }] of byBackend) {
+    if (!missing.length) continue;
+    const routes = routesUsing(settings, backend);
+    const used = routes.length ? `routes ${routes.join(', ')}` : 'no route yet';
+    const names = missing.map((name) => `$${name}`).join(', ');
+    const stored = settings.backends[backend]?.keyPool?.keys.filter((key) => 'apiKey' in key).length ?? 0;
+    const left = pooled + stored - missing.length;
+    warnings.push(
+      pooled && left > 0
+        ? `backend '${backend}' (${used}): ${names} ${missing.length > 1 ? 'are' : 'is'} not set, so its pool has ${left} key(s) of ${pooled + stored}`
+        : `backend '${backend}' (${used}) takes its key from ${names}, which ${missing.length > 1 ? 'are' : 'is'} not set here: every request routed to it fails with 502. Set it and restart serve.`,
+    );
+  }
+  return warnings;
+}

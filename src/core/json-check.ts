@@ -1,0 +1,187 @@
+/**
+ * Checking JSON text without building it: the same-format path passes most upstream frames to the
+ * client unparsed, yet each must be one valid event, as JSON.parse makes sure on the translated
+ * path. One pass by the grammar JSON.parse reads (RFC 8259, https://www.rfc-editor.org/rfc/rfc8259),
+ * which also meets the members the caller reads, so a frame is checked and read at once. Nothing is
+ * allocated but a nesting stack kept between calls. String bodies, most of a frame, are crossed by
+ * native searches (the closing quote, the next backslash, the next control character), not a
+ * character at a time; only structure, numbers and escapes are read one by one.
+ */
+
+/**
+ * Told of each member whose key is one of the walk's keys, at any depth, in the order of the text:
+ * the key's index in that list, where its value starts, just past the value's closing quote when it
+ * is a string (else -1), and its depth (1: a member of the top-level object). Told before the walk
+ * knows whether the whole text is valid: what it notes counts only if the walk returns true. It
+ * must not start another walk (the nesting stack is shared).
+ */
+export type MemberVisitor = (key: number, value: number, stringEnd: number, depth: number) => void;
+
+const NO_KEYS: readonly string[] = [];
+const ignore: MemberVisitor = () => undefined;
+
+/** Whether `text` is one JSON object (JSON whitespace around it allowed): exactly when JSON.parse reads an object from it. */
+export const isJsonObject = (text: string): boolean => walkJsonObject(text, NO_KEYS, ignore);
+
+/** A control character, which JSON allows in no string (only, outside strings, as whitespace). */
+const CONTROL = /[\u0000-\u001f]/g;
+
+/** Whether the innermost open container at each depth is an object; grown for deep text, let go of after it. */
+const SMALL_STACK = 64;
+let inObjectAt: Uint8Array = new Uint8Array(SMALL_STACK);
+
+/**
+ * Walks `text`, telling `visit` of the members named by `keys` (see MemberVisitor). True exactly
+ * when JSON.parse would read one JSON object from the text. A key written with escapes is that key,
+ * as it is to JSON.parse.
+ */
+export function walkJsonObject(text: string, keys: readonly string[], visit: MemberVisitor): boolean {
+  const length = text.length;
+  let i = 0;
+  let c = text.charCodeAt(0);
+  while (isSpace(c)) c = text.charCodeAt(++i);
+  if (c !== 123) return false;
+  // The first backslash and control character at or after where strings were last read (`length` when none).
+  let slash = text.indexOf('\\', i);
+  if (slash === -1) slash = length;
+  CONTROL.lastIndex = i;
+  let control = CONTROL.test(text) ? CONTROL.lastIndex - 1 : length;
+  let depth = 0;
+  let inObject = false;
+  /** The string at `i` is a member's key. */
+  let atKey = false;
+  /** The index in `keys` of the member whose value is at `i`, or -1. */
+  let member = -1;
+  let stack = inObjectAt;
+
+  // Each turn starts at a key or a value, `c` its first character; a value goes on to "after".
+  token: for (;;) {
+    if (c === 34) {
+      const start = i;
+      let escaped = false;
+      for (let from = i + 1; ; ) {
+        const quote = text.indexOf('"', from);
+        if (quote === -1) return done(false);
+        if (slash < from) {
+          slash = text.indexOf('\\', from);
+          if (slash === -1) slash = length;
+        }
+        if (slash > quote) {
+          i = quote + 1;
+          break;
+        }
+        // An escape before the quote (which may be its own): one of JSON's, and read on after it.
+        escaped = true;
+        const e = text.charCodeAt(slash + 1);
+        if (e === 117) {
+          if (!(isHex(text.charCodeAt(slash + 2)) && isHex(text.charCodeAt(slash + 3)) && isHex(text.charCodeAt(slash + 4)) && isHex(text.charCodeAt(slash + 5)))) return done(false);
+          from = slash + 6;
+        } else if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
+          from = slash + 2;
+        } else {
+          return done(false);
+        }
+      }
+      if (control < i) {
+        // The one found last lay before this string (whitespace): look again from here.
+        if (control < start) {
+          CONTROL.lastIndex = start;
+          control = CONTROL.test(text) ? CONTROL.lastIndex - 1 : length;
+        }
+        if (control < i) return done(false);
+      }
+      if (atKey) {
+        atKey = false;
+        member = keys.length ? keyIndex(text, start, i, escaped, keys) : -1;
+        c = text.charCodeAt(i);
+        while (isSpace(c)) c = text.charCodeAt(++i);
+        if (c !== 58) return done(false);
+        c = text.charCodeAt(++i);
+        while (isSpace(c)) c = text.charCodeAt(++i);
+        continue;
+      }
+      if (member !== -1) visit(member, start, i, depth);
+    } else {
+      if (atKey) return done(false);
+      if (member !== -1) visit(member, i, -1, depth);
+      if (c === 123 || c === 91) {
+        inObject = c === 123;
+        if (++depth === stack.length) stack = grow();
+        stack[depth] = inObject ? 1 : 0;
+        c = text.charCodeAt(++i);
+        while (isSpace(c)) c = text.charCodeAt(++i);
+        member = -1;
+        if (c !== (inObject ? 125 : 93)) {
+          atKey = inObject;
+          continue;
+        }
+        inObject = stack[--depth] === 1;
+        i++;
+      } else if (c === 45 || (c >= 48 && c <= 57)) {
+        // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+        if (c === 45) c = text.charCodeAt(++i);
+        if (c === 48) c = text.charCodeAt(++i);
+        else if (c > 48 && c <= 57) while (isDigit((c = text.charCodeAt(++i))));
+        else return done(false);
+        if (c === 46) {
+          if (!isDigit(text.charCodeAt(++i))) return done(false);
+          while (isDigit((c = text.charCodeAt(++i))));
+        }
+        if (c === 101 || c === 69) {
+          c = text.charCodeAt(++i);
+          if (c === 43 || c === 45) i++;
+          if (!isDigit(text.charCodeAt(i))) return done(false);
+          while (isDigit(text.charCodeAt(++i)));
+        }
+      } else if (c === 110 ? text.startsWith('null', i) : c === 116 ? text.startsWith('true', i) : c === 102 && text.startsWith('false', i)) {
+        i += c === 102 ? 5 : 4;
+      } else {
+        return done(false);
+      }
+    }
+    member = -1;
+    // After a value: a comma and the next key or item, or the end of its container.
+    for (;;) {
+      c = text.charCodeAt(i);
+      while (isSpace(c)) c = text.charCodeAt(++i);
+      if (depth === 0) return done(i === length);
+      if (c === 44) {
+        c = text.charCodeAt(++i);
+        while (isSpace(c)) c = text.charCodeAt(++i);
+        atKey = inObject;
+        continue token;
+      }
+      if (c !== (inObject ? 125 : 93)) return done(false);
+      inObject = stack[--depth] === 1;
+      i++;
+    }
+  }
+}
+
+/** The index in `keys` of the key string `text[start, end)`, or -1; one written with escapes is read as JSON.parse reads it. */
+function keyIndex(text: string, start: number, end: number, escaped: boolean, keys: readonly string[]): number {
+  if (escaped) return keys.indexOf(JSON.parse(text.slice(start, end)) as string);
+  const length = end - start - 2;
+  const first = text.charCodeAt(start + 1);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    if (key.length === length && key.charCodeAt(0) === first && text.startsWith(key, start + 1)) return k;
+  }
+  return -1;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+function grow(): Uint8Array {
+  const bigger = new Uint8Array(inObjectAt.length * 2);
+  bigger.set(inObjectAt);
+  return (inObjectAt = bigger);
+}
+
+/** Ends a walk: a stack grown for deep text is let go of, so one such frame holds no memory after it. */
+function done(valid: boolean): boolean {
+  if (inObjectAt.length > SMALL_STACK) inObjectAt = new Uint8Array(SMALL_STACK);
+  return valid;
+}
