@@ -109,9 +109,20 @@ export interface RoutePolicy {
   rules?: TaskRule[];
   /**
    * Load balancing: target text → weight. The first target of the chain is drawn by weight among
-   * the weighted targets (smooth weighted round-robin); the others stay in order as fallbacks.
+   * the weighted targets (smooth weighted round-robin), once per session (each request, for one
+   * that names none); the others stay in order as fallbacks.
    */
   weights?: Record<string, number>;
+}
+
+/** How requests are routed beyond each route's own chain. */
+export interface RoutingSettings {
+  /**
+   * A request header (lower case) that names the client's session, read before the headers coding
+   * agents send on their own (src/routing/session-key.ts): one session's requests stay on one
+   * target and one pooled key while those answer.
+   */
+  sessionHeader?: string;
 }
 
 /** How the usage cap holds before a request is answered. */
@@ -185,6 +196,7 @@ export interface Settings {
   routes: Record<string, string[]>;
   /** Route name (as in `routes`) → its task rules and weights. */
   routePolicies: Record<string, RoutePolicy>;
+  routing: RoutingSettings;
   /**
    * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
    * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
@@ -207,6 +219,7 @@ export const DEFAULT_SETTINGS: Settings = {
   backends: {},
   routes: {},
   routePolicies: {},
+  routing: {},
   contextWindows: {},
   server: {
     host: '127.0.0.1',
@@ -243,6 +256,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     backends: stored.backends ?? {},
     routes: stored.routes ?? {},
     routePolicies: stored.routePolicies ?? {},
+    routing: { ...stored.routing },
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },

@@ -42,6 +42,8 @@ export interface RequestTrace {
   costNanoUsd?: number;
   /** Each target tried, in order, with what came of it: a fallback's failed first try stays visible. */
   targets?: TargetAttempt[];
+  /** Where a failure moved the request's session (`heavy → light`, `pooled key 1 → key 2`): its upstream prompt cache starts again there. */
+  sessionMoved?: string;
   /** The error message a failed request was answered with. */
   error?: string;
   /** What lay under that error (RouterError.cause): for the request log, which redacts it; never sent to the client. */

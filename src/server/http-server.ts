@@ -204,6 +204,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
         outputTokens: trace.outputTokens,
         costNanoUsd: trace.costNanoUsd,
         targets: trace.targets,
+        sessionMoved: trace.sessionMoved,
         stream: trace.stream,
         aborted: gone.aborted || undefined,
         error: trace.error,

@@ -30,6 +30,8 @@ export interface RequestLogEntry {
   costNanoUsd?: number;
   /** Each target tried, in order, with its outcome and latency. */
   targets?: TargetAttempt[];
+  /** Where a failure moved the request's session (`heavy → light`, `pooled key 1 → key 2`). */
+  sessionMoved?: string;
   stream?: boolean;
   /** The client went away before the response was complete. */
   aborted?: boolean;
@@ -188,6 +190,7 @@ export interface StoredRequest {
   output_tokens?: number;
   cost_usd?: number;
   targets?: Array<{ backend: string; upstream_model: string; outcome: 'ok' | number; latency_ms: number; error?: string }>;
+  session_moved?: string;
   stream?: boolean;
   aborted?: boolean;
   error?: string;
@@ -224,6 +227,7 @@ export function formatJson(entry: RequestLogEntry): string {
       latency_ms: target.latencyMs,
       ...(target.error !== undefined ? { error: target.error } : {}),
     })),
+    session_moved: entry.sessionMoved,
     stream: entry.stream,
     aborted: entry.aborted,
     error: entry.error,
@@ -256,6 +260,7 @@ export function entryFromStored(record: StoredRequest): RequestLogEntry {
     ...(record.targets !== undefined
       ? { targets: record.targets.map((target) => ({ backend: target.backend, upstreamModel: target.upstream_model, outcome: target.outcome, latencyMs: target.latency_ms, ...(target.error !== undefined ? { error: target.error } : {}) })) }
       : {}),
+    ...(record.session_moved !== undefined ? { sessionMoved: record.session_moved } : {}),
     ...(record.stream ? { stream: true } : {}),
     ...(record.aborted ? { aborted: true } : {}),
     ...(record.error !== undefined ? { error: record.error } : {}),
@@ -290,6 +295,7 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   if (entry.costNanoUsd !== undefined) line += field('cost_usd', entry.costNanoUsd / 1e9);
   // A fallback's failed tries, in order: `BACKEND:MODEL/STATUS/MS`, the last being the one that answered (or failed last).
   if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}/${target.outcome}/${target.latencyMs}ms`).join(','));
+  line += field('session_moved', entry.sessionMoved);
   if (entry.stream) line += field('stream', 'true');
   if (entry.aborted) line += field('aborted', 'true');
   if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;

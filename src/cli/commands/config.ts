@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { CREDENTIAL_HEADERS } from '../../config/declarative/placement.js';
 import type { Settings } from '../../config/settings.js';
+import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
@@ -106,6 +108,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     set: (s, v) => {
       if (!isUsageStore(v)) throw usageError(`usage.store: expected 'file' or a redis://HOST:PORT URL, got '${v}'`);
       s.usage.store = v;
+    },
+  },
+  'routing.sessionHeader': {
+    describe: "a request header naming the client's session, read first: one session's requests stay on one target and pooled key ('' for none)",
+    get: (s) => s.routing.sessionHeader ?? '',
+    set: (s, v) => {
+      if (v === '') return void delete s.routing.sessionHeader;
+      if (!HEADER_NAME.test(v) || CREDENTIAL_HEADERS.has(v.toLowerCase())) throw usageError(`routing.sessionHeader: expected a header name that is not a credential's, e.g. x-session-id, got '${v}'`);
+      s.routing.sessionHeader = v.toLowerCase();
     },
   },
   'limits.outputReserveTokens': {
