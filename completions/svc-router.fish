@@ -74,6 +74,7 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.hosts' 'names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
     printf '%s\t%s\n' 'server.cors' 'origins whose browser pages may call the model endpoints'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
+    printf '%s\t%s\n' 'routing.sessionHeader' 'a request header naming the client\'s session, read first'
     printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
     printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'

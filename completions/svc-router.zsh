@@ -60,6 +60,7 @@ _svc_router_config_keys() {
     'server.hosts:names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
     'server.cors:origins whose browser pages may call the model endpoints'
     'usage.store:where usage is recorded'
+    'routing.sessionHeader:a request header naming the client'\''s session, read first'
     'limits.outputReserveTokens:output held against the cap for a request that sets no max output tokens'
     'limits.reservationTtlMs:ms a cap reservation outlives a router that died before settling it'
     'defaults.organisation:organisation given to new keys'
