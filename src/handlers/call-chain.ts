@@ -73,12 +73,14 @@ export async function tryInOrder<T>(
 }
 
 /**
- * The request's session (src/routing/session-key.ts), when it names one: a chain that has a choice
- * to make (several targets, or a key pool) is led where the session already is.
+ * The request's session (src/routing/session-key.ts), when it names one: its cache key goes to
+ * upstreams that take one, and a chain that has a choice to make (several targets, or a key pool)
+ * is led where the session already is.
  */
 async function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute | undefined> {
   const session = sessionOf(context.request.headers, request, context.identity.developer, context.settings.routing?.sessionHeader);
   if (!session) return undefined;
+  request.promptCacheKey ??= session.cacheKey;
   const choosing = targets.length > 1 || (targets.length === 1 && keyPoolOf(context.settings, targets[0]!.backend) !== undefined);
   return choosing ? SessionRoute.open(context.app.shared, session.id, targets) : undefined;
 }

@@ -12,8 +12,8 @@ type Item = ResponsesRequestItem;
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
   if (request.passthrough?.format === 'responses') {
     setBackendWarnings(request, []);
-    // The client's own Responses request (its format decoder checked it), forwarded whole.
-    return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
+    // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
+    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
   const body: ResponsesRequestBody = {
     model: upstreamModel,
