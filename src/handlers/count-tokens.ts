@@ -10,7 +10,7 @@ import { resolveRoute } from '../routing/resolve-route.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
-import { checkRequestBounds } from './request-bounds.js';
+import { checkRequestBounds } from '../policies/request-bounds.js';
 
 /** The fields Anthropic's count_tokens accepts besides `model`; the rest of a messages body is left out. */
 const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
