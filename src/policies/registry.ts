@@ -1,6 +1,7 @@
 import type { Policy } from './policy.js';
 import { rateLimit } from './rate-limit.js';
 import { requestBounds } from './request-bounds.js';
+import { secretsGuardrail } from './secrets-guardrail.js';
 import { usageCap } from './usage-cap.js';
 
 /**
@@ -11,5 +12,6 @@ import { usageCap } from './usage-cap.js';
 export const POLICIES: readonly Policy[] = [
   requestBounds,
   rateLimit,
+  secretsGuardrail,
   usageCap,
 ];

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
-import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
+import { KEY_POOL_STRATEGIES, SECRETS_MODES, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
@@ -55,6 +55,13 @@ export const backendSchema = z
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });
+
+const guardrailsSchema = z.strictObject({
+  secrets: z
+    .enum(SECRETS_MODES as [SecretsMode, ...SecretsMode[]])
+    .meta({ description: "Credentials in a request's text: off, warn (x-svc-warning names kind and place), mask (placeholders before any upstream sees them) or refuse (400 guardrail_refused)." })
+    .optional(),
+});
 
 const perMinute = (what: string) => z.int().positive().meta({ description: `${what} per minute, across every router sharing the usage store.` });
 
@@ -178,9 +185,10 @@ export const declarativeSchema = z
             .record(z.string().min(1), z.int().positive())
             .meta({ description: 'Target → weight: which weighted target leads the chain (smooth weighted round-robin).' })
             .optional(),
+          guardrails: guardrailsSchema.meta({ description: "This route's guardrails, over the router's." }).optional(),
         }),
       )
-      .meta({ description: 'Route name (as in routes) → its task rules and weights. When present, replaces the stored ones.' })
+      .meta({ description: 'Route name (as in routes) → its task rules, weights and guardrails. When present, replaces the stored ones.' })
       .optional(),
     limits: z
       .strictObject({
@@ -189,6 +197,7 @@ export const declarativeSchema = z
       })
       .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
       .optional(),
+    guardrails: guardrailsSchema.meta({ description: 'Guardrails on what requests send upstream; off until set.' }).optional(),
     contextWindows: z
       .record(z.string().min(1), z.int().positive())
       .meta({
