@@ -21,8 +21,9 @@ export interface CredentialShape {
 export const CREDENTIAL_SHAPES: readonly CredentialShape[] = [
   // This router's own keys, as issued (`svc_<slug>_` and 32 characters of base64url), whatever the random part holds.
   { kind: 'svc-key', pattern: '\\bsvc_[a-z0-9-]+_[A-Za-z0-9_-]{32,}', minLength: 38 },
-  // Anything `sk-`, `svc-`, `pk_`, `rk-` with a digit: keys of many providers, and of none.
-  { pattern: '\\b(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_*-]{8,}' },
+  // Anything `sk-`, `svc-`, `pk_`, `rk-` with a digit: keys of many providers, and of none. Not after a
+  // hyphen (below, and for JSON Web Tokens): each prefix of `sk-sk-sk-…` would read the rest of the run.
+  { pattern: '(?<![\\w-])(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_*-]{8,}' },
   { kind: 'anthropic-key', pattern: '\\bsk-ant-[A-Za-z0-9_-]{8,}', minLength: 90 },
   { kind: 'openai-key', pattern: '\\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{8,}', minLength: 60 },
   { kind: 'google-api-key', pattern: '\\bAIza[0-9A-Za-z_-]{30,}', minLength: 39 },
@@ -35,7 +36,7 @@ export const CREDENTIAL_SHAPES: readonly CredentialShape[] = [
   { kind: 'xai-key', pattern: '\\bxai-[A-Za-z0-9]{20,}', minLength: 50 },
   { kind: 'perplexity-key', pattern: '\\bpplx-[A-Za-z0-9]{20,}', minLength: 50 },
   { kind: 'replicate-token', pattern: '\\br8_[A-Za-z0-9]{20,}', minLength: 40 },
-  { kind: 'jwt', pattern: '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*', minLength: 60 },
+  { kind: 'jwt', pattern: '(?<![\\w-])eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*', minLength: 60 },
   // OpenAI's keys before project keys: `sk-` and 48 letters and digits.
   { kind: 'openai-key', pattern: '\\bsk-[A-Za-z0-9]{40,}', minLength: 43 },
   { kind: 'stripe-key', pattern: '\\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}', minLength: 30 },

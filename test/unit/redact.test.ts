@@ -42,6 +42,12 @@ describe('redactText', () => {
     expect(redactText(text)).toBe(text);
   });
 
+  // A client's model name or body reaches redaction whole: each prefix of a run must not make it read the rest of the run.
+  it.each(['eyJ-', 'sk-', 'pk_x-', 'key-', 'Bearer '])('reads a megabyte of %j strung together once', (unit) => {
+    const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
+    expect(redactText(text).length).toBeGreaterThan(0);
+  });
+
   it('cuts only after redacting, so a key across the cut leaves nothing behind', () => {
     const key = 'Zq8wX3vB7nM2kL9pR4tY6uI1oE5aS0dF';
     const text = `${'x'.repeat(490)}${key} more`;
