@@ -29,68 +29,102 @@ export interface ScanOptions {
 }
 
 const SCANNED = CREDENTIAL_SHAPES.filter((shape) => shape.kind !== undefined);
-const SHAPES = new RegExp(SCANNED.map((shape) => `(${shape.pattern})`).join('|'), 'g');
-/** Something every scanned shape holds: text without any has none of them. */
-const SHAPE_HINT = /svc_|sk[-_]|rk_|AIza|A[KS]IA|gh[pousr]_|github_pat_|xox[abprs]-|hf_|gsk_|xai-|pplx-|r8_|eyJ|PRIVATE KEY/;
-/** Something every assignment rule needs. */
-const ASSIGNMENT_HINT = /pass(?:w|phrase)|secret|key|token|:\/\//i;
+/** Every scanned shape, one group each, tried where a shape may start. */
+const SHAPES_AT = new RegExp(SCANNED.map((shape) => `(${shape.pattern})`).join('|'), 'y');
+/**
+ * Where a scanned shape may start: its prefix. One pass over the text finds these, and the shapes
+ * are tried only there (an alternation of every shape, tried at every character, is slower).
+ */
+const SHAPE_START = /svc_|gsk_|sk[-_]|rk_|AIza|A[KS]IA|gh[pousr]_|github_pat_|xox[abprs]-|hf_|xai-|pplx-|r8_|eyJ|-----BEGIN /g;
+/** The characters a key's run is made of (JSON Web Tokens have dots). */
+const TOKEN_RUN = /[\w*.-]*/y;
 const ALNUM = /[A-Za-z0-9]/;
+/** A word an assignment's name holds; the rules are tried only on lines, members and flags that have one. */
+const NAME_WORD = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token/gi;
 const CREDENTIAL_NAME = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token$/i;
 /** Names that say a value is a password or a secret whatever it looks like; a key or token must also look random. */
 const SAID_SECRET = /pass(?:word|wd|phrase)|secret/i;
 
 /**
  * A whole line `NAME=value`, `NAME: value`, `export NAME="value"` (env, ini, YAML, shell), a comment
- * after it allowed; a bare value ending in `;` or `,` is a statement of code, not a setting.
+ * after it allowed; a bare value ending in `;` or `,` is a statement of code, not a setting. Tried
+ * from the start of a line.
  */
-const ASSIGNMENT_LINE = /^[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:"([^"\s]{6,200})"|'([^'\s]{6,200})'|([^\s'"#;,]{6,200}))[ \t\r]*(?:#.*)?$/gm;
+const ASSIGNMENT_LINE = /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:"([^"\s]{6,200})"|'([^'\s]{6,200})'|([^\s'"#;,]{6,200}))[ \t\r]*(?:#[^\n]*)?(?=\n|$)/y;
 /** A JSON member `"NAME": "value"`. */
 const JSON_MEMBER = /"([A-Za-z_][\w.-]{0,60})"[ \t]*:[ \t]*"([^"\s\\]{6,200})"/g;
 /** A command-line flag `--NAME=value`. */
 const FLAG = /(?:^|[\s'"`])--([A-Za-z][\w-]{0,60})=(?:"([^"\s]{6,200})"|'([^'\s]{6,200})'|([^\s'"`,;)]{6,200}))/g;
-const ASSIGNMENT_RULES = [ASSIGNMENT_LINE, JSON_MEMBER, FLAG];
-/** A URL's password: `scheme://user:PASSWORD@host`. */
-const URL_PASSWORD = /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@'"`]{0,100}:([^\s:/@'"`]{6,200})@/gi;
+const PAIR_RULES = [JSON_MEMBER, FLAG];
+/** A URL's password, after its `://`: `user:PASSWORD@host`. */
+const URL_USERINFO = /[^\s:/@'"`]{0,100}:([^\s:/@'"`]{6,200})@/y;
 
 /** Every credential in the text, in order of position; undefined when there is none (the usual case costs nothing). */
 export function findSecrets(text: string, options: ScanOptions = {}): SecretFinding[] | undefined {
   let found: SecretFinding[] | undefined;
-  if (SHAPE_HINT.test(text)) {
-    SHAPES.lastIndex = 0;
-    for (let match = SHAPES.exec(text); match; match = SHAPES.exec(text)) {
-      const index = match.findIndex((group, i) => i > 0 && group !== undefined) - 1;
-      const shape = SCANNED[index]!;
-      const end = match.index + match[0].length;
-      // A shape of fixed length (an AWS key id) inside a longer run of letters and digits is part of something else.
-      if (ALNUM.test(text[end] ?? '') || !credible(shape.kind!, match[0], shape.minLength ?? 0, options)) continue;
-      found = added(found, shape.kind!, match.index, end);
+  SHAPE_START.lastIndex = 0;
+  for (let start = SHAPE_START.exec(text); start; start = SHAPE_START.exec(text)) {
+    SHAPES_AT.lastIndex = start.index;
+    const match = SHAPES_AT.exec(text);
+    if (!match) {
+      // Nothing starts here, nor at another prefix in the same run of key characters: trying each
+      // (`eyJ-eyJ-eyJ-…`) would read the rest of the run once per prefix.
+      TOKEN_RUN.lastIndex = start.index;
+      TOKEN_RUN.exec(text);
+      SHAPE_START.lastIndex = Math.max(SHAPE_START.lastIndex, TOKEN_RUN.lastIndex);
+      continue;
+    }
+    const shape = SCANNED[match.findIndex((group, i) => i > 0 && group !== undefined) - 1]!;
+    const end = match.index + match[0].length;
+    SHAPE_START.lastIndex = end;
+    // A shape of fixed length (an AWS key id) inside a longer run of letters and digits is part of something else.
+    if (ALNUM.test(text[end] ?? '') || !credible(shape.kind!, match[0], shape.minLength ?? 0, options)) continue;
+    found = added(found, shape.kind!, match.index, end);
+  }
+  NAME_WORD.lastIndex = 0;
+  let named = false;
+  // The line of each word, once: a word on the line already tried is skipped without looking back
+  // for its start, so a long line full of them is read once.
+  for (let word = NAME_WORD.exec(text), lineEnd = -1; word; word = NAME_WORD.exec(text)) {
+    named = true;
+    if (word.index < lineEnd) continue;
+    const lineStart = text.lastIndexOf('\n', word.index) + 1;
+    lineEnd = text.indexOf('\n', word.index);
+    if (lineEnd === -1) lineEnd = text.length;
+    ASSIGNMENT_LINE.lastIndex = lineStart;
+    found = assignment(ASSIGNMENT_LINE.exec(text), found);
+  }
+  if (named) {
+    for (const rule of PAIR_RULES) {
+      rule.lastIndex = 0;
+      for (let match = rule.exec(text); match; match = rule.exec(text)) found = assignment(match, found);
     }
   }
-  if (ASSIGNMENT_HINT.test(text)) {
-    for (const rule of ASSIGNMENT_RULES) {
-      rule.lastIndex = 0;
-      for (let match = rule.exec(text); match; match = rule.exec(text)) {
-        const name = match[1]!;
-        const value = match[2] ?? match[3] ?? match[4];
-        if (value === undefined || !CREDENTIAL_NAME.test(name) || isPlaceholder(value)) continue;
-        if (!SAID_SECRET.test(name) && !looksRandom(value)) continue;
-        const start = match.index + match[0].lastIndexOf(value);
-        found = added(found, assignmentKind(name), start, start + value.length);
-      }
-    }
-    URL_PASSWORD.lastIndex = 0;
-    for (let match = URL_PASSWORD.exec(text); match; match = URL_PASSWORD.exec(text)) {
-      const value = match[1]!;
-      if (isPlaceholder(value)) continue;
-      const start = match.index + match[0].length - 1 - value.length;
-      found = added(found, 'password', start, start + value.length);
-    }
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    if (!ALNUM.test(text[at - 1] ?? '')) continue;
+    URL_USERINFO.lastIndex = at + 3;
+    const match = URL_USERINFO.exec(text);
+    const value = match?.[1];
+    if (value === undefined || isPlaceholder(value)) continue;
+    const start = at + 3 + match![0].length - 1 - value.length;
+    found = added(found, 'password', start, start + value.length);
   }
   for (const secret of options.known ?? []) {
     if (secret.length < 8) continue;
     for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length)) found = added(found, 'configured-secret', at, at + secret.length);
   }
   return found?.sort((a, b) => a.start - b.start);
+}
+
+/** An assignment rule's match as a finding: its value, when the name says credential and the value is not a placeholder. */
+function assignment(match: RegExpExecArray | null, found: SecretFinding[] | undefined): SecretFinding[] | undefined {
+  if (!match) return found;
+  const name = match[1]!;
+  const value = match[2] ?? match[3] ?? match[4];
+  if (value === undefined || !CREDENTIAL_NAME.test(name) || isPlaceholder(value)) return found;
+  if (!SAID_SECRET.test(name) && !looksRandom(value)) return found;
+  const start = match.index + match[0].lastIndexOf(value);
+  return added(found, assignmentKind(name), start, start + value.length);
 }
 
 /** The findings with one more, unless it overlaps one found before (a shape wins over a rule that saw the same value). */

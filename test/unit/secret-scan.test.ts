@@ -123,3 +123,18 @@ describe('findSecrets', () => {
     expect(findSecrets(text)).toBeUndefined();
   });
 });
+
+describe('findSecrets on hostile text', () => {
+  // Each would take hours if every prefix, or every word, made the scanner read the rest of its run or line.
+  it.each([
+    ['shape prefixes strung together', 'eyJ-'.repeat(250_000)],
+    ['key prefixes on one long line', 'sk-ant-x svc_a_ ghp_ '.repeat(50_000)],
+    ['credential words on one long line', 'token secret password '.repeat(50_000)],
+    ['URLs without end', 'a://'.repeat(250_000)],
+    ['private key headers without bodies', '-----BEGIN PRIVATE KEY-----'.repeat(40_000)],
+    ['assignments without values', 'DB_PASSWORD=\n'.repeat(80_000)],
+  ])('returns on %s', (_, text) => {
+    const found = findSecrets(text) ?? [];
+    for (const finding of found) expect(finding.end).toBeLessThanOrEqual(text.length);
+  });
+});
