@@ -1,8 +1,7 @@
 import { toRouterError } from '../core/errors.js';
 import { replyEvents } from '../core/reply-events.js';
-import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
-import { allWarnings } from '../core/warnings.js';
+import { warningHeader } from '../core/warnings.js';
 import type { ClientFormat, Decoded } from '../formats/client-format.js';
 import { admitAll } from '../policies/pipeline.js';
 import type { ApiResponse } from './api.js';
@@ -87,7 +86,9 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
 /**
  * The reply's headers: each admission's (`x-ratelimit-*`), `x-svc-overhead-ms` (time spent in the
  * router so far without the wait for the upstream, for a stream up to its first event, so users
- * can see what routing costs on their own traffic), and `x-svc-warning`.
+ * can see what routing costs on their own traffic), and `x-svc-warning`: what the request asked
+ * that was not honoured (previous_response_id with no stored history, a setting the upstream
+ * lacks), or what a policy found, for clients that never read svc_meta (every format, streams too).
  */
 function replyHeaders<Options>(run: CompletionRun<Options>, upstreamMs: number): Record<string, string> {
   const headers: Record<string, string> = run.admitted.headers ? { ...run.admitted.headers } : {};
@@ -95,16 +96,6 @@ function replyHeaders<Options>(run: CompletionRun<Options>, upstreamMs: number):
   const warning = warningHeader(run.request);
   if (warning !== undefined) headers['x-svc-warning'] = warning;
   return headers;
-}
-
-/**
- * `x-svc-warning`: what the request asked that was not honoured (previous_response_id with no stored
- * history, a setting the upstream lacks), known before the reply, for clients that never read
- * svc_meta (every format, streams included). Warnings joined by " | ", in printable ASCII.
- */
-function warningHeader(request: CanonicalRequest): string | undefined {
-  const warnings = allWarnings(request);
-  return warnings ? warnings.join(' | ').replace(/[^\x20-\x7e]/g, '?') : undefined;
 }
 
 /**

@@ -26,6 +26,15 @@ export function admitAll(policies: readonly Policy[], input: PolicyInput, trace?
   return admissions;
 }
 
+/** The policies that also run on token counts, in order (worked out once per list). */
+export function countingPolicies(policies: readonly Policy[]): readonly Policy[] {
+  let counting = countingByList.get(policies);
+  if (!counting) countingByList.set(policies, (counting = policies.filter((policy) => policy.onCounts)));
+  return counting;
+}
+
+const countingByList = new WeakMap<readonly Policy[], readonly Policy[]>();
+
 /** The rest of admitAll, from the first policy that answered with a promise. */
 async function admitFrom(policies: readonly Policy[], index: number, pending: Promise<Admission | undefined>, input: PolicyInput, admissions: Admissions): Promise<Admissions> {
   try {

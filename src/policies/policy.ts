@@ -16,6 +16,12 @@ import type { Ledger } from '../usage/ledger.js';
 export interface Policy {
   /** Names the policy's note in the request record. */
   readonly name: string;
+  /**
+   * Also run on token counts (/v1/messages/count_tokens), whose request reaches an upstream too but
+   * is neither answered nor billed: for rules about what a request holds, not what it costs. Its
+   * admissions are released when the count is done.
+   */
+  readonly onCounts?: boolean;
   /** A value, or a promise only when the policy must wait (a shared counter, the ledger): the pipeline awaits promises only. */
   admit(input: PolicyInput): Admission | undefined | Promise<Admission | undefined>;
 }

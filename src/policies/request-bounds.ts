@@ -19,6 +19,7 @@ export function checkRequestBounds(request: CanonicalRequest): void {
 /** The cheapest refusal, so it runs first: two lengths, and nothing to settle. */
 export const requestBounds: Policy = {
   name: 'request-bounds',
+  onCounts: true,
   admit(input) {
     checkRequestBounds(input.request);
     return undefined;

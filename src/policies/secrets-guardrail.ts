@@ -26,6 +26,8 @@ import type { Policy } from './policy.js';
  */
 export const secretsGuardrail: Policy = {
   name: 'secrets',
+  // A token count's request reaches an Anthropic upstream too (Claude Code sends one before most turns).
+  onCounts: true,
   admit(input) {
     const mode = modeFor(input.settings, input.route);
     if (mode === 'off') return undefined;

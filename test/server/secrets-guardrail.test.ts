@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretsMode } from '../../src/config/settings.js';
 import { createRequestLog } from '../../src/server/request-log.js';
-import type { FakeUpstream } from '../fakes/fake-server.js';
+import { startFakeServer, type FakeUpstream } from '../fakes/fake-server.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { send, type Reply } from '../helpers/send.js';
 import { parseSse } from '../helpers/sse-frames.js';
@@ -252,6 +252,38 @@ describe('the secrets guardrail', () => {
     expect(refused.status).toBe(400);
     expect(refused.error).toContain('aws-access-key');
     for (const value of VALUES) expect(logLines.slice(logged).join('\n')).not.toContain(value);
+  });
+});
+
+describe('token counts', () => {
+  // A count's request reaches an Anthropic upstream too (Claude Code sends one before most turns).
+  it.each(['warn', 'mask', 'refuse'] as const)('%s: a count is held to the same rule as a completion', async (mode) => {
+    const counter = await startFakeServer(async (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 42 }));
+    });
+    try {
+      addBackend(router, 'counter', 'anthropic', counter.origin);
+      setRoute(router, SKU, ['counter:upstream-model']);
+      setMode(mode);
+      const reply = await send(router, '/v1/messages/count_tokens', { headers: headersFor('messages', router.key), body: { model: SKU, system: TURN.system, messages: [{ role: 'user', content: TURN.user }] } });
+      const upstream = counter.requests.length ? JSON.stringify(counter.requests.at(-1)!.body) : undefined;
+      for (const value of VALUES) expect(reply.text + (reply.headers.get('x-svc-warning') ?? '')).not.toContain(value);
+      if (mode === 'refuse') {
+        expect(reply.status).toBe(400);
+        expect(reply.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+        expect(upstream).toBeUndefined();
+        return;
+      }
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.json).toEqual({ input_tokens: 42 });
+      expect(reply.headers.get('x-svc-warning')).toContain('aws-access-key in system');
+      if (mode === 'warn') expect(upstream).toContain(AWS);
+      else expect(upstream).not.toContain(AWS);
+      if (mode === 'mask') expect(upstream).toContain('[secret:aws-access-key:1]');
+    } finally {
+      await counter.close();
+    }
   });
 });
 
