@@ -2,7 +2,7 @@ import { configuredSecrets } from '../config/secrets.js';
 import type { SecretsMode, Settings } from '../config/settings.js';
 import { RouterError } from '../core/errors.js';
 import { forEachRequestText, rewriteRequestText } from '../core/request-text.js';
-import { findSecrets, secretIdentity, type ScanOptions } from '../core/secret-scan.js';
+import { findSecrets, secretIdentity, type ScanOptions, type SecretFinding } from '../core/secret-scan.js';
 import { warn } from '../core/warnings.js';
 import { hashKey } from '../identity/keys.js';
 import type { Policy } from './policy.js';
@@ -32,9 +32,9 @@ export const secretsGuardrail: Policy = {
     const mode = modeFor(input.settings, input.route);
     if (mode === 'off') return undefined;
     const options = scanOptions(input.settings);
-    const found = scanRequest(input.request, options);
-    if (!found) return undefined;
-    const where = placesOf(found);
+    const scan = scanRequest(input.request, options);
+    if (!scan) return undefined;
+    const where = placesOf(scan.found);
     if (mode === 'refuse') {
       throw new RouterError(
         400,
@@ -45,7 +45,7 @@ export const secretsGuardrail: Policy = {
       );
     }
     if (mode === 'mask') {
-      const placeholders = new Placeholders(found);
+      const placeholders = new Placeholders(scan);
       rewriteRequestText(input.request, (text) => placeholders.mask(text, options));
       warn(input.request, `Credentials were replaced by placeholders before the upstream saw them: ${where}.`);
       return { note: `masked ${where}` };
@@ -85,14 +85,22 @@ interface Found {
   value: string;
 }
 
-function scanRequest(request: Parameters<typeof forEachRequestText>[0], options: ScanOptions): Found[] | undefined {
-  let found: Found[] | undefined;
+/** What the scan found, and in which texts (so masking them needs no second scan). */
+interface Scan {
+  found: Found[];
+  byText: Map<string, SecretFinding[]>;
+}
+
+function scanRequest(request: Parameters<typeof forEachRequestText>[0], options: ScanOptions): Scan | undefined {
+  let scan: Scan | undefined;
   forEachRequestText(request, (text, where) => {
     const findings = findSecrets(text, options);
     if (!findings) return;
-    for (const finding of findings) (found ??= []).push({ kind: finding.kind, where, value: text.slice(finding.start, finding.end) });
+    scan ??= { found: [], byText: new Map() };
+    scan.byText.set(text, findings);
+    for (const finding of findings) scan.found.push({ kind: finding.kind, where, value: text.slice(finding.start, finding.end) });
   });
-  return found;
+  return scan;
 }
 
 /** Places named per kind, at most this many each: a message is named once however many it holds. */
@@ -117,16 +125,25 @@ class Placeholders {
   private readonly counts = new Map<string, number>();
   /** Values worth replacing wherever they stand alone, beyond where the scanner saw them. */
   private readonly values = new Map<string, string>();
+  /** Every value found, as written and as a JSON string writes it (a tool call's arguments). */
+  private readonly forms = new Set<string>();
 
-  constructor(found: Found[]) {
-    for (const { kind, value } of found) {
+  constructor(private readonly scan: Scan) {
+    for (const { kind, value } of scan.found) {
       const placeholder = this.placeholder(kind, secretIdentity(kind, value));
-      if (value.length >= 8) this.values.set(value, placeholder);
+      const escaped = JSON.stringify(value).slice(1, -1);
+      this.forms.add(value).add(escaped);
+      if (value.length >= 8) this.values.set(value, placeholder).set(escaped, placeholder);
     }
   }
 
   mask(text: string, options: ScanOptions): string {
-    const findings = findSecrets(text, options);
+    // A text the scan found something in is not scanned again, nor is one that holds none of it.
+    let findings = this.scan.byText.get(text);
+    if (!findings) {
+      if (!this.mentions(text)) return text;
+      findings = findSecrets(text, options);
+    }
     let masked = text;
     if (findings) {
       masked = '';
@@ -142,6 +159,11 @@ class Placeholders {
     // A password found in one place may stand alone in another (echoed by a command, quoted in a reply).
     for (const [value, placeholder] of this.values) if (masked.includes(value)) masked = replaceStandalone(masked, value, placeholder);
     return masked === text ? text : masked;
+  }
+
+  private mentions(text: string): boolean {
+    for (const form of this.forms) if (text.includes(form)) return true;
+    return false;
   }
 
   private placeholder(kind: string, identity: string): string {
