@@ -30,14 +30,15 @@ describe('routes guard', () => {
   });
 
   it.each([
-    [['routes', 'guard', 'svc.intelligent-pro', 'block'], /one of off, warn, mask, refuse/],
-    [['routes', 'guard', 'svc.intelligent-pro'], /give a mode/],
-    [['routes', 'guard', 'svc.intelligent-lite', 'mask'], /no route is set/],
-    [['config', 'set', 'guardrails.secrets', 'on'], /expected off, warn, mask, refuse/],
-  ])('refuses %j with a usage error and changes nothing', async (args, message) => {
+    [['routes', 'guard', 'svc.intelligent-pro', 'block'], 2, /one of off, warn, mask, refuse/],
+    [['routes', 'guard', 'svc.intelligent-pro'], 2, /give a mode/],
+    // A usage error is 2; acting on a route that is not there is a failure, 1, as for every routes command.
+    [['routes', 'guard', 'svc.intelligent-lite', 'mask'], 1, /no route is set/],
+    [['config', 'set', 'guardrails.secrets', 'on'], 2, /expected off, warn, mask, refuse/],
+  ])('refuses %j with exit %i and changes nothing', async (args, code, message) => {
     const before = configText(home);
     const result = await runCli(args, { home });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(configText(home)).toBe(before);
   });
