@@ -103,6 +103,15 @@ export interface TaskRule {
   targets: string[];
 }
 
+/** What the secrets guardrail does with a request whose text holds credentials (src/policies/secrets-guardrail.ts). */
+export type SecretsMode = 'off' | 'warn' | 'mask' | 'refuse';
+export const SECRETS_MODES: readonly SecretsMode[] = ['off', 'warn', 'mask', 'refuse'];
+
+/** Guardrails on what requests send upstream. */
+export interface GuardrailSettings {
+  secrets: SecretsMode;
+}
+
 /** What a route does beyond its fallback chain. */
 export interface RoutePolicy {
   /** Tried in order; the first that matches picks the chain, else the route's own targets serve. */
@@ -113,6 +122,8 @@ export interface RoutePolicy {
    * that names none); the others stay in order as fallbacks.
    */
   weights?: Record<string, number>;
+  /** This route's guardrails, over the router's (`routes guard`). */
+  guardrails?: Partial<GuardrailSettings>;
 }
 
 /** How requests are routed beyond each route's own chain. */
@@ -205,6 +216,8 @@ export interface Settings {
   contextWindows: Record<string, number>;
   server: ServerSettings;
   limits: LimitSettings;
+  /** Off until set: `config set guardrails.secrets warn|mask|refuse`; a route may set its own. */
+  guardrails: GuardrailSettings;
   usage: { store: string };
   /**
    * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
@@ -240,6 +253,7 @@ export const DEFAULT_SETTINGS: Settings = {
     cors: [],
   },
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
+  guardrails: { secrets: 'off' },
   usage: { store: 'file' },
   prices: {},
   // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
@@ -258,6 +272,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     routePolicies: stored.routePolicies ?? {},
     routing: { ...stored.routing },
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
+    guardrails: { ...DEFAULT_SETTINGS.guardrails, ...stored.guardrails },
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },

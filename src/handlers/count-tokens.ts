@@ -2,15 +2,18 @@ import { resolveApiKey } from '../backends/http/resolve-api-key.js';
 import { postJson, readJson } from '../backends/http/upstream-client.js';
 import { RouterError } from '../core/errors.js';
 import { estimateRequestTokens } from '../core/estimate-tokens.js';
-import type { BackendSettings } from '../config/settings.js';
 import type { CanonicalRequest } from '../core/request.js';
+import { warningHeader } from '../core/warnings.js';
+import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
 import { messagesFormat } from '../formats/messages/messages-format.js';
-import { resolveRoute } from '../routing/resolve-route.js';
+import { resolveChain } from '../routing/resolve-route.js';
+import type { Target } from '../routing/target.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { admitAll, countingPolicies } from '../policies/pipeline.js';
+import type { PolicyInput } from '../policies/policy.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
-import { checkRequestBounds } from './request-bounds.js';
 
 /** The fields Anthropic's count_tokens accepts besides `model`; the rest of a messages body is left out. */
 const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
@@ -31,11 +34,44 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   // A messages body without the output cap, which counting does not need.
   const withCap = body !== null && typeof body === 'object' && !Array.isArray(body) ? { max_tokens: 1, ...body } : body;
   const decoded = decodeMessagesRequest(withCap);
-  checkRequestBounds(decoded.request);
   const model = decoded.request.model;
-  const targets = resolveRoute(context.settings, model, messagesFormat);
   const trace = context.request.trace;
   if (trace) trace.model = model;
+  const chain = resolveChain(context.settings, model, messagesFormat);
+  const targets = chain.targets;
+  // What a request holds is checked here as for a completion (its bounds, the secrets guardrail):
+  // a count's request reaches an upstream too. Nothing is billed, so every admission is released.
+  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route), trace);
+  const admitted = admitting instanceof Promise ? await admitting : admitting;
+  try {
+    return await count(context, decoded.request, model, targets);
+  } finally {
+    admitted.release();
+  }
+}
+
+/** What the policies see of a count: the request, never streamed, routed as a completion to its model would be. */
+function countInput(context: RequestContext, request: CanonicalRequest, route: string | undefined): PolicyInput {
+  return {
+    request,
+    stream: false,
+    requestId: context.requestId,
+    identity: context.identity,
+    settings: context.settings,
+    route,
+    estimatedTokens: estimateRequestTokens(request),
+    ledger: context.app.ledger,
+    shared: context.app.shared,
+  };
+}
+
+async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[]): Promise<ApiResponse> {
+  const trace = context.request.trace;
+  // What a policy said of the request (a guardrail's finding) reaches a count's client too.
+  const headers = (source: string): Record<string, string> => {
+    const warning = warningHeader(request);
+    return { [COUNT_SOURCE_HEADER]: source, ...(warning !== undefined ? { 'x-svc-warning': warning } : {}) };
+  };
 
   const first = targets[0];
   const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
@@ -44,20 +80,20 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
     try {
       const counted =
         upstream.type === 'anthropic'
-          ? await countUpstream(context, first.backend, upstream, upstreamModel, decoded.request.passthrough?.body ?? {})
-          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, decoded.request);
+          ? await countUpstream(context, first.backend, upstream, upstreamModel, request.passthrough?.body ?? {})
+          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request);
       if (counted !== undefined) {
         if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted });
-        return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'upstream' }, json: { input_tokens: counted } };
+        return { status: 200, headers: headers('upstream'), json: { input_tokens: counted } };
       }
     } catch (error) {
       // A client mistake the upstream caught is the client's to see; an outage falls back to the estimate.
       if (!(error instanceof RouterError && error.retryable) || context.request.signal.aborted) throw error;
     }
   }
-  const estimate = estimateRequestTokens(decoded.request);
+  const estimate = estimateRequestTokens(request);
   if (trace) Object.assign(trace, { backend: 'estimate', inputTokens: estimate });
-  return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'estimate' }, json: { input_tokens: estimate } };
+  return { status: 200, headers: headers('estimate'), json: { input_tokens: estimate } };
 }
 
 /** Servers found without a count endpoint (404 or 405), by type and base URL: estimated without asking again until then. */

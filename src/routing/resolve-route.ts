@@ -42,6 +42,8 @@ function checkServed(model: string, format: RoutedFormat, formats: readonly Rout
 /** A route's chain, and the task rule that chose it when one did. */
 export interface Chain {
   targets: Target[];
+  /** The configured route serving the request (its name in settings.routes); absent when none is. */
+  route?: string;
   /** The name of the task rule whose targets these are (absent: the route's own). */
   rule?: string;
   /** Set when an unrouted format-own id (claude-*) is served by this SKU's route instead of offline. */
@@ -64,7 +66,7 @@ export function resolveChain(settings: Settings, model: string, format: RoutedFo
   const configured = findConfiguredRoute(settings.routes, model);
   if (configured) {
     const policy = settings.routePolicies && Object.hasOwn(settings.routePolicies, configured.name) ? settings.routePolicies[configured.name] : undefined;
-    if (!policy) return { targets: configured.targets.map(parseTarget) };
+    if (!policy) return { targets: configured.targets.map(parseTarget), route: configured.name };
     const rule = policy.rules?.length && traits ? firstMatchingRule(policy.rules, traits()) : undefined;
     const chain = rule ? rule.targets : configured.targets;
     const weights = policy.weights;
@@ -74,7 +76,7 @@ export function resolveChain(settings: Settings, model: string, format: RoutedFo
       // A weight of 0 (or one not a number) keeps the target out of the draw, as a fallback only.
       return weight !== undefined && Number.isFinite(weight) && weight > 0 ? { ...target, weight } : target;
     });
-    return { targets, ...(rule ? { rule: rule.name } : {}) };
+    return { targets, route: configured.name, ...(rule ? { rule: rule.name } : {}) };
   }
   if (ownId) {
     const sku = firstRealSku(settings);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CREDENTIAL_HEADERS } from '../../config/declarative/placement.js';
-import type { Settings } from '../../config/settings.js';
+import { SECRETS_MODES, type SecretsMode, type Settings } from '../../config/settings.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
@@ -128,6 +128,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     describe: 'ms a cap reservation outlives a router that died before settling it',
     get: (s) => s.limits.reservationTtlMs,
     set: (s, v) => void (s.limits.reservationTtlMs = parseDuration(v, 'limits.reservationTtlMs')),
+  },
+  'guardrails.secrets': {
+    describe: "credentials in a request's text: off, warn (named in x-svc-warning), mask (placeholders upstream) or refuse (400); a route may set its own (routes guard)",
+    values: SECRETS_MODES,
+    get: (s) => s.guardrails.secrets,
+    set: (s, v) => {
+      if (!(SECRETS_MODES as readonly string[]).includes(v)) throw usageError(`guardrails.secrets: expected ${SECRETS_MODES.join(', ')}, got '${v}'`);
+      s.guardrails.secrets = v as SecretsMode;
+    },
   },
   'defaults.organisation': {
     describe: 'organisation given to new keys',

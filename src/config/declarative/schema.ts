@@ -12,7 +12,7 @@ import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
-import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
+import { KEY_POOL_STRATEGIES, SECRETS_MODES, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
@@ -57,6 +57,13 @@ export const backendSchema = z
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });
+
+const guardrailsSchema = z.strictObject({
+  secrets: z
+    .enum(SECRETS_MODES as [SecretsMode, ...SecretsMode[]])
+    .meta({ description: "Credentials in a request's text: off, warn (x-svc-warning names kind and place), mask (placeholders before any upstream sees them) or refuse (400 guardrail_refused)." })
+    .optional(),
+});
 
 const perMinute = (what: string) => z.int().positive().meta({ description: `${what} per minute, across every router sharing the usage store.` });
 
@@ -180,9 +187,10 @@ export const declarativeSchema = z
             .record(z.string().min(1), z.int().positive())
             .meta({ description: 'Target → weight: which weighted target leads the chain for each new session, and for each request that names none (smooth weighted round-robin).' })
             .optional(),
+          guardrails: guardrailsSchema.meta({ description: "This route's guardrails, over the router's." }).optional(),
         }),
       )
-      .meta({ description: 'Route name (as in routes) → its task rules and weights. When present, replaces the stored ones.' })
+      .meta({ description: 'Route name (as in routes) → its task rules, weights and guardrails. When present, replaces the stored ones.' })
       .optional(),
     routing: z
       .strictObject({
@@ -205,6 +213,7 @@ export const declarativeSchema = z
       })
       .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
       .optional(),
+    guardrails: guardrailsSchema.meta({ description: 'Guardrails on what requests send upstream; off until set.' }).optional(),
     contextWindows: z
       .record(z.string().min(1), z.int().positive())
       .meta({
