@@ -3,7 +3,7 @@ import type { Settings } from '../config/settings.js';
 import { changedPaths, ConfigStore } from '../config/store.js';
 import { failedError } from './cli-error.js';
 import { note } from './output.js';
-import { findServer, type ServerState } from './server-state.js';
+import { runningServe, type ServerState } from './server-state.js';
 
 /** The settings a command works on, and where they come from. */
 export interface ConfigInForce {
@@ -108,12 +108,3 @@ export function readInForce(config: ConfigInForce): ReturnType<ConfigStore['read
   }
 }
 
-/** The running serve of this config directory (an unreadable directory counts as none). */
-function runningServe(): ServerState | undefined {
-  try {
-    const found = findServer();
-    return found.status === 'running' ? found.state : undefined;
-  } catch {
-    return undefined;
-  }
-}

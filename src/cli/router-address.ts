@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { originOf } from './client-settings.js';
 import { configuredOrigin } from './router-origin.js';
-import { findServer, type ServerState } from './server-state.js';
+import { runningServe, type ServerState } from './server-state.js';
 
 /** Where an address came from, most specific first. */
 export type AddressSource = 'flag' | 'env' | 'serve' | 'config';
@@ -30,12 +30,3 @@ export function routerAddress(settings: Settings, given: { flag?: string; env?: 
 const withServe = (address: RouterAddress, serve: ServerState | undefined): RouterAddress =>
   serve && originOf(serve.url) === address.origin ? { ...address, serve } : address;
 
-/** The running serve of this config directory, if any (an unreadable config directory counts as none: doctor reports it). */
-function runningServe(): ServerState | undefined {
-  try {
-    const found = findServer();
-    return found.status === 'running' ? found.state : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -120,6 +120,16 @@ export function findServer(options: { dir?: string; clean?: boolean } = {}): Ser
   return { status: 'stale', state, file };
 }
 
+/** The running serve of this config directory, if any (an unreadable config directory counts as none: doctor reports it). */
+export function runningServe(): ServerState | undefined {
+  try {
+    const found = findServer();
+    return found.status === 'running' ? found.state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Removes the state file if it still names `pid` (a newer server's file is left alone). */
 export function removeServerState(pid: number, dir?: string): void {
   const file = serverStatePath(dir);
