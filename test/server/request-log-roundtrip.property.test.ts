@@ -49,6 +49,7 @@ const fields: { [K in keyof Required<RequestLogEntry>]: fc.Arbitrary<RequestLogE
   costNanoUsd: fc.nat({ max: 1e12 }),
   targets: fc.array(target, { maxLength: 3 }),
   notes,
+  sessionMoved: text,
   stream: fc.boolean(),
   aborted: fc.constant(true),
   error: text,
