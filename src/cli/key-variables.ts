@@ -1,6 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { OFFLINE_BACKEND } from '../routing/skus.js';
-import { parseTarget } from '../routing/target.js';
+import { OFFLINE_BACKEND, parseTarget } from '../core/target.js';
 
 /** A variable a backend reads its key from: its own (`apiKeyEnv`) or one of its pool's. */
 export interface KeyVariable {

@@ -6,7 +6,7 @@ import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
-import type { Target } from '../routing/target.js';
+import type { Target } from '../core/target.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
 

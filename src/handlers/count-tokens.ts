@@ -6,7 +6,7 @@ import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
 import { messagesFormat } from '../formats/messages/messages-format.js';
 import { resolveRoute } from '../routing/resolve-route.js';
-import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { OFFLINE_BACKEND } from '../core/target.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
 import { checkRequestBounds } from './request-bounds.js';
@@ -38,7 +38,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
   if (first && upstream?.type === 'anthropic') {
     try {
-      const counted = await countUpstream(context, first.backend, upstream, first.upstreamModel ?? model, decoded.request.passthrough?.body ?? {});
+      const counted = await countUpstream(context, first.backend, upstream, first.upstreamModel ?? model, decoded.request.forwardBody?.body ?? {});
       if (trace) Object.assign(trace, { backend: first.backend, upstreamModel: first.upstreamModel ?? model, attempts: 1, inputTokens: counted });
       return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'upstream' }, json: { input_tokens: counted } };
     } catch (error) {

@@ -2,7 +2,7 @@ import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import { modelsFormatOf } from '../formats/registry.js';
 import { contextWindowOf } from '../routing/context-windows.js';
-import { isSkuName, SKUS } from '../routing/skus.js';
+import { isSkuName, SKUS } from '../core/model-names.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
 

@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { RouterError } from '../core/errors.js';
 import type { Identity } from './identity.js';
-import { slugOfKey } from './keys.js';
+import { slugOfKey } from '../core/router-keys.js';
 
 /** The tier that makes any key an admin key (`svc-router keys issue --developer ops --tier admin`). */
 export const ADMIN_TIER = 'admin';

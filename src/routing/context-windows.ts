@@ -1,7 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { findConfiguredRoute } from './resolve-route.js';
-import { OFFLINE_BACKEND } from './skus.js';
-import { formatTarget, parseTarget, type Target } from './target.js';
+import { formatTarget, OFFLINE_BACKEND, parseTarget, type Target } from '../core/target.js';
 
 /**
  * Context windows: the most tokens a routed model holds. Clients that compact their history

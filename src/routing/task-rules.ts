@@ -1,6 +1,6 @@
 import type { TaskConditions, TaskRule } from '../config/settings.js';
 import type { CanonicalRequest } from '../core/request.js';
-import { globMatches } from './resolve-route.js';
+import { globMatches } from './model-pattern.js';
 
 /** What task rules look at in a request, worked out only when a route has rules. */
 export interface RequestTraits {
@@ -28,7 +28,7 @@ export function requestTraits(request: CanonicalRequest, contextTokens: number, 
       message.content.some((part) => part.type === 'image' || (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image'))),
     ),
     // Chat Completions asks for search with a request setting rather than a tool.
-    webSearch: droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)) || (request.passthrough?.format === 'chat' && request.passthrough.body.web_search_options != null),
+    webSearch: droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)) || (request.forwardBody?.format === 'chat' && request.forwardBody.body.web_search_options != null),
   };
 }
 

@@ -1,8 +1,7 @@
 import type { Settings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import type { CanonicalRequest } from '../../core/request.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
-import { parseTarget } from '../../routing/target.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import type { BackendFinding } from './backend-checks.js';
 import { fail, pass, skip, type CheckResult } from './result.js';
 

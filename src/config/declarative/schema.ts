@@ -8,9 +8,9 @@
  */
 
 import { z } from 'zod';
-import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { BACKEND_TYPES } from '../../core/backend-types.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
-import { SLUG_PATTERN } from '../../identity/keys.js';
+import { SLUG_PATTERN } from '../../core/router-keys.js';
 import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
@@ -36,7 +36,7 @@ const timeoutsSchema = z
 
 export const backendSchema = z
   .strictObject({
-    type: z.enum(BACKEND_TYPES as [BackendType, ...BackendType[]]).meta({ description: 'The wire format the upstream speaks.' }),
+    type: z.enum(BACKEND_TYPES).meta({ description: 'The wire format the upstream speaks.' }),
     baseUrl: z.url({ protocol: /^https?$/ }).meta({ description: 'The upstream base URL, e.g. https://api.openai.com/v1.' }),
     apiKeyEnv: envName("the upstream's API key").optional(),
     headers: z
