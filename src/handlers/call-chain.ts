@@ -1,7 +1,6 @@
 import type { Backend } from '../backends/backend.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import { RouterError, toRouterError } from '../core/errors.js';
-import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
@@ -16,25 +15,10 @@ export interface Attempted {
   attempts: number;
 }
 
-/**
- * Tries the route's targets in order until one answers; a target that fails before producing
- * anything is replaced by the next. For streams, "answers" means its first event arrived, so a
- * fallback never shows the client two beginnings.
- */
-export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) =>
-    backend.complete({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }),
-  );
-}
-
 /** A stream whose first events have arrived: that batch, and the iterator for the rest. */
 export interface StartedStream {
   first: StreamEvent[] | undefined;
   rest: AsyncIterator<StreamEvent[]>;
-}
-
-export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
 }
 
 /** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
@@ -49,6 +33,11 @@ export async function startStream(context: RequestContext, backend: Backend, req
 /** The longest `retry-after` worth waiting for before trying the same target once more. */
 export const MAX_RETRY_WAIT_MS = 5_000;
 
+/**
+ * Tries the route's targets in order until one answers; a target that fails before producing
+ * anything is replaced by the next. For streams, "answers" means its first event arrived
+ * (startStream), so a fallback never shows the client two beginnings.
+ */
 export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],

@@ -15,7 +15,7 @@ import { checkRequestBounds } from './request-bounds.js';
 const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
 
 /** Response header that tells where the count came from: `upstream` or `estimate`. */
-export const COUNT_SOURCE_HEADER = 'x-svc-count-source';
+const COUNT_SOURCE_HEADER = 'x-svc-count-source';
 
 /**
  * POST /v1/messages/count_tokens, in Anthropic's shape. When the route's first target is an

@@ -17,7 +17,7 @@ export async function handleModels({ request, settings }: RequestContext): Promi
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
-export const MODEL_PATH_PREFIX = '/v1/models/';
+const MODEL_PATH_PREFIX = '/v1/models/';
 
 /**
  * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs): the entry of one listed model,

@@ -84,9 +84,3 @@ export function contextWindowOf(settings: Settings, model: string): WindowLookup
   const smallest = (windows as ContextWindow[]).reduce((least, window) => (window.tokens < least.tokens ? window : least));
   return { known: true, window: smallest };
 }
-
-/** The smallest known window among `models`, if any is known. */
-export function smallestWindow(settings: Settings, models: readonly string[]): number | undefined {
-  const known = models.map((model) => contextWindowOf(settings, model)).flatMap((lookup) => (lookup.known ? [lookup.window.tokens] : []));
-  return known.length ? Math.min(...known) : undefined;
-}

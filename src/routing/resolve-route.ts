@@ -102,7 +102,7 @@ export function findConfiguredRoute(routes: Settings['routes'], model: string): 
 }
 
 /** The first SKU (in SKU order) whose route has a target other than the offline backend. */
-export function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
+function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
   for (const name of SKUS) {
     const route = Object.hasOwn(settings.routes, name) ? settings.routes[name] : undefined;
     if (!Array.isArray(route)) continue;

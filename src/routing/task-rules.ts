@@ -33,7 +33,7 @@ export function requestTraits(request: CanonicalRequest, contextTokens: number, 
 }
 
 /** Whether every condition the rule sets holds (a rule that sets none matches everything). */
-export function conditionsHold(when: TaskConditions, traits: RequestTraits): boolean {
+function conditionsHold(when: TaskConditions, traits: RequestTraits): boolean {
   if (when.background !== undefined && when.background !== traits.background) return false;
   if (when.thinking !== undefined && when.thinking !== traits.thinking) return false;
   if (when.image !== undefined && when.image !== traits.image) return false;

@@ -7,7 +7,7 @@ import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody,
 import { thinkingBudget } from './thinking-budget.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
-export const DEFAULT_MAX_TOKENS = 8192;
+const DEFAULT_MAX_TOKENS = 8192;
 
 type Block = AnthropicRequestBlock;
 type AnthropicMessage = AnthropicRequestMessage;

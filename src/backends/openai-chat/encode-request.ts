@@ -165,7 +165,7 @@ function encodeToolChoice(choice: ToolChoice): ChatRequestToolChoice {
 }
 
 /** `$schema` and similar meta keys (sent by some clients) are refused by several compatible servers. */
-export function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
+function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _schema, ...rest } = schema;
   return rest;
 }

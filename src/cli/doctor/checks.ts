@@ -53,7 +53,7 @@ export function checkBaseUrl(baseUrl: string, given: boolean, client?: DoctorCli
   return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${origin} (without /v1) for Anthropic-style clients.`);
 }
 
-export function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
+function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (probe.ok) return pass('reachable', `${where} accepts connections (${probe.ms} ms)`);
   const remedy =

@@ -6,7 +6,7 @@ import type { BackendFinding } from './backend-checks.js';
 import { fail, pass, skip, type CheckResult } from './result.js';
 
 /** Each distinct target a route (or a task rule) sends to: its text, and the model that goes upstream. */
-export function routedTargets(settings: Settings): Array<{ text: string; backend: string; model: string | undefined }> {
+function routedTargets(settings: Settings): Array<{ text: string; backend: string; model: string | undefined }> {
   const seen = new Map<string, { text: string; backend: string; model: string | undefined }>();
   for (const [route, targets] of Object.entries(settings.routes)) {
     const policy = Object.hasOwn(settings.routePolicies, route) ? settings.routePolicies[route] : undefined;

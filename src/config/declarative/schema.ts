@@ -16,9 +16,9 @@ import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 /** An environment variable's name, as POSIX shells accept it. */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Characters a routable model name may hold (routing/resolve-route.ts decides which names route). */
-export const MODEL_NAME = /^[\w.*:-]+$/;
+const MODEL_NAME = /^[\w.*:-]+$/;
 
 const envName = (what: string) => z.string().regex(ENV_NAME).meta({ description: `Name of the environment variable that holds ${what} (never the value itself).` });
 const milliseconds = (what: string) => z.int().positive().meta({ description: `${what}, in milliseconds.` });
@@ -34,7 +34,7 @@ const timeoutsSchema = z
   })
   .meta({ description: 'Limits on waiting for the upstream.' });
 
-export const backendSchema = z
+const backendSchema = z
   .strictObject({
     type: z.enum(BACKEND_TYPES).meta({ description: 'The wire format the upstream speaks.' }),
     baseUrl: z.url({ protocol: /^https?$/ }).meta({ description: 'The upstream base URL, e.g. https://api.openai.com/v1.' }),

@@ -8,7 +8,7 @@ import { withReplyWarnings } from '../shared/warnings.js';
 import { metadataOf } from '../../core/provider-metadata.js';
 
 /** Tool arguments as an object; text a model produced that is not JSON is kept under `_raw`. */
-export function parseToolInput(args: string): unknown {
+function parseToolInput(args: string): unknown {
   if (args.trim() === '') return {};
   try {
     return JSON.parse(args);

@@ -2,7 +2,7 @@ import { invalidRequest } from '../../core/errors.js';
 import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
 import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {

@@ -16,7 +16,7 @@ export function responsesStatus(reason: FinishReason): { status: 'completed' | '
   return { status: 'completed' };
 }
 
-export function responsesUsage(usage: Usage) {
+function responsesUsage(usage: Usage) {
   return {
     input_tokens: usage.inputTokens,
     input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
