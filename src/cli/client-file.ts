@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { BrokenFileError } from '../files/broken-file.js';
+import { positionOfPath, readJsonText } from '../files/json-text.js';
 import { CliError, EXIT_FAILED } from './cli-error.js';
 
 /**
@@ -70,12 +73,13 @@ export type UndoOutcome =
 export function undoClientFile(file: string, force: boolean): UndoOutcome {
   const target = resolveTarget(file);
   const backupFile = backupPath(target);
-  let backup: Backup;
+  let text: string;
   try {
-    backup = JSON.parse(fs.readFileSync(backupFile, 'utf8')) as Backup;
+    text = fs.readFileSync(backupFile, 'utf8');
   } catch {
     return { status: 'no-backup' };
   }
+  const backup = readBackup(backupFile, text);
   const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
   if (current !== undefined && sha256(current) !== backup.writtenSha256 && !force) {
     throw new CliError(`${file} has changed since svc-router wrote it (${backup.writtenAt}); undo would lose those changes. Pass --force to restore the backup anyway (${backupFile}).`, EXIT_FAILED);
@@ -90,14 +94,24 @@ export function undoClientFile(file: string, force: boolean): UndoOutcome {
   return { status: 'removed', current };
 }
 
+/** A backup as written, or BrokenFileError naming where it is not: undo must not guess what to put back. */
+function readBackup(file: string, text: string): Backup {
+  const reading = readJsonText(text);
+  if (!reading.ok) throw new BrokenFileError(file, [reading.problem]);
+  const value = reading.value as Partial<Record<keyof Backup, unknown>> | null;
+  const wrong = (path: string[], message: string) => new BrokenFileError(file, [{ ...positionOfPath(text, path), message }]);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw wrong([], 'expected a backup (an object)');
+  if (typeof value.existed !== 'boolean') throw wrong(['existed'], 'existed: expected true or false');
+  if (value.existed && typeof value.content !== 'string') throw wrong(['content'], 'content: expected the text to put back');
+  if (value.mode !== undefined && !Number.isSafeInteger(value.mode)) throw wrong(['mode'], 'mode: expected a file mode');
+  if (typeof value.writtenSha256 !== 'string') throw wrong(['writtenSha256'], 'writtenSha256: expected a digest');
+  return value as Backup;
+}
+
 function atomicWrite(file: string, content: string, mode: number): void {
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temporary, content, { mode });
-    fs.chmodSync(temporary, mode);
-    fs.renameSync(temporary, file);
+    writeFileAtomic(file, content, { mode });
   } catch (error) {
-    fs.rmSync(temporary, { force: true });
     throw new CliError(`cannot write ${file}: ${(error as Error).message}`, EXIT_FAILED);
   }
 }

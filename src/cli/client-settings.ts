@@ -3,6 +3,8 @@
  * the client's own config file. No I/O here, so other code (and the agent suites) can reuse it.
  */
 
+import { readJsonText } from '../files/json-text.js';
+
 /** The model clients are pointed at by default. */
 const DEFAULT_CLIENT_MODEL = 'svc.intelligent-pro';
 /**
@@ -403,12 +405,10 @@ function findLastIndex<T>(list: T[], test: (item: T) => boolean): number {
 export function mergeClaudeSettings(existing: string | undefined, env: Record<string, string>): string {
   let settings: Record<string, unknown> = {};
   if (existing !== undefined && existing.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(existing);
-    } catch (error) {
-      throw new MergeError(`it is not valid JSON (${(error as Error).message}); fix it by hand first`);
-    }
+    const reading = readJsonText(existing);
+    // Where, not what: the file may hold a key, and JSON.parse's message can quote it.
+    if (!reading.ok) throw new MergeError(`it is not valid JSON (line ${reading.problem.line}, column ${reading.problem.column}: ${reading.problem.message}); fix it by hand first`);
+    const parsed = reading.value;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MergeError('it does not hold a JSON object');
     settings = parsed as Record<string, unknown>;
   }

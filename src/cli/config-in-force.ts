@@ -61,10 +61,10 @@ async function open(): Promise<ConfigInForce> {
  */
 class GuardedStore extends ConfigStore {
   constructor(
-    private readonly file: DeclarativeFile,
+    private readonly declarative: DeclarativeFile,
     private readonly readBy: string | undefined,
   ) {
-    super(undefined, { overlay: file });
+    super(undefined, { overlay: declarative });
   }
 
   override update(change: (settings: Settings) => void): Settings {
@@ -74,10 +74,10 @@ class GuardedStore extends ConfigStore {
     const paths = changedPaths(before as unknown as Record<string, unknown>, draft as unknown as Record<string, unknown>);
     // The file is loaded by a read: what it sets is known only then.
     this.read();
-    const hidden = paths.length ? this.file.hides(paths, draft) : [];
+    const hidden = paths.length ? this.declarative.hides(paths, draft) : [];
     if (hidden.length) {
       throw failedError(
-        `not saved: ${this.file.path} sets ${hidden.join(', ')} and is in force${this.readBy ? ` on ${this.readBy}` : ''}, so this change to config.json would have no effect; edit that file instead`,
+        `not saved: ${this.declarative.path} sets ${hidden.join(', ')} and is in force${this.readBy ? ` on ${this.readBy}` : ''}, so this change to config.json would have no effect; edit that file instead`,
       );
     }
     return super.update(change);

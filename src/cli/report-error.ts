@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { BrokenFileError } from '../files/broken-file.js';
 import { CliError, EXIT_FAILED, EXIT_USAGE, type ErrorCode, type ErrorDetails } from './cli-error.js';
 
 /** Commander's own codes for the outcomes that are not failures. */
@@ -23,6 +24,8 @@ export function reportError(error: unknown, json: boolean): Reported {
     return render('usage', message, EXIT_USAGE, { commander_code: error.code.replace(/^commander\./, '') }, json, '(run with --help for usage)');
   }
   if (error instanceof CliError) return render(error.code, error.message, error.exitCode, error.details, json);
+  // `FILE line 3, column 7: …`: the command could not use a file it reads; nothing was changed.
+  if (error instanceof BrokenFileError) return render('broken_file', error.message, EXIT_FAILED, { file: error.file, ...error.position }, json);
   return render('failed', (error as Error)?.message ?? String(error), EXIT_FAILED, {}, json);
 }
 

@@ -1,6 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigStore } from '../config/store.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { describeAt } from '../files/broken-file.js';
+import { positionOfPath, readJsonText, type TextProblem } from '../files/json-text.js';
+import { fileStamp } from '../files/last-good-file.js';
+import { warn } from './output.js';
 
 /**
  * What a running `serve` leaves in the config directory, so that other commands (`status`,
@@ -60,10 +65,7 @@ export function serverStatePath(dir?: string): string {
 /** Records this process as the running server (atomically: readers never see half a file). */
 export function writeServerState(state: ServerState, dir?: string): string {
   const file = serverStatePath(dir);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  fs.renameSync(temporary, file);
+  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   return file;
 }
 
@@ -106,7 +108,8 @@ export function claimServerState(state: ServerState, dir?: string): ServerState 
 
 /**
  * Finds the server a state file describes and whether its process still runs. A stale file is
- * removed (pass `{ clean: false }` to leave it); an unreadable one counts as none.
+ * removed (pass `{ clean: false }` to leave it). One that is not valid counts as none, and is
+ * named once (file, line, column): serve writes a new one when it starts.
  */
 export function findServer(options: { dir?: string; clean?: boolean } = {}): ServerLookup {
   const file = serverStatePath(options.dir);
@@ -160,13 +163,36 @@ export function displayUsageStore(store: string): string {
 }
 
 function readStateFile(file: string): ServerState | undefined {
-  let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  const state = parsed as Partial<ServerState> | null;
-  if (!state || !Number.isSafeInteger(state.pid) || (state.pid as number) <= 0 || typeof state.url !== 'string') return undefined;
-  return state as ServerState;
+  const reading = readJsonText(text);
+  const problem = reading.ok ? stateProblem(text, reading.value) : reading.problem;
+  if (!problem) return reading.ok ? (reading.value as ServerState) : undefined;
+  const stamp = fileStamp(file);
+  if (TOLD.get(file) !== stamp) warn(`${describeAt(file, problem)}; taken as no running server (serve writes a new one when it starts)`);
+  TOLD.set(file, stamp);
+  return undefined;
+}
+
+/** Versions of a state file already said to be broken, by file: each is told once per process. */
+const TOLD = new Map<string, string>();
+
+function stateProblem(text: string, value: unknown): TextProblem | undefined {
+  const at = (path: string[], message: string): TextProblem => ({ ...positionOfPath(text, path), message });
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return at([], 'expected the running server (an object)');
+  const state = value as Partial<Record<keyof ServerState, unknown>>;
+  if (!Number.isSafeInteger(state.pid) || (state.pid as number) <= 0) return at(['pid'], 'pid: expected a process id');
+  if (typeof state.url !== 'string') return at(['url'], 'url: expected the address clients dial');
+  for (const field of ['host', 'usageStore', 'usageStoreUrl', 'startedAt', 'cwd', 'logFile'] as const) {
+    if (state[field] !== undefined && typeof state[field] !== 'string') return at([field], `${field}: expected text`);
+  }
+  if (state.port !== undefined && !Number.isSafeInteger(state.port)) return at(['port'], 'port: expected a port number');
+  if (state.argv !== undefined && !(Array.isArray(state.argv) && state.argv.every((arg) => typeof arg === 'string'))) return at(['argv'], 'argv: expected a list of arguments');
+  const tls = state.tls as Record<string, unknown> | undefined;
+  if (tls !== undefined && (typeof tls !== 'object' || tls === null || typeof tls.cert !== 'string' || typeof tls.key !== 'string')) return at(['tls'], 'tls: expected { "cert": …, "key": … }');
+  return undefined;
 }

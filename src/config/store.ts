@@ -1,22 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Conf from 'conf';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { LastGoodFile } from '../files/last-good-file.js';
+import { reportOnStderr } from '../files/report-on-stderr.js';
 import { withDefaults, type Settings } from './settings.js';
-
-/**
- * The settings' name-keyed tables (keys by developer slug, backends, routes and prices by name) as objects
- * without a prototype: a name such as `constructor` or `__proto__` is then an entry like any other,
- * found only when it was stored, and storing `__proto__` stores an entry instead of replacing the
- * table's prototype.
- */
-function ownTables(settings: Settings): Settings {
-  settings.keys = Object.assign(Object.create(null) as Settings['keys'], settings.keys);
-  settings.backends = Object.assign(Object.create(null) as Settings['backends'], settings.backends);
-  settings.routes = Object.assign(Object.create(null) as Settings['routes'], settings.routes);
-  settings.routePolicies = Object.assign(Object.create(null) as Settings['routePolicies'], settings.routePolicies);
-  settings.prices = Object.assign(Object.create(null) as Settings['prices'], settings.prices);
-  return settings;
-}
+import { ownTables, parseStoredSettings, serializeSettings } from './stored-settings.js';
 
 /** Where svc-router keeps its config and ledger: `SVC_ROUTER_HOME`, else the platform's config dir. */
 function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
@@ -27,6 +16,11 @@ function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf
     configName: 'config',
     configFileMode: 0o600,
     ...(home ? { cwd: path.resolve(home) } : {}),
+    // conf finds the file (the platform's config directory); reading and writing it are the
+    // store's own (LastGoodFile, writeFileAtomic). conf reads the file once when it is built:
+    // that read must neither fail on a broken file (`status` and `stop` only need the directory)
+    // nor make conf rewrite it.
+    deserialize: () => ({}),
   };
 }
 
@@ -53,13 +47,18 @@ const fileFromEnvironment = process.env.SVC_ROUTER_CONFIG || undefined;
 const environmentModule = fileFromEnvironment ? await import('./declarative/file-source.js') : undefined;
 
 /**
- * The stored settings, with the declarative file's over them when one is in use. Reads are served from a snapshot that is refreshed whenever the file on
- * disk changes, so a running server sees what the CLI writes without a restart.
+ * The stored settings, with the declarative file's over them when one is in use. Reads are served
+ * from a snapshot that is refreshed whenever the file on disk changes, so a running server sees
+ * what the CLI writes without a restart. A version of config.json that cannot be used (not JSON,
+ * a value of the wrong type, half-written by an editor) leaves the last good one in force and is
+ * reported once, with its line and column; a first read of such a file throws BrokenFileError.
  */
 export class ConfigStore {
   private readonly conf: Conf<Partial<Settings>>;
+  private readonly file: LastGoodFile<Settings>;
   private snapshot: Settings | undefined;
-  private stamp = '';
+  /** What the snapshot was built from: the stored version and the overlay's stamp. */
+  private builtFrom: { stored: Settings; overlay: string } | undefined;
   private watcher: fs.FSWatcher | undefined;
   /** Set by the watcher (or a write in this process): the next read compares the file's stamp. */
   private changed = true;
@@ -67,9 +66,15 @@ export class ConfigStore {
   /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
   readonly overlay: SettingsOverlay | undefined;
 
-  /** `dir` overrides SVC_ROUTER_HOME (tests use their own). */
-  constructor(dir?: string, options: { overlay?: SettingsOverlay } = {}) {
+  /** `dir` overrides SVC_ROUTER_HOME (tests use their own); `report` hears of versions refused (default: standard error). */
+  constructor(dir?: string, options: { overlay?: SettingsOverlay; report?: (message: string) => void } = {}) {
     this.conf = new Conf<Partial<Settings>>(confOptions(dir));
+    const file = this.conf.path;
+    this.file = new LastGoodFile(file, {
+      parse: (text) => parseStoredSettings(file, text),
+      absent: () => ownTables(withDefaults({})),
+      report: options.report ?? reportOnStderr,
+    });
     this.overlay = options.overlay ?? (environmentModule && fileFromEnvironment ? new environmentModule.DeclarativeFile(fileFromEnvironment) : undefined);
   }
 
@@ -89,14 +94,43 @@ export class ConfigStore {
   read(): Settings {
     // A declarative file over the stored settings is not watched: with one, every read checks both stamps.
     if (this.snapshot && this.watcher && !this.changed && !this.overlay) return this.snapshot;
+    // Watched, a read gets here only after an event: the file is read even if its stamp looks unchanged.
+    const stored = this.file.read(this.watcher !== undefined && this.changed);
     this.changed = false;
-    const stamp = this.overlay ? `${fileStamp(this.conf.path)}|${this.overlay.stamp()}` : fileStamp(this.conf.path);
-    if (!this.snapshot || stamp !== this.stamp) {
-      const stored = ownTables(withDefaults(this.conf.store));
+    const overlay = this.overlay ? this.overlay.stamp() : '';
+    if (!this.snapshot || this.builtFrom?.stored !== stored || this.builtFrom.overlay !== overlay) {
       this.snapshot = this.overlay ? ownTables(this.overlay.apply(stored)) : stored;
-      this.stamp = stamp;
+      this.builtFrom = { stored, overlay };
     }
     return this.snapshot;
+  }
+
+  /**
+   * The stored settings alone, as config.json holds them now (what `update` changes). A file that
+   * cannot be used throws BrokenFileError, even while an earlier version is in force for `read`.
+   */
+  readStored(): Settings {
+    return this.file.readCurrent();
+  }
+
+  /**
+   * Applies a change to a fresh copy of the file and writes it back atomically (0600: it holds
+   * keys). A file that cannot be used is not overwritten: BrokenFileError says where to fix it,
+   * since writing over it would lose what it holds.
+   */
+  update(change: (settings: Settings) => void): Settings {
+    const before = this.file.readCurrent();
+    const settings = ownTables(structuredClone(before));
+    change(settings);
+    writeFileAtomic(this.conf.path, serializeSettings(settings), { mode: 0o600 });
+    // Other stores of this process on the same file see it on their next read, not after the event.
+    for (const store of WATCHED) if (store.path === this.path) store.changed = true;
+    this.changed = true;
+    if (this.overlay?.changedUnder) {
+      const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
+      if (changed.length) this.overlay.changedUnder(changed, settings);
+    }
+    return this.read();
   }
 
   /**
@@ -126,26 +160,6 @@ export class ConfigStore {
     this.watcher = undefined;
     WATCHED.delete(this);
   }
-
-  /** The stored settings alone, as config.json holds them (what `update` changes). */
-  readStored(): Settings {
-    return ownTables(withDefaults(this.conf.store));
-  }
-
-  /** Applies a change to a fresh copy of the file and writes it back atomically. */
-  update(change: (settings: Settings) => void): Settings {
-    const before = ownTables(withDefaults(this.conf.store));
-    const settings = ownTables(structuredClone(before));
-    change(settings);
-    this.conf.store = settings;
-    // Other stores of this process on the same file see it on their next read, not after the event.
-    for (const store of WATCHED) if (store.path === this.path) store.changed = true;
-    if (this.overlay?.changedUnder) {
-      const changed = changedPaths(before as unknown as Record<string, unknown>, settings as unknown as Record<string, unknown>);
-      if (changed.length) this.overlay.changedUnder(changed, settings);
-    }
-    return this.read();
-  }
 }
 
 /** The stores of this process that watch their file. */
@@ -167,12 +181,3 @@ export function changedPaths(before: Record<string, unknown>, after: Record<stri
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function fileStamp(file: string): string {
-  try {
-    const stat = fs.statSync(file);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-}

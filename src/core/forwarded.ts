@@ -28,6 +28,8 @@ export interface FrameNote {
   end?: boolean;
   /** The frame is the upstream's error, mapped and redacted as every upstream error is: the stream ends with it. */
   error?: RouterError;
+  /** The frame as the client is to get it, where the tap corrects what the upstream said (a Responses server's `completed` at the output cap). */
+  replacement?: WireFrame;
 }
 
 export interface ForwardedFrame {
@@ -36,7 +38,7 @@ export interface ForwardedFrame {
   note: FrameNote;
 }
 
-/** A non-streamed reply: its text (UTF-8, byte order mark removed) and the usage read from it. */
+/** A non-streamed reply: its text (UTF-8, byte order mark removed, or as the tap corrected it) and the usage read from it. */
 export interface ForwardedReply {
   text: string;
   usage: Usage;
@@ -45,6 +47,4 @@ export interface ForwardedReply {
 /** Keeps the client's body for a same-format upstream: `request.forwardBody`. */
 export function keepForwardBody(request: CanonicalRequest, forwardBody: ForwardBody): void {
   request.forwardBody = forwardBody;
-  // The former name, still read by the completion pipeline (src/handlers/completion.ts, forward/forward-chain.ts).
-  Object.defineProperty(request, 'passthrough', { get: () => request.forwardBody, configurable: true, enumerable: false });
 }

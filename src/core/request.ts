@@ -157,8 +157,6 @@ export interface CanonicalRequest {
    * Set by the decoder with keepForwardBody() (core/forwarded.ts).
    */
   forwardBody?: ForwardBody;
-  /** @deprecated forwardBody under its former name, the same object (not enumerable). */
-  readonly passthrough?: ForwardBody;
   /**
    * Settings or parts that were not honoured as asked (decoding), surfaced in `svc_meta.warnings`.
    * See core/warnings.ts for how backends add theirs.

@@ -38,7 +38,8 @@ export interface SvcMeta {
   rule?: string;
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
-  remaining_tokens: number;
+  /** Tokens left under the caller's cap after this request (the usage cap's policy writes it). */
+  remaining_tokens?: number;
   /** What the request cost in US dollars, from the upstream model's price; null when that price is not known. */
   cost_usd?: number | null;
   dropped_tools?: string[];
@@ -122,8 +123,6 @@ export interface ClientFormat<Options = unknown> {
   readonly requiredHeaders?: readonly RequiredHeader[];
   /** Client headers forwarded as they are to a same-format upstream (e.g. `anthropic-beta`), in `forwardBody.headers`. */
   readonly forwardHeaders?: readonly string[];
-  /** @deprecated forwardHeaders under its former name, still read by src/handlers/completion.ts. */
-  readonly passThroughHeaders?: readonly string[];
   readonly models: ModelsShape;
   readonly modelIds?: ModelIds;
   decode(body: unknown, context: DecodeContext): Decoded<Options>;

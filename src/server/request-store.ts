@@ -28,8 +28,11 @@ export function createRequestStore(options: RequestStoreOptions): RequestLog {
   const file = path.join(options.dir, REQUESTS_FILE);
   const old = path.join(options.dir, REQUESTS_OLD_FILE);
   const half = Math.max(4_096, Math.floor(options.maxBytes / 2));
-  let fd = fs.openSync(file, 'a', 0o600);
+  let fd = fs.openSync(file, 'a+', 0o600);
   let size = fs.fstatSync(fd).size;
+  // A router killed mid-write leaves a torn last line: ours start on a line of their own, so the
+  // first is not joined to it (and lost with it); `logs` skips the torn one and says so.
+  if (size > 0 && !endsWithNewline(fd, size)) size += fs.writeSync(fd, '\n');
   dropExpired(old, options.retentionDays);
 
   const rotate = (): void => {
@@ -56,6 +59,12 @@ export function createRequestStore(options: RequestStoreOptions): RequestLog {
     },
     options,
   );
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }
 
 /** Removes a generation whose newest record is older than the retention (its mtime says when it was last written). */

@@ -1,7 +1,12 @@
 import fs from 'node:fs';
+import { reportOnStderr } from '../files/report-on-stderr.js';
+import { SkippedLines } from '../files/skipped-lines.js';
 import { DailyBuckets } from './daily-buckets.js';
 import { HeldReservations, type Held } from './held-reservations.js';
 import { DAY_MS, decideReservation, firstWindowDay, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
+import { readLedgerLine } from './ledger-lines.js';
+
+export { parseRecord } from './ledger-lines.js';
 
 const RECHECK_MS = 25;
 /** Rechecks a reservation that other processes raced for this many times before refusing it. */
@@ -57,11 +62,26 @@ export class FileLedger implements Ledger {
   private readonly ownReleases = new Set<string>();
   /** Lines counted so far, in file order (see Held.seq). */
   private seq = 0;
+  /**
+   * Other processes' records read by the last catchUp, with their line and the reservation each
+   * settled: a recheck after a race counts only lines above its own (see decideAbove).
+   */
+  private lastRead: Array<{ seq: number; entry: UsageRecord; settled: Held | undefined }> = [];
+  /** Whole lines before `offset`, and own lines written past it: a skipped line is told by its number. */
+  private lines = 0;
+  private ownLines = 0;
+  /** Torn or garbage lines: skipped, and each told once. */
+  private readonly skipped: SkippedLines;
   /** Reservations asked for in this turn of the event loop, decided and written together. */
   private asked: AskedReservation[] = [];
   private flushScheduled: NodeJS.Immediate | undefined;
 
-  constructor(readonly file: string) {
+  /** `report` hears of each line that cannot be read (default: standard error). */
+  constructor(
+    readonly file: string,
+    report: (message: string) => void = reportOnStderr,
+  ) {
+    this.skipped = new SkippedLines(file, report);
     this.fd = fs.openSync(file, 'a+', 0o600);
     this.catchUp();
     // A process killed mid-write can leave a torn last line; start ours on a line of its own.
@@ -98,6 +118,7 @@ export class FileLedger implements Ledger {
   private counted(entry: UsageRecord, line: string): void {
     this.buckets.add(entry);
     this.ownBytes += Buffer.byteLength(line);
+    this.ownLines++;
     if (entry.requestId) {
       this.ownIds.add(entry.requestId);
       // The record is the settlement: other processes drop the reservation when they read it.
@@ -173,6 +194,7 @@ export class FileLedger implements Ledger {
       return;
     }
     this.ownBytes += Buffer.byteLength(lines);
+    this.ownLines += written.length;
     for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
     if (record) {
       this.counted(record.entry, record.line);
@@ -236,9 +258,22 @@ export class FileLedger implements Ledger {
     return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases, until: held?.until ?? 0 };
   }
 
-  /** The same against only the reservations on lines above `before` (other than `own`): a recheck after a race. */
+  /**
+   * The same as the file stands at line `before`: usage and reservations (other than `own`) on the
+   * lines above it. A record below it may settle a reservation above it for fewer tokens than were
+   * held; at `before` the reservation was still held, so it counts, and the record does not.
+   */
   private decideAbove(request: ReserveRequest, now: number, before: number, own: string): Reservation {
-    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.totalAbove(request.developer, now, before, own));
+    const { developer } = request;
+    let used = this.buckets.totalTokens(developer, now);
+    let reserved = this.held.totalAbove(developer, now, before, own);
+    const firstDay = firstWindowDay(now);
+    for (const { seq, entry, settled } of this.lastRead) {
+      if (seq < before || entry.developer !== developer) continue;
+      if (Math.floor(entry.ts / DAY_MS) >= firstDay) used -= entry.inputTokens + entry.outputTokens;
+      if (settled?.developer === developer && settled.seq < before && settled.until > now) reserved += settled.tokens;
+    }
+    return decideReservation(request, used, reserved);
   }
 
   /** Reservations are written in batches (reserveBatch); a release line goes out on its own. */
@@ -246,6 +281,7 @@ export class FileLedger implements Ledger {
     const line = `${JSON.stringify(value)}\n`;
     fs.writeSync(this.fd, line);
     this.ownBytes += Buffer.byteLength(line);
+    this.ownLines++;
   }
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
@@ -275,9 +311,12 @@ export class FileLedger implements Ledger {
   /** Reads what other processes appended; whether there was any (one fstat when there was none). */
   private catchUp(): boolean {
     const size = fs.fstatSync(this.fd).size;
+    this.lastRead = [];
     if (size === this.offset + this.ownBytes && this.pending === '') {
       // Nobody else wrote: everything past the offset is ours and already counted.
       this.offset = size;
+      this.lines += this.ownLines;
+      this.ownLines = 0;
       this.ownBytes = 0;
       this.ownIds.clear();
       this.ownReservations.clear();
@@ -290,72 +329,53 @@ export class FileLedger implements Ledger {
     this.offset += read;
     const lines = (this.pending + chunk.toString('utf8', 0, read)).split('\n');
     this.pending = lines.pop() ?? '';
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
       this.seq++;
-      if (line.startsWith('{"reserve":') || line.startsWith('{"release":')) {
-        this.readReservation(line);
-        continue;
+      const read = readLedgerLine(line);
+      switch (read.kind) {
+        case 'record': {
+          const entry = read.record;
+          const settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
+          if (entry.requestId) this.held.delete(entry.requestId);
+          if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
+          this.buckets.add(entry);
+          this.lastRead.push({ seq: this.seq, entry, settled });
+          continue;
+        }
+        case 'release':
+          if (!this.ownReleases.has(read.id)) this.held.delete(read.id);
+          continue;
+        case 'reserve':
+          this.readReservation(read);
+          continue;
+        case 'unreadable':
+          // Torn by a process killed mid-write, or not ours: skipped (its tokens are unknown), and told.
+          this.skipped.skip(this.lines + index + 1, read.problem);
+          continue;
+        case 'blank':
+          continue;
       }
-      const entry = parseRecord(line);
-      if (!entry) continue;
-      if (entry.requestId) this.held.delete(entry.requestId);
-      if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
-      this.buckets.add(entry);
     }
+    this.skipped.done();
+    this.lines += lines.length;
+    this.ownLines = 0;
     this.ownBytes = 0;
     this.ownReservations.clear();
     this.ownReleases.clear();
     return true;
   }
 
-  private readReservation(line: string): void {
-    try {
-      const value = JSON.parse(line) as Partial<ReserveLine & ReleaseLine>;
-      if (typeof value.release === 'string') {
-        if (!this.ownReleases.has(value.release)) this.held.delete(value.release);
-        return;
-      }
-      const reserve = value.reserve;
-      if (!reserve || typeof reserve.id !== 'string' || typeof reserve.developer !== 'string') return;
-      if (this.ownReservations.has(reserve.id)) {
-        // Ours is held already (and may be settled already: it must not come back); now we know its place.
-        const own = this.held.get(reserve.id);
-        if (own) own.seq = this.seq;
-        return;
-      }
-      this.held.set(reserve.id, { developer: reserve.developer, tokens: Number(reserve.tokens) || 0, until: Number(reserve.until) || 0, seq: this.seq });
-    } catch {
-      // A torn line: skipped, as a torn record is.
+  private readReservation(reserve: { id: string; developer: string; tokens: number; until: number }): void {
+    if (this.ownReservations.has(reserve.id)) {
+      // Ours is held already (and may be settled already: it must not come back); now we know its place.
+      const own = this.held.get(reserve.id);
+      if (own) own.seq = this.seq;
+      return;
     }
+    this.held.set(reserve.id, { developer: reserve.developer, tokens: reserve.tokens, until: reserve.until, seq: this.seq });
   }
 }
 
 /** A ReserveLine as JSON text, written without building the object (ids and names as JSON strings). */
 export const reserveLine = (id: string, held: Held): string =>
   `{"reserve":{"id":${JSON.stringify(id)},"developer":${JSON.stringify(held.developer)},"tokens":${JSON.stringify(held.tokens)},"until":${JSON.stringify(held.until)}}}\n`;
-
-/** A well-formed record, or undefined for a blank, torn or foreign line (skipped, never fatal). */
-export function parseRecord(line: string): UsageRecord | undefined {
-  if (line.trim() === '') return undefined;
-  try {
-    const value = JSON.parse(line) as Partial<UsageRecord>;
-    if (typeof value.developer !== 'string' || typeof value.ts !== 'number') return undefined;
-    return {
-      ts: value.ts,
-      developer: value.developer,
-      inputTokens: Number(value.inputTokens) || 0,
-      outputTokens: Number(value.outputTokens) || 0,
-      requests: Number(value.requests) || 1,
-      ...(typeof value.requestId === 'string' ? { requestId: value.requestId } : {}),
-      ...(typeof value.model === 'string' ? { model: value.model } : {}),
-      ...(typeof value.backend === 'string' ? { backend: value.backend } : {}),
-      ...(typeof value.upstreamModel === 'string' ? { upstreamModel: value.upstreamModel } : {}),
-      ...(Number.isSafeInteger(value.cacheReadTokens) ? { cacheReadTokens: value.cacheReadTokens } : {}),
-      ...(Number.isSafeInteger(value.cacheWriteTokens) ? { cacheWriteTokens: value.cacheWriteTokens } : {}),
-      // A cost is a whole number of nano-dollars; anything else in its place is no cost, never 0.
-      ...(Number.isSafeInteger(value.costNanoUsd) ? { costNanoUsd: value.costNanoUsd } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}

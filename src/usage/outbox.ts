@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRecord } from './file-ledger.js';
+import { reportOnStderr } from '../files/report-on-stderr.js';
+import { SkippedLines } from '../files/skipped-lines.js';
 import type { UsageRecord } from './ledger.js';
+import { readLedgerLine } from './ledger-lines.js';
 import { OwnerWatch, STALE_MS } from './outbox-owners.js';
 
 /** Outbox files this process has open, by stem: a file of our own pid that is not among them is an orphan. */
@@ -14,6 +16,8 @@ export interface OutboxOptions {
   staleMs?: number;
   /** A monotonic clock in milliseconds, for judging how long another router's file has been silent. */
   now?: () => number;
+  /** Hears of each line of a taken-over outbox that cannot be read, and of a file that cannot be (default: standard error). */
+  report?: (message: string) => void;
 }
 
 /**
@@ -30,6 +34,7 @@ export class Outbox {
   private readonly stem: string;
   readonly file: string;
   private readonly watch: OwnerWatch;
+  private readonly report: (message: string) => void;
   private claims = 0;
   private bytes = 0;
 
@@ -42,6 +47,7 @@ export class Outbox {
     this.file = path.join(dir, `${this.stem}.jsonl`);
     this.fd = fs.openSync(this.file, 'a', 0o600);
     openHere.add(this.stem);
+    this.report = options.report ?? reportOnStderr;
     this.watch = new OwnerWatch(os.hostname(), (stem) => openHere.has(stem), options.staleMs ?? STALE_MS, options.now);
   }
 
@@ -108,12 +114,23 @@ export class Outbox {
       } catch {
         continue; // another router took it first
       }
-      let records: UsageRecord[];
+      let text: string;
       try {
-        records = fs.readFileSync(claimed, 'utf8').split('\n').flatMap((line) => parseRecord(line) ?? []);
-      } catch {
-        continue; // left under our name: the next sweep tries it again
+        text = fs.readFileSync(claimed, 'utf8');
+      } catch (error) {
+        // Left under our name rather than removed unread: the next sweep tries it again.
+        this.report(`cannot read ${claimed} (an outbox taken over as ${name}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        continue;
       }
+      // A line torn when its process was killed, or garbage: skipped and told, by the name the file had.
+      const records: UsageRecord[] = [];
+      const skipped = new SkippedLines(path.join(this.dir, name), this.report);
+      text.split('\n').forEach((line, index) => {
+        const read = readLedgerLine(line);
+        if (read.kind === 'record') records.push(read.record);
+        else if (read.kind === 'unreadable') skipped.skip(index + 1, read.problem);
+      });
+      skipped.done();
       try {
         this.append(records);
       } catch {

@@ -43,6 +43,19 @@ describe('the request store', () => {
     expect(numbers).toEqual(numbers.map((_, i) => numbers[0]! + i));
   });
 
+  it('starts on a line of its own after a torn last line, so its first record is not lost with it', () => {
+    const dir = tempHome();
+    homes.push(dir);
+    const file = path.join(dir, REQUESTS_FILE);
+    fs.writeFileSync(file, `${JSON.stringify({ time: new Date().toISOString(), method: 'GET', path: '/whoami', status: 200, latency_ms: 1 }).slice(0, 30)}`);
+    const store = createRequestStore({ dir, retentionDays: 7, maxBytes: 1_000_000, secrets: () => [] });
+    store.record(entry(1));
+    store.flush();
+    const skipped: Array<[string, number]> = [];
+    expect(readRequests(dir, {}, 7, (where, line) => void skipped.push([where, line])).map((record) => record.request_id)).toEqual(['req_1']);
+    expect(skipped).toEqual([[file, 1]]);
+  });
+
   it('drops an old generation past the retention, and never shows a request older than it', () => {
     const dir = tempHome();
     homes.push(dir);

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { describeAt } from '../../files/broken-file.js';
+import { readJsonText } from '../../files/json-text.js';
 
 /** One scripted assistant turn: text and/or tool calls, optionally preceded by reasoning. */
 export interface ScriptedTurn {
@@ -13,12 +15,15 @@ export interface ScriptedTurn {
  * fault, for the CLI to report.
  */
 export function loadScript(file: string): ScriptedTurn[] {
-  let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read offline script ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read offline script ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  const reading = readJsonText(text);
+  if (!reading.ok) throw new Error(`offline script ${describeAt(file, reading.problem)}`);
+  const value = reading.value;
   if (!Array.isArray(value) || value.length === 0) throw new Error(`offline script ${file}: expected a non-empty JSON array of turns`);
   return value.map((raw, index) => parseTurn(raw, `${file}[${index}]`));
 }

@@ -9,6 +9,7 @@ import { formatProblems } from '../../config/declarative/report.js';
 import type { DeclarativeConfig } from '../../config/declarative/schema.js';
 import { validateText, type Validation } from '../../config/declarative/validate.js';
 import type { Settings } from '../../config/settings.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import { CliError, EXIT_USAGE, failedError, usageError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 import { openConfig } from '../config-in-force.js';
@@ -33,7 +34,8 @@ export async function runConfigExport(options: ExportOptions): Promise<void> {
   const text = `${JSON.stringify(config, null, 2)}\n`;
   for (const note of notes) warn(note);
   if (file === undefined) return void process.stdout.write(text);
-  writeAtomically(file, text);
+  // A file replaced with --force keeps its mode; readers (a router following it) never see half of it.
+  writeFileAtomic(file, text);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
 }
 
@@ -175,9 +177,3 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(node as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
       : node,
   );
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, text);
-  fs.renameSync(temporary, file);
-}

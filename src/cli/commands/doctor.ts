@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { withDefaults, type Settings } from '../../config/settings.js';
+import { BrokenFileError } from '../../files/broken-file.js';
 import { usageError } from '../cli-error.js';
 import { configInForce } from '../config-in-force.js';
 import { checkBackends } from '../doctor/backend-checks.js';
@@ -104,7 +105,9 @@ async function loadConfig(): Promise<{ settings: Settings; file: string; problem
   } catch (error) {
     const home = process.env.SVC_ROUTER_HOME;
     const file = config?.file ?? (home ? path.join(path.resolve(home), 'config.json') : 'config.json');
-    return { settings: storedOrDefaults(config), file, problem: `cannot be read: ${(error as Error).message}`, ...(config?.serve ? { serve: config.serve } : {}) };
+    // `cannot be read: line 3, column 7: syntax error: …` (the check names the file first).
+    const where = error instanceof BrokenFileError ? error.message.split(`${error.file} `).join('') : (error as Error).message;
+    return { settings: storedOrDefaults(config), file, problem: `cannot be read: ${where}`, ...(config?.serve ? { serve: config.serve } : {}) };
   }
 }
 

@@ -6,6 +6,8 @@ import { claudeSettingsPath, codexConfigPath } from '../commands/connect.js';
 import { keyHint } from './checks.js';
 import { fail, pass, type CheckResult } from './result.js';
 import type { DoctorClient } from './doctor-clients.js';
+import { describeAt } from '../../files/broken-file.js';
+import { readJsonText } from '../../files/json-text.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -53,16 +55,18 @@ function checkClaude(settings: Settings, origin: string, key: string | undefined
   let stored: Record<string, unknown> = {};
   if (text === undefined) settingsResult = fail(id, `${file} does not exist`, 'Run svc-router connect claude --write.');
   else {
-    try {
-      const parsed = JSON.parse(text) as { env?: unknown };
+    const reading = readJsonText(text);
+    if (!reading.ok) {
+      // Where, not what: the file may hold a key, and JSON.parse's message can quote it.
+      settingsResult = fail(id, `${describeAt(file, reading.problem)} (not valid JSON)`, 'Fix the file by hand, then run svc-router connect claude --write.');
+    } else {
+      const parsed = reading.value as { env?: unknown } | null;
       if (parsed && typeof parsed.env === 'object' && parsed.env !== null) stored = parsed.env as Record<string, unknown>;
       const wrong = Object.keys(expected).filter((name) => !Object.hasOwn(stored, name) || stored[name] !== expected[name]);
       settingsResult =
         wrong.length === 0
           ? pass(id, `${file} points Claude Code at ${origin}`)
           : fail(id, `${file}: ${wrong.map((name) => describeDifference(name, stored[name], expected[name]!, key)).join('; ')}`, 'Run svc-router connect claude --write (it prints what it changes).');
-    } catch (error) {
-      settingsResult = fail(id, `${file} is not valid JSON (${(error as Error).message})`, 'Fix the file by hand, then run svc-router connect claude --write.');
     }
   }
   // The shell's variables that would fight the settings: a different value for one the settings set,

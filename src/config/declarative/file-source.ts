@@ -4,9 +4,9 @@
  * not valid is reported and the previous version stays in force: a typo never empties the routes.
  */
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { hashKey } from '../../core/router-keys.js';
+import { fileStamp, LastGoodFile, type FileReading } from '../../files/last-good-file.js';
 import type { Settings } from '../settings.js';
 import { applyDeclarative } from './overlay.js';
 import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
@@ -25,8 +25,11 @@ export class DeclarativeFileError extends Error {
 /** A SettingsOverlay (src/config/store.ts, which loads this module and checks the shape where it takes one). */
 export class DeclarativeFile {
   readonly path: string;
-  private inForce: { stamp: string; config: DeclarativeConfig } | undefined;
-  private reported = '';
+  private readonly file: LastGoodFile<DeclarativeConfig>;
+  /** The stored backends routes may name when the file has none of its own, as of the last apply. */
+  private storedBackends: string[] = [];
+  /** What the version last parsed warns of (variables not set here), told when it is taken after the first. */
+  private warnings = '';
 
   /**
    * `report` hears of changes: a reload, or a change refused; with `warnUnsetEnv` (serve), also of
@@ -39,21 +42,26 @@ export class DeclarativeFile {
     private readonly options: { warnUnsetEnv?: boolean } = {},
   ) {
     this.path = path.resolve(file);
+    this.file = new LastGoodFile(this.path, {
+      parse: (text) => this.parse(text),
+      report,
+      taken: (config, { first }) => {
+        if (first) return;
+        if (this.warnings) report(this.warnings);
+        report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);
+      },
+      // Nothing may start on a file that is missing or not valid.
+      unreadable: (message) => new DeclarativeFileError(message),
+    });
   }
 
   stamp(): string {
-    try {
-      const stat = fs.statSync(this.path);
-      return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
+    return fileStamp(this.path);
   }
 
   apply(stored: Settings): Settings {
-    const stamp = this.stamp();
-    if (!this.inForce || this.inForce.stamp !== stamp) this.load(stamp, Object.keys(stored.backends));
-    return applyDeclarative(stored, this.inForce!.config);
+    this.storedBackends = Object.keys(stored.backends);
+    return applyDeclarative(stored, this.file.read());
   }
 
   /**
@@ -67,7 +75,7 @@ export class DeclarativeFile {
 
   /** Of these changes to config.json, the fields (or table entries) this file sets, where they would have no effect. */
   hides(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): string[] {
-    const given = (this.inForce?.config ?? {}) as Record<string, Record<string, unknown> | undefined>;
+    const given = (this.file.inForce ?? {}) as Record<string, Record<string, unknown> | undefined>;
     const localSlug = settings.localKey ? Object.entries(settings.keys).find(([, record]) => record.hash === hashKey(settings.localKey!))?.[0] : undefined;
     const hidden = paths.filter(([field, name]) => {
       const placement = (SETTINGS_PLACEMENT as Record<string, Placement>)[field];
@@ -80,32 +88,17 @@ export class DeclarativeFile {
 
   /** The environment variables the file in force reads keys and the sealing secret from, by name (never their values). */
   variables(): string[] {
-    const config = this.inForce?.config;
+    const config = this.file.inForce;
     if (!config) return [];
     const backends = Object.values(config.backends ?? {}).flatMap((backend) => [backend.apiKeyEnv, ...(backend.keyPool?.keys ?? []).map((key) => key.apiKeyEnv)]);
     return [config.sealingSecretEnv, ...backends].filter((name): name is string => typeof name === 'string');
   }
 
-  private load(stamp: string, storedBackends: string[]): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.path, 'utf8');
-    } catch (error) {
-      return this.refuse(stamp, `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    const { config, problems, warnings } = validateText(text, { storedBackends });
-    if (!config) return this.refuse(stamp, `${this.path} is not valid:\n${formatProblems(problems)}`);
-    const first = !this.inForce;
-    if (this.options.warnUnsetEnv && warnings.length && !first) this.report(`warning: in ${this.path}:\n${formatProblems(warnings)}`);
-    this.inForce = { stamp, config };
-    if (!first) this.report(`reloaded ${this.path} (${count(config.backends, 'backend')}, ${count(config.routes, 'route')})`);
-  }
-
-  private refuse(stamp: string, reason: string): void {
-    if (!this.inForce) throw new DeclarativeFileError(reason);
-    // Said once per version of the file, not on every request that reads the settings.
-    if (this.reported !== stamp) this.report(`${reason}\n  the previous version stays in force until the file is fixed`);
-    this.reported = stamp;
+  private parse(text: string): FileReading<DeclarativeConfig> {
+    const { config, problems, warnings } = validateText(text, { storedBackends: this.storedBackends });
+    if (!config) return { error: new DeclarativeFileError(`${this.path} is not valid:\n${formatProblems(problems)}`) };
+    this.warnings = this.options.warnUnsetEnv && warnings.length ? `warning: in ${this.path}:\n${formatProblems(warnings)}` : '';
+    return { value: config };
   }
 }
 

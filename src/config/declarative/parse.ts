@@ -4,8 +4,9 @@
  */
 
 import { getLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { syntaxMessage, type JsonPath } from '../../files/json-text.js';
 
-export type JsonPath = ReadonlyArray<string | number>;
+export type { JsonPath };
 
 export interface Problem {
   path: JsonPath;
@@ -61,11 +62,6 @@ function valueOf(node: Node, path: JsonPath, problems: Problem[], position: Pars
     object[name.value] = child ? valueOf(child, [...path, name.value], problems, position) : undefined;
   }
   return object;
-}
-
-function syntaxMessage(code: string): string {
-  const words = code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return `syntax error: ${words}`;
 }
 
 /**

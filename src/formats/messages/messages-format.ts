@@ -35,7 +35,6 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   keySources: API_KEY_OR_BEARER,
   requiredHeaders: [{ name: 'anthropic-version', aliases: ['vendor-version'], expected: 'a date such as 2023-06-01', example: '2023-06-01', valid: isCalendarDate }],
   forwardHeaders: FORWARD_HEADERS,
-  passThroughHeaders: FORWARD_HEADERS,
   // Anthropic's SDK sends anthropic-version on every call, the models endpoints included.
   models: { claims: (headers) => headers['anthropic-version'] !== undefined, list: anthropicModelList, entry: anthropicModelEntry },
   modelIds: { matches: isAnthropicModelId, description: 'a claude-* model id' },
