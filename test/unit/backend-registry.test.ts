@@ -25,6 +25,21 @@ describe('backend registry', () => {
     expect(() => registry.get('odd', settings)).toThrow(BACKEND_TYPES.join(', '));
   });
 
+  it('gives a backend a client wire format only when it forwards that format: Gemini speaks none', async () => {
+    const registry = new BackendRegistry();
+    const backends: Record<string, BackendSettings> = {};
+    for (const type of BACKEND_TYPES) backends[type] = { type, baseUrl: 'http://127.0.0.1:9/v1' };
+    const settings = withDefaults({ backends });
+    const claimed: Record<string, string | undefined> = {};
+    for (const type of BACKEND_TYPES) {
+      const backend = await registry.get(type, settings);
+      // A wire format is what same-format forwarding matches on (src/handlers/forward/forward-chain.ts); one without a tap would claim a format it never forwards.
+      expect(backend.forward !== undefined, type).toBe(backend.wireFormat !== undefined);
+      claimed[type] = backend.wireFormat;
+    }
+    expect(claimed).toEqual({ 'openai-chat': 'chat', 'openai-responses': 'responses', anthropic: 'messages', gemini: undefined });
+  });
+
   it('loads a type on its first use only, then hands the built backend out without a promise', async () => {
     const registry = new BackendRegistry();
     const settings = withDefaults({ backends: { a: { type: 'anthropic', baseUrl: 'http://127.0.0.1:9' }, b: { type: 'anthropic', baseUrl: 'http://127.0.0.1:10' } } });
