@@ -3,11 +3,19 @@ import { BackendRegistry } from '../../src/backends/backend-registry.js';
 import { LOADERS } from '../../src/backends/registry.js';
 import { BACKEND_TYPES, isBackendType } from '../../src/core/backend-types.js';
 import { withDefaults, type BackendSettings } from '../../src/config/settings.js';
+import { UPSTREAM_KINDS as INTEGRATION_KINDS } from '../integration/support.js';
+import { UPSTREAM_KINDS as RELIABILITY_KINDS } from '../reliability/support.js';
 
 describe('backend registry', () => {
   it('lists each type once, with a loader for each and for no other', () => {
     expect(new Set(BACKEND_TYPES).size).toBe(BACKEND_TYPES.length);
     expect(Object.keys(LOADERS).sort()).toEqual([...BACKEND_TYPES].sort());
+  });
+
+  it('runs every type through the upstream matrices of the integration and reliability suites', () => {
+    // Each has a fake of the type's upstream; a new type is added to both lists with its fake.
+    expect([...INTEGRATION_KINDS].sort()).toEqual([...BACKEND_TYPES].sort());
+    expect([...RELIABILITY_KINDS].sort()).toEqual([...BACKEND_TYPES].sort());
   });
 
   it('knows a type only as its own entry', () => {
