@@ -15,10 +15,11 @@ const LAYERS = layersFromTable(fs.readFileSync(path.join(root, 'docs/architectur
 const GRAPH = readImportGraph(SRC);
 
 describe('the layer table in docs/architecture.md', () => {
-  it('puts core at the bottom and cli on top', () => {
+  it('puts core at the bottom, files/ alone just above it, and cli on top', () => {
     const sorted = [...LAYERS].sort((a, b) => a[1] - b[1]);
     expect(sorted[0]).toEqual(['core', 1]);
     expect(sorted.filter(([, layer]) => layer === 1)).toHaveLength(1);
+    expect(sorted.filter(([, layer]) => layer === 2)).toEqual([['files', 2]]);
     expect(sorted.at(-1)).toEqual(['cli', Math.max(...LAYERS.values())]);
     expect(sorted.filter(([, layer]) => layer === LAYERS.get('cli'))).toHaveLength(1);
   });
@@ -29,6 +30,11 @@ describe('the layer table in docs/architecture.md', () => {
     const loose = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
     expect(unplaced).toEqual([]);
     expect(loose).toEqual([]);
+  });
+
+  it('names no room that src/ does not have', () => {
+    const rooms = new Set(fs.readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+    expect([...LAYERS.keys()].filter((room) => !rooms.has(room)).map((room) => `${room}/`)).toEqual([]);
   });
 });
 
