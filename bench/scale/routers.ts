@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { keyRecord } from '../../src/cli/commands/keys.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 import { startServer, type Server } from '../processes.js';
 import { createRouterHome } from '../router-home.js';
 

@@ -1,10 +1,11 @@
+import { BACKEND_TYPES, isBackendType } from '../core/backend-types.js';
 import { RouterError } from '../core/errors.js';
 import type { BackendSettings, Settings } from '../config/settings.js';
-import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { OFFLINE_BACKEND } from '../core/target.js';
 import type { Backend, BackendModule } from './backend.js';
 import { createOfflineBackend } from './offline/offline-backend.js';
 import type { ScriptedTurn } from './offline/script.js';
-import { BACKEND_TYPES, isBackendType, LOADERS } from './registry.js';
+import { LOADERS } from './registry.js';
 
 /**
  * Finds the backend a target names, from the settings in force for this request. Instances are

@@ -2,9 +2,8 @@ import type { BackendSettings } from '../config/settings.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import type { ForwardedFrame, ForwardedReply } from '../core/forwarded.js';
 import type { Reply } from '../core/reply.js';
-import type { CanonicalRequest } from '../core/request.js';
+import type { CanonicalRequest, FormatName } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
-import type { FormatName } from '../formats/registry.js';
 
 export interface BackendCall {
   request: CanonicalRequest;
@@ -45,17 +44,6 @@ export interface ForwardingBackend {
    * when the upstream's body ended the stream well without a closing frame of its own.
    */
   stream(call: BackendCall): AsyncIterable<ForwardedFrame[]>;
-}
-
-/**
- * One line of src/backends/registry.ts: a backend type (the `type` of a configured backend, offered
- * by `backends add --type`) and how to load its folder's module. The module is imported only when
- * a configured backend of that type is first used, so the CLI and a router that never names the
- * type pay nothing for it.
- */
-export interface BackendEntry<Type extends string = string> {
-  readonly type: Type;
-  load(): Promise<BackendModule>;
 }
 
 /** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */

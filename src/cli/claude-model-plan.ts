@@ -1,8 +1,8 @@
 import type { Settings } from '../config/settings.js';
 import { FALLBACK_CONTEXT_WINDOW } from '../formats/responses/codex-models.js';
 import { contextWindowOf } from '../routing/context-windows.js';
-import { OFFLINE_BACKEND, SKUS } from '../routing/skus.js';
-import { parseTarget } from '../routing/target.js';
+import { SKUS } from '../core/model-names.js';
+import { OFFLINE_BACKEND, parseTarget } from '../core/target.js';
 
 type Sku = (typeof SKUS)[number];
 

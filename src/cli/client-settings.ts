@@ -6,7 +6,7 @@
 import { readJsonText } from '../files/json-text.js';
 
 /** The model clients are pointed at by default. */
-export const DEFAULT_CLIENT_MODEL = 'svc.intelligent-pro';
+const DEFAULT_CLIENT_MODEL = 'svc.intelligent-pro';
 /**
  * The environment variable the key is read from: by Codex (through its provider's auth command)
  * and by the svc-router CLI itself.
@@ -20,7 +20,7 @@ export const KEY_ENV = 'SVC_ROUTER_KEY';
 export const OPENAI_KEY_ENV = 'OPENAI_API_KEY';
 export const ANTHROPIC_TOKEN_ENV = 'ANTHROPIC_AUTH_TOKEN';
 /** The name of the custom model provider in Codex's config. */
-export const CODEX_PROVIDER = 'svc';
+const CODEX_PROVIDER = 'svc';
 /**
  * The command Codex runs for the provider's key, which prints it: `node -e <CODEX_KEY_SCRIPT> NAME`.
  * A provider whose key comes from an auth command is the only kind of custom provider Codex asks
@@ -34,7 +34,7 @@ export const CODEX_AUTH_COMMAND = 'node';
 export const CODEX_KEY_SCRIPT =
   "const name = process.argv[1]; const key = process.env[name]; if (!key) { console.error(`${name} is not set where codex runs: export ${name}=<your svc-router key> (svc-router env prints the line)`); process.exit(1); } process.stdout.write(key);";
 /** Keys of a Codex provider that Codex refuses beside an `auth` table ("provider auth cannot be combined with …"). */
-export const CODEX_AUTH_CONFLICTS = ['env_key', 'experimental_bearer_token', 'requires_openai_auth'] as const;
+const CODEX_AUTH_CONFLICTS = ['env_key', 'experimental_bearer_token', 'requires_openai_auth'] as const;
 
 /** `http://host:port`, whether given with or without /v1 or a trailing slash. */
 export const originOf = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '');

@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog, knownWindow } from '../handlers/models.js';
-import { SKUS } from '../routing/skus.js';
+import { SKUS } from '../core/model-names.js';
 
 /**
  * The contents of a Codex `model_catalog_json` file for the router's SKUs. A Codex provider that

@@ -98,7 +98,7 @@ export function requireStored(config: ConfigStore, table: 'keys' | 'backends' | 
  * The settings in force, read once: a declarative file that is missing or not valid now is a
  * failure naming it (a running serve keeps the last valid version meanwhile).
  */
-export function readInForce(config: ConfigInForce): ReturnType<ConfigStore['read']> {
+function readInForce(config: ConfigInForce): ReturnType<ConfigStore['read']> {
   try {
     return config.store.read();
   } catch (error) {

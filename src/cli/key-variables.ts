@@ -1,6 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { OFFLINE_BACKEND } from '../routing/skus.js';
-import { parseTarget } from '../routing/target.js';
+import { OFFLINE_BACKEND, parseTarget } from '../core/target.js';
 
 /** A variable a backend reads its key from: its own (`apiKeyEnv`) or one of its pool's. */
 export interface KeyVariable {
@@ -26,7 +25,7 @@ export function splitSet(names: Iterable<string>, env: NodeJS.ProcessEnv = proce
 }
 
 /** The routes (and task rules) that send requests to a backend. */
-export function routesUsing(settings: Settings, backend: string): string[] {
+function routesUsing(settings: Settings, backend: string): string[] {
   if (backend === OFFLINE_BACKEND) return [];
   const uses = (targets: unknown) => Array.isArray(targets) && targets.some((target) => parseTarget(String(target)).backend === backend);
   return Object.entries(settings.routes)

@@ -1,5 +1,5 @@
 import { usageError } from './cli-error.js';
-import { SLUG_PATTERN } from '../identity/keys.js';
+import { SLUG_PATTERN } from '../core/router-keys.js';
 
 export function parsePositiveInteger(value: string, name: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {

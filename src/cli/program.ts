@@ -1,7 +1,7 @@
 import { Argument, Command, Option } from 'commander';
-import { BACKEND_TYPES } from '../backends/registry.js';
+import { BACKEND_TYPES } from '../core/backend-types.js';
 import { KEY_POOL_STRATEGIES, SECRETS_MODES } from '../config/settings.js';
-import { SKUS } from '../routing/skus.js';
+import { SKUS } from '../core/model-names.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
 import { addExamples } from './help-examples.js';

@@ -55,7 +55,7 @@ export type ServerLookup =
   | { status: 'stale'; state: ServerState; file: string }
   | { status: 'none'; file: string };
 
-export const SERVER_STATE_FILE = 'serve.json';
+const SERVER_STATE_FILE = 'serve.json';
 
 /** The state file's path, in `dir` or the config directory (SVC_ROUTER_HOME, else the platform's). */
 export function serverStatePath(dir?: string): string {

@@ -35,7 +35,7 @@ export function loadTlsIdentity(flags: { tlsCert?: string; tlsKey?: string }, se
 }
 
 /** The config's `server.tls`, when both paths are set (a hand-edited half is refused by serve). */
-export function configuredTls(server: Pick<ServerSettings, 'tls'>): TlsFiles | undefined {
+function configuredTls(server: Pick<ServerSettings, 'tls'>): TlsFiles | undefined {
   const tlsFiles = server.tls;
   if (tlsFiles === undefined || tlsFiles === null) return undefined;
   if (typeof tlsFiles.cert !== 'string' || typeof tlsFiles.key !== 'string' || !tlsFiles.cert || !tlsFiles.key) {

@@ -7,7 +7,7 @@ const FULL = '█';
 const PARTS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 
 /** A horizontal bar `width` characters long at most, `value / max` of it filled. */
-export function bar(value: number, max: number, width = BAR_WIDTH): string {
+function bar(value: number, max: number, width = BAR_WIDTH): string {
   if (!(max > 0) || !(value > 0)) return '';
   const eighths = Math.max(1, Math.round((value / max) * width * 8));
   return FULL.repeat(Math.floor(eighths / 8)) + PARTS[eighths % 8];
@@ -19,7 +19,7 @@ function measure(report: UsageReport): { label: string; of: (slice: UsageSlice) 
 }
 
 /** A section: one line per slice, name, requests, tokens, cost, and a bar. */
-export function sliceLines(title: string, slices: UsageSlice[], report: UsageReport): string[] {
+function sliceLines(title: string, slices: UsageSlice[], report: UsageReport): string[] {
   const { of } = measure(report);
   const max = Math.max(0, ...slices.map(of));
   const nameWidth = Math.max(4, ...slices.map((slice) => slice.name.length));

@@ -1,9 +1,9 @@
 /** The shape of the stored configuration (config.json under the svc-router home). */
 
 import { randomBytes } from 'node:crypto';
-import type { BackendType } from '../backends/registry.js';
+import type { BackendType } from '../core/backend-types.js';
 
-/** The backend types are those src/backends/registry.ts lists (BACKEND_TYPES there). */
+/** The backend types are those src/core/backend-types.ts lists (BACKEND_TYPES there). */
 export type { BackendType };
 
 export interface BackendSettings {

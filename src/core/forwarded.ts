@@ -1,5 +1,6 @@
 import type { RouterError } from './errors.js';
 import type { Usage } from './reply.js';
+import type { CanonicalRequest, ForwardBody } from './request.js';
 
 /**
  * Same-format forwarding: a client that speaks its upstream's own format gets the upstream's reply
@@ -41,4 +42,9 @@ export interface ForwardedFrame {
 export interface ForwardedReply {
   text: string;
   usage: Usage;
+}
+
+/** Keeps the client's body for a same-format upstream: `request.forwardBody`. */
+export function keepForwardBody(request: CanonicalRequest, forwardBody: ForwardBody): void {
+  request.forwardBody = forwardBody;
 }

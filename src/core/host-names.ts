@@ -85,9 +85,6 @@ export function isLoopbackHost(host: string): boolean {
 /** Whether an address a server binds is every interface's (0.0.0.0, ::). */
 export const isWildcardAddress = (address: string): boolean => address === '' || address === '0.0.0.0' || address === '::' || address === '[::]';
 
-/** The names that reach this machine from itself, as a `Host` header spells them. */
-export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
-
 /**
  * An origin (`https://app.example.com`, `http://localhost:5173`) in the one spelling browsers send
  * in `Origin`, or undefined when the text is not an http(s) origin (a path, a query, `null`).

@@ -2,7 +2,7 @@ import { CREDENTIAL_SHAPES } from './credential-shapes.js';
 import { RouterError } from './errors.js';
 
 /** What replaces a credential in text a client or a log line may see. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Upstream text in an error message is cut to this many characters, after it has been redacted. */
 export const MAX_UPSTREAM_TEXT = 500;

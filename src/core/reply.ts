@@ -37,8 +37,6 @@ export interface Usage {
 export const inputNoCacheTokens = (usage: Usage): number =>
   Math.max(0, usage.inputTokens - (usage.cachedInputTokens ?? 0) - (usage.cacheWriteInputTokens ?? 0));
 
-export const outputTextTokens = (usage: Usage): number => Math.max(0, usage.outputTokens - (usage.reasoningTokens ?? 0));
-
 export type ReplyPart = TextPart | ToolCallPart | ReasoningPart;
 
 export interface Reply {
@@ -55,7 +53,3 @@ export interface Reply {
   /** What the upstream returned that the client's format cannot carry; surfaced in svc_meta.warnings. */
   warnings?: string[];
 }
-
-export const totalTokens = (usage: Usage): number => usage.inputTokens + usage.outputTokens;
-
-export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });

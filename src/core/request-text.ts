@@ -3,7 +3,7 @@ import type { CanonicalRequest, Message, Part, TextPart, ToolSpec } from './requ
 /**
  * A request's text, wherever it is: what a client sent that a model reads (messages, the system
  * prompt, tool definitions, tool calls' arguments and results), in both forms an upstream may be
- * sent, the canonical request (translated) and the client's own body (`passthrough`, forwarded to a
+ * sent, the canonical request (translated) and the client's own body (`forwardBody`, forwarded to a
  * same-format upstream). Reading walks the body the client sent when there is one, so places are
  * named as in the client's own request (`messages[2]`, `input[4]`, `system`, `tools[0]`);
  * rewriting changes both forms alike, copying what it changes and never the client's objects.
@@ -16,7 +16,7 @@ import type { CanonicalRequest, Message, Part, TextPart, ToolSpec } from './requ
 
 /** Calls `visit` with each piece of text and where in the request it is. */
 export function forEachRequestText(request: CanonicalRequest, visit: (text: string, where: string) => void): void {
-  const body = request.passthrough?.body;
+  const body = request.forwardBody?.body;
   if (body) {
     for (const key of bodyKeys(body)) walkBody(body[key], key, visit);
     return;
@@ -38,9 +38,9 @@ export function forEachRequestText(request: CanonicalRequest, visit: (text: stri
  * body a same-format upstream is sent. `rewrite` returns its argument itself when nothing changes.
  */
 export function rewriteRequestText(request: CanonicalRequest, rewrite: (text: string) => string): void {
-  if (request.passthrough) {
-    const body = mapBody(request.passthrough.body, rewrite) as Record<string, unknown>;
-    if (body !== request.passthrough.body) request.passthrough.body = body;
+  if (request.forwardBody) {
+    const body = mapBody(request.forwardBody.body, rewrite) as Record<string, unknown>;
+    if (body !== request.forwardBody.body) request.forwardBody.body = body;
   }
   const system = mapList(request.system, (part) => mapText(part, rewrite));
   if (system !== request.system) request.system = system;

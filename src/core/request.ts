@@ -99,6 +99,19 @@ export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
+/**
+ * The client wire formats by name: a backend names the one its upstream speaks (`wireFormat`), a
+ * decoded request the one its forwardBody is in. src/formats/registry.ts has a format for each.
+ */
+export type FormatName = 'chat' | 'responses' | 'messages';
+
+/** A client's body kept for an upstream of its own format, with the client headers sent along as they are. */
+export interface ForwardBody {
+  format: FormatName;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
 export interface CanonicalRequest {
   /** The model name the client asked for (an svc.* SKU or a claude-* id). */
   model: string;
@@ -133,7 +146,7 @@ export interface CanonicalRequest {
   presencePenalty?: number;
   /**
    * Parts and settings the client sent that only an upstream of the client's own format can take
-   * (they reach it in the passthrough body). A backend that translates the request refuses it with
+   * (they reach it in `forwardBody`). A backend that translates the request refuses it with
    * a 400 at the first `refuse` entry, naming its `param`, and lists the rest in its warnings.
    * See core/same-format-only.ts.
    */
@@ -141,8 +154,9 @@ export interface CanonicalRequest {
   /**
    * The client's own body, for a backend that speaks the same wire format: it forwards this with
    * the model renamed, so fields the canonical form does not model still reach the upstream.
+   * Set by the decoder with keepForwardBody() (core/forwarded.ts).
    */
-  passthrough?: { format: 'chat' | 'messages' | 'responses'; body: Record<string, unknown>; headers?: Record<string, string> };
+  forwardBody?: ForwardBody;
   /**
    * Settings or parts that were not honoured as asked (decoding), surfaced in `svc_meta.warnings`.
    * See core/warnings.ts for how backends add theirs.

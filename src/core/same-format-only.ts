@@ -4,7 +4,7 @@ import type { CanonicalRequest } from './request.js';
 /**
  * Parts and settings a client format decoder keeps for a same-format upstream only (a replayed
  * hosted-tool item, a block type the canonical form has no counterpart for, logprobs). They reach
- * such an upstream in the passthrough body; a backend that translates instead calls
+ * such an upstream in the forwardBody; a backend that translates instead calls
  * translatableOrRefuse(), which refuses the request with a 400 naming the first part that would
  * otherwise vanish, and returns the warnings for settings it cannot honour.
  */

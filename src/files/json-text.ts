@@ -44,7 +44,7 @@ export function positionOfPath(text: string, path: JsonPath): TextPosition {
 }
 
 /** The position of an offset, counting lines by '\n'. */
-export function positionAt(text: string, offset: number): TextPosition {
+function positionAt(text: string, offset: number): TextPosition {
   let line = 1;
   let lineStart = 0;
   for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) {

@@ -1,10 +1,9 @@
 import type { RouterError } from '../core/errors.js';
 import type { ForwardedFrame } from '../core/forwarded.js';
+import type { ModelIds } from '../core/model-names.js';
 import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
-import type { ApiResponse } from '../handlers/api.js';
-import type { RequestContext } from '../handlers/context.js';
 import type { KeySource } from '../identity/authenticate.js';
 
 /** What a client request decodes to: the canonical request plus what only its own format needs. */
@@ -80,9 +79,15 @@ export interface FormatRoute {
   readonly path: string;
   /** A short name for logs and metrics; the format's name when left out. */
   readonly name?: string;
-  /** What serves it; the completion pipeline in this format when left out. */
-  handle?(context: RequestContext): Promise<ApiResponse>;
+  /** What serves it (src/handlers/format-routes.ts picks the handler); the completion pipeline in this format when left out. */
+  readonly serves?: RouteService;
 }
+
+/**
+ * What a format's route may serve, named so that a format needs no handler: `completion` (the
+ * pipeline, in the route's format), `count-tokens` (Anthropic's token counting, on messages).
+ */
+export type RouteService = 'completion' | 'count-tokens';
 
 /** A header every request of a format must carry (e.g. `anthropic-version`). */
 export interface RequiredHeader {
@@ -104,13 +109,6 @@ export interface ModelsShape {
   entry(id: string): unknown;
 }
 
-/** Model names a format serves beyond the svc SKUs (e.g. claude-* ids on messages). */
-export interface ModelIds {
-  matches(model: string): boolean;
-  /** Named in the unknown-model error: "a claude-* model id". */
-  readonly description: string;
-}
-
 /**
  * A front door: one client wire format, decoded to and encoded from the canonical form, with
  * everything the server needs to serve it. Each format folder exports one; src/formats/registry.ts
@@ -123,8 +121,8 @@ export interface ClientFormat<Options = unknown> {
   /** Where a client of this format sends its key, in the order they are read. */
   readonly keySources: readonly KeySource[];
   readonly requiredHeaders?: readonly RequiredHeader[];
-  /** Client headers forwarded as they are to a same-format upstream (e.g. `anthropic-beta`). */
-  readonly passThroughHeaders?: readonly string[];
+  /** Client headers forwarded as they are to a same-format upstream (e.g. `anthropic-beta`), in `forwardBody.headers`. */
+  readonly forwardHeaders?: readonly string[];
   readonly models: ModelsShape;
   readonly modelIds?: ModelIds;
   decode(body: unknown, context: DecodeContext): Decoded<Options>;

@@ -1,5 +1,4 @@
-import type { Backend } from '../backends/backend.js';
-import type { CanonicalRequest } from '../core/request.js';
+import type { FormatName } from '../core/request.js';
 import { chatFormat } from './chat/chat-format.js';
 import type { ClientFormat, Headers } from './client-format.js';
 import { messagesFormat } from './messages/messages-format.js';
@@ -12,7 +11,7 @@ import { responsesFormat } from './responses/responses-format.js';
  */
 export const FORMATS = [chatFormat, responsesFormat, messagesFormat] as const satisfies readonly ClientFormat[];
 
-export type FormatName = (typeof FORMATS)[number]['name'];
+export type { FormatName };
 
 /** The format a request to a shared endpoint (whoami, models, an unknown path) is answered in when no format claims it. */
 export const DEFAULT_FORMAT: ClientFormat = chatFormat;
@@ -20,6 +19,7 @@ export const DEFAULT_FORMAT: ClientFormat = chatFormat;
 /** The format whose client sent a request to the shared models endpoints. */
 export const modelsFormatOf = (headers: Headers): ClientFormat => FORMATS.find((format) => format.models.claims(headers)) ?? DEFAULT_FORMAT;
 
-// The names are the ones a backend's wireFormat and a same-format passthrough carry.
+// One format for each name a backend's wireFormat and a request's forwardBody may carry (src/core/request.ts), and no other.
+type Listed = (typeof FORMATS)[number]['name'];
 type Assert<T extends true> = T;
-export type NamesMatchWireFormats = Assert<FormatName extends NonNullable<Backend['wireFormat']> & NonNullable<CanonicalRequest['passthrough']>['format'] ? true : false>;
+type NamesMatch = Assert<[Listed] extends [FormatName] ? ([FormatName] extends [Listed] ? true : false) : false>;

@@ -1,15 +1,14 @@
 import type { Backend } from '../backends/backend.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import { RouterError, toRouterError } from '../core/errors.js';
-import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import type { Target } from '../core/target.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
 import { drawLead, leading } from '../routing/chain-lead.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
 import { sessionOf } from '../routing/session-key.js';
 import { SessionRoute } from '../routing/session-route.js';
-import type { Target } from '../routing/target.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
 
@@ -19,25 +18,10 @@ export interface Attempted {
   attempts: number;
 }
 
-/**
- * Tries the route's targets in order until one answers; a target that fails before producing
- * anything is replaced by the next. For streams, "answers" means its first event arrived, so a
- * fallback never shows the client two beginnings.
- */
-export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
-  return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey) =>
-    backend.complete({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }),
-  );
-}
-
 /** A stream whose first events have arrived: that batch, and the iterator for the rest. */
 export interface StartedStream {
   first: StreamEvent[] | undefined;
   rest: AsyncIterator<StreamEvent[]>;
-}
-
-export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
 }
 
 /** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
@@ -53,8 +37,11 @@ export async function startStream(context: RequestContext, backend: Backend, req
 export const MAX_RETRY_WAIT_MS = 5_000;
 
 /**
- * The chain's targets in turn (see completeOnChain), led by the request's session's target, or by
- * the weighted draw; each pooled backend's key is the session's while it does not rest.
+ * Tries the route's targets in order until one answers; a target that fails before producing
+ * anything is replaced by the next. For streams, "answers" means its first event arrived
+ * (startStream), so a fallback never shows the client two beginnings. The chain is led by the
+ * request's session's target, or by the weighted draw; each pooled backend's key is the session's
+ * while it does not rest.
  */
 export async function tryInOrder<T>(
   context: RequestContext,

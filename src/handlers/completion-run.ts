@@ -15,8 +15,8 @@ import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 import type { Attempted } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { forwarderFor } from './forward/forward-chain.js';
-import type { SeenSoFar } from './forward/relay-forwarded.js';
-import type { TerminalEvent } from './until-terminal.js';
+import type { SeenSoFar } from './forward/forwarded-stream.js';
+import type { TerminalEvent } from './terminal-cut.js';
 
 /**
  * One completion request on its way through the pipeline, decoded and routed: what the policies

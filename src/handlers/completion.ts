@@ -9,8 +9,8 @@ import { type StartedStream } from './call-chain.js';
 import { CompletionRun } from './completion-run.js';
 import type { RequestContext } from './context.js';
 import { completeOrForward, streamOrForward } from './forward/forward-chain.js';
-import { relayForwarded } from './forward/relay-forwarded.js';
-import { terminalCut } from './until-terminal.js';
+import { forwardedStream } from './forward/forwarded-stream.js';
+import { terminalCut } from './terminal-cut.js';
 
 /** Most calls carry no query string; decoders only read it, so one empty instance serves them all. */
 const NO_QUERY = new URLSearchParams();
@@ -29,7 +29,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     params: context.params ?? {},
     query: context.request.query ? new URLSearchParams(context.request.query) : NO_QUERY,
   });
-  keepPassThroughHeaders(format, decoded, headers);
+  keepForwardHeaders(format, decoded, headers);
   const run = new CompletionRun(context, format, decoded);
   const admitting = admitAll(context.app.policies, run, run.trace);
   run.admitted = admitting instanceof Promise ? await admitting : admitting;
@@ -42,14 +42,14 @@ export async function handleCompletion<Options>(context: RequestContext, format:
 }
 
 /** The client headers a same-format upstream is sent as they are (e.g. `anthropic-beta`). */
-function keepPassThroughHeaders<Options>(format: ClientFormat<Options>, decoded: Decoded<Options>, headers: RequestContext['request']['headers']): void {
-  if (!decoded.request.passthrough || !format.passThroughHeaders) return;
-  const passed: Record<string, string> = {};
-  for (const name of format.passThroughHeaders) {
+function keepForwardHeaders<Options>(format: ClientFormat<Options>, decoded: Decoded<Options>, headers: RequestContext['request']['headers']): void {
+  if (!decoded.request.forwardBody || !format.forwardHeaders) return;
+  const kept: Record<string, string> = {};
+  for (const name of format.forwardHeaders) {
     const value = headers[name];
-    if (value) passed[name] = value;
+    if (value) kept[name] = value;
   }
-  if (Object.keys(passed).length) decoded.request.passthrough.headers = passed;
+  if (Object.keys(kept).length) decoded.request.forwardBody.headers = kept;
 }
 
 async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiResponse> {
@@ -77,10 +77,10 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   run.answeredBy(result);
   const headers = replyHeaders(run, performance.now() - upstreamStart);
   if ('forwarded' in result.reply) {
-    const relayed = relayForwarded(result.reply.forwarded, run.seen, (note) => run.forwardedTerminal(note), () => run.billSeen());
-    return { status: 200, headers, sse: forwarder!.stream(relayed, run) };
+    const frames = forwardedStream(result.reply.forwarded, run.seen, (note) => run.forwardedTerminal(note), () => run.billSeen());
+    return { status: 200, headers, sse: forwarder!.stream(frames, run) };
   }
-  return { status: 200, headers, sse: run.format.encodeStream(relay(result.reply.started, run), run) };
+  return { status: 200, headers, sse: run.format.encodeStream(translatedStream(result.reply.started, run), run) };
 }
 
 /**
@@ -99,14 +99,14 @@ function replyHeaders<Options>(run: CompletionRun<Options>, upstreamMs: number):
 }
 
 /**
- * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
- * how much output passed (to bill a stream that ends early), shows each batch to the policies that
- * read the reply (when one does), hands on nothing after the first terminal event (recording it
- * first, see untilTerminal), turns a backend that throws mid-stream into an error event the
- * encoder can render, and when the client stops reading releases the upstream at once and bills
- * what was seen.
+ * The translated stream as the client's encoder is to see it, in one step per batch: notes the
+ * latest usage and how much output passed (to bill a stream that ends early), shows each batch to
+ * the policies that read the reply (when one does), hands on nothing after the first terminal
+ * event (recording it first, see terminalCut), turns a backend that throws mid-stream into an
+ * error event the encoder can render, and when the client stops reading releases the upstream at
+ * once and bills what was seen.
  */
-async function* relay<Options>(started: StartedStream, run: CompletionRun<Options>): AsyncGenerator<StreamEvent[]> {
+async function* translatedStream<Options>(started: StartedStream, run: CompletionRun<Options>): AsyncGenerator<StreamEvent[]> {
   const { seen, admitted } = run;
   const inspects = admitted.inspects;
   const note = (batch: StreamEvent[]) => {

@@ -8,8 +8,7 @@ import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
 import { messagesFormat } from '../formats/messages/messages-format.js';
 import { resolveChain } from '../routing/resolve-route.js';
-import type { Target } from '../routing/target.js';
-import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { OFFLINE_BACKEND, type Target } from '../core/target.js';
 import { admitAll, countingPolicies } from '../policies/pipeline.js';
 import type { PolicyInput } from '../policies/policy.js';
 import type { ApiResponse } from './api.js';
@@ -19,7 +18,7 @@ import type { RequestContext } from './context.js';
 const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
 
 /** Response header that tells where the count came from: `upstream` or `estimate`. */
-export const COUNT_SOURCE_HEADER = 'x-svc-count-source';
+const COUNT_SOURCE_HEADER = 'x-svc-count-source';
 
 /**
  * POST /v1/messages/count_tokens, in Anthropic's shape. When the route's first target's server
@@ -80,7 +79,7 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
     try {
       const counted =
         upstream.type === 'anthropic'
-          ? await countUpstream(context, first.backend, upstream, upstreamModel, request.passthrough?.body ?? {})
+          ? await countUpstream(context, first.backend, upstream, upstreamModel, request.forwardBody?.body ?? {})
           : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request);
       if (counted !== undefined) {
         if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted });

@@ -2,7 +2,7 @@ import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import { modelsFormatOf } from '../formats/registry.js';
 import { contextWindowOf } from '../routing/context-windows.js';
-import { isSkuName, SKUS } from '../routing/skus.js';
+import { isSkuName, SKUS } from '../core/model-names.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
 
@@ -17,7 +17,7 @@ export async function handleModels({ request, settings }: RequestContext): Promi
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
-export const MODEL_PATH_PREFIX = '/v1/models/';
+const MODEL_PATH_PREFIX = '/v1/models/';
 
 /**
  * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs): the entry of one listed model,

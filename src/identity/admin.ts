@@ -1,16 +1,16 @@
 import type { Settings } from '../config/settings.js';
 import { RouterError } from '../core/errors.js';
 import type { Identity } from './identity.js';
-import { slugOfKey } from './keys.js';
+import { slugOfKey } from '../core/router-keys.js';
 
 /** The tier that makes any key an admin key (`svc-router keys issue --developer ops --tier admin`). */
-export const ADMIN_TIER = 'admin';
+const ADMIN_TIER = 'admin';
 
 /**
  * Whether a caller may see everyone's usage, the request log and the dashboard: the owner of the
  * local key (the one `init` issued to whoever runs the router), or any key issued with the admin tier.
  */
-export function isAdmin(settings: Settings, identity: Identity): boolean {
+function isAdmin(settings: Settings, identity: Identity): boolean {
   if (identity.tier === ADMIN_TIER) return true;
   return settings.localKey !== undefined && slugOfKey(settings.localKey) === identity.developer;
 }

@@ -1,7 +1,7 @@
 import { RouterError } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import type { Identity } from './identity.js';
-import { keyMatchesHash, slugOfKey } from './keys.js';
+import { keyMatchesHash, slugOfKey } from '../core/router-keys.js';
 import { readingsWithoutWhitespace, type KeyWhitespace } from './key-whitespace.js';
 import { providerKeyOf } from './provider-keys.js';
 

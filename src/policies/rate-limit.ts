@@ -6,7 +6,7 @@ import type { SharedState, WindowVerdict } from '../shared-state/shared-state.js
 import type { Admission, Policy } from './policy.js';
 
 /** Rate limits are per minute, as the upstreams' own (RPM, TPM). */
-export const RATE_WINDOW_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 
 /**
  * Per-key rate limits, for a key that has any: one request and its estimated input, per minute,
@@ -26,7 +26,7 @@ const tokensKey = (developer: string): string => `rate:${developer}:tokens`;
  * request over a limit is refused with a 429 that says which limit, when to retry (`retry-after`)
  * and the `x-ratelimit-*` headers OpenAI's API sends; a request let through carries them too.
  */
-export async function admit(state: SharedState, developer: string, limits: RateLimitSettings | undefined, estimatedTokens: number, now = Date.now()): Promise<Admission | undefined> {
+async function admit(state: SharedState, developer: string, limits: RateLimitSettings | undefined, estimatedTokens: number, now = Date.now()): Promise<Admission | undefined> {
   const rpm = positive(limits?.requestsPerMinute);
   const tpm = positive(limits?.tokensPerMinute);
   if (rpm === undefined && tpm === undefined) return undefined;

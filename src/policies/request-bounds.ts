@@ -7,7 +7,7 @@ export const MAX_MESSAGES = 10_000;
 export const MAX_TOOLS = 1_000;
 
 /** Bounds the work one request can ask for: 413 for too many messages, 400 for too many tools. */
-export function checkRequestBounds(request: CanonicalRequest): void {
+function checkRequestBounds(request: CanonicalRequest): void {
   if (request.messages.length > MAX_MESSAGES) {
     throw new RouterError(413, 'too_large', `The conversation has ${request.messages.length} messages; at most ${MAX_MESSAGES} are accepted.`, 'messages', 'too_many_messages');
   }

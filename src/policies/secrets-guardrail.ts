@@ -4,7 +4,7 @@ import { RouterError } from '../core/errors.js';
 import { forEachRequestText, rewriteRequestText } from '../core/request-text.js';
 import { findSecrets, secretIdentity, type ScanOptions, type SecretFinding } from '../core/secret-scan.js';
 import { warn } from '../core/warnings.js';
-import { hashKey } from '../identity/keys.js';
+import { hashKey } from '../core/router-keys.js';
 import type { Policy } from './policy.js';
 
 /**

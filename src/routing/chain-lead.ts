@@ -1,4 +1,4 @@
-import { formatTarget, type Target } from './target.js';
+import { formatTarget, type Target } from '../core/target.js';
 import { WeightedChoice } from './weighted-choice.js';
 
 const balanced = new WeightedChoice();

@@ -1,7 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import { findConfiguredRoute } from './resolve-route.js';
-import { OFFLINE_BACKEND } from './skus.js';
-import { formatTarget, parseTarget, type Target } from './target.js';
+import { formatTarget, OFFLINE_BACKEND, parseTarget, type Target } from '../core/target.js';
 
 /**
  * Context windows: the most tokens a routed model holds. Clients that compact their history
@@ -84,10 +83,4 @@ export function contextWindowOf(settings: Settings, model: string): WindowLookup
   if (unknown.length) return { known: false, reason: 'unknown-model', targets: unknown };
   const smallest = (windows as ContextWindow[]).reduce((least, window) => (window.tokens < least.tokens ? window : least));
   return { known: true, window: smallest };
-}
-
-/** The smallest known window among `models`, if any is known. */
-export function smallestWindow(settings: Settings, models: readonly string[]): number | undefined {
-  const known = models.map((model) => contextWindowOf(settings, model)).flatMap((lookup) => (lookup.known ? [lookup.window.tokens] : []));
-  return known.length ? Math.min(...known) : undefined;
 }

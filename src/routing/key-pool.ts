@@ -24,7 +24,7 @@ export function restFor(error: unknown, pool: KeyPoolSettings): number | undefin
 }
 
 /** A pooled key's value: stored, or read from its environment variable now (undefined when unset). */
-export function pooledKeyValue(key: PooledKey): string | undefined {
+function pooledKeyValue(key: PooledKey): string | undefined {
   if ('apiKey' in key && typeof key.apiKey === 'string') return key.apiKey;
   if ('apiKeyEnv' in key && typeof key.apiKeyEnv === 'string') return process.env[key.apiKeyEnv] || undefined;
   return undefined;

@@ -1,8 +1,8 @@
 import { invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
-import type { ModelIds } from '../formats/client-format.js';
-import { isAnthropicModelId, isSkuName, OFFLINE_BACKEND, SKUS } from './skus.js';
-import { parseTarget, type Target } from './target.js';
+import { type ModelIds, SKUS } from '../core/model-names.js';
+import { OFFLINE_BACKEND, parseTarget, type Target } from '../core/target.js';
+import { globMatches } from './model-pattern.js';
 import { firstMatchingRule, type RequestTraits } from './task-rules.js';
 
 /** What routing needs of a client format: its paths, and the model ids it serves beyond the SKUs. */
@@ -104,7 +104,7 @@ export function findConfiguredRoute(routes: Settings['routes'], model: string): 
 }
 
 /** The first SKU (in SKU order) whose route has a target other than the offline backend. */
-export function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
+function firstRealSku(settings: Settings): { name: string; targets: Target[] } | undefined {
   for (const name of SKUS) {
     const route = Object.hasOwn(settings.routes, name) ? settings.routes[name] : undefined;
     if (!Array.isArray(route)) continue;
@@ -128,20 +128,3 @@ export function routeLabel(settings: Settings, model: string): string {
   return (SKUS as readonly string[]).includes(model) ? model : OTHER_ROUTE;
 }
 
-const compiled = new Map<string, RegExp>();
-
-export function globMatches(pattern: string, name: string): boolean {
-  let regExp = compiled.get(pattern);
-  if (!regExp) {
-    regExp = new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 'i');
-    compiled.set(pattern, regExp);
-  }
-  return regExp.test(name);
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-
-/** Model names a route may be set for: an svc.* name, an Anthropic id, or a pattern of either. */
-export function isRoutableModelName(model: string): boolean {
-  return (isSkuName(model) || isAnthropicModelId(model)) && !/^gpt-/i.test(model) && /^[\w.*:-]+$/.test(model);
-}

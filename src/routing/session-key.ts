@@ -34,7 +34,7 @@ export function sessionOf(
   const clientCacheKey = usable(request.promptCacheKey) ?? clientPromptCacheKey(request);
   let named = configuredHeader ? usable(headers[configuredHeader]) : undefined;
   for (let i = 0; named === undefined && i < AGENT_SESSION_HEADERS.length; i++) named = usable(headers[AGENT_SESSION_HEADERS[i]!]);
-  named ??= clientCacheKey ?? (request.passthrough?.format === 'messages' ? usable(request.metadata?.user_id) : undefined);
+  named ??= clientCacheKey ?? (request.forwardBody?.format === 'messages' ? usable(request.metadata?.user_id) : undefined);
   if (named === undefined) return undefined;
   // One hash, two halves: the key the choices are kept under, and the cache key an upstream sees.
   const digest = createHash('sha256').update(caller).update('\0').update(named).digest('base64url');
@@ -43,9 +43,9 @@ export function sessionOf(
 
 /** The `prompt_cache_key` of a Chat or Responses body, as the client sent it. */
 function clientPromptCacheKey(request: CanonicalRequest): string | undefined {
-  const passthrough = request.passthrough;
-  if (!passthrough || passthrough.format === 'messages') return undefined;
-  const value = passthrough.body.prompt_cache_key;
+  const forwardBody = request.forwardBody;
+  if (!forwardBody || forwardBody.format === 'messages') return undefined;
+  const value = forwardBody.body.prompt_cache_key;
   return typeof value === 'string' ? usable(value) : undefined;
 }
 

@@ -2,7 +2,7 @@ import type { SharedState } from '../shared-state/shared-state.js';
 import type { Pins } from '../shared-state/session-pins.js';
 import { drawLead, leading } from './chain-lead.js';
 import type { PickedKey } from './key-pool.js';
-import { formatTarget, type Target } from './target.js';
+import { formatTarget, type Target } from '../core/target.js';
 
 /**
  * Providers cache a prompt per upstream and per key (or organisation): a session that hops between

@@ -1,6 +1,6 @@
 import type { TaskConditions, TaskRule } from '../config/settings.js';
 import type { CanonicalRequest } from '../core/request.js';
-import { globMatches } from './resolve-route.js';
+import { globMatches } from './model-pattern.js';
 
 /** What task rules look at in a request, worked out only when a route has rules. */
 export interface RequestTraits {
@@ -28,12 +28,12 @@ export function requestTraits(request: CanonicalRequest, contextTokens: number, 
       message.content.some((part) => part.type === 'image' || (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image'))),
     ),
     // Chat Completions asks for search with a request setting rather than a tool.
-    webSearch: droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)) || (request.passthrough?.format === 'chat' && request.passthrough.body.web_search_options != null),
+    webSearch: droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)) || (request.forwardBody?.format === 'chat' && request.forwardBody.body.web_search_options != null),
   };
 }
 
 /** Whether every condition the rule sets holds (a rule that sets none matches everything). */
-export function conditionsHold(when: TaskConditions, traits: RequestTraits): boolean {
+function conditionsHold(when: TaskConditions, traits: RequestTraits): boolean {
   if (when.background !== undefined && when.background !== traits.background) return false;
   if (when.thinking !== undefined && when.thinking !== traits.thinking) return false;
   if (when.image !== undefined && when.image !== traits.image) return false;

@@ -1,9 +1,9 @@
 import type { RouterError } from '../core/errors.js';
-import type { ClientFormat, RequiredHeader } from '../formats/client-format.js';
+import type { ClientFormat, FormatRoute, RequiredHeader } from '../formats/client-format.js';
 import { DEFAULT_FORMAT, FORMATS } from '../formats/registry.js';
 import type { ApiResponse } from '../handlers/api.js';
-import { handleCompletion } from '../handlers/completion.js';
 import type { RequestContext } from '../handlers/context.js';
+import { formatRouteHandler } from '../handlers/format-routes.js';
 import { handleModel, handleModels } from '../handlers/models.js';
 import { handleUsage } from '../handlers/usage.js';
 import { handleWhoami } from '../handlers/whoami.js';
@@ -31,10 +31,10 @@ const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handl
   { path: '/admin/usage', name: 'usage', method: 'GET', handle: handleUsage },
 ];
 
-const endpointOf = (format: ClientFormat, route: { name?: string; method: 'GET' | 'POST'; handle?: Endpoint['handle'] }): Endpoint => ({
+const endpointOf = (format: ClientFormat, route: Omit<FormatRoute, 'path'>, handle: Endpoint['handle']): Endpoint => ({
   name: route.name ?? format.name,
   method: route.method,
-  handle: route.handle ?? ((context) => handleCompletion(context, format)),
+  handle,
   format,
   keySources: format.keySources,
   requiredHeaders: format.requiredHeaders ?? [],
@@ -72,8 +72,8 @@ function buildTable(): { exact: Record<string, Endpoint>; patterns: PatternEndpo
       .join('');
     patterns.push({ key: path, regExp: new RegExp(`^${source}$`), names, endpoint });
   };
-  for (const route of SHARED_ROUTES) add(route.path, endpointOf(DEFAULT_FORMAT, route));
-  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route));
+  for (const route of SHARED_ROUTES) add(route.path, endpointOf(DEFAULT_FORMAT, route, route.handle));
+  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route, formatRouteHandler(format, route)));
   return { exact, patterns, all };
 }
 

@@ -85,7 +85,7 @@ export class HostGuard {
 }
 
 /** The names a `server.hosts` list gives, each in parseHost's spelling; an entry that is not a host name is skipped. */
-export function configuredHostNames(hosts: readonly unknown[] | undefined): string[] {
+function configuredHostNames(hosts: readonly unknown[] | undefined): string[] {
   if (!Array.isArray(hosts)) return [];
   return hosts.flatMap((entry) => {
     const name = typeof entry === 'string' ? parseHostName(entry) : undefined;

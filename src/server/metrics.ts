@@ -8,9 +8,6 @@ import type { Settings } from '../config/settings.js';
 import { OTHER_ROUTE, routeLabel } from '../routing/resolve-route.js';
 import { ENDPOINTS } from './endpoints.js';
 
-/** The path metrics are served on, when they are on. */
-export const METRICS_PATH = '/metrics';
-
 /** Seconds; from a cached answer to a long agent turn streamed in full. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 

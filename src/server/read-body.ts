@@ -86,7 +86,7 @@ function collect(request: IncomingMessage, limit: number, deadline: BodyDeadline
 }
 
 /** The body did not arrive in time; the connection is closed after this answer. */
-export const tooSlow = (ms: number): RouterError =>
+const tooSlow = (ms: number): RouterError =>
   new RouterError(408, 'invalid_request', `The request body did not arrive within ${ms} ms (config key server.bodyTimeoutMs).`, 'body', 'request_timeout');
 
 const tooLarge = (limit: number): RouterError =>

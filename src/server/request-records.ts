@@ -61,12 +61,6 @@ export function readStoredLine(line: string): StoredLine {
   return { kind: 'record', record: value as unknown as StoredRequest };
 }
 
-/** A line of the store, or undefined for a blank, torn or foreign one. */
-export function parseStored(line: string): StoredRequest | undefined {
-  const read = readStoredLine(line);
-  return read.kind === 'record' ? read.record : undefined;
-}
-
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 function isTarget(value: unknown): boolean {

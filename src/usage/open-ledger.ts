@@ -3,7 +3,7 @@ import { FileLedger } from './file-ledger.js';
 import type { Ledger } from './ledger.js';
 import { RedisLedger } from './redis-ledger.js';
 
-export const LEDGER_FILE = 'usage.jsonl';
+const LEDGER_FILE = 'usage.jsonl';
 /** Where a Redis ledger keeps usage Redis has not yet confirmed, one file per router process. */
 export const OUTBOX_DIR = 'usage-outbox';
 

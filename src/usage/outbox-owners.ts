@@ -23,7 +23,7 @@ export interface OutboxOwner {
   claimed: boolean;
 }
 
-export function outboxOwner(name: string): OutboxOwner | undefined {
+function outboxOwner(name: string): OutboxOwner | undefined {
   const match = NAME.exec(name);
   if (!match) return undefined;
   return { stem: `${match[1]}-${match[2]}-${match[3]}`, host: match[1]!, pid: Number(match[2]), claimed: match[4] !== undefined };

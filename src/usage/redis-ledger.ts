@@ -27,7 +27,7 @@ const CLOSE_TIMEOUT_MS = 2_000;
  * on this host has its usage in Redis within about this long; one sweep is a directory listing
  * and a few stat calls.
  */
-export const SWEEP_MS = 2_000;
+const SWEEP_MS = 2_000;
 
 /** A developer's reservations in flight: request id → tokens held, and request id → when it lapses. */
 const RESERVED_PREFIX = 'svc-router:reserved';

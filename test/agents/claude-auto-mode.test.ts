@@ -113,7 +113,7 @@ async function runInteractive(cwd: string, home: string, env: NodeJS.ProcessEnv,
 }
 
 describe.skipIf(unavailable)(`Claude Code ${AGENT_PACKAGES.claude.version} in auto mode`, () => {
-  it('runs a command outside the working directory on the verdict the Anthropic route relays, with no "can\'t check actions" stop', async () => {
+  it('runs a command outside the working directory on the verdict the Anthropic route forwards, with no "can\'t check actions" stop', async () => {
     const { root, home, cwd } = tempRoot(cleanups, 'svc-agent-auto-');
     const outsideFile = path.join(root, 'outside', 'marker.txt');
     fs.mkdirSync(path.dirname(outsideFile));

@@ -10,8 +10,8 @@ import { SHELLS } from '../../src/cli/completion-hints.js';
 import { completionData, renderCompletion } from '../../src/cli/completion/index.js';
 import { CLIENTS } from '../../src/cli/connect-clients.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { BACKEND_TYPES } from '../../src/backends/registry.js';
-import { SKUS } from '../../src/routing/skus.js';
+import { BACKEND_TYPES } from '../../src/core/backend-types.js';
+import { SKUS } from '../../src/core/model-names.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(root, 'bin', 'svc-router.js');

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { chatCompletionBody, closingFrames, openingFrames, startEventStream, startFaultUpstream, type FaultUpstream, type UpstreamCall, type UpstreamKind } from '../reliability/support.js';
+import { asksForStream, chatCompletionBody, closingFrames, openingFrames, startEventStream, startFaultUpstream, type FaultUpstream, type UpstreamCall, type UpstreamKind } from '../reliability/support.js';
 
 /**
  * An upstream of each kind that is careless with secrets, as real ones can be: a reply repeats the
@@ -10,10 +10,11 @@ import { chatCompletionBody, closingFrames, openingFrames, startEventStream, sta
  * that breaks after its first frames; anything else a well-formed reply.
  */
 
-/** What the router sent as credentials: the bearer or x-api-key value, and the gateway header. */
+/** What the router sent as credentials: the bearer, x-api-key or x-goog-api-key value, and the gateway header. */
 function presentedCredentials(req: IncomingMessage): string {
   const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-  return `Incorrect API key provided: ${bearer || String(req.headers['x-api-key'] ?? '')}; gateway key ${String(req.headers['x-gateway-key'] ?? 'none')}`;
+  const key = bearer || String(req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? '');
+  return `Incorrect API key provided: ${key}; gateway key ${String(req.headers['x-gateway-key'] ?? 'none')}`;
 }
 
 function json(call: UpstreamCall, status: number, payload: unknown): void {
@@ -39,16 +40,25 @@ function reply(kind: UpstreamKind, text: string): unknown {
         output: [{ id: 'msg_echo', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
         usage: { ...usage, total_tokens: 16 },
       };
+    case 'gemini':
+      return {
+        candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 5, totalTokenCount: 16 },
+        modelVersion: 'upstream-model',
+      };
   }
 }
 
 function errorBody(kind: UpstreamKind, message: string): unknown {
-  return kind === 'anthropic' ? { type: 'error', error: { type: 'authentication_error', message } } : { error: { message, type: 'invalid_request_error', param: message, code: 'invalid_api_key' } };
+  if (kind === 'anthropic') return { type: 'error', error: { type: 'authentication_error', message } };
+  if (kind === 'gemini') return { error: { code: 400, message, status: 'INVALID_ARGUMENT' } };
+  return { error: { message, type: 'invalid_request_error', param: message, code: 'invalid_api_key' } };
 }
 
 function errorFrame(kind: UpstreamKind, message: string): string {
   if (kind === 'openai-chat') return `data: ${JSON.stringify({ error: { message, type: 'server_error', code: message } })}\n\n`;
   if (kind === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
+  if (kind === 'gemini') return `data: ${JSON.stringify({ error: { code: 500, message, status: 'INTERNAL' } })}\n\n`;
   return `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', response: { id: 'resp_echo', status: 'failed', error: { code: 'server_error', message } } })}\n\n`;
 }
 
@@ -56,7 +66,7 @@ export function answerCarelessly(kind: UpstreamKind, call: UpstreamCall): void {
   const said = JSON.stringify(call.body);
   if (said.includes('FAIL-STATUS')) return json(call, 400, errorBody(kind, presentedCredentials(call.req)));
   const text = `You said: ${said.slice(0, 2_000)}`;
-  if (call.body?.stream) {
+  if (asksForStream(call)) {
     startEventStream(call.res);
     if (said.includes('FAIL-STREAM')) return void call.res.end(openingFrames(kind, text) + errorFrame(kind, presentedCredentials(call.req)));
     return void call.res.end(openingFrames(kind, text) + closingFrames(kind));

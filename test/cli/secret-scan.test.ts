@@ -72,7 +72,9 @@ function leaks(files: string[], secrets: Secret[]): string[] {
   return found;
 }
 
-const SKU_OF: Record<UpstreamKind, string> = { 'openai-chat': 'svc.intelligent-pro', anthropic: 'svc.intelligent-basic', 'openai-responses': 'svc.intelligent-lite' };
+const SKU_OF: Record<UpstreamKind, string> = { 'openai-chat': 'svc.intelligent-pro', anthropic: 'svc.intelligent-basic', 'openai-responses': 'svc.intelligent-lite', gemini: 'svc.scan-gemini' };
+/** The backend each kind's route names. */
+const BACKEND_OF: Record<UpstreamKind, string> = { 'openai-chat': 'chat', anthropic: 'claude', 'openai-responses': 'responses', gemini: 'gemini' };
 
 async function cli(home: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   const result = await runCli(args, { home, env, killAfterMs: 60_000 });
@@ -138,6 +140,7 @@ describe('no key lands in a file the router writes', () => {
       const gatewayKey = upstreamKey('a gateway header', alnum(36));
       const environmentKey = upstreamKey('a key read from the environment', `AIza${alnum(35)}`);
       const spareKey = upstreamKey('a spare backend key no route has sent', alnum(44));
+      const geminiKey = upstreamKey('the gemini backend key', `AIza${alnum(35)}`);
       const refused = [upstreamKey('an Anthropic key sent to the router', `sk-ant-api03-${alnum(40)}AA`), upstreamKey('an OpenAI key sent to the router', `sk-proj-${alnum(48)}`), routerKey('a forged router key', `svc_alice_${alnum(32)}`)];
       const env = { RESPONSES_UPSTREAM_KEY: environmentKey.value };
 
@@ -146,7 +149,8 @@ describe('no key lands in a file the router writes', () => {
       await cli(home, ['backends', 'add', 'claude', '--type', 'anthropic', '--base-url', upstream.url, '--api-key', anthropicKey.value, '--header', `x-gateway-key=${gatewayKey.value}`]);
       await cli(home, ['backends', 'add', 'responses', '--type', 'openai-responses', '--base-url', upstream.url, '--api-key-env', 'RESPONSES_UPSTREAM_KEY']);
       await cli(home, ['backends', 'add', 'spare', '--type', 'openai-chat', '--base-url', upstream.url, '--api-key', spareKey.value]);
-      for (const kind of UPSTREAM_KINDS) await cli(home, ['routes', 'set', SKU_OF[kind], `${{ 'openai-chat': 'chat', anthropic: 'claude', 'openai-responses': 'responses' }[kind]}:echo-${kind}`]);
+      await cli(home, ['backends', 'add', 'gemini', '--type', 'gemini', '--base-url', upstream.url, '--api-key', geminiKey.value]);
+      for (const kind of UPSTREAM_KINDS) await cli(home, ['routes', 'set', SKU_OF[kind], `${BACKEND_OF[kind]}:echo-${kind}`, ...(SKU_OF[kind].startsWith('svc.intelligent-') ? [] : ['--new'])]);
       // Small bounds, so both the request store and the log file rotate during the session (and none is dropped).
       await cli(home, ['config', 'set', 'server.requestLogMaxBytes', '8192']);
 
@@ -156,7 +160,7 @@ describe('no key lands in a file the router writes', () => {
       expect(started).toContain('svc-router env');
       const callers = [local.value, bob.value, carol.value];
       // What a user may paste into a prompt, which --log-bodies logs and the upstream repeats.
-      const quoted = [bob.value, carol.value, chatKey.value, poolKeys[0]!.value, anthropicKey.value, gatewayKey.value, spareKey.value];
+      const quoted = [bob.value, carol.value, chatKey.value, poolKeys[0]!.value, anthropicKey.value, gatewayKey.value, spareKey.value, geminiKey.value];
       await traffic(running(home).url, callers, quoted, refused.map((key) => key.value));
       await cli(home, ['whoami', '--key', bob.value]);
       await cli(home, ['usage', '--json']);
@@ -166,7 +170,7 @@ describe('no key lands in a file the router writes', () => {
       await cli(home, ['connect', 'codex', '--write']);
       const claudeSettings = path.join(home, '.claude', 'settings.json');
 
-      const secrets = [local, bob, carol, chatKey, ...poolKeys, anthropicKey, gatewayKey, environmentKey, spareKey, ...refused];
+      const secrets = [local, bob, carol, chatKey, ...poolKeys, anthropicKey, gatewayKey, environmentKey, spareKey, geminiKey, ...refused];
       const otherThanConfig = () => filesUnder(home).filter((file) => path.basename(file) !== 'config.json' && file !== claudeSettings);
       // While it runs: serve.json and the live logs.
       expect(fs.existsSync(path.join(home, 'serve.json'))).toBe(true);

@@ -5,9 +5,8 @@ import { SETTING_KEYS } from '../../src/cli/commands/config.js';
 import { completionHint } from '../../src/cli/completion-hints.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { DEFAULT_SETTINGS, withDefaults } from '../../src/config/settings.js';
-import { isRoutableModelName } from '../../src/routing/resolve-route.js';
-import { skuTypoOf } from '../../src/routing/sku-typo.js';
-import { isAnthropicModelId, SKUS } from '../../src/routing/skus.js';
+import { isAnthropicModelId, isRoutableModelName, SKUS } from '../../src/core/model-names.js';
+import { skuTypoOf } from '../../src/core/sku-typo.js';
 import { PACKAGE_VERSION, ROOT } from './run-cli.js';
 import { commandsIn, FILLED, isPlaceholder, suggestionsIn, type Suggestion } from './suggested-commands.js';
 

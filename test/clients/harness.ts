@@ -5,14 +5,19 @@ import type { ScriptedTurn as OfflineTurn } from '../../src/backends/offline/scr
 import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
-import { addBackend, setRoute, SKU, startUpstream, UPSTREAM_KINDS, type UpstreamKind } from '../integration/support.js';
+import { addBackend, FORWARDING_KINDS, setRoute, SKU, startUpstream } from '../integration/support.js';
 import { RESULTS_DIR, type Cell, type Outcome, type RouteKind, type ResultsFile } from './results.js';
 
 export { SKU };
-export type { RouteKind, UpstreamKind };
-
-/** The three upstreams with fakes, then the built-in offline backend. */
-export const ROUTES: readonly RouteKind[] = [...UPSTREAM_KINDS, 'offline'];
+/**
+ * The routes of the compatibility matrix (docs/compatibility.md): the three upstreams a client
+ * library's own format may be forwarded to, then the built-in offline backend. Gemini has no column
+ * there yet; adding one is adding it here and to RouteKind, then `npm run docs:compat`.
+ */
+const MATRIX_KINDS = FORWARDING_KINDS;
+export type UpstreamKind = (typeof MATRIX_KINDS)[number];
+export type { RouteKind };
+export const ROUTES: readonly RouteKind[] = [...MATRIX_KINDS, 'offline'];
 
 /** One route made ready for one test: where the client points and what the upstream received. */
 export interface Served {
@@ -47,7 +52,7 @@ export function clientSuite(family: string, file: string) {
   beforeAll(async () => {
     router = await startRouter();
     await Promise.all(
-      UPSTREAM_KINDS.map(async (kind) => {
+      MATRIX_KINDS.map(async (kind) => {
         const fake = await startUpstream(kind, () => turns[Math.min(next++, turns.length - 1)]!);
         fakes.set(kind, fake);
         addBackend(router, `up-${kind}`, kind, fake.url);

@@ -3,12 +3,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedTurn as OfflineTurn } from '../../src/backends/offline/script.js';
-import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { parseSse } from '../helpers/sse-frames.js';
-import { addBackend, setRoute, SKU, startUpstream, UPSTREAM_KEY, UPSTREAM_KINDS, WEATHER_SCHEMA } from '../integration/support.js';
+import { addBackend, setRoute, SKU, startUpstream, UPSTREAM_KINDS, WEATHER_SCHEMA } from '../integration/support.js';
 import { document, eventProblems, responseProblems } from './open-responses-schema.js';
 
 /**
@@ -18,7 +17,7 @@ import { document, eventProblems, responseProblems } from './open-responses-sche
  * mid-answer.
  */
 
-const HTTP_KINDS = [...UPSTREAM_KINDS, 'gemini'] as const;
+const HTTP_KINDS = UPSTREAM_KINDS;
 type HttpKind = (typeof HTTP_KINDS)[number];
 const KINDS = [...HTTP_KINDS, 'offline'] as const;
 type Kind = (typeof KINDS)[number];
@@ -108,7 +107,7 @@ async function serve(kind: Kind, turn: ScriptedTurn): Promise<TestRouter> {
     setRoute(offline, SKU, ['offline']);
     return offline;
   }
-  const fake: FakeUpstream = kind === 'gemini' ? await startGeminiUpstream([turn], { apiKey: UPSTREAM_KEY }) : await startUpstream(kind, [turn]);
+  const fake: FakeUpstream = await startUpstream(kind, [turn]);
   closers.push(() => fake.close());
   const backend = addBackend(router, `up-${kind}`, kind, fake.url);
   setRoute(router, SKU, [`${backend}:model-for-${kind}`]);

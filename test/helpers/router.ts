@@ -7,7 +7,7 @@ import type { ScriptedTurn } from '../../src/backends/offline/script.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { initialise } from '../../src/cli/commands/init.js';
 import { keyRecord } from '../../src/cli/commands/keys.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 import { createApp, type App } from '../../src/handlers/app.js';
 import type { Policy } from '../../src/policies/policy.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';

@@ -17,7 +17,9 @@ import {
   metaOf,
   setRoute,
   SKU,
+  streamedUpstream,
   toolExchangeOf,
+  upstreamCallId,
   UPSTREAM_KINDS,
   WEATHER_SCHEMA,
   type UpstreamKind,
@@ -92,7 +94,7 @@ describe.each(UPSTREAM_KINDS)('chat client (openai SDK) over an %s backend', (ki
     expect(final.model).toBe(SKU);
     expect(final.choices[0]).toMatchObject({ message: { role: 'assistant', content: text }, finish_reason: 'stop' });
     expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]!.body.stream).toBe(true);
+    expect(streamedUpstream(fake.requests[0]!)).toBe(true);
   });
 
   it('streams chunks for `for await`: one role chunk, the text, the finish, usage and svc_meta', async () => {
@@ -155,7 +157,7 @@ describe.each(UPSTREAM_KINDS)('chat client (openai SDK) over an %s backend', (ki
     expect(fake.requests).toHaveLength(2);
     const replay = fake.requests[1]!.body;
     expectToolResultsUpstream(kind, replay, results);
-    expect(toolExchangeOf(kind, replay).calls).toEqual(calls);
+    expect(toolExchangeOf(kind, replay).calls).toEqual(calls.map((call) => ({ ...call, id: upstreamCallId(kind, call.id) })));
     // The tool is offered again, in the upstream's own shape.
     expect(JSON.stringify(replay.tools)).toContain('get_weather');
   });

@@ -12,7 +12,9 @@ import {
   metaOf,
   setRoute,
   SKU,
+  streamedUpstream,
   toolExchangeOf,
+  upstreamCallId,
   UPSTREAM_KINDS,
   WEATHER_SCHEMA,
   type UpstreamKind,
@@ -78,7 +80,7 @@ describe.each(UPSTREAM_KINDS)('messages client (@anthropic-ai/sdk) over an %s ba
     expect(deltas.join('')).toBe(text);
     expect(message).toMatchObject({ model: SKU, stop_reason: 'end_turn', content: [{ type: 'text', text }] });
     expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 6 });
-    expect(fake.requests[0]!.body.stream).toBe(true);
+    expect(streamedUpstream(fake.requests[0]!)).toBe(true);
   });
 
   it.each([false, true])('runs a two-turn loop with two parallel tool calls whose ids round-trip (streaming: %s)', async (streaming) => {
@@ -122,7 +124,7 @@ describe.each(UPSTREAM_KINDS)('messages client (@anthropic-ai/sdk) over an %s ba
     expect(fake.requests).toHaveLength(2);
     const replay = fake.requests[1]!.body;
     expectToolResultsUpstream(kind, replay, results);
-    expect(toolExchangeOf(kind, replay).calls).toEqual(calls);
+    expect(toolExchangeOf(kind, replay).calls).toEqual(calls.map((call) => ({ ...call, id: upstreamCallId(kind, call.id) })));
     expect(JSON.stringify(replay.tools)).toContain('get_weather');
   });
 

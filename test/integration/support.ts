@@ -1,8 +1,10 @@
 import { expect } from 'vitest';
+import { readToolCallId } from '../../src/backends/gemini/tool-call-id.js';
 import type { BackendType } from '../../src/config/settings.js';
 import type { SvcMeta } from '../../src/formats/client-format.js';
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
-import type { FakeServerOptions, FakeUpstream } from '../fakes/fake-server.js';
+import type { FakeServerOptions, FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
+import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startOpenAIResponsesUpstream } from '../fakes/openai-responses-upstream.js';
 import type { Script } from '../fakes/scripted-turn.js';
@@ -11,9 +13,15 @@ import type { TestRouter } from '../helpers/router.js';
 export { parseSse } from '../helpers/sse-frames.js';
 export { closedPortUrl } from '../helpers/unused-port.js';
 
-/** Every backend type that has a fake upstream. */
-export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly BackendType[];
+/**
+ * Every backend type, each with a fake upstream: the first three are forwarded to a client of their
+ * own format and translated for the others, Gemini is always translated.
+ */
+export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
+
+/** The kinds a client format's own upstream may be: a request to one of these is forwarded when the client speaks its format. */
+export const FORWARDING_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly UpstreamKind[];
 
 /** The key each fake demands; the router must present it. */
 export const UPSTREAM_KEY = 'sk-fake-upstream-0123';
@@ -30,8 +38,35 @@ export async function startUpstream(kind: UpstreamKind, script: Script, options:
       return startAnthropicUpstream(script, withKey);
     case 'openai-responses':
       return startOpenAIResponsesUpstream(script, withKey);
+    case 'gemini':
+      // Calls with Gemini's own ids, as newer API versions give them, so a round trip has an id to keep.
+      return startGeminiUpstream(script, { callIds: true, ...withKey });
   }
 }
+
+/**
+ * The id the upstream gave a call, as named by the id the client got for it: the same id, except
+ * over Gemini, whose calls get ids of the router's own that carry Gemini's (and its thought
+ * signature) between turns (src/backends/gemini/tool-call-id.ts).
+ */
+export const upstreamCallId = (kind: UpstreamKind | 'offline', clientId: string): string => (kind === 'gemini' ? (readToolCallId(clientId).upstreamId ?? clientId) : clientId);
+
+/** The names of the functions an upstream request offered, in that upstream's own shape. */
+export function toolNamesOf(kind: UpstreamKind, body: any): string[] {
+  if (kind === 'gemini') return (body.tools ?? []).flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name));
+  return (body.tools ?? []).map((tool: any) => tool.name ?? tool.function?.name);
+}
+
+/** The most output tokens an upstream request allowed, in that upstream's own field for it. */
+export const maxOutputTokensOf = (kind: UpstreamKind, body: any): number | undefined =>
+  kind === 'gemini' ? body.generationConfig?.maxOutputTokens : (body.max_output_tokens ?? body.max_tokens ?? body.max_completion_tokens);
+
+/** The model a request to an upstream named: in the body, or (Gemini) in the path. */
+export const upstreamModelOf = (request: RecordedRequest): string | undefined =>
+  typeof request.body?.model === 'string' ? request.body.model : /\/models\/([^/:]+):/.exec(request.path)?.[1];
+
+/** Whether a request to an upstream asked for a stream: `stream: true`, or (Gemini) the streaming method. */
+export const streamedUpstream = (request: RecordedRequest): boolean => request.body?.stream === true || request.path.includes(':streamGenerateContent');
 
 /** Registers a backend for a fake (or any URL) and returns its name. */
 export function addBackend(router: TestRouter, name: string, type: BackendType, baseUrl: string, apiKey = UPSTREAM_KEY): string {
@@ -139,6 +174,21 @@ export function toolExchangeOf(kind: UpstreamKind, body: any): ToolExchange {
         else if (item.type === 'function_call_output') exchange.results.push({ id: item.call_id, output: item.output });
       }
       break;
+    case 'gemini':
+      // A call and its result carry Gemini's id (when it gave one) and the function's name.
+      for (const content of body.contents) {
+        for (const part of content.parts) {
+          if (part.functionCall) {
+            expect(content.role).toBe('model');
+            exchange.calls.push({ id: part.functionCall.id, name: part.functionCall.name, args: part.functionCall.args });
+          } else if (part.functionResponse) {
+            expect(content.role).toBe('user');
+            const response = part.functionResponse.response;
+            exchange.results.push({ id: part.functionResponse.id, output: typeof response?.output === 'string' ? response.output : JSON.stringify(response) });
+          }
+        }
+      }
+      break;
   }
   return exchange;
 }
@@ -151,7 +201,7 @@ function textContent(content: unknown): string {
 
 /** The last user text an upstream request carried, whatever its format. */
 export function lastUserText(kind: UpstreamKind, body: any): string {
-  const list: any[] = kind === 'openai-responses' ? body.input : body.messages;
+  const list: any[] = kind === 'openai-responses' ? body.input : kind === 'gemini' ? body.contents.map((content: any) => ({ role: content.role, content: content.parts })) : body.messages;
   const user = [...list].reverse().find((message) => message.role === 'user');
   return textContent(typeof user?.content === 'string' ? user.content : (user?.content ?? []).map((part: any) => ({ type: 'text', text: part.text ?? '' })));
 }
@@ -167,6 +217,8 @@ export function systemTextOf(kind: UpstreamKind, body: any): string | undefined 
       return typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? textContent(body.system) : undefined;
     case 'openai-responses':
       return body.instructions;
+    case 'gemini':
+      return body.systemInstruction ? textContent(body.systemInstruction.parts.map((part: any) => ({ type: 'text', text: part.text ?? '' }))) : undefined;
   }
 }
 
@@ -177,8 +229,8 @@ export function systemTextOf(kind: UpstreamKind, body: any): string | undefined 
 export function expectOneBriefRequestUpstream(kind: UpstreamKind, fake: FakeUpstream, upstreamModel: string, clientKey: string): void {
   expect(fake.requests).toHaveLength(1);
   const sent = fake.requests[0]!;
-  expect(sent.body.model).toBe(upstreamModel);
-  expect(sent.body.stream ?? false).toBe(false);
+  expect(upstreamModelOf(sent)).toBe(upstreamModel);
+  expect(streamedUpstream(sent)).toBe(false);
   expect(systemTextOf(kind, sent.body)).toBe('Be brief.');
   expect(lastUserText(kind, sent.body)).toBe('Say hello');
   expect(JSON.stringify(sent.headers)).toContain(UPSTREAM_KEY);
@@ -208,6 +260,17 @@ export function expectToolResultsUpstream(kind: UpstreamKind, body: any, results
         expect.arrayContaining(results.map((result) => expect.objectContaining({ type: 'function_call_output', call_id: result.id, output: result.output }))),
       );
       break;
+    case 'gemini':
+      // Gemini matches a result to its call by the call's id: the one it gave, not the client's.
+      expect(body.contents).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            role: 'user',
+            parts: expect.arrayContaining(results.map((result) => ({ functionResponse: expect.objectContaining({ id: upstreamCallId(kind, result.id), response: { output: result.output } }) }))),
+          }),
+        ]),
+      );
+      break;
   }
-  expect(toolExchangeOf(kind, body).results).toEqual(results);
+  expect(toolExchangeOf(kind, body).results).toEqual(results.map((result) => ({ ...result, id: upstreamCallId(kind, result.id) })));
 }

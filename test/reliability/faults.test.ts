@@ -21,11 +21,12 @@ import {
   startEventStream,
   textFrame,
   startFaultUpstream,
+  UPSTREAM_KINDS,
   type ClientFormatName,
   type ErrorKindName,
   type FaultUpstream,
   type Served,
-  type StreamKind,
+  type UpstreamKind,
   type UpstreamCall,
 } from './support.js';
 
@@ -38,7 +39,7 @@ type Outcome =
 interface Fault {
   name: string;
   /** How the upstream misbehaves; `kind` is the backend type it is configured as. */
-  handle?: (call: UpstreamCall, kind: StreamKind) => void | Promise<void>;
+  handle?: (call: UpstreamCall, kind: UpstreamKind) => void | Promise<void>;
   /** Point the backend at a port where nothing listens instead. */
   refused?: true;
   timeouts?: BackendTimeouts;
@@ -93,7 +94,7 @@ function answerOk({ res, body }: UpstreamCall): void {
 }
 
 /** Writes the opening frames of a stream, then calls `then` once they reached the socket. */
-function openThen(call: UpstreamCall, kind: StreamKind, then: (res: ServerResponse) => void): void {
+function openThen(call: UpstreamCall, kind: UpstreamKind, then: (res: ServerResponse) => void): void {
   startEventStream(call.res);
   call.res.write(openingFrames(kind), () => then(call.res));
 }
@@ -247,7 +248,7 @@ const FAULTS: Fault[] = [
 
 /** The faults that happen after a stream started, also run against the other upstream kinds (Gemini's translated, the rest forwarded to their own format). */
 const MID_STREAM_FAULTS = FAULTS.filter((fault) => 'midStream' in fault.stream);
-const OTHER_KINDS: StreamKind[] = ['anthropic', 'openai-responses', 'gemini'];
+const OTHER_KINDS = UPSTREAM_KINDS.filter((kind) => kind !== 'openai-chat');
 
 /** Handle kinds counted before and after: listening servers and open sockets. */
 const before = new Map<string, number>();
@@ -285,14 +286,14 @@ it('notes the handles in use before the suite', () => {
 interface Case {
   id: number;
   fault: Fault;
-  kind: StreamKind;
+  kind: UpstreamKind;
   sku: string;
   served?: Served;
 }
 
 /** Every case gets its own SKU, backend and upstream model, so the cases can run concurrently. */
 const cases: Case[] = [];
-function caseOf(fault: Fault, kind: StreamKind): Case {
+function caseOf(fault: Fault, kind: UpstreamKind): Case {
   const id = cases.length;
   const entry: Case = { id, fault, kind, sku: `svc.fault-${id}` };
   cases.push(entry);

@@ -13,6 +13,7 @@ import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
 import {
   addRoutes,
+  asksForStream,
   bodyFor,
   callFormat,
   chatCompletionBody,
@@ -31,6 +32,7 @@ const SKUS: Record<UpstreamKind, string> = {
   'openai-chat': 'svc.intelligent-pro',
   anthropic: 'svc.intelligent-basic',
   'openai-responses': 'svc.intelligent-lite',
+  gemini: 'svc.outbox-gemini',
 };
 
 /** A complete non-streamed reply of each upstream kind. */
@@ -48,6 +50,13 @@ function replyBody(kind: UpstreamKind): Record<string, unknown> {
         model: 'upstream-model',
         output: [{ id: 'msg_fault', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello', annotations: [] }] }],
         usage: { input_tokens: 11, output_tokens: 5, total_tokens: 16 },
+      };
+    case 'gemini':
+      return {
+        candidates: [{ content: { role: 'model', parts: [{ text: 'Hello' }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 5, totalTokenCount: 16 },
+        modelVersion: 'upstream-model',
+        responseId: 'gemini-fault',
       };
   }
 }
@@ -93,8 +102,9 @@ describe('the Redis ledger writes a record to its outbox before the answer carry
       UPSTREAM_KINDS.map((kind) => ({ sku: SKUS[kind], backend: `fault-${kind}`, type: kind, baseUrl: upstream.url, upstreamModel: `model-${kind}` })),
     );
     for (const kind of UPSTREAM_KINDS) {
-      upstream.serve(`model-${kind}`, async ({ res, body }) => {
-        if (!body.stream) {
+      upstream.serve(`model-${kind}`, async (call) => {
+        const { res } = call;
+        if (!asksForStream(call)) {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify(replyBody(kind)));
           return;

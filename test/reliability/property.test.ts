@@ -387,9 +387,9 @@ describe('canonical conversations survive encode → decode', () => {
     fc.assert(
       fc.property(canonicalRequest, (request) => {
         const once = messagesFormat.decode(JSON.parse(JSON.stringify(encodeAnthropicRequest(request, MODEL, false))), { secret: 's' }).request;
-        delete once.passthrough;
+        delete once.forwardBody;
         const twice = messagesFormat.decode(JSON.parse(JSON.stringify(encodeAnthropicRequest(once, MODEL, false))), { secret: 's' }).request;
-        delete twice.passthrough;
+        delete twice.forwardBody;
         expect(twice).toEqual(once);
       }),
       { numRuns: 200 },

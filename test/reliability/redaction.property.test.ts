@@ -7,6 +7,7 @@ import { createRequestLog, type RequestLog } from '../../src/server/request-log.
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {
   addRoutes,
+  asksForStream,
   bodyFor,
   callFormat,
   CLIENT_FORMATS,
@@ -24,6 +25,8 @@ import {
  * An upstream may quote its own key in anything it says about an error. Whatever it says, and
  * however the client asks (chat, messages or responses; streamed or not; raw HTTP or an official
  * SDK), the key must not reach the client, nor either request log (default, or with bodies).
+ * Each upstream kind errs in its own shape: Gemini's is `{"error":{"code","message","status"}}`,
+ * also as an event mid-stream (its stream has no terminal event of its own).
  */
 
 const RUNS = 25;
@@ -46,7 +49,8 @@ interface Scenario {
 /** What the current run has the upstream say; each upstream kind is its own model. */
 const scenarios = new Map<UpstreamKind, Scenario>();
 
-function answer(kind: UpstreamKind, { res, body }: UpstreamCall): void {
+function answer(kind: UpstreamKind, call: UpstreamCall): void {
+  const { res } = call;
   const scenario = scenarios.get(kind)!;
   const { text } = scenario;
   const json = (status: number, payload: unknown) => {
@@ -57,7 +61,9 @@ function answer(kind: UpstreamKind, { res, body }: UpstreamCall): void {
   const errorPayload = () =>
     kind === 'anthropic'
       ? { type: 'error', error: { type: `${text.slice(0, 20)}_error`, message: text } }
-      : { error: { message: text, type: text, param: text, code: text } };
+      : kind === 'gemini'
+        ? { error: { code: scenario.status, message: text, status: text } }
+        : { error: { message: text, type: text, param: text, code: text } };
   switch (scenario.path) {
     case 'status-4xx':
     case 'status-5xx':
@@ -71,13 +77,14 @@ function answer(kind: UpstreamKind, { res, body }: UpstreamCall): void {
       else json(200, errorPayload());
       return;
     case 'mid-stream': {
-      if (!body?.stream) {
+      if (!asksForStream(call)) {
         json(500, errorPayload());
         return;
       }
       startEventStream(res);
       let frame: string;
       if (kind === 'openai-chat') frame = `data: ${JSON.stringify({ error: { message: text, type: text, code: text } })}\n\n`;
+      else if (kind === 'gemini') frame = `data: ${JSON.stringify(errorPayload())}\r\n\r\n`;
       else if (kind === 'anthropic') frame = `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: scenario.overloaded ? 'overloaded_error' : 'api_error', message: text } })}\n\n`;
       else if (scenario.bareError) frame = `event: error\ndata: ${JSON.stringify({ type: 'error', code: text, message: text, param: text })}\n\n`;
       else frame = `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', response: { id: 'resp_x', status: 'failed', error: { code: text, message: text } } })}\n\n`;

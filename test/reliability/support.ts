@@ -16,13 +16,12 @@ export { closedPortUrl } from '../helpers/unused-port.js';
 export const CLIENT_FORMATS = ['chat', 'messages', 'responses'] as const;
 export type ClientFormatName = (typeof CLIENT_FORMATS)[number];
 
-/** The upstream wire formats a backend may speak. */
-export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses'] as const satisfies readonly BackendType[];
+/**
+ * Every backend type, each an upstream wire format: the first three are forwarded to a client of
+ * their own format and translated for the others, Gemini is always translated.
+ */
+export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
-
-/** Every upstream kind that streams: the three above, which forward to a client of their own format, and Gemini, always translated. */
-export const STREAM_KINDS = [...UPSTREAM_KINDS, 'gemini'] as const satisfies readonly BackendType[];
-export type StreamKind = (typeof STREAM_KINDS)[number];
 
 /** A SKU left unrouted, so the built-in offline backend serves it: the "is the router still up" probe. */
 export const HEALTHY_SKU = 'svc.intelligent-lite';
@@ -202,7 +201,7 @@ const geminiChunk = (text: string, finish?: string, usage?: Record<string, numbe
 export const ANTHROPIC_OPENING_INPUT_TOKENS = 11;
 
 /** The first frames of a well-formed stream of each upstream kind: the stream has started and carries some text. */
-export function openingFrames(kind: StreamKind, text = 'Hello'): string {
+export function openingFrames(kind: UpstreamKind, text = 'Hello'): string {
   switch (kind) {
     case 'openai-chat':
       return chatChunk({ role: 'assistant', content: '' }) + chatChunk({ content: text });
@@ -226,7 +225,7 @@ export function openingFrames(kind: StreamKind, text = 'Hello'): string {
 }
 
 /** More text in the middle of a stream of each kind. */
-export function textFrame(kind: StreamKind, text: string): string {
+export function textFrame(kind: UpstreamKind, text: string): string {
   switch (kind) {
     case 'openai-chat':
       return chatChunk({ content: text });
@@ -245,7 +244,7 @@ export function textFrame(kind: StreamKind, text: string): string {
  * for Anthropic and Responses, an object without the `type` every event leads with). The words the
  * router's error uses for it are `message`.
  */
-export function brokenFrame(kind: StreamKind, how: 'not JSON' | 'not an event'): { frame: string; message: RegExp } {
+export function brokenFrame(kind: UpstreamKind, how: 'not JSON' | 'not an event'): { frame: string; message: RegExp } {
   if (how === 'not JSON') {
     const message = /not valid JSON/;
     switch (kind) {
@@ -272,7 +271,7 @@ export function brokenFrame(kind: StreamKind, how: 'not JSON' | 'not an event'):
 }
 
 /** The frames that end a well-formed stream of each kind. */
-export function closingFrames(kind: StreamKind, usage = { input: 11, output: 5 }): string {
+export function closingFrames(kind: UpstreamKind, usage = { input: 11, output: 5 }): string {
   switch (kind) {
     case 'openai-chat':
       return (
@@ -330,6 +329,9 @@ export interface UpstreamCall {
 }
 
 export type UpstreamHandler = (call: UpstreamCall) => void | Promise<void>;
+
+/** Whether the router asked for a stream: `stream: true` in the body, or Gemini's streaming method in the URL. */
+export const asksForStream = ({ body, req }: Pick<UpstreamCall, 'body' | 'req'>): boolean => body?.stream === true || (req.url ?? '').includes(':streamGenerateContent');
 
 export interface Served {
   /** Requests received for this model so far. */

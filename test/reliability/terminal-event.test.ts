@@ -17,13 +17,11 @@ import {
   parseSse,
   startEventStream,
   startFaultUpstream,
-  STREAM_KINDS,
   textFrame,
   UPSTREAM_KINDS,
   type ClientFormatName,
   type FaultUpstream,
   type Reply,
-  type StreamKind,
   type UpstreamKind,
 } from './support.js';
 
@@ -41,7 +39,7 @@ const USAGE = { input: ANTHROPIC_OPENING_INPUT_TOKENS, output: 7 };
 const BROKEN_USAGE = { input: 900, output: 900 };
 
 /** The extra frames some upstreams send after their terminal event, which the router must not wait for. */
-const AFTER_END: Record<StreamKind, string> = {
+const AFTER_END: Record<UpstreamKind, string> = {
   'openai-chat': ': keep-alive\n\n',
   anthropic: 'event: ping\ndata: {"type":"ping"}\n\n',
   'openai-responses': ': keep-alive\n\n',
@@ -51,7 +49,7 @@ const AFTER_END: Record<StreamKind, string> = {
 /** The two ways a frame can be no event: not valid JSON, or valid JSON its format has no event for. */
 const BROKEN = ['not JSON', 'not an event'] as const;
 type Broken = (typeof BROKEN)[number];
-const brokenSku = (kind: StreamKind, how: Broken, format: ClientFormatName) => `svc.broken-${kind}-${how.replaceAll(' ', '-')}-${format}`;
+const brokenSku = (kind: UpstreamKind, how: Broken, format: ClientFormatName) => `svc.broken-${kind}-${how.replaceAll(' ', '-')}-${format}`;
 /** Per broken route: resolves when the router hung up on its held stream. */
 const brokenHungUp = new Map<string, Promise<void>>();
 
@@ -64,7 +62,7 @@ beforeAll(async () => {
   [router, upstream] = await Promise.all([startRouter(), startFaultUpstream()]);
   addRoutes(
     router,
-    STREAM_KINDS.map((kind) => ({
+    UPSTREAM_KINDS.map((kind) => ({
       sku: `svc.held-${kind}`,
       backend: `held-${kind}`,
       type: kind,
@@ -79,7 +77,7 @@ beforeAll(async () => {
     startEventStream(call.res);
     call.res.write(openingFrames('openai-chat', 'Held open') + closingFrames('openai-chat', USAGE).replace('data: [DONE]\n\n', ''));
   });
-  const brokenRoutes = STREAM_KINDS.flatMap((kind) => BROKEN.flatMap((how) => CLIENT_FORMATS.map((format) => ({ kind, how, format, sku: brokenSku(kind, how, format) }))));
+  const brokenRoutes = UPSTREAM_KINDS.flatMap((kind) => BROKEN.flatMap((how) => CLIENT_FORMATS.map((format) => ({ kind, how, format, sku: brokenSku(kind, how, format) }))));
   addRoutes(
     router,
     brokenRoutes.map(({ kind, sku }) => ({ sku, backend: sku.slice(4), type: kind, baseUrl: upstream.url, upstreamModel: sku.slice(4), timeouts: { idleMs: 120_000, firstByteMs: 120_000 } })),
@@ -92,7 +90,7 @@ beforeAll(async () => {
       call.res.write(openingFrames(kind, 'Seen') + brokenFrame(kind, how).frame + textFrame(kind, ' after') + closingFrames(kind, BROKEN_USAGE) + AFTER_END[kind]);
     });
   }
-  for (const kind of STREAM_KINDS) {
+  for (const kind of UPSTREAM_KINDS) {
     hungUp.set(kind, []);
     upstream.serve(`held-${kind}`, (call) => {
       hungUp.get(kind)!.push(call.closed);
@@ -119,7 +117,7 @@ describe('a complete upstream stream whose connection stays open', () => {
     expect((await router.app.ledger.summary('alice')).totalTokens - before).toBe(USAGE.input + USAGE.output);
   });
 
-  for (const kind of STREAM_KINDS) {
+  for (const kind of UPSTREAM_KINDS) {
     for (const format of CLIENT_FORMATS) {
       it(`${kind} upstream → ${format} client: the stream ends with its terminal event and bills the usage`, { timeout: 20_000 }, async () => {
         const before = (await router.app.ledger.summary('alice')).totalTokens;
@@ -170,7 +168,8 @@ describe('a complete upstream stream whose response ends just after its terminal
     const server = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
-        const kind: UpstreamKind = req.url!.endsWith('/chat/completions') ? 'openai-chat' : req.url!.endsWith('/messages') ? 'anthropic' : 'openai-responses';
+        const url = req.url!;
+        const kind: UpstreamKind = url.endsWith('/chat/completions') ? 'openai-chat' : url.endsWith('/messages') ? 'anthropic' : url.includes(':streamGenerateContent') ? 'gemini' : 'openai-responses';
         startEventStream(res);
         // The terminal frame in one write, the end of the response in a separate packet a moment later
         // (as a real upstream's last chunk often is), well within the router's grace for it.
@@ -207,7 +206,7 @@ describe('a complete upstream stream whose response ends just after its terminal
 describe('an upstream stream with a frame that is no event, then more, its connection held open', () => {
   /** One call per route, made by whichever test needs it first. */
   const replies = new Map<string, Promise<{ answer: Reply; text: string; billed: number }>>();
-  const reply = (kind: StreamKind, how: Broken, format: ClientFormatName) => {
+  const reply = (kind: UpstreamKind, how: Broken, format: ClientFormatName) => {
     const sku = brokenSku(kind, how, format);
     let answer = replies.get(sku);
     if (!answer) {
@@ -223,7 +222,7 @@ describe('an upstream stream with a frame that is no event, then more, its conne
     return answer;
   };
 
-  for (const kind of STREAM_KINDS) {
+  for (const kind of UPSTREAM_KINDS) {
     for (const how of BROKEN) {
       it(`${kind} upstream, a frame ${how}: every client format gets its error event there, nothing after it, and the same bill for what it saw`, { timeout: 30_000 }, async () => {
         const bills: number[] = [];
@@ -251,7 +250,7 @@ describe('an upstream stream with a frame that is no event, then more, its conne
     for (const how of BROKEN) {
       it(`${format} client, a frame ${how}: the error event of a forwarded stream is the translated one's`, { timeout: 30_000 }, async () => {
         const ends = await Promise.all(
-          STREAM_KINDS.map(async (kind) => {
+          UPSTREAM_KINDS.map(async (kind) => {
             const last = parseSse((await reply(kind, how, format)).text).at(-1)!;
             return { kind, event: last.event, shape: shapeOf(JSON.parse(last.data)) };
           }),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyRecord } from '../../src/cli/commands/keys.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 import { dispatch } from '../../src/server/dispatch.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import {

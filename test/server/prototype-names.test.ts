@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConfigGet, runConfigSet } from '../../src/cli/commands/config.js';
 import { runRoutesSet } from '../../src/cli/commands/routes.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 import { startFakeServer } from '../fakes/fake-server.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startRouter, tempHome, type TestRouter } from '../helpers/router.js';

@@ -48,6 +48,7 @@ const fields: { [K in keyof Required<RequestLogEntry>]: fc.Arbitrary<RequestLogE
   outputTokens: fc.nat(),
   costNanoUsd: fc.nat({ max: 1e12 }),
   targets: fc.array(target, { maxLength: 3 }),
+  sessionMoved: text,
   notes,
   sessionMoved: text,
   stream: fc.boolean(),

@@ -8,7 +8,7 @@ import { keyRecord } from '../../src/cli/commands/keys.js';
 import type { RateLimitSettings } from '../../src/config/settings.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { createApp, type App } from '../../src/handlers/app.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackendProbe } from '../../src/backends/backend.js';
-import { BACKENDS } from '../../src/backends/registry.js';
+import { LOADERS } from '../../src/backends/registry.js';
+import { BACKEND_TYPES } from '../../src/core/backend-types.js';
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
@@ -34,8 +35,8 @@ async function list(probe: BackendProbe, baseUrl: string, key: string | undefine
 }
 
 describe('backend probes', () => {
-  it.each(BACKENDS.map((entry) => entry.type))('%s: its module names a probe, which lists every model with the right key', async (type) => {
-    const module = await BACKENDS.find((entry) => entry.type === type)!.load();
+  it.each(BACKEND_TYPES)('%s: its module names a probe, which lists every model with the right key', async (type) => {
+    const module = await LOADERS[type]();
     expect(module.probe, `${type} has no probe: doctor could not prove its key`).toBeDefined();
     const probe = module.probe!;
     const fake = await FAKES[type]!(MANY);
@@ -52,17 +53,17 @@ describe('backend probes', () => {
   });
 
   it('reads a partial page as incomplete, so a model missing from it is not reported missing', async () => {
-    const module = await BACKENDS.find((entry) => entry.type === 'anthropic')!.load();
+    const module = await LOADERS.anthropic();
     expect(module.probe!.readModels({ data: [{ id: 'claude-a' }], has_more: true })).toEqual({ ids: ['claude-a'], complete: false });
-    const gemini = (await BACKENDS.find((entry) => entry.type === 'gemini')!.load()).probe!;
+    const gemini = (await LOADERS.gemini()).probe!;
     expect(gemini.readModels({ models: [{ name: 'models/gemini-x' }], nextPageToken: 'abc' })).toEqual({ ids: ['gemini-x'], complete: false });
     expect(gemini.listedAs!('models/gemini-x')).toBe('gemini-x');
     // A body that is no list is not read as an empty one.
-    for (const entry of BACKENDS) expect((await entry.load()).probe!.readModels({ error: { message: 'no' } })).toBeUndefined();
+    for (const load of Object.values(LOADERS)) expect((await load()).probe!.readModels({ error: { message: 'no' } })).toBeUndefined();
   });
 
   it('gemini: a base URL with or without its API version lists the same models', async () => {
-    const probe = (await BACKENDS.find((entry) => entry.type === 'gemini')!.load()).probe!;
+    const probe = (await LOADERS.gemini()).probe!;
     const fake = await FAKES.gemini!(['gemini-2.5-flash']);
     closers.push(() => fake.close());
     for (const base of [fake.url.replace(/\/v1beta$/, ''), fake.url]) expect(probe.readModels((await list(probe, base, KEY)).body)?.ids).toEqual(['gemini-2.5-flash']);

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { BackendRegistry } from '../../src/backends/backend-registry.js';
-import { BACKEND_TYPES, BACKENDS, isBackendType } from '../../src/backends/registry.js';
+import { LOADERS } from '../../src/backends/registry.js';
+import { BACKEND_TYPES, isBackendType } from '../../src/core/backend-types.js';
 import { withDefaults, type BackendSettings } from '../../src/config/settings.js';
+import { UPSTREAM_KINDS as INTEGRATION_KINDS } from '../integration/support.js';
+import { UPSTREAM_KINDS as RELIABILITY_KINDS } from '../reliability/support.js';
 
 describe('backend registry', () => {
-  it('lists each type once, and BACKEND_TYPES follows it', () => {
-    expect(new Set(BACKEND_TYPES).size).toBe(BACKENDS.length);
-    expect(BACKEND_TYPES).toEqual(BACKENDS.map((backend) => backend.type));
+  it('lists each type once, with a loader for each and for no other', () => {
+    expect(new Set(BACKEND_TYPES).size).toBe(BACKEND_TYPES.length);
+    expect(Object.keys(LOADERS).sort()).toEqual([...BACKEND_TYPES].sort());
+  });
+
+  it('runs every type through the upstream matrices of the integration and reliability suites', () => {
+    // Each has a fake of the type's upstream; a new type is added to both lists with its fake.
+    expect([...INTEGRATION_KINDS].sort()).toEqual([...BACKEND_TYPES].sort());
+    expect([...RELIABILITY_KINDS].sort()).toEqual([...BACKEND_TYPES].sort());
   });
 
   it('knows a type only as its own entry', () => {
@@ -22,6 +31,21 @@ describe('backend registry', () => {
     const settings = withDefaults({ backends });
     for (const type of BACKEND_TYPES) expect((await registry.get(`b-${type}`, settings)).name).toBe(`b-${type}`);
     expect(() => registry.get('odd', settings)).toThrow(BACKEND_TYPES.join(', '));
+  });
+
+  it('gives a backend a client wire format only when it forwards that format: Gemini speaks none', async () => {
+    const registry = new BackendRegistry();
+    const backends: Record<string, BackendSettings> = {};
+    for (const type of BACKEND_TYPES) backends[type] = { type, baseUrl: 'http://127.0.0.1:9/v1' };
+    const settings = withDefaults({ backends });
+    const claimed: Record<string, string | undefined> = {};
+    for (const type of BACKEND_TYPES) {
+      const backend = await registry.get(type, settings);
+      // A wire format is what same-format forwarding matches on (src/handlers/forward/forward-chain.ts); one without a tap would claim a format it never forwards.
+      expect(backend.forward !== undefined, type).toBe(backend.wireFormat !== undefined);
+      claimed[type] = backend.wireFormat;
+    }
+    expect(claimed).toEqual({ 'openai-chat': 'chat', 'openai-responses': 'responses', anthropic: 'messages', gemini: undefined });
   });
 
   it('loads a type on its first use only, then hands the built backend out without a promise', async () => {

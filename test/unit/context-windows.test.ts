@@ -8,7 +8,7 @@ import { FORMATS } from '../../src/formats/registry.js';
 import { FALLBACK_CONTEXT_WINDOW } from '../../src/formats/responses/codex-models.js';
 import { contextWindowOf, familyWindow } from '../../src/routing/context-windows.js';
 import { resolveChain } from '../../src/routing/resolve-route.js';
-import { SKUS } from '../../src/routing/skus.js';
+import { SKUS } from '../../src/core/model-names.js';
 
 const PRO = 'svc.intelligent-pro';
 const BASIC = 'svc.intelligent-basic';

@@ -89,7 +89,7 @@ describe('rewriteRequestText', () => {
     rewriteRequestText(request, (text) => text.replaceAll(MARK, 'DONE'));
     // The client's own objects are as they came.
     expect(body).toEqual(original);
-    const forwarded = JSON.stringify(request.passthrough!.body);
+    const forwarded = JSON.stringify(request.forwardBody!.body);
     // What stays is only what must: the image's data, and the signed thinking block.
     const kept = forwarded.match(new RegExp(MARK, 'g'))?.length ?? 0;
     expect(kept).toBe({ chat: 1, messages: 2, responses: 0 }[name]);
@@ -102,13 +102,13 @@ describe('rewriteRequestText', () => {
     fc.assert(
       fc.property(fc.constantFrom(...(Object.keys(FORMATS) as Name[])), (name) => {
         const request = decode(name);
-        const { system, tools, messages, passthrough } = request;
-        const body = passthrough!.body;
+        const { system, tools, messages, forwardBody } = request;
+        const body = forwardBody!.body;
         rewriteRequestText(request, (text) => text);
         expect(request.system).toBe(system);
         expect(request.tools).toBe(tools);
         expect(request.messages).toBe(messages);
-        expect(request.passthrough!.body).toBe(body);
+        expect(request.forwardBody!.body).toBe(body);
       }),
     );
   });
@@ -117,7 +117,7 @@ describe('rewriteRequestText', () => {
     const body = JSON.parse(`{"model":"svc.intelligent-basic","messages":[{"role":"user","content":"${MARK}"}],"metadata":{"__proto__":"${MARK}"}}`);
     const request = chatFormat.decode(body, CONTEXT).request;
     rewriteRequestText(request, (text) => text.replaceAll(MARK, 'DONE'));
-    const metadata = request.passthrough!.body.metadata as Record<string, unknown>;
+    const metadata = request.forwardBody!.body.metadata as Record<string, unknown>;
     expect(Object.hasOwn(metadata, '__proto__')).toBe(true);
     expect(metadata['__proto__']).toBe('DONE');
     expect(Object.getPrototypeOf(metadata)).toBe(Object.prototype);

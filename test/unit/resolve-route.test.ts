@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { withDefaults } from '../../src/config/settings.js';
 import { FORMATS, type FormatName } from '../../src/formats/registry.js';
-import { globMatches, isRoutableModelName, resolveRoute as resolveOn } from '../../src/routing/resolve-route.js';
-import type { Target } from '../../src/routing/target.js';
+import { isRoutableModelName } from '../../src/core/model-names.js';
+import type { Target } from '../../src/core/target.js';
+import { globMatches } from '../../src/routing/model-pattern.js';
+import { resolveRoute as resolveOn } from '../../src/routing/resolve-route.js';
 import { expectInvalid, type InvalidCase } from './decoders/support.js';
 
 const SKU_LIST = 'svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite';

@@ -5,7 +5,7 @@ import type { StreamEvent } from '../../src/core/stream-events.js';
 import type { EncodeContext, SvcMeta } from '../../src/formats/client-format.js';
 import { decodeResponsesRequest, type ResponsesOptions } from '../../src/formats/responses/decode-request.js';
 import { encodeResponsesStream } from '../../src/formats/responses/encode-stream.js';
-import { untilTerminal } from '../../src/handlers/until-terminal.js';
+import { cutAtTerminal } from '../helpers/cut-at-terminal.js';
 import { unsealReasoning } from '../../src/formats/responses/seal-reasoning.js';
 
 const SECRET = 'test-secret';
@@ -47,7 +47,7 @@ async function encode(events: StreamEvent[], body: Record<string, unknown> = {})
   };
   let text = '';
   // As the pipeline hands it on: cut at the terminal event, the finish's usage recorded first.
-  for await (const chunk of encodeResponsesStream(untilTerminal(from(events), (event) => event.type === 'finish' && finished.push(event.usage)), context)) text += chunk;
+  for await (const chunk of encodeResponsesStream(cutAtTerminal(from(events), (event) => event.type === 'finish' && finished.push(event.usage)), context)) text += chunk;
   expect(text.endsWith('\n\n')).toBe(true);
   const parsed = text
     .slice(0, -2)

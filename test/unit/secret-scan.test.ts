@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findSecrets, secretIdentity } from '../../src/core/secret-scan.js';
-import { generateKey } from '../../src/identity/keys.js';
+import { generateKey } from '../../src/core/router-keys.js';
 
 /**
  * The secret scanner: every shape of credential it knows is found, by kind and exact position,

@@ -4,8 +4,8 @@ import type { CanonicalRequest } from '../../src/core/request.js';
 import { AGENT_SESSION_HEADERS, MAX_SESSION_ID_CHARS, sessionOf } from '../../src/routing/session-key.js';
 
 const request = (fields: Partial<CanonicalRequest> = {}): CanonicalRequest => ({ model: 'svc.intelligent-pro', system: [], messages: [], tools: [], ...fields });
-const chatBody = (body: Record<string, unknown>) => request({ passthrough: { format: 'chat', body } });
-const messagesWith = (userId: string) => request({ metadata: { user_id: userId }, passthrough: { format: 'messages', body: { metadata: { user_id: userId } } } });
+const chatBody = (body: Record<string, unknown>) => request({ forwardBody: { format: 'chat', body } });
+const messagesWith = (userId: string) => request({ metadata: { user_id: userId }, forwardBody: { format: 'messages', body: { metadata: { user_id: userId } } } });
 
 /** Each place a session is named, in the order read: a request naming it in several is keyed by the first. */
 const SOURCES = [
@@ -45,7 +45,7 @@ describe('what names a session', () => {
   });
 
   it('reads metadata.user_id only on Messages (on Chat and Responses `user` names an end user, not a session)', () => {
-    expect(sessionOf({}, request({ metadata: { user_id: 'u' }, passthrough: { format: 'chat', body: { user: 'u' } } }), 'alice', undefined)).toBeUndefined();
+    expect(sessionOf({}, request({ metadata: { user_id: 'u' }, forwardBody: { format: 'chat', body: { user: 'u' } } }), 'alice', undefined)).toBeUndefined();
   });
 
   it('routes a request naming no session, or one too long to be one, as before: no session', () => {

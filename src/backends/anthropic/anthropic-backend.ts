@@ -16,7 +16,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     // Accept the base URL with or without /v1.
     url: (base): string => `${base.replace(/\/v1$/, '')}/v1/messages`,
     headers: (key, request) => {
-      const beta = request.passthrough?.headers?.['anthropic-beta'];
+      const beta = request.forwardBody?.headers?.['anthropic-beta'];
       return { 'anthropic-version': ANTHROPIC_VERSION, ...(beta ? { 'anthropic-beta': beta } : {}), ...(key ? { 'x-api-key': key } : {}) };
     },
     encode: encodeAnthropicRequest,

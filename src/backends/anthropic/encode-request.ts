@@ -7,7 +7,7 @@ import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody,
 import { thinkingBudget } from './thinking-budget.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
-export const DEFAULT_MAX_TOKENS = 8192;
+const DEFAULT_MAX_TOKENS = 8192;
 
 type Block = AnthropicRequestBlock;
 type AnthropicMessage = AnthropicRequestMessage;
@@ -17,10 +17,10 @@ type AnthropicMessage = AnthropicRequestMessage;
  * the model renamed (keeping cache_control, betas' fields and anything else we do not model).
  */
 export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): AnthropicRequestBody {
-  if (request.passthrough?.format === 'messages') {
+  if (request.forwardBody?.format === 'messages') {
     setBackendWarnings(request, []);
     // The client's own Messages request (its format decoder checked it), forwarded whole.
-    return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as AnthropicRequestBody;
+    return { ...request.forwardBody.body, model: upstreamModel, stream } as unknown as AnthropicRequestBody;
   }
   const warnings = translatableOrRefuse(request);
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;

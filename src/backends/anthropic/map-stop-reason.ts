@@ -5,7 +5,7 @@ import type { ProviderMetadata } from '../../core/provider-metadata.js';
  * Anthropic's stop_reason in canonical terms (https://docs.anthropic.com/en/api/handling-stop-reasons):
  * `pause_turn` (a server tool loop paused) and `stop_sequence` end the turn like `end_turn`.
  */
-export function finishReasonFromAnthropic(reason: unknown): FinishReason {
+function finishReasonFromAnthropic(reason: unknown): FinishReason {
   switch (reason) {
     case 'max_tokens':
     case 'model_context_window_exceeded':

@@ -23,5 +23,5 @@ export function thinkingBudget(request: CanonicalRequest, maxTokens: number): nu
 }
 
 /** Anthropic takes back only thinking it signed, or redacted thinking it sealed. */
-export const isReplayable = (anthropic: Record<string, unknown> | undefined): boolean =>
+const isReplayable = (anthropic: Record<string, unknown> | undefined): boolean =>
   typeof anthropic?.signature === 'string' || typeof anthropic?.redactedData === 'string';

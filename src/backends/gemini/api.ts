@@ -203,7 +203,7 @@ export function readGeminiResponse(backend: string, raw: unknown): GeminiRespons
 }
 
 /** A Gemini error object (in a 200 body or a streamed chunk) as the RouterError the client sees. */
-export function geminiErrorOf(backend: string, raw: unknown): RouterError {
+function geminiErrorOf(backend: string, raw: unknown): RouterError {
   const error = (isObject(raw) ? raw : {}) as GeminiError;
   const said = typeof error.message === 'string' ? error.message : typeof raw === 'string' ? raw : (error.status ?? 'unknown error');
   const message = `Backend '${backend}' failed: ${upstreamText(said)}`;

@@ -48,7 +48,7 @@ export function decodeGeminiReply(backend: string, raw: unknown, request: Canoni
  * a signature going with the joined part; an empty text that only carries a signature (Gemini 3
  * ends an answer so) gives it to the part before it.
  */
-export function replyParts(parts: GeminiReplyPart[]): { content: ReplyPart[]; warnings: string[] } {
+function replyParts(parts: GeminiReplyPart[]): { content: ReplyPart[]; warnings: string[] } {
   const content: ReplyPart[] = [];
   const warnings: string[] = [];
   for (const part of parts) {

@@ -24,10 +24,8 @@ export function geminiUrl(baseUrl: string, model: string, stream: boolean): stri
 
 /** Google's Gemini API (or any server that speaks it); the key goes in `x-goog-api-key`. */
 export function createGeminiBackend(name: string, settings: BackendSettings): Backend {
+  // No wireFormat: Gemini speaks none of the client formats, so every reply is translated and dropped tools are reported.
   const http = createHttpBackend(name, settings, {
-    // The shared HTTP backend asks every upstream for a client format; Gemini's is none of them,
-    // so the backend below leaves it out: nothing is forwarded as is, and dropped tools are reported.
-    wireFormat: 'chat',
     url: geminiUrl,
     headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
     encode: encodeGeminiRequest,

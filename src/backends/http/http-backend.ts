@@ -44,7 +44,7 @@ export interface HttpBackendSpec {
 const MAX_REMEMBERED_URLS = 1_000;
 
 /** How long a finished stream's upstream may take to end its response before it is cut off. */
-export const END_GRACE_MS = 500;
+const END_GRACE_MS = 500;
 /** What a finished stream's upstream may still send (comments, pings) before it is cut off. */
 const END_GRACE_BYTES = 64 * 1024;
 

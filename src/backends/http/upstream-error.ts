@@ -36,7 +36,7 @@ export function upstreamError(backend: string, status: number, message: string |
 }
 
 /** Removes anything that looks like a credential from upstream text before a client sees it, then bounds it. */
-export function redact(text: string, secrets: string[]): string {
+function redact(text: string, secrets: string[]): string {
   return redactText(text, secrets, MAX_UPSTREAM_TEXT);
 }
 
@@ -88,7 +88,7 @@ export function parseRateLimitReset(headers: Record<string, string | string[] | 
 const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000_001 };
 
 /** A Go-style duration (`6m0s`, `1.5s`, `120ms`), or undefined when it is not one. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/g)];
   if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text.trim()) return undefined;
   return parts.reduce((sum, part) => sum + Number(part[1]) * DURATION_UNITS[part[2]!]!, 0);

@@ -20,7 +20,7 @@ export class FieldFault {
   ) {}
 }
 
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function object(value: unknown, path: string): Json {
   if (isObject(value)) return value;

@@ -18,10 +18,10 @@ const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
  */
 export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ChatRequestBody {
-  const same = request.passthrough?.format === 'chat';
+  const same = request.forwardBody?.format === 'chat';
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
   const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
-  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.passthrough!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
+  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   const warnings = same ? [] : translatableOrRefuse(request);
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
@@ -166,7 +166,7 @@ function encodeToolChoice(choice: ToolChoice): ChatRequestToolChoice {
 }
 
 /** `$schema` and similar meta keys (sent by some clients) are refused by several compatible servers. */
-export function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
+function stripSchemaMeta(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _schema, ...rest } = schema;
   return rest;
 }

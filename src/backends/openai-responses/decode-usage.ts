@@ -22,7 +22,7 @@ export function usageFromResponses(raw: unknown): Usage {
  * `incomplete` one says why in `incomplete_details.reason` (`max_output_tokens` or
  * `content_filter`): https://platform.openai.com/docs/api-reference/responses/object
  */
-export function finishReasonFromResponse(status: unknown, hasToolCalls: boolean, incompleteReason?: unknown): FinishReason {
+function finishReasonFromResponse(status: unknown, hasToolCalls: boolean, incompleteReason?: unknown): FinishReason {
   if (status === 'incomplete') return incompleteReason === 'content_filter' ? 'content-filter' : 'length';
   return hasToolCalls ? 'tool-calls' : 'stop';
 }

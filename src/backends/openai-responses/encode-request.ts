@@ -10,10 +10,10 @@ type Item = ResponsesRequestItem;
 
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
-  if (request.passthrough?.format === 'responses') {
+  if (request.forwardBody?.format === 'responses') {
     setBackendWarnings(request, []);
     // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
-    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
+    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.forwardBody.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
   const body: ResponsesRequestBody = {
     model: upstreamModel,

@@ -1,7 +1,6 @@
-import { BACKEND_TYPES, isBackendType } from '../../backends/registry.js';
+import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
-import { parseTarget } from '../../routing/target.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';

@@ -11,7 +11,7 @@ import { checkContextWindows } from '../doctor/context-windows.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
 import { checkClient } from '../doctor/client-checks.js';
 import { skip, type CheckResult } from '../doctor/result.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
+import { OFFLINE_BACKEND } from '../../core/target.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';

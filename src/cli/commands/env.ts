@@ -1,5 +1,5 @@
 import type { Settings } from '../../config/settings.js';
-import { keyHint } from '../../identity/keys.js';
+import { keyHint } from '../../core/router-keys.js';
 import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { notInitialisedError, usageError } from '../cli-error.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
@@ -27,10 +27,4 @@ export async function runEnv(options: { baseUrl?: string; key?: string }): Promi
   if (whitespaceIn(key)) throw usageError(`${options.key !== undefined ? 'the key given with --key' : `the stored key (localKey in ${config.path})`} holds whitespace (at an end, inside, or written out as \\n or %20); the router would refuse it (401). Fix the key; no trailing whitespace.`);
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   for (const line of envLines(origin, key, settings)) printLine(line);
-}
-
-/** An address clients can dial: a wildcard bind is reached on loopback, IPv6 goes in brackets. */
-export function hostForUrl(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }

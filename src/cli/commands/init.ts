@@ -3,7 +3,7 @@ import os from 'node:os';
 import { newSealingSecret } from '../../config/settings.js';
 import { ConfigStore } from '../../config/store.js';
 import { formatCount } from '../../core/format-numbers.js';
-import { generateKey } from '../../identity/keys.js';
+import { generateKey } from '../../core/router-keys.js';
 import { failedError } from '../cli-error.js';
 import { chalk, printJson, printLine, warn } from '../output.js';
 import { claudeSettingsPath, codexConfigPath } from './connect.js';

@@ -1,6 +1,6 @@
 import type { KeyRecord, RateLimitSettings } from '../../config/settings.js';
 import type { ConfigStore } from '../../config/store.js';
-import { generateKey, hashKey, keyHint } from '../../identity/keys.js';
+import { generateKey, hashKey, keyHint } from '../../core/router-keys.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { openLedger } from '../../usage/open-ledger.js';

@@ -1,7 +1,7 @@
 import type { ModelPrice } from '../../config/settings.js';
 import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
 import { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
-import { failedError, usageError } from '../cli-error.js';
+import { usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
 import { openConfig, requireStored } from '../config-in-force.js';

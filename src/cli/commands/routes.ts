@@ -1,10 +1,9 @@
 import { SECRETS_MODES, type SecretsMode, type Settings, type TaskConditions, type TaskRule } from '../../config/settings.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
-import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { isSkuName, OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
-import { skuTypoOf } from '../../routing/sku-typo.js';
-import { parseTarget } from '../../routing/target.js';
+import { isRoutableModelName, isSkuName, SKUS } from '../../core/model-names.js';
+import { skuTypoOf } from '../../core/sku-typo.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
-import { slugOfKey } from '../../identity/keys.js';
+import { slugOfKey } from '../../core/router-keys.js';
 import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
@@ -13,7 +13,7 @@ import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
 import { createRequestStore, fanOut } from '../../server/request-store.js';
-import { SKUS } from '../../routing/skus.js';
+import { SKUS } from '../../core/model-names.js';
 import { CliError, EXIT_FAILED, usageError } from '../cli-error.js';
 import { keepRunningWhenOutputCloses } from '../closed-output.js';
 import { isLoopbackHost } from '../loopback.js';
@@ -24,7 +24,8 @@ import { parsePort, parsePositiveInteger } from '../parse-options.js';
 import { claimServerState, displayUsageStore, findServer, removeServerState, type ServerState } from '../server-state.js';
 import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
-import { envLines, hostForUrl } from './env.js';
+import { envLines } from './env.js';
+import { hostForUrl } from '../router-origin.js';
 import { initialise } from './init.js';
 
 export interface ServeOptions {

@@ -17,7 +17,7 @@ export const renderCompletion = (shell: Shell, program: Command, data: Completio
 /** The completion data this program's scripts are generated with. */
 export async function completionData(): Promise<CompletionData> {
   const { SETTING_KEYS } = await import('../commands/config.js');
-  const { SKUS } = await import('../../routing/skus.js');
+  const { SKUS } = await import('../../core/model-names.js');
   const entries = Object.entries(SETTING_KEYS);
   return {
     skus: SKUS,

@@ -1,4 +1,4 @@
-import type { Argument, Command } from 'commander';
+import type { Command } from 'commander';
 import { completionHint, type CompletionHint } from '../completion-hints.js';
 import { HELP, VERSION, flagsOf, takesValue, groups, fixedWords, HEADER, type CompletionData } from './command-tree.js';
 

@@ -1,5 +1,6 @@
 import type { BackendModule, BackendProbe } from '../../backends/backend.js';
-import { isBackendType, LOADERS } from '../../backends/registry.js';
+import { LOADERS } from '../../backends/registry.js';
+import { isBackendType } from '../../core/backend-types.js';
 import type { BackendSettings, Settings } from '../../config/settings.js';
 import { redactText } from '../../core/redact.js';
 import type { ServerState } from '../server-state.js';
@@ -72,7 +73,7 @@ async function checkBackend(name: string, backend: BackendSettings, options: Bac
   const { host, port } = endpointOf(url);
   const where = `${backend.type} at ${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (!isBackendType(backend.type)) return broken(fail(id, `unknown type '${String(backend.type)}'`, `Re-add it with a known --type: svc-router backends add ${name} --type TYPE --base-url URL`));
-  const module = await LOADERS[backend.type]!();
+  const module = await LOADERS[backend.type]();
   if (!module.probe) return broken(await connectionOnly(id, name, backend, host, port, where, options.timeoutMs));
 
   const probe = module.probe;

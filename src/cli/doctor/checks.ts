@@ -4,9 +4,8 @@ import type { Settings } from '../../config/settings.js';
 import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
 import { providerKeyOf } from '../../identity/provider-keys.js';
 import { formatCount } from '../../core/format-numbers.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
-import { parseTarget } from '../../routing/target.js';
-import { hostForUrl } from '../commands/env.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
+import { hostForUrl } from '../router-origin.js';
 import type { DoctorClient } from './doctor-clients.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import type { BackendFinding } from './backend-checks.js';
@@ -54,7 +53,7 @@ export function checkBaseUrl(baseUrl: string, given: boolean, client?: DoctorCli
   return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${origin} (without /v1) for Anthropic-style clients.`);
 }
 
-export function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
+function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (probe.ok) return pass('reachable', `${where} accepts connections (${probe.ms} ms)`);
   const remedy =

@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
-import { isSkuName } from '../../routing/skus.js';
+import { isSkuName } from '../../core/model-names.js';
 import { FALLBACK_CONTEXT_WINDOW } from '../../formats/responses/codex-models.js';
 import { pass, warn, type CheckResult } from './result.js';
 

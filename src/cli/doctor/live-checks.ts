@@ -1,13 +1,12 @@
 import type { Settings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import type { CanonicalRequest } from '../../core/request.js';
-import { OFFLINE_BACKEND } from '../../routing/skus.js';
-import { parseTarget } from '../../routing/target.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import type { BackendFinding } from './backend-checks.js';
 import { fail, pass, skip, type CheckResult } from './result.js';
 
 /** Each distinct target a route (or a task rule) sends to: its text, and the model that goes upstream. */
-export function routedTargets(settings: Settings): Array<{ text: string; backend: string; model: string | undefined }> {
+function routedTargets(settings: Settings): Array<{ text: string; backend: string; model: string | undefined }> {
   const seen = new Map<string, { text: string; backend: string; model: string | undefined }>();
   for (const [route, targets] of Object.entries(settings.routes)) {
     const policy = Object.hasOwn(settings.routePolicies, route) ? settings.routePolicies[route] : undefined;

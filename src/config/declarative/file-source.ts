@@ -5,10 +5,9 @@
  */
 
 import path from 'node:path';
-import { hashKey } from '../../identity/keys.js';
+import { hashKey } from '../../core/router-keys.js';
 import { fileStamp, LastGoodFile, type FileReading } from '../../files/last-good-file.js';
 import type { Settings } from '../settings.js';
-import type { SettingsOverlay } from '../store.js';
 import { applyDeclarative } from './overlay.js';
 import { SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import { formatProblems } from './report.js';
@@ -23,7 +22,8 @@ export class DeclarativeFileError extends Error {
   }
 }
 
-export class DeclarativeFile implements SettingsOverlay {
+/** A SettingsOverlay (src/config/store.ts, which loads this module and checks the shape where it takes one). */
+export class DeclarativeFile {
   readonly path: string;
   private readonly file: LastGoodFile<DeclarativeConfig>;
   /** The stored backends routes may name when the file has none of its own, as of the last apply. */

@@ -4,7 +4,7 @@
  */
 
 import { CREDENTIAL_HEADER_NAME, redactText } from '../../core/redact.js';
-import { hashKey } from '../../identity/keys.js';
+import { hashKey } from '../../core/router-keys.js';
 import type { BackendSettings, Settings } from '../settings.js';
 import { CREDENTIAL_HEADERS, SETTINGS_PLACEMENT, type Placement } from './placement.js';
 import type { DeclarativeConfig } from './schema.js';

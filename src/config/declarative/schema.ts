@@ -8,19 +8,19 @@
  */
 
 import { z } from 'zod';
-import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { BACKEND_TYPES, type BackendType } from '../../core/backend-types.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
-import { SLUG_PATTERN } from '../../identity/keys.js';
+import { SLUG_PATTERN } from '../../core/router-keys.js';
 import { KEY_POOL_STRATEGIES, SECRETS_MODES, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 /** An environment variable's name, as POSIX shells accept it. */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Characters a routable model name may hold (routing/resolve-route.ts decides which names route). */
-export const MODEL_NAME = /^[\w.*:-]+$/;
+const MODEL_NAME = /^[\w.*:-]+$/;
 
 const envName = (what: string) => z.string().regex(ENV_NAME).meta({ description: `Name of the environment variable that holds ${what} (never the value itself).` });
 const milliseconds = (what: string) => z.int().positive().meta({ description: `${what}, in milliseconds.` });
@@ -36,9 +36,9 @@ const timeoutsSchema = z
   })
   .meta({ description: 'Limits on waiting for the upstream.' });
 
-export const backendSchema = z
+const backendSchema = z
   .strictObject({
-    type: z.enum(BACKEND_TYPES as [BackendType, ...BackendType[]]).meta({ description: 'The wire format the upstream speaks.' }),
+    type: z.enum(BACKEND_TYPES).meta({ description: 'The wire format the upstream speaks.' }),
     baseUrl: z.url({ protocol: /^https?$/ }).meta({ description: 'The upstream base URL, e.g. https://api.openai.com/v1.' }),
     apiKeyEnv: envName("the upstream's API key").optional(),
     headers: z

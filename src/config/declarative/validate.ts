@@ -5,11 +5,10 @@
 
 import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
-import { SLUG_PATTERN } from '../../identity/keys.js';
-import { isRoutableModelName } from '../../routing/resolve-route.js';
-import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
-import { skuTypoOf } from '../../routing/sku-typo.js';
-import { parseTarget } from '../../routing/target.js';
+import { SLUG_PATTERN } from '../../core/router-keys.js';
+import { isRoutableModelName, SKUS } from '../../core/model-names.js';
+import { skuTypoOf } from '../../core/sku-typo.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';

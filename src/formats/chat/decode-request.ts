@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../core/errors.js';
 import { inlineFile } from '../../core/file-data.js';
+import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import type { Decoded } from '../client-format.js';
 import {
@@ -64,7 +65,7 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   if (metadata || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
   if (kept.length) request.sameFormatOnly = kept;
 
-  request.passthrough = { format: 'chat', body: json };
+  keepForwardBody(request, { format: 'chat', body: json });
 
   const stream = optionalBoolean(json, 'stream') ?? false;
   const streamOptions = json.stream_options === undefined || json.stream_options === null ? {} : asObject(json.stream_options, 'stream_options');

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../core/errors.js';
+import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import { keepForSameFormat } from '../../core/same-format-only.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
@@ -56,7 +57,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
-  request.passthrough = { format: 'messages', body: json };
+  keepForwardBody(request, { format: 'messages', body: json });
   return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 

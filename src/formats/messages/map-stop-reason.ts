@@ -23,5 +23,3 @@ export function anthropicStop(reason: FinishReason, providerMetadata: ProviderMe
   if (stopSequence !== undefined && reason === 'stop') return { stop_reason: 'stop_sequence', stop_sequence: stopSequence };
   return { stop_reason: STOP_REASON[reason], stop_sequence: null };
 }
-
-export const anthropicStopReason = (reason: FinishReason): string => STOP_REASON[reason];

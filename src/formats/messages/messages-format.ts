@@ -1,5 +1,4 @@
-import { handleCountTokens } from '../../handlers/count-tokens.js';
-import { isAnthropicModelId } from '../../routing/skus.js';
+import { isAnthropicModelId } from '../../core/model-names.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { ClientFormat } from '../client-format.js';
 import { forwardedJsonReply } from '../shared/forwarded.js';
@@ -23,16 +22,19 @@ const isCalendarDate = (text: string): boolean => {
   return true;
 };
 
+/** Sent along to an Anthropic upstream: the betas a client turns on (https://docs.anthropic.com/en/api/beta-headers). */
+const FORWARD_HEADERS = ['anthropic-beta'];
+
 /** Anthropic Messages, with its token counting. */
 export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'messages' } = {
   name: 'messages',
   routes: [
     { method: 'POST', path: '/v1/messages' },
-    { method: 'POST', path: '/v1/messages/count_tokens', name: 'count_tokens', handle: handleCountTokens },
+    { method: 'POST', path: '/v1/messages/count_tokens', name: 'count_tokens', serves: 'count-tokens' },
   ],
   keySources: API_KEY_OR_BEARER,
   requiredHeaders: [{ name: 'anthropic-version', aliases: ['vendor-version'], expected: 'a date such as 2023-06-01', example: '2023-06-01', valid: isCalendarDate }],
-  passThroughHeaders: ['anthropic-beta'],
+  forwardHeaders: FORWARD_HEADERS,
   // Anthropic's SDK sends anthropic-version on every call, the models endpoints included.
   models: { claims: (headers) => headers['anthropic-version'] !== undefined, list: anthropicModelList, entry: anthropicModelEntry },
   modelIds: { matches: isAnthropicModelId, description: 'a claude-* model id' },

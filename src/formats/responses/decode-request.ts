@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../core/errors.js';
 import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
+import { keepForwardBody } from '../../core/forwarded.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
 import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
@@ -83,12 +84,12 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   const user = optionalString(json, 'user') ?? null;
   if (Object.keys(metadata).length || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
-  request.passthrough = {
+  keepForwardBody(request, {
     format: 'responses',
     // An upstream Responses API runs its own hosted tools, so those stay; previous_response_id
     // names a response the upstream never issued, and the replayed input carries the state anyway.
     body: { ...withoutKey(json, 'previous_response_id'), ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context) } : {}) },
-  };
+  });
   const previousResponseId = optionalString(json, 'previous_response_id');
   if (previousResponseId) {
     warn(request, `previous_response_id '${previousResponseId}' not used: svc-router stores no responses, so the model sees only the items in this request's input; send the whole conversation (store: false).`);

@@ -27,8 +27,6 @@ export function finishedReasoningItem(part: ReasoningPart, options: ResponsesOpt
   return reasoningItem(part.text, id, 'completed', sealed);
 }
 
-export type ToolCallItem = ReturnType<typeof toolCallItem>;
-
 /**
  * A canonical tool call as the client declared the tool: a function call (with its namespace
  * restored) or a custom tool call carrying the raw input.

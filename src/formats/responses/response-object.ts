@@ -16,7 +16,7 @@ export function responsesStatus(reason: FinishReason): { status: 'completed' | '
   return { status: 'completed' };
 }
 
-export function responsesUsage(usage: Usage) {
+function responsesUsage(usage: Usage) {
   return {
     input_tokens: usage.inputTokens,
     input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
@@ -35,7 +35,7 @@ export function responsesUsage(usage: Usage) {
  */
 function echoedSettings(context: EncodeContext<ResponsesOptions>) {
   const { request, options } = context;
-  const body: Record<string, unknown> = request.passthrough?.format === 'responses' ? request.passthrough.body : {};
+  const body: Record<string, unknown> = request.forwardBody?.format === 'responses' ? request.forwardBody.body : {};
   const number = (key: string, fallback: number) => (typeof body[key] === 'number' ? (body[key] as number) : fallback);
   const integer = (key: string) => (Number.isInteger(body[key]) ? (body[key] as number) : null);
   const string = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : null);

@@ -1,6 +1,6 @@
 import type { ClientFormat } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
-import { openaiModelEntry, openaiModelList } from '../openai-models.js';
+import { openaiModelEntry } from '../openai-models.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
 import { codexModelCatalog, isCodex } from './codex-models.js';
 import { decodeResponsesRequest, type ResponsesOptions } from './decode-request.js';

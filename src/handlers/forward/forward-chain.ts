@@ -3,7 +3,7 @@ import type { ForwardedFrame, ForwardedReply } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { ClientFormat, Decoded, FormatForwarder } from '../../formats/client-format.js';
-import type { Target } from '../../routing/target.js';
+import type { Target } from '../../core/target.js';
 import { startStream, tryInOrder, type Attempted, type StartedStream } from '../call-chain.js';
 import type { RequestContext } from '../context.js';
 
@@ -20,7 +20,7 @@ export interface StartedForward {
  */
 export function forwarderFor<Options>(format: ClientFormat<Options>, decoded: Decoded<Options>): FormatForwarder<Options> | undefined {
   const forwarder = format.forward;
-  return forwarder && decoded.request.passthrough?.format === format.name && forwarder.allows(decoded) ? forwarder : undefined;
+  return forwarder && decoded.request.forwardBody?.format === format.name && forwarder.allows(decoded) ? forwarder : undefined;
 }
 
 /** The backend's forwarding side when it speaks the client's format, else undefined (the call is translated). */
@@ -28,8 +28,8 @@ const forwardingOf = (backend: Backend, format: string | undefined): ForwardingB
   format !== undefined && backend.wireFormat === format ? backend.forward : undefined;
 
 /**
- * completeOnChain, with each same-format target forwarded: the chain may mix targets that forward
- * and targets that translate, and falls back across them alike.
+ * Calls the chain (tryInOrder) for a JSON reply, each same-format target forwarded: the chain may
+ * mix targets that forward and targets that translate, and falls back across them alike.
  */
 export function completeOrForward(
   context: RequestContext,
@@ -45,8 +45,9 @@ export function completeOrForward(
 }
 
 /**
- * streamOnChain, with each same-format target forwarded. A target has answered once its first
- * frames arrived and the first of them is not an error: before that, the next target is tried.
+ * Calls the chain (tryInOrder) for a stream, each same-format target forwarded. A target has
+ * answered once its first frames arrived and the first of them is not an error: before that, the
+ * next target is tried.
  */
 export function streamOrForward(
   context: RequestContext,

@@ -1,7 +1,7 @@
 import type { ServerSettings, Settings } from '../../config/settings.js';
 import type { App } from '../../handlers/app.js';
-import { OFFLINE_BACKEND, SKUS } from '../../routing/skus.js';
-import { parseTarget } from '../../routing/target.js';
+import { SKUS } from '../../core/model-names.js';
+import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
 import { sliceUsage, type UsageReport } from '../../usage/slice.js';
 import type { StoredRequest } from '../request-records.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeclarativeFile, DeclarativeFileError } from '../../../src/config/declarative/file-source.js';
 import { ConfigStore } from '../../../src/config/store.js';
-import { generateKey, hashKey } from '../../../src/identity/keys.js';
+import { generateKey, hashKey } from '../../../src/core/router-keys.js';
 
 /** The file in force under a ConfigStore, in one process: what each read sees as the file changes. */
 describe('a declarative file over config.json', () => {

@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { editDistance } from '../../../src/core/closest.js';
 import { validateText } from '../../../src/config/declarative/validate.js';
-import { isRoutableModelName } from '../../../src/routing/resolve-route.js';
-import { skuTypoOf } from '../../../src/routing/sku-typo.js';
-import { SKUS } from '../../../src/routing/skus.js';
+import { isRoutableModelName, SKUS } from '../../../src/core/model-names.js';
+import { skuTypoOf } from '../../../src/core/sku-typo.js';
 
 /**
  * A near miss of a built-in SKU (one or two edits, or a change of case) is a typo wherever a route

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BACKEND_TYPES } from '../../../src/backends/registry.js';
+import { BACKEND_TYPES } from '../../../src/core/backend-types.js';
 import { applyDeclarative, exportDeclarative } from '../../../src/config/declarative/overlay.js';
 import type { JsonPath } from '../../../src/config/declarative/parse.js';
 import { SETTINGS_PLACEMENT } from '../../../src/config/declarative/placement.js';
 import { validateText } from '../../../src/config/declarative/validate.js';
 import { DEFAULT_SETTINGS, withDefaults, type BackendSettings, type KeyRecord, type ModelPrice, type Settings } from '../../../src/config/settings.js';
-import { hashKey } from '../../../src/identity/keys.js';
+import { hashKey } from '../../../src/core/router-keys.js';
 import { CREDENTIAL_HEADER_NAME } from '../../../src/core/redact.js';
 import { expectNoKey } from '../../reliability/key-texts.js';
 

@@ -210,10 +210,10 @@ describe('decodeChatRequest: valid bodies', () => {
     expect({ stream: decoded.stream, includeUsage: decoded.options.includeUsage }).toEqual({ stream, includeUsage });
   });
 
-  it('keeps the client body itself as the chat passthrough, unknown fields included', () => {
+  it('keeps the client body itself as the chat forward body, unknown fields included', () => {
     const input = body({ seed: 7, logit_bias: { '42': 1 } });
-    expect(decodeChatRequest(input).request.passthrough).toEqual({ format: 'chat', body: input });
-    expect(decodeChatRequest(input).request.passthrough?.body).toBe(input);
+    expect(decodeChatRequest(input).request.forwardBody).toEqual({ format: 'chat', body: input });
+    expect(decodeChatRequest(input).request.forwardBody?.body).toBe(input);
   });
 });
 

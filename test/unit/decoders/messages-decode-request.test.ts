@@ -230,11 +230,11 @@ describe('decodeMessagesRequest: valid bodies', () => {
     expect(decodeMessagesRequest(input).stream).toBe(stream);
   });
 
-  it('keeps the client body itself as the messages passthrough, unknown fields included', () => {
+  it('keeps the client body itself as the messages forward body, unknown fields included', () => {
     const input = body({ top_k: 5, container: 'c1' });
     const { request } = decodeMessagesRequest(input);
-    expect(request.passthrough).toEqual({ format: 'messages', body: input });
-    expect(request.passthrough?.body).toBe(input);
+    expect(request.forwardBody).toEqual({ format: 'messages', body: input });
+    expect(request.forwardBody?.body).toBe(input);
   });
 });
 
@@ -366,7 +366,7 @@ describe('decodeMessagesRequest: every part is carried, kept for a same-format u
     (type) => {
       const request = decodeMessagesRequest(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done')))).request;
       expect(request.sameFormatOnly).toEqual([{ param: 'messages.1.content.0', message: `content blocks of type '${type}' ${ROUTES_ELSEWHERE}`, refuse: true }]);
-      expect(request.passthrough!.body).toEqual(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done'))));
+      expect(request.forwardBody!.body).toEqual(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done'))));
     },
   );
 

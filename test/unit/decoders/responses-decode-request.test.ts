@@ -350,8 +350,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
       items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
       items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
     ],
-  ])('passthrough: %s', (_label, input, forwarded) => {
-    expect(decode(input).request.passthrough).toEqual({ format: 'responses', body: forwarded });
+  ])('forwardBody: %s', (_label, input, forwarded) => {
+    expect(decode(input).request.forwardBody).toEqual({ format: 'responses', body: forwarded });
   });
 });
 
@@ -486,7 +486,7 @@ describe('decodeResponsesRequest: every part is carried, kept for a same-format 
     (type) => {
       const input = items(HI_ITEM, { type, id: 'x_1', status: 'completed' });
       expect(kept(input)).toEqual([{ param: 'input[1]', message: `a replayed '${type}' item ${ROUTES_ELSEWHERE}; leave it out or send what it holds as a message.`, refuse: true }]);
-      expect(decode(input).request.passthrough!.body.input).toEqual(input.input);
+      expect(decode(input).request.forwardBody!.body.input).toEqual(input.input);
     },
   );
 

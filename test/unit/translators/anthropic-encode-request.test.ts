@@ -184,9 +184,9 @@ describe('anthropic encodeAnthropicRequest', () => {
     expect(encode(userRequest(), false)).not.toHaveProperty('stream');
   });
 
-  it('forwards a messages passthrough body with the model renamed', () => {
+  it('forwards a messages forward body with the model renamed', () => {
     const body = { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }], context_management: { edits: [] } };
-    expect(encode(userRequest('hi', { passthrough: { format: 'messages', body } }), true)).toEqual({ ...body, model: 'claude-sonnet-4-5-20250929', stream: true });
+    expect(encode(userRequest('hi', { forwardBody: { format: 'messages', body } }), true)).toEqual({ ...body, model: 'claude-sonnet-4-5-20250929', stream: true });
   });
 
   describe('thinking', () => {

@@ -86,7 +86,7 @@ describe('sealed reasoning across versions', () => {
       },
       { secret: OLD_SECRET },
     );
-    const body = encodeAnthropicRequest({ ...decoded.request, passthrough: undefined } as CanonicalRequest, 'claude', false);
+    const body = encodeAnthropicRequest({ ...decoded.request, forwardBody: undefined } as CanonicalRequest, 'claude', false);
     expect((body.messages as Array<{ content: unknown[] }>)[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Adding the numbers.', signature: 'sig-old-1' });
   });
 

@@ -44,7 +44,7 @@ describe('what only a same-format upstream can take', () => {
 
   it('a same-format upstream gets the forwarded body and refuses nothing', () => {
     const body = { model: 'svc.test', input: [{ type: 'web_search_call', id: 'ws_1' }] };
-    const request = userRequest('hi', { passthrough: { format: 'responses', body }, sameFormatOnly: [{ param: 'input[0]', message: 'x', refuse: true }] });
+    const request = userRequest('hi', { forwardBody: { format: 'responses', body }, sameFormatOnly: [{ param: 'input[0]', message: 'x', refuse: true }] });
     expect(encodeResponsesRequest(request, 'gpt-4.1', false).input).toEqual(body.input);
     expect(request.backendWarnings).toBeUndefined();
   });

@@ -12,7 +12,7 @@ import { collect, collectUntilThrow, expectRouterError, fixtureFrames, flat, pie
  * (llama.cpp's: `event: error` with `{ code, message, type: "server_error" }` on Messages, a bare
  * `{ "error": { … } }` on Responses). Such a frame is the upstream's error: the translated stream
  * fails with its words, and the forwarding taps hand it to the backend's decoder instead of
- * relaying the server's raw (unredacted) frame.
+ * passing the server's raw (unredacted) frame on to the client.
  */
 
 const wire = (name: string) => `wire/llama-server/${name}`;

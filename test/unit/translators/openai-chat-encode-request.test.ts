@@ -130,7 +130,7 @@ describe('openai-chat encodeChatRequest', () => {
     });
   });
 
-  describe('passthrough of a chat body', () => {
+  describe('forwarding a chat body', () => {
     const clientBody = {
       model: 'svc.coder',
       messages: [{ role: 'user', content: 'Say hello', name: 'dev' }],
@@ -142,7 +142,7 @@ describe('openai-chat encodeChatRequest', () => {
       stream: true,
       stream_options: { include_usage: false, include_obfuscation: false },
     };
-    const request = () => userRequest('Say hello', { passthrough: { format: 'chat', body: structuredClone(clientBody) } });
+    const request = () => userRequest('Say hello', { forwardBody: { format: 'chat', body: structuredClone(clientBody) } });
 
     it('keeps unknown fields and renames the model, forcing usage on when streaming', () => {
       expect(encodeChatRequest(request(), 'gpt-4o-2024-08-06', true)).toEqual({
@@ -162,11 +162,11 @@ describe('openai-chat encodeChatRequest', () => {
       const original = request();
       encodeChatRequest(original, 'gpt-4o-2024-08-06', true);
       encodeChatRequest(original, 'gpt-4o-2024-08-06', false);
-      expect(original.passthrough?.body).toEqual(clientBody);
+      expect(original.forwardBody?.body).toEqual(clientBody);
     });
 
-    it('ignores a passthrough body of another format', () => {
-      const body = encodeChatRequest(userRequest('Say hello', { passthrough: { format: 'messages', body: { max_tokens: 10 } } }), 'gpt-4o', false);
+    it('ignores a forward body of another format', () => {
+      const body = encodeChatRequest(userRequest('Say hello', { forwardBody: { format: 'messages', body: { max_tokens: 10 } } }), 'gpt-4o', false);
       expect(body).toEqual({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Say hello' }] });
     });
   });

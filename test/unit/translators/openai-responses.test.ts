@@ -119,8 +119,8 @@ describe('openai-responses encodeResponsesRequest', () => {
     });
   });
 
-  it('forwards a responses passthrough body with the model renamed', () => {
+  it('forwards a responses forward body with the model renamed', () => {
     const body = { model: 'svc.coder', input: 'hi', previous_response_id: 'resp_1', prompt_cache_key: 'k' };
-    expect(encodeResponsesRequest(userRequest('hi', { passthrough: { format: 'responses', body } }), 'gpt-5', true)).toEqual({ ...body, model: 'gpt-5', stream: true });
+    expect(encodeResponsesRequest(userRequest('hi', { forwardBody: { format: 'responses', body } }), 'gpt-5', true)).toEqual({ ...body, model: 'gpt-5', stream: true });
   });
 });

@@ -5,7 +5,7 @@ import type { Usage } from '../../../src/core/reply.js';
 import type { CanonicalRequest } from '../../../src/core/request.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
 import type { EncodeContext, SvcMeta } from '../../../src/formats/client-format.js';
-import { untilTerminal } from '../../../src/handlers/until-terminal.js';
+import { cutAtTerminal } from '../../helpers/cut-at-terminal.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url);
 
@@ -110,7 +110,7 @@ export function encodeContext<Options>(options: Options, request: CanonicalReque
 
 /** Batches as the pipeline hands them to an encoder: cut at the first terminal event, the finish's usage recorded first. */
 export function finishing(batches: AsyncIterable<StreamEvent[]>, context: { finished: Usage[] }): AsyncIterable<StreamEvent[]> {
-  return untilTerminal(batches, (event) => event.type === 'finish' && context.finished.push(event.usage));
+  return cutAtTerminal(batches, (event) => event.type === 'finish' && context.finished.push(event.usage));
 }
 
 /** Replaces the random ids a client encoder mints, so its output can be compared byte for byte. */

@@ -1,5 +1,5 @@
-import { editDistance } from '../core/closest.js';
-import { isSkuName, SKUS } from './skus.js';
+import { editDistance } from './closest.js';
+import { isSkuName, SKUS } from './model-names.js';
 
 /** How far a name may be from a built-in SKU and still be taken for a typo of it. */
 const TYPO_EDITS = 2;

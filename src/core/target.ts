@@ -6,6 +6,9 @@ export interface Target {
   weight?: number;
 }
 
+/** The built-in backend that serves whatever has no configured route. */
+export const OFFLINE_BACKEND = 'offline';
+
 /** Parses `BACKEND[:UPSTREAM_MODEL]`; the model part may itself hold colons (`llama3:8b`). */
 export function parseTarget(text: string): Target {
   const colon = text.indexOf(':');

@@ -6,9 +6,10 @@ import { startRouter, type TestRouter } from '../helpers/router.js';
 import { addBackend, Fakes, parseSse, setRoute, SKU } from './support.js';
 
 /**
- * A Messages client over an Anthropic upstream gets back what the router has no canonical form
- * for, exactly: Claude Code's auto-mode verdicts (message_delta.delta.safeguard_results), every
- * other unread field of message_delta and of the reply, and server-tool blocks.
+ * A Messages client over an Anthropic upstream is forwarded the reply, so it gets back what the
+ * router has no canonical form for, exactly: Claude Code's auto-mode verdicts
+ * (message_delta.delta.safeguard_results), every other unread field of message_delta and of the
+ * reply, and server-tool blocks.
  */
 
 let router: TestRouter;
@@ -71,7 +72,7 @@ const UPSTREAM_EVENTS: Array<Record<string, unknown>> = [
 
 /** The same answer as one `message` body. */
 const UPSTREAM_MESSAGE = {
-  id: 'msg_01Relay',
+  id: 'msg_01Forward',
   type: 'message',
   role: 'assistant',
   model: 'claude-upstream',
@@ -91,7 +92,7 @@ const UPSTREAM_MESSAGE = {
 };
 
 /** A small Anthropic upstream answering every request with the answer above. */
-async function relayUpstream() {
+async function forwardingUpstream() {
   const fake = await startFakeServer(async (request, res) => {
     if (!request.path.endsWith('/messages')) return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } });
     if (!request.body?.stream) return sendJson(res, 200, UPSTREAM_MESSAGE);
@@ -103,7 +104,7 @@ async function relayUpstream() {
     sse.end();
   });
   closers.push(fake.close);
-  const backend = addBackend(router, 'up-anthropic-relay', 'anthropic', fake.origin);
+  const backend = addBackend(router, 'up-anthropic-forwarded', 'anthropic', fake.origin);
   setRoute(router, SKU, [`${backend}:claude-upstream`]);
   return fake;
 }
@@ -119,18 +120,18 @@ const REQUEST = {
 /** Events after message_start and ping: what must reach the client as the upstream sent it. */
 const afterStart = (events: unknown[]) => events.filter((event) => !['message_start', 'ping'].includes((event as { type: string }).type));
 
-describe('messages client over an anthropic upstream: relayed as sent', () => {
+describe('messages client over an anthropic upstream: forwarded as sent', () => {
   it('streams safeguard_results, unread message_delta fields, server-tool blocks and citations exactly (SDK raw events)', async () => {
-    const fake = await relayUpstream();
+    const fake = await forwardingUpstream();
     const stream = await client.messages.create({ ...REQUEST, stream: true } as Anthropic.MessageCreateParamsStreaming);
     const events: RawMessageStreamEvent[] = [];
     for await (const event of stream) events.push(event);
 
     expect(fake.requests[0]!.body.safeguards).toEqual(SAFEGUARDS);
-    const relayed = afterStart(events) as Array<Record<string, unknown>>;
+    const forwarded = afterStart(events) as Array<Record<string, unknown>>;
     // Every block event comes back as it was sent, in order (a text block's citations close it).
-    expect(relayed.filter((event) => event.type !== 'message_delta')).toEqual(UPSTREAM_EVENTS.filter((event) => event.type !== 'message_delta'));
-    const messageDelta = relayed.find((event) => event.type === 'message_delta')!;
+    expect(forwarded.filter((event) => event.type !== 'message_delta')).toEqual(UPSTREAM_EVENTS.filter((event) => event.type !== 'message_delta'));
+    const messageDelta = forwarded.find((event) => event.type === 'message_delta')!;
     expect(messageDelta.delta).toEqual(UPSTREAM_EVENTS.at(-2)!.delta);
     expect(messageDelta.context_management).toEqual(CONTEXT_MANAGEMENT);
     expect(messageDelta.svc_meta).toBeUndefined();
@@ -139,8 +140,8 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
     expect(start.message.container).toEqual(UPSTREAM_MESSAGE.container);
   });
 
-  it('writes the relayed JSON values byte for byte on the wire (raw SSE)', async () => {
-    await relayUpstream();
+  it('writes the forwarded JSON values byte for byte on the wire (raw SSE)', async () => {
+    await forwardingUpstream();
     const res = await fetch(`${router.origin}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': router.key, 'anthropic-version': '2023-06-01' },
@@ -158,13 +159,13 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
   });
 
   it('gives the SDK stream helper the whole message, server-tool blocks and citations included', async () => {
-    await relayUpstream();
+    await forwardingUpstream();
     const message = await client.messages.stream(REQUEST as Anthropic.MessageStreamParams).finalMessage();
     expect(message.content).toEqual(UPSTREAM_MESSAGE.content);
   });
 
   it('returns a non-streamed reply with its unread fields and server-tool blocks in place', async () => {
-    const fake = await relayUpstream();
+    const fake = await forwardingUpstream();
     const message = (await client.messages.create(REQUEST as Anthropic.MessageCreateParamsNonStreaming)) as unknown as Record<string, unknown>;
     expect(fake.requests[0]!.body.safeguards).toEqual(SAFEGUARDS);
     expect(message.content).toEqual(UPSTREAM_MESSAGE.content);
@@ -178,7 +179,7 @@ describe('messages client over an anthropic upstream: relayed as sent', () => {
 
 describe('another client format over an anthropic upstream', () => {
   it('leaves the server-tool blocks out and names them in svc_meta.warnings', async () => {
-    await relayUpstream();
+    await forwardingUpstream();
     const res = await fetch(`${router.origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${router.key}` },

@@ -10,13 +10,13 @@ export interface SeenSoFar {
 }
 
 /**
- * The forwarded stream as the client's forwarder is to see it, as relay() and untilTerminal() make
- * the translated one: each batch up to and including the first frame noted `end` or `error`, and
- * nothing after it. `onTerminal` is told of that note before its batch is handed on (so usage is
+ * The forwarded stream as the client's forwarder is to see it, as translatedStream() in
+ * completion.ts makes the translated one: each batch up to and including the first frame noted
+ * `end` or `error`, and nothing after it. `onTerminal` is told of that note before its batch is handed on (so usage is
  * recorded when svc_meta is written); a backend that throws becomes an error note; when the
  * client stops reading, the upstream is released at once and `onExit` bills what was seen.
  */
-export async function* relayForwarded(
+export async function* forwardedStream(
   started: StartedForward,
   seen: SeenSoFar,
   onTerminal: (note: FrameNote) => void,

@@ -1,5 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/**
+ * The router's own keys, `svc_<developer>_<secret>`: their shape, how one is made, and the hash the
+ * config stores in its place. identity/ checks a presented key with these; config validation and
+ * the CLI read the same shape.
+ */
+
 /** Developer slugs are lower-case words joined by hyphens, so a key's slug part never holds `_`. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 const KEY_PATTERN = /^svc_([a-z0-9-]+)_[A-Za-z0-9_-]{32,}$/;

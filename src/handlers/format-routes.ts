@@ -1,0 +1,15 @@
+import type { ClientFormat, FormatRoute } from '../formats/client-format.js';
+import type { ApiResponse } from './api.js';
+import { handleCompletion } from './completion.js';
+import type { RequestContext } from './context.js';
+import { handleCountTokens } from './count-tokens.js';
+
+/** The handler a format's route names (`serves`): formats sit below the handlers and name them only. */
+export function formatRouteHandler(format: ClientFormat, route: FormatRoute): (context: RequestContext) => Promise<ApiResponse> {
+  switch (route.serves ?? 'completion') {
+    case 'completion':
+      return (context) => handleCompletion(context, format);
+    case 'count-tokens':
+      return handleCountTokens;
+  }
+}
