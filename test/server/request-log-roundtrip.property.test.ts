@@ -50,7 +50,6 @@ const fields: { [K in keyof Required<RequestLogEntry>]: fc.Arbitrary<RequestLogE
   targets: fc.array(target, { maxLength: 3 }),
   sessionMoved: text,
   notes,
-  sessionMoved: text,
   stream: fc.boolean(),
   aborted: fc.constant(true),
   error: text,
