@@ -1,7 +1,6 @@
 import { RouterError } from '../../core/errors.js';
-import { walkJsonObject } from '../../core/json-check.js';
 import type { Usage } from '../../core/reply.js';
-import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
+import { notAnEvent, readEventFrame, type ForwardTap } from '../http/forward-tap.js';
 import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply, type AnthropicStreamEvent } from './api.js';
@@ -9,7 +8,6 @@ import { usageFromAnthropic } from './decode-usage.js';
 
 /** What the tap reads of an event: its `type`; after it, the string fields of a content_block_delta that are output. */
 const KEYS = ['type', 'text', 'thinking', 'partial_json'];
-const TYPE = 0;
 /** The events the tap parses: usage from message_start, completed by message_delta. */
 const PARSED = new Set(['message_start', 'message_delta']);
 
@@ -42,20 +40,7 @@ export const anthropicForwardTap: ForwardTap = {
           const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
           if (PARSED.has(event.type)) return usageNote(event);
         }
-        const { data } = frame;
-        let typeAt = -1;
-        let typeEnd = -1;
-        let outputChars = 0;
-        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
-          // The event's own type, not a block's or a delta's (JSON.parse keeps the last of duplicates).
-          if (key !== TYPE) {
-            if (stringEnd !== -1) outputChars += stringEnd - value - 2;
-          } else if (depth === 1) {
-            typeAt = value;
-            typeEnd = stringEnd;
-          }
-        });
-        const type = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        const { isObject, type, outputChars } = readEventFrame(frame.data, KEYS);
         if (type === undefined) {
           // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
           if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';

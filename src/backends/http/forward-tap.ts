@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
+import { walkJsonObject } from '../../core/json-check.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import { parseFrameJson, type SseFrame } from './sse-decoder.js';
 
@@ -37,6 +38,35 @@ export function stringValueAt(text: string, start: number, end: number): string 
   if (end === -1) return undefined;
   const raw = text.slice(start + 1, end - 1);
   return raw.indexOf('\\') === -1 ? raw : (JSON.parse(text.slice(start, end)) as string);
+}
+
+/** What one walk of an event frame finds: whether it is a JSON object, its own `type`, and the characters of its output strings. */
+export interface EventFrame {
+  isObject: boolean;
+  /** The event's own string `type` (a member of the top-level object), else undefined. */
+  type: string | undefined;
+  /** Characters of the string members named by `keys` after the first, at any depth: the output a delta carries. */
+  outputChars: number;
+}
+
+/**
+ * Walks an event frame once (core/json-check.ts): `keys[0]` names the event's type, the other keys
+ * the string members that hold output. The event's own type is the top-level one, not a block's,
+ * item's or part's, and the last of duplicates, as JSON.parse keeps it.
+ */
+export function readEventFrame(data: string, keys: readonly string[]): EventFrame {
+  let typeAt = -1;
+  let typeEnd = -1;
+  let outputChars = 0;
+  const isObject = walkJsonObject(data, keys, (key, value, stringEnd, depth) => {
+    if (key !== 0) {
+      if (stringEnd !== -1) outputChars += stringEnd - value - 2;
+    } else if (depth === 1) {
+      typeAt = value;
+      typeEnd = stringEnd;
+    }
+  });
+  return { isObject, type: isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined, outputChars };
 }
 
 /**

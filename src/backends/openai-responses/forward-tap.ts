@@ -1,6 +1,5 @@
 import { RouterError } from '../../core/errors.js';
-import { walkJsonObject } from '../../core/json-check.js';
-import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
+import { notAnEvent, readEventFrame, type ForwardTap } from '../http/forward-tap.js';
 import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readResponsesEvent, readResponsesReply } from './api.js';
@@ -22,7 +21,6 @@ const OUTPUT_DELTAS = new Set([
 
 /** What the tap reads of an event: its `type`, and the string `delta` of the output deltas. */
 const KEYS = ['type', 'delta'];
-const TYPE = 0;
 /** The events the tap parses: the stream's end, with the whole request's usage. */
 const PARSED = new Set(['response.completed', 'response.incomplete']);
 
@@ -65,26 +63,13 @@ export const responsesForwardTap: ForwardTap = {
           const raw = parseFrameJson(backend, frame);
           if (PARSED.has(readResponsesEvent(backend, raw).type)) return endNote(raw);
         }
-        const { data } = frame;
-        let typeAt = -1;
-        let typeEnd = -1;
-        let deltaChars = 0;
-        const isObject = walkJsonObject(data, KEYS, (key, value, stringEnd, depth) => {
-          // The event's own type, not an item's or a part's (JSON.parse keeps the last of duplicates).
-          if (key !== TYPE) {
-            if (stringEnd !== -1) deltaChars += stringEnd - value - 2;
-          } else if (depth === 1) {
-            typeAt = value;
-            typeEnd = stringEnd;
-          }
-        });
-        const name = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
+        const { isObject, type: name, outputChars } = readEventFrame(frame.data, KEYS);
         if (name === undefined) {
           // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
           if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
           throw notAnEvent(backend, frame, readResponsesEvent);
         }
-        if (OUTPUT_DELTAS.has(name)) return { outputChars: deltaChars };
+        if (OUTPUT_DELTAS.has(name)) return { outputChars };
         if (PARSED.has(name)) return endNote(parseFrameJson(backend, frame));
         // Every event of the grammar but `error` is `response.…`: an `event: error` frame in another shape is an error.
         if (name !== 'error' && !name.startsWith('response.')) {
