@@ -2,7 +2,8 @@ import { CREDENTIAL_HEADER_NAME } from '../core/redact.js';
 import type { Settings } from './settings.js';
 
 /**
- * Every secret the settings in force hold or point at: the CLI's own key, the sealing secret, each
+ * Every secret the settings in force hold or point at: the CLI's own key, the sealing secret, the
+ * notice webhook's URL, each
  * backend's key (stored, or the value of its environment variable), every pooled key, and the
  * values of headers named as credentials. Logs are scrubbed of them whether or not a request has
  * sent them yet. Worked out once per settings snapshot (a new one whenever the config changes).
@@ -22,6 +23,9 @@ function collect(settings: Settings): string[] {
   };
   add(settings.localKey);
   add(settings.secret);
+  // A webhook's URL may hold a token (a chat webhook's path does).
+  add(settings.notify?.webhook);
+  if (settings.notify?.webhookEnv !== undefined) add(process.env[settings.notify.webhookEnv]);
   for (const backend of Object.values(settings.backends)) {
     add(backend.apiKey);
     if (backend.apiKeyEnv !== undefined) add(process.env[backend.apiKeyEnv]);

@@ -142,6 +142,30 @@ export interface LimitSettings {
   outputReserveTokens: number;
   /** How long a reservation outlives a router that died before settling it. */
   reservationTtlMs: number;
+  /** A cap on each client session's use (src/policies/session-cap.ts); none until set. */
+  session?: SessionLimit;
+}
+
+/**
+ * What one client session (src/routing/session-key.ts) may use before its requests are refused;
+ * a limit left out is not enforced. A session idle for an hour starts again at nothing.
+ */
+export interface SessionLimit {
+  /** Input plus output tokens. */
+  tokens?: number;
+  /** US dollars, at the prices its usage is billed at. */
+  usd?: number;
+}
+
+/**
+ * Where the router says a key crossed 50, 80 or 100 % of its 30-day cap, besides the reply's own
+ * notices: one JSON POST per threshold per key per 30 days (src/usage/usage-webhook.ts).
+ */
+export interface NotifySettings {
+  /** The receiving URL. It may hold a token (a chat webhook's path does): never printed whole, and redacted from logs. */
+  webhook?: string;
+  /** Name of an environment variable that holds the URL, read when a notice is sent (the declarative file names it so). */
+  webhookEnv?: string;
 }
 
 /** How serve listens, and what it allows clients. */
@@ -218,6 +242,8 @@ export interface Settings {
   limits: LimitSettings;
   /** Off until set: `config set guardrails.secrets warn|mask|refuse`; a route may set its own. */
   guardrails: GuardrailSettings;
+  /** Off until a webhook is set: `config set notify.webhook URL`. */
+  notify: NotifySettings;
   usage: { store: string };
   /**
    * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
@@ -254,6 +280,7 @@ export const DEFAULT_SETTINGS: Settings = {
   },
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
   guardrails: { secrets: 'off' },
+  notify: {},
   usage: { store: 'file' },
   prices: {},
   // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
@@ -273,6 +300,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     routing: { ...stored.routing },
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
     guardrails: { ...DEFAULT_SETTINGS.guardrails, ...stored.guardrails },
+    notify: { ...stored.notify },
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },

@@ -11,6 +11,7 @@ import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
 import type { Ledger } from '../usage/ledger.js';
 import { openLedger } from '../usage/open-ledger.js';
+import { UsageWebhook, type UsageWebhookOptions } from '../usage/usage-webhook.js';
 
 /** Everything a handler needs, created once per process (server or in-process CLI call). */
 export interface App {
@@ -22,6 +23,8 @@ export interface App {
   keyPools: KeyPools;
   /** The per-request policies every completion passes, in order (src/policies/registry.ts). */
   policies: readonly Policy[];
+  /** Sends the usage notices `notify.webhook` asks for, off the request path. */
+  notices: UsageWebhook;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,8 @@ export interface AppOptions {
   report?: (message: string) => void;
   /** Replaces the registry's policies (tests that need a policy of their own). */
   policies?: readonly Policy[];
+  /** How the notice webhook retries, and where an undelivered notice is told (default: standard error). */
+  notify?: UsageWebhookOptions;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -47,7 +52,8 @@ export function createApp(options: AppOptions = {}): App {
   config.watch();
   const store = options.usageStore ?? config.read().usage.store;
   const ledger = openLedger(store, config.dir, options.report);
-  const shared = openSharedState(store);
+  const shared = openSharedState(store, config.dir, options.report);
+  const notices = new UsageWebhook(shared, options.notify);
   // Logs and upstream errors are scrubbed of every key the settings hold, sent yet or not.
   const forgetSecrets = addSecretSource(() => {
     try {
@@ -63,8 +69,11 @@ export function createApp(options: AppOptions = {}): App {
     shared,
     keyPools: new KeyPools(shared),
     policies: options.policies ?? POLICIES,
+    notices,
     close: async () => {
       config.unwatch();
+      // Before the shared state closes: a notice not yet claimed claims through it.
+      await notices.close();
       forgetSecrets();
       await Promise.all([ledger.close(), shared.close()]);
     },

@@ -10,6 +10,7 @@ import { FORMATS } from '../formats/registry.js';
 import type { Admissions } from '../policies/pipeline.js';
 import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
+import { sessionOf, type Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 import type { Attempted } from './call-chain.js';
@@ -37,6 +38,8 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
   readonly trace: RequestTrace | undefined;
   /** The upstream's latest usage and the output seen so far, to bill a stream cut short. */
   readonly seen: SeenSoFar = { usage: undefined, outputChars: 0 };
+  /** The key's usage in the window, once the usage cap has read it (PolicyInput). */
+  windowUsed: number | undefined;
   /** Set once the policies have admitted the request. */
   admitted!: Admissions;
   /** The target that answered. */
@@ -93,6 +96,25 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
   get shared(): PolicyInput['shared'] {
     return this.context.app.shared;
   }
+
+  get notices(): PolicyInput['notices'] {
+    return this.context.app.notices;
+  }
+
+  get targets(): PolicyInput['targets'] {
+    return this.chain.targets;
+  }
+
+  /** Worked out when a policy first asks (one that caps sessions), as the routing will. */
+  get session(): Session | undefined {
+    if (this.knownSession === null) {
+      const { context } = this;
+      this.knownSession = sessionOf(context.request.headers, this.request, context.identity.developer, context.settings.routing?.sessionHeader);
+    }
+    return this.knownSession;
+  }
+
+  private knownSession: Session | undefined | null = null;
 
   /** The forwarder when the reply may pass untranslated: the format allows it, and no policy reads the reply. */
   forwarder(): FormatForwarder<Options> | undefined {

@@ -40,7 +40,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   const targets = chain.targets;
   // What a request holds is checked here as for a completion (its bounds, the secrets guardrail):
   // a count's request reaches an upstream too. Nothing is billed, so every admission is released.
-  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route), trace);
+  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route, chain.targets), trace);
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
     return await count(context, decoded.request, model, targets);
@@ -50,7 +50,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
 }
 
 /** What the policies see of a count: the request, never streamed, routed as a completion to its model would be. */
-function countInput(context: RequestContext, request: CanonicalRequest, route: string | undefined): PolicyInput {
+function countInput(context: RequestContext, request: CanonicalRequest, route: string | undefined, targets: readonly Target[]): PolicyInput {
   return {
     request,
     stream: false,
@@ -58,9 +58,13 @@ function countInput(context: RequestContext, request: CanonicalRequest, route: s
     identity: context.identity,
     settings: context.settings,
     route,
+    targets,
+    // A count is neither answered nor billed: no session's spending is at stake.
+    session: undefined,
     estimatedTokens: estimateRequestTokens(request),
     ledger: context.app.ledger,
     shared: context.app.shared,
+    notices: context.app.notices,
   };
 }
 

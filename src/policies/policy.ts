@@ -4,8 +4,11 @@ import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { SvcMeta } from '../formats/client-format.js';
 import type { Identity } from '../identity/identity.js';
+import type { Session } from '../routing/session-key.js';
+import type { Target } from '../core/target.js';
 import type { SharedState } from '../shared-state/shared-state.js';
 import type { Ledger } from '../usage/ledger.js';
+import type { UsageWebhook } from '../usage/usage-webhook.js';
 
 /**
  * A per-request rule between the doors: after a request is decoded and routed, before any upstream
@@ -40,11 +43,23 @@ export interface PolicyInput {
   readonly settings: Settings;
   /** The configured route serving the request (its name in `settings.routes`), when one does. */
   readonly route: string | undefined;
+  /** The chain of targets that may serve it, in order (a task rule's, when one chose). */
+  readonly targets: readonly Target[];
+  /** The client session it belongs to (src/routing/session-key.ts), when it names one. */
+  readonly session: Session | undefined;
   /** The request's input, estimated (about four characters a token). */
   readonly estimatedTokens: number;
   readonly ledger: Ledger;
   /** Counters shared by every router on the same usage store. */
   readonly shared: SharedState;
+  /** Where usage notices go beyond the reply (`notify.webhook`), sent off the request path. */
+  readonly notices: UsageWebhook;
+  /**
+   * The key's tokens used in the 30-day window, as the usage cap's reservation found them: set by
+   * the usage cap when it admits, for the policies after it (the budget notices), so the window is
+   * read once per request.
+   */
+  windowUsed?: number;
 }
 
 /** A request let through, and what the policy still has to do for it. Every member is optional. */

@@ -25,6 +25,7 @@ export const usageCap: Policy = {
       ttlMs: settings.limits.reservationTtlMs,
     });
     if (!reservation.granted) throw capRefusal(reservation, estimatedTokens, identity.capTokens, identity.developer);
+    input.windowUsed = reservation.used;
     return new CapAdmission(input.ledger, identity, input.requestId, reservation.used);
   },
 };

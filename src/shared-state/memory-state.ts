@@ -1,12 +1,21 @@
+import { MemoryClaims, type OnceClaims } from './once-claims.js';
 import { SessionPins, type Pins } from './session-pins.js';
 import { FIT_EPSILON, windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
+import { SpendCounters } from './spend-counters.js';
+import type { Spend, SpendAsk, SpendVerdict } from './spend.js';
 
-/** One router's own state: exact within the process, shared with nobody. */
+/**
+ * One router's own state: exact within the process, shared with nobody; only its claims may be
+ * shared (files in the config home, for the routers on one machine sharing the file ledger).
+ */
 export class MemoryState implements SharedState {
   /** Window key → counts by fixed-window index (only the last two are kept). */
   private readonly windows = new Map<string, Map<number, number>>();
   private readonly resting = new Map<string, number>();
   readonly sessions = new SessionPins();
+  readonly spend = new SpendCounters();
+
+  constructor(private readonly claims: OnceClaims = new MemoryClaims()) {}
 
   async take(key: string, cost: number, limit: number, windowMs: number, now = Date.now()): Promise<WindowVerdict> {
     return this.takeNow(key, cost, limit, windowMs, now);
@@ -54,6 +63,22 @@ export class MemoryState implements SharedState {
 
   pinSession(session: string, field: string, choice: string, now = Date.now()): void {
     this.sessions.pin(session, field, choice, now);
+  }
+
+  async reserveSpend(scope: string, ask: SpendAsk, now = Date.now()): Promise<SpendVerdict> {
+    return this.spend.reserve(scope, ask, now);
+  }
+
+  settleSpend(scope: string, requestId: string, spent: Spend, now = Date.now()): void {
+    this.spend.settle(scope, requestId, spent, now);
+  }
+
+  releaseSpend(scope: string, requestId: string): void {
+    this.spend.release(scope, requestId);
+  }
+
+  claimOnce(name: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    return this.claims.claim(name, ttlMs, now);
   }
 
   async close(): Promise<void> {}

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { MemoryState } from './memory-state.js';
 import { SESSION_IDLE_MS, type Pins } from './session-pins.js';
 import { windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
+import type { Spend, SpendAsk, SpendCaps, SpendVerdict } from './spend.js';
 
 const PREFIX = 'svc-router';
 /** How long a decision waits for Redis before this router decides alone (a healthy Redis takes a millisecond). */
@@ -25,7 +26,51 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {1, previous, current}
 `;
 
-type Scripted = Redis & { takeWindow(...args: Array<string | number>): Promise<[number, number, number]> };
+/**
+ * spend.ts's decideSpend in one step for every router. KEYS: the scope's hash (fields `tokens` and
+ * `nano`: settled use; `h:<request id>`: "tokens nano lapse-ms" each request in flight holds).
+ * ARGV: now, request id, then per limit (tokens, nano) cap (-1 for none), minimum, wanted; then
+ * the hold's lapse time and the scope's idle ttl. Lapsed holds are dropped on the way. Returns
+ * { granted (0/1), refused-by (0 none, 1 tokens, 2 nano), used tokens, used nano, held tokens,
+ * held nano, took tokens, took nano }. Amounts are whole numbers, exact in Lua's doubles below 2^53.
+ */
+const RESERVE_SPEND = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local fields = redis.call('HGETALL', key)
+local used = {0, 0}
+local held = {0, 0}
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if name == 'tokens' then used[1] = tonumber(fields[i + 1])
+  elseif name == 'nano' then used[2] = tonumber(fields[i + 1])
+  elseif string.sub(name, 1, 2) == 'h:' then
+    local t, n, u = string.match(fields[i + 1], '^(%d+) (%d+) (%d+)$')
+    if t == nil or tonumber(u) <= now or name == 'h:' .. ARGV[2] then redis.call('HDEL', key, name)
+    else held[1] = held[1] + tonumber(t); held[2] = held[2] + tonumber(n) end
+  end
+end
+local took = {0, 0}
+for limit = 1, 2 do
+  local cap = tonumber(ARGV[3 * limit])
+  local minimum = tonumber(ARGV[3 * limit + 1])
+  local wanted = math.max(tonumber(ARGV[3 * limit + 2]), minimum)
+  if cap < 0 then took[limit] = wanted
+  else
+    local left = cap - used[limit] - held[limit]
+    if left <= 0 or minimum > left then return {0, limit, used[1], used[2], held[1], held[2], 0, 0} end
+    took[limit] = math.min(wanted, left)
+  end
+end
+redis.call('HSET', key, 'h:' .. ARGV[2], string.format('%.0f %.0f %s', took[1], took[2], ARGV[9]))
+redis.call('PEXPIRE', key, ARGV[10])
+return {1, 0, used[1], used[2], held[1], held[2], took[1], took[2]}
+`;
+
+type Scripted = Redis & {
+  takeWindow(...args: Array<string | number>): Promise<[number, number, number]>;
+  reserveSpend(...args: Array<string | number>): Promise<number[]>;
+};
 
 /**
  * Shared state in Redis, so every router sharing the usage store counts one window per key and
@@ -43,6 +88,7 @@ export class RedisState implements SharedState {
     const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     this.redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 200, 2_000) });
     this.redis.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE });
+    this.redis.defineCommand('reserveSpend', { numberOfKeys: 1, lua: RESERVE_SPEND });
     // The ledger says when Redis is away; this connection only falls back quietly.
     this.redis.on('error', () => undefined);
     this.firstReady = new Promise((resolve) => this.redis.once('ready', () => resolve()));
@@ -110,6 +156,54 @@ export class RedisState implements SharedState {
     this.redis.multi().hset(key, field, choice).pexpire(key, SESSION_IDLE_MS).exec().catch(() => undefined);
   }
 
+  /**
+   * Decided by Redis for every router at once; with Redis away, by this router alone from what it
+   * counted itself (settlements are counted here too), so the cap then holds per router.
+   */
+  async reserveSpend(scope: string, ask: SpendAsk, now = Date.now()): Promise<SpendVerdict> {
+    const limits = (limit: keyof SpendCaps & keyof Spend) => [ask.caps[limit] ?? -1, Math.round(ask.minimum[limit]), Math.round(ask.wanted[limit])];
+    const answer = await this.ask(() =>
+      (this.redis as Scripted).reserveSpend(spendKey(scope), now, ask.requestId, ...limits('tokens'), ...limits('nanoUsd'), now + ask.holdTtlMs, Math.max(SESSION_IDLE_MS, ask.holdTtlMs)),
+    );
+    if (!answer) return this.local.reserveSpend(scope, ask, now);
+    const [granted, refusedBy, usedTokens, usedNano, heldTokens, heldNano, tookTokens, tookNano] = answer.map(Number) as [number, number, number, number, number, number, number, number];
+    return {
+      granted: granted === 1,
+      ...(refusedBy === 1 ? { refusedBy: 'tokens' as const } : refusedBy === 2 ? { refusedBy: 'nanoUsd' as const } : {}),
+      used: { tokens: usedTokens, nanoUsd: usedNano },
+      held: { tokens: heldTokens, nanoUsd: heldNano },
+      took: { tokens: tookTokens, nanoUsd: tookNano },
+    };
+  }
+
+  settleSpend(scope: string, requestId: string, spent: Spend, now = Date.now()): void {
+    this.local.settleSpend(scope, requestId, spent, now);
+    if (this.redis.status !== 'ready') return;
+    const key = spendKey(scope);
+    // Commands on one connection run in order: the next reservation this router sends sees this settlement.
+    this.redis
+      .multi()
+      .hdel(key, `h:${requestId}`)
+      .hincrby(key, 'tokens', Math.round(spent.tokens))
+      .hincrby(key, 'nano', Math.round(spent.nanoUsd))
+      .pexpire(key, SESSION_IDLE_MS)
+      .exec()
+      .catch(() => undefined);
+  }
+
+  releaseSpend(scope: string, requestId: string): void {
+    this.local.releaseSpend(scope, requestId);
+    if (this.redis.status !== 'ready') return;
+    this.redis.hdel(spendKey(scope), `h:${requestId}`).catch(() => undefined);
+  }
+
+  /** SET NX with the period as its lifetime: exactly one router's SET succeeds. With Redis away, this router decides alone. */
+  async claimOnce(name: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    const answer = await this.ask(() => this.redis.set(claimKey(name), String(now), 'PX', ttlMs, 'NX'));
+    if (answer === undefined) return this.local.claimOnce(name, ttlMs, now);
+    return answer === 'OK';
+  }
+
   /** Sessions asked about in the background right now (one question each at a time). */
   private readonly rechecking = new Set<string>();
 
@@ -153,3 +247,5 @@ export class RedisState implements SharedState {
 const windowKey = (key: string, index: number): string => `${PREFIX}:window:${key}:${index}`;
 const restKey = (key: string): string => `${PREFIX}:resting:${key}`;
 const sessionKey = (session: string): string => `${PREFIX}:session:${session}`;
+const spendKey = (scope: string): string => `${PREFIX}:spend:${scope}`;
+const claimKey = (name: string): string => `${PREFIX}:once:${name}`;

@@ -19,7 +19,7 @@ export interface KnownSession {
 }
 
 /** Sessions kept at once, by default: past it, the one unused longest leaves. */
-const SESSION_CAPACITY = 50_000;
+export const SESSION_CAPACITY = 50_000;
 /** A session unused this long is forgotten (an agent's session idle for an hour has lost its upstream cache anyway). */
 export const SESSION_IDLE_MS = 3_600_000;
 

@@ -1,8 +1,10 @@
 import type { Pins } from './session-pins.js';
+import type { Spend, SpendAsk, SpendVerdict } from './spend.js';
 
 /**
  * State several routers must agree on beyond usage: sliding-window counters (rate limits),
- * cooldowns (pooled upstream keys) and where each client session is pinned. In memory for one
+ * cooldowns (pooled upstream keys), where each client session is pinned, what each session has
+ * spent (the session cap) and which notices were sent. In memory for one
  * router; through Redis when the usage store is Redis, so every router behind a load balancer
  * counts and rests the same keys and sends a session to the same target.
  */
@@ -26,6 +28,21 @@ export interface SharedState {
   sessionPins(session: string, now?: number): Promise<Pins | undefined>;
   /** Pins a session's choice for one field, here at once and, through Redis, for every router. */
   pinSession(session: string, field: string, choice: string, now?: number): void;
+  /**
+   * Holds part of a scope's caps (a session's hash) for a request in flight, if its minimum fits
+   * beside what the scope used and what its other requests hold, in one atomic step across routers.
+   * A scope unused for an hour starts again at nothing.
+   */
+  reserveSpend(scope: string, ask: SpendAsk, now?: number): Promise<SpendVerdict>;
+  /** Counts what a request of the scope used, and lets go of its hold, in one step. */
+  settleSpend(scope: string, requestId: string, spent: Spend, now?: number): void;
+  /** Lets go of a hold no usage will settle (the request failed, or a later policy refused it). */
+  releaseSpend(scope: string, requestId: string): void;
+  /**
+   * True for exactly one caller per name within any `ttlMs`, across the routers that share this
+   * state (through Redis; on one machine, through files in the config home): who sends a notice.
+   */
+  claimOnce(name: string, ttlMs: number, now?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

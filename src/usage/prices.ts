@@ -7,7 +7,7 @@ const FREE: ModelPrice = Object.freeze({ input: 0, output: 0, cacheRead: 0, cach
 
 /** Nano-dollars per (dollar per million tokens): costs are summed as whole nano-dollars, so totals are exact. */
 const NANO_PER_PRICE_UNIT = 1_000;
-const NANO_PER_USD = 1_000_000_000;
+export const NANO_PER_USD = 1_000_000_000;
 
 /**
  * The price of one upstream model: the config's `prices["BACKEND:MODEL"]`, else `prices[MODEL]`,

@@ -7,9 +7,9 @@ import { initialise } from '../../src/cli/commands/init.js';
 import { keyRecord } from '../../src/cli/commands/keys.js';
 import type { RateLimitSettings } from '../../src/config/settings.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { createApp, type App } from '../../src/handlers/app.js';
+import { createApp, type App, type AppOptions } from '../../src/handlers/app.js';
 import { generateKey } from '../../src/core/router-keys.js';
-import { createHttpServer } from '../../src/server/http-server.js';
+import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 import { tempHome } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
 import { redisAvailable, startRedis, type RedisServer } from '../reliability/redis-process.js';
@@ -33,13 +33,13 @@ export interface RouterGroup {
 }
 
 /** `count` routers on real sockets, each with its own app (its own ledger handle and Redis connections). */
-export async function startRouters(count: number, usageStore: string): Promise<RouterGroup> {
+export async function startRouters(count: number, usageStore: string, options: { app?: Omit<AppOptions, 'config' | 'usageStore'>; http?: HttpServerOptions } = {}): Promise<RouterGroup> {
   const home = tempHome();
   const config = new ConfigStore(home);
   initialise(config, { developer: 'alice', org: 'acme', tier: 'pro' });
   const start = async (): Promise<RouterInstance> => {
-    const app = createApp({ config, usageStore });
-    const server: http.Server = createHttpServer(app);
+    const app = createApp({ ...options.app, config, usageStore });
+    const server: http.Server = createHttpServer(app, options.http);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     return {

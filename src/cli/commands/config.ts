@@ -6,6 +6,7 @@ import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
+import { shownWebhook } from '../../usage/usage-webhook.js';
 import { printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
 import { openConfig } from '../config-in-force.js';
@@ -129,6 +130,26 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     get: (s) => s.limits.reservationTtlMs,
     set: (s, v) => void (s.limits.reservationTtlMs = parseDuration(v, 'limits.reservationTtlMs')),
   },
+  'limits.session.tokens': {
+    describe: "input plus output tokens one client session may use; its requests past it get a 429 ('' for no cap)",
+    get: (s) => s.limits.session?.tokens ?? '',
+    set: (s, v) => setSessionLimit(s, 'tokens', v === '' ? undefined : parsePositiveInteger(v, 'limits.session.tokens')),
+  },
+  'limits.session.usd': {
+    describe: "US dollars one client session may spend, at the prices its usage is billed at ('' for no cap)",
+    get: (s) => s.limits.session?.usd ?? '',
+    set: (s, v) => setSessionLimit(s, 'usd', v === '' ? undefined : parsePositiveAmount(v, 'limits.session.usd')),
+  },
+  'notify.webhook': {
+    describe: "URL sent one JSON POST when a key crosses 50, 80 and 100 % of its 30-day cap, once each per 30 days ('' for none; shown without its path)",
+    get: (s) => (s.notify.webhook ? shownWebhook(s.notify.webhook) : ''),
+    set: (s, v) => {
+      if (v === '') return void delete s.notify.webhook;
+      // Checked, but never echoed: the URL may hold a token.
+      if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) throw usageError('notify.webhook: expected an http:// or https:// URL');
+      s.notify.webhook = v;
+    },
+  },
   'guardrails.secrets': {
     describe: "credentials in a request's text: off, warn (named in x-svc-warning), mask (placeholders upstream) or refuse (400); a route may set its own (routes guard)",
     values: SECRETS_MODES,
@@ -188,6 +209,22 @@ function listKey(field: 'hosts' | 'cors', describe: string, normalise: (entry: s
       ];
     },
   };
+}
+
+/** Sets or clears one limit of the session cap; a cap with no limit left is no cap. */
+function setSessionLimit(s: Settings, limit: 'tokens' | 'usd', value: number | undefined): void {
+  const session = { ...s.limits.session };
+  if (value === undefined) delete session[limit];
+  else session[limit] = value;
+  if (Object.keys(session).length) s.limits.session = session;
+  else delete s.limits.session;
+}
+
+/** A positive amount, fractions allowed (dollars). */
+function parsePositiveAmount(value: string, name: string): number {
+  const amount = /^\d+(?:\.\d+)?$|^\.\d+$/.test(value) ? Number(value) : NaN;
+  if (!(amount > 0) || !Number.isFinite(amount)) throw usageError(`${name} must be a positive amount such as 5 or 0.50, got '${value}'`);
+  return amount;
 }
 
 /** Milliseconds, at most a day (timers cannot wait much longer). */

@@ -75,8 +75,19 @@ export function exportDeclarative(settings: Settings, options: ExportOptions = {
   }
   config.backends = backends;
   if (!options.withKeys) delete config.keys;
+  config.notify = exportNotify(settings.notify, notes);
   return { config: config as DeclarativeConfig, notes };
 }
+
+/** The webhook URL may hold a token: the file names a variable for it, as for a backend's key. */
+function exportNotify(notify: Settings['notify'] | undefined, notes: string[]): DeclarativeConfig['notify'] {
+  const { webhook, ...rest } = structuredClone({ ...notify });
+  if (webhook === undefined || rest.webhookEnv !== undefined) return rest;
+  notes.push(`notify.webhook is stored, and not exported (its URL may hold a token): the file reads it from $${WEBHOOK_VARIABLE}; set that variable where the router runs`);
+  return { ...rest, webhookEnv: WEBHOOK_VARIABLE };
+}
+
+const WEBHOOK_VARIABLE = 'SVC_ROUTER_NOTIFY_WEBHOOK';
 
 function exportBackend(name: string, backend: BackendSettings, notes: string[]): NonNullable<DeclarativeConfig['backends']>[string] {
   const { apiKey, headers, keyPool, ...rest } = structuredClone(backend);

@@ -28,6 +28,7 @@ export const SETTINGS_PLACEMENT = {
   server: 'group',
   limits: 'group',
   guardrails: 'group',
+  notify: 'group',
   usage: 'group',
   prices: 'table',
   defaults: 'group',
@@ -61,6 +62,8 @@ same<Same<keyof In<'defaults'>, keyof Settings['defaults']>>();
 same<Same<keyof In<'limits'>, keyof Settings['limits']>>();
 same<Same<keyof In<'routing'>, keyof Settings['routing']>>();
 same<Same<keyof In<'guardrails'>, keyof Settings['guardrails']>>();
+same<Same<keyof In<'notify'>, keyof Settings['notify']>>();
+same<Same<keyof NonNullable<In<'limits'>['session']>, keyof NonNullable<Settings['limits']['session']>>>();
 same<Same<keyof In<'keys'>[string], keyof Settings['keys'][string]>>();
 same<Same<keyof In<'prices'>[string], keyof Settings['prices'][string]>>();
 same<Same<keyof NonNullable<In<'prices'>[string]['longContext']>, keyof NonNullable<Settings['prices'][string]['longContext']>>>();

@@ -210,10 +210,27 @@ export const declarativeSchema = z
       .strictObject({
         outputReserveTokens: z.int().positive().meta({ description: 'Output held against the cap for a request that sets no max output tokens.' }).optional(),
         reservationTtlMs: serverMilliseconds('How long a cap reservation outlives a router that died before settling it').optional(),
+        session: z
+          .strictObject({
+            tokens: z.int().positive().meta({ description: 'Input plus output tokens one session may use.' }).optional(),
+            usd: z.number().positive().meta({ description: "US dollars one session may spend, at the prices its usage is billed at." }).optional(),
+          })
+          .meta({ description: "A cap on each client session (as session affinity names it); its requests past it get a 429. A session idle for an hour starts again." })
+          .optional(),
       })
-      .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
+      .meta({ description: 'How the usage cap holds as a ceiling, and the per-session cap (docs/teams.md).' })
       .optional(),
     guardrails: guardrailsSchema.meta({ description: 'Guardrails on what requests send upstream; off until set.' }).optional(),
+    notify: z
+      .strictObject({
+        webhook: z
+          .url({ protocol: /^https?$/ })
+          .meta({ description: 'A URL without a token, sent one JSON POST per threshold (50, 80, 100 % of a key\'s 30-day cap) per key per 30 days; a URL holding a token goes in webhookEnv.' })
+          .optional(),
+        webhookEnv: envName('the webhook URL, when it holds a token').optional(),
+      })
+      .meta({ description: "Where a key's crossing of 50, 80 and 100 % of its 30-day cap is announced (docs/teams.md)." })
+      .optional(),
     contextWindows: z
       .record(z.string().min(1), z.int().positive())
       .meta({

@@ -221,6 +221,7 @@ function checkEnvNames(config: Record<string, unknown>, env: NodeJS.ProcessEnv, 
     if (typeof name === 'string' && !env[name]) warn(path, `$${name} is not set in this environment`);
   };
   check(['sealingSecretEnv'], config.sealingSecretEnv);
+  if (isObject(config.notify)) check(['notify', 'webhookEnv'], config.notify.webhookEnv);
   if (isObject(config.backends)) for (const [name, backend] of Object.entries(config.backends)) if (isObject(backend)) check(['backends', name, 'apiKeyEnv'], backend.apiKeyEnv);
 }
 
