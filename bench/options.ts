@@ -22,6 +22,8 @@ export interface BenchOptions {
   against?: string;
   /** Also measure other gateways (bench/peers.ts), installed into a temporary directory; off by default. */
   peers: boolean;
+  /** The secrets guardrail's mode on this build's router (`guardrails.secrets`); off when not given. */
+  guardrail?: 'warn' | 'mask' | 'refuse';
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--streams N] [--rounds N] [--seconds S] [--against REF]
@@ -36,7 +38,9 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --peers        also measure other gateways on the Chat path (Portkey's gateway, npm-installed into a
                  temporary directory), for a peer row with its ratio to the bare proxy and svc-router
   --against REF  also measure the router built from git REF (temporary worktree), alternating with
-                 this one in every round; default rounds 3 (--quick) or 4, at least 2`;
+                 this one in every round; default rounds 3 (--quick) or 4, at least 2
+  --guardrail MODE  turn the secrets guardrail on (warn, mask or refuse) on this build's router, to
+                 measure what it costs (the bench's requests hold no credential, as most do not)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -52,6 +56,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       load: { type: 'string' },
       against: { type: 'string' },
       peers: { type: 'boolean', default: false },
+      guardrail: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -64,6 +69,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (!PATHS.some((path) => path.name === name)) throw new Error(`unknown path '${name}'\n${USAGE}`);
   }
   if (values.load !== undefined && values.load !== 'wrk' && values.load !== 'autocannon') throw new Error(`--load: wrk or autocannon, got '${values.load}'\n${USAGE}`);
+  const guardrail = values.guardrail;
+  if (guardrail !== undefined && guardrail !== 'warn' && guardrail !== 'mask' && guardrail !== 'refuse') throw new Error(`--guardrail: warn, mask or refuse, got '${guardrail}'\n${USAGE}`);
   const seconds = number(values.seconds, values.quick ? 2 : 5, '--seconds');
   const against = values.against?.trim();
   if (values.against !== undefined && !against) throw new Error(`--against expects a git ref\n${USAGE}`);
@@ -83,6 +90,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     peers: values.peers,
     ...(values.load ? { load: values.load } : {}),
     ...(against ? { against } : {}),
+    ...(guardrail ? { guardrail } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import { ratioTarget, type TargetCheck } from './targets.js';
 
 export interface BenchReport {
   machine: { cpus: number; model: string; node: string };
-  run: { quick: boolean; rounds: number; seconds_per_measurement: number; connections: number; load_generator: string; router_command: string; pinned: boolean; note?: string };
+  run: { quick: boolean; rounds: number; seconds_per_measurement: number; connections: number; load_generator: string; router_command: string; guardrail: string; pinned: boolean; note?: string };
   router: { rss_mb_idle: number };
   bare_proxy: { rss_mb_idle: number };
   floor: FloorResult[];

@@ -20,6 +20,7 @@ import { installPeers, measurePeers, type PeerRow } from './peers.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
 import { againstVerdict, machine, printMemory, printReport, targetsTable, writeReport, type AgainstResult, type BenchReport } from './report.js';
+import { ConfigStore } from '../src/config/store.js';
 import { createRouterHome, createRouterHomeFrom, type RouterHome } from './router-home.js';
 import { runRounds } from './rounds.js';
 import { serveArgs } from './serve-command.js';
@@ -56,6 +57,13 @@ async function main(): Promise<void> {
   const upstream = await startServer({ name: 'fake upstream', command: [...pinning.prefix(DRIVER_CPU), node, entry('fake-upstream.ts')] });
   // One home per measurement: the router reads its whole ledger at start, so a used one would skew memory and start time.
   const home = createRouterHome(upstream.origin);
+  if (options.guardrail) {
+    const guardrail = options.guardrail;
+    new ConfigStore(home.dir).update((settings) => {
+      settings.guardrails.secrets = guardrail;
+    });
+    log(`secrets guardrail: ${guardrail} (this build's router only)`);
+  }
   const streamsHome = createRouterHome(upstream.origin);
   const cliHome = createRouterHome();
   let baseHome: RouterHome | undefined;
@@ -152,6 +160,7 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         load_generator: load.name,
         router_command: `svc-router ${routerArgs.join(' ')}`,
+        guardrail: options.guardrail ?? 'off',
         pinned: pinning.enabled,
         ...(pinning.note ? { note: pinning.note } : {}),
       },

@@ -30,7 +30,7 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store limits.outputReserveTokens limits.reservationTtlMs defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store routing.sessionHeader limits.outputReserveTokens limits.reservationTtlMs guardrails.secrets defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
     local help='-h --help'
 
@@ -176,6 +176,7 @@ _svc_router() {
                 rule) options="--background --thinking --context-above --image --web-search --model $help" ;;
                 rule-remove) options="$help" ;;
                 weights) options="$help" ;;
+                guard) options="--unset $help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -282,8 +283,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set window list rule rule-remove weights unset help' ;;
-                help) ((nargs == 0)) && words='set window list rule rule-remove weights unset' ;;
+                '') words='set window list rule rule-remove weights guard unset help' ;;
+                help) ((nargs == 0)) && words='set window list rule rule-remove weights guard unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -341,6 +342,18 @@ _svc_router() {
                         :
                     fi
                     ;;
+                guard)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        words='off warn mask refuse'
+                    else
+                        words=$options
+                    fi
+                    ;;
                 unset)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -395,6 +408,7 @@ _svc_router() {
                             server.ui) words='true false' ;;
                             server.otel) words='true false' ;;
                             usage.store) words=file ;;
+                            guardrails.secrets) words='off warn mask refuse' ;;
                         esac
                     else
                         words=$options

@@ -74,8 +74,10 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'server.hosts' 'names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
     printf '%s\t%s\n' 'server.cors' 'origins whose browser pages may call the model endpoints'
     printf '%s\t%s\n' 'usage.store' 'where usage is recorded'
+    printf '%s\t%s\n' 'routing.sessionHeader' 'a request header naming the client\'s session, read first'
     printf '%s\t%s\n' 'limits.outputReserveTokens' 'output held against the cap for a request that sets no max output tokens'
     printf '%s\t%s\n' 'limits.reservationTtlMs' 'ms a cap reservation outlives a router that died before settling it'
+    printf '%s\t%s\n' 'guardrails.secrets' 'credentials in a request\'s text'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'
     printf '%s\t%s\n' 'defaults.tier' 'tier given to new keys'
     printf '%s\t%s\n' 'defaults.capTokens' '30-day token cap given to new keys'
@@ -132,9 +134,10 @@ complete -c svc-router -n '__svc_router_is routes' -a list -d 'list routes, incl
 complete -c svc-router -n '__svc_router_is routes' -a rule -d 'add (or replace) a task rule: requests to the route that match every condition given go to these targets'
 complete -c svc-router -n '__svc_router_is routes' -a rule-remove -d 'remove a route\'s task rule'
 complete -c svc-router -n '__svc_router_is routes' -a weights -d 'balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)'
+complete -c svc-router -n '__svc_router_is routes' -a guard -d 'what the secrets guardrail does on this route\'s requests: off, warn, mask or refuse, over the router\'s guardrails.secrets'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights guard unset'
 
 # prices
 complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
@@ -273,6 +276,11 @@ complete -c svc-router -n '__svc_router_in routes rule-remove; and test (count (
 # routes weights
 complete -c svc-router -n '__svc_router_in routes weights; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
+# routes guard
+complete -c svc-router -n '__svc_router_in routes guard' -l unset -d 'follow the router\'s guardrails.secrets again'
+complete -c svc-router -n '__svc_router_in routes guard; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
+complete -c svc-router -n '__svc_router_in routes guard; and test (count (__svc_router_words)) -eq 3' -a 'off warn mask refuse' -d 'mode'
+
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
@@ -298,6 +306,7 @@ complete -c svc-router -n '__svc_router_is config set server.metrics' -a 'true f
 complete -c svc-router -n '__svc_router_is config set server.ui' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set server.otel' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
+complete -c svc-router -n '__svc_router_is config set guardrails.secrets' -a 'off warn mask refuse'
 
 # config export
 complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'

@@ -60,8 +60,10 @@ _svc_router_config_keys() {
     'server.hosts:names the dashboard, /admin and /metrics answer to in Host, comma-separated, besides the loopback names or the address bound'
     'server.cors:origins whose browser pages may call the model endpoints'
     'usage.store:where usage is recorded'
+    'routing.sessionHeader:a request header naming the client'\''s session, read first'
     'limits.outputReserveTokens:output held against the cap for a request that sets no max output tokens'
     'limits.reservationTtlMs:ms a cap reservation outlives a router that died before settling it'
+    'guardrails.secrets:credentials in a request'\''s text'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
     'defaults.capTokens:30-day token cap given to new keys'
@@ -75,6 +77,7 @@ _svc_router_config_value() {
     server.ui) _values 'value' true false ;;
     server.otel) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
+    guardrails.secrets) _values 'value' off warn mask refuse ;;
     *) _message -e values 'value' ;;
   esac
 }
@@ -246,8 +249,15 @@ _svc_router_routes_args() {
         '*:pairs:' \
         $help
       ;;
+    guard)
+      _arguments \
+        '--unset[follow the router'\''s guardrails.secrets again]' \
+        ':model:_svc_router_route_models' \
+        '::mode:(off warn mask refuse)' \
+        $help
+      ;;
     unset) _arguments ':model:_svc_router_route_models' $help ;;
-    help) _arguments ':command:(set window list rule rule-remove weights unset)' ;;
+    help) _arguments ':command:(set window list rule rule-remove weights guard unset)' ;;
     *) return 1 ;;
   esac
 }
@@ -393,6 +403,7 @@ _svc_router() {
         'rule:add (or replace) a task rule: requests to the route that match every condition given go to these targets' \
         'rule-remove:remove a route'\''s task rule' \
         'weights:balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)' \
+        'guard:what the secrets guardrail does on this route'\''s requests: off, warn, mask or refuse, over the router'\''s guardrails.secrets' \
         'unset:remove a route'
       ret=$?
       ;;

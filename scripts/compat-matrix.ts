@@ -3,6 +3,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { RESULTS_DIR, type Cell, type Outcome, type ResultsFile, type RouteKind } from '../test/clients/results.js';
+import { REAL_MODEL_FAMILY as REAL_MODEL_FAMILY_NAME } from '../test/real-model/compat-cells.js';
+import { LLAMA_PACKAGE } from '../test/real-model/llama-build.js';
 
 const ROUTES: Array<[RouteKind, string]> = [
   ['openai-chat', 'OpenAI-compatible Chat upstream'],
@@ -10,11 +12,19 @@ const ROUTES: Array<[RouteKind, string]> = [
   ['openai-responses', 'OpenAI Responses upstream'],
   ['offline', 'offline backend'],
 ];
+/** test/real-model/ records its cells under this family: one real llama-server, registered as each backend type. */
+const REAL_MODEL_FAMILY = REAL_MODEL_FAMILY_NAME;
+const REAL_MODEL_ROUTES: Array<[RouteKind, string]> = [
+  ['openai-chat', 'llama-server as `openai-chat`'],
+  ['anthropic', 'llama-server as `anthropic`'],
+  ['openai-responses', 'llama-server as `openai-responses`'],
+];
 const MARK: Record<Outcome, string> = { pass: '✅', refused: '⛔ 400', limitation: '⚠️', fail: '❌' };
 const FAMILY_PACKAGES: Record<string, string[]> = {
   'Vercel AI SDK': ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/open-responses'],
   LangChain: ['@langchain/core', '@langchain/openai', '@langchain/anthropic'],
   'OpenAI Agents SDK': ['@openai/agents'],
+  [REAL_MODEL_FAMILY]: ['openai', '@anthropic-ai/sdk'],
 };
 
 export function renderMatrix(files: ResultsFile[], versions: Record<string, string>): string {
@@ -26,24 +36,28 @@ export function renderMatrix(files: ResultsFile[], versions: Record<string, stri
     'Each cell is one test in `test/clients/`: the library, unchanged except for its base URL and key, talks to',
     'a real svc-router in front of a fake upstream that speaks the provider\'s exact wire format. A cell passes',
     'when the client got the right answer and the upstream received the request in its own native form.',
+    `The ${REAL_MODEL_FAMILY} section is from \`test/real-model/\`: the official SDKs through the router to a real`,
+    '`llama-server` (llama.cpp, built from the `node-llama-cpp` npm package) serving small models of our own,',
+    'registered three ways; a cell passes when what the client got agrees with what the server itself sent and counted.',
     '',
     `${MARK.pass} works · ${MARK.refused} refused with a 400 that says what to change · ${MARK.limitation} documented limitation (see the notes) · ${MARK.fail} defect`,
     '',
   ];
   const totals = new Map<string, Record<Outcome, number>>();
-  for (const file of [...files].sort((a, b) => order(a.family) - order(b.family))) {
+  for (const file of mergeFamilies(files).sort((a, b) => order(a.family) - order(b.family))) {
+    const routes = file.family === REAL_MODEL_FAMILY ? REAL_MODEL_ROUTES : ROUTES;
     const packages = (FAMILY_PACKAGES[file.family] ?? []).filter((name) => versions[name]);
     lines.push(`## ${file.family}`, '');
-    if (packages.length) lines.push(`Tested with ${packages.map((name) => `\`${name}@${versions[name]}\``).join(', ')}.`, '');
+    if (packages.length) lines.push(`Tested with ${packages.map((name) => `\`${name}@${versions[name]}\``).join(', ')}${file.family === REAL_MODEL_FAMILY ? `, against \`llama-server\` built from \`${LLAMA_PACKAGE.name}@${LLAMA_PACKAGE.version}\`` : ''}.`, '');
     const count = { pass: 0, refused: 0, limitation: 0, fail: 0 };
     for (const cell of file.cells) count[cell.outcome]++;
     totals.set(file.family, count);
     const notes: string[] = [];
     for (const client of unique(file.cells.map((cell) => cell.client))) {
       const cells = file.cells.filter((cell) => cell.client === client);
-      lines.push(`### ${client}`, '', `| feature | ${ROUTES.map(([, label]) => label).join(' | ')} |`, `|---|${ROUTES.map(() => ':---:').join('|')}|`);
+      lines.push(`### ${client}`, '', `| feature | ${routes.map(([, label]) => label).join(' | ')} |`, `|---|${routes.map(() => ':---:').join('|')}|`);
       for (const feature of unique(cells.map((cell) => cell.feature))) {
-        const row = ROUTES.map(([route]) => {
+        const row = routes.map(([route]) => {
           const found = cells.find((cell) => cell.feature === feature && cell.route === route);
           if (!found) return '–';
           if (!found.note) return MARK[found.outcome];
@@ -72,6 +86,17 @@ const order = (family: string) => {
   return index < 0 ? Infinity : index;
 };
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
+
+/** One results file per family: a family whose cells come from several test files is one section. */
+function mergeFamilies(files: ResultsFile[]): ResultsFile[] {
+  const merged = new Map<string, ResultsFile>();
+  for (const file of files) {
+    const into = merged.get(file.family);
+    if (into) into.cells.push(...file.cells);
+    else merged.set(file.family, { family: file.family, cells: [...file.cells] });
+  }
+  return [...merged.values()];
+}
 const anchor = (family: string) => family.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
 function readResults(): ResultsFile[] {

@@ -50,7 +50,7 @@ function requestRow(request) {
     el('td', { class: 'number' }, request.cost_usd === undefined ? '' : formatUsd(request.cost_usd)),
     el('td', { class: statusClass(request.status) }, request.status),
     el('td', { class: 'number' }, `${formatCount(request.latency_ms)} ms`),
-    el('td', { class: 'error' }, request.error || ''),
+    el('td', { class: 'error' }, [request.error, ...Object.entries(request.notes || {}).map(([name, note]) => `${name}: ${note}`)].filter(Boolean).join(' · ')),
   );
 }
 

@@ -26,7 +26,7 @@ export const ERROR_CODES = {
   already_running: 'serve: a serve of this config directory already runs; `pid` and `url` say which (exit 1)',
   missing_environment: 'restart: this shell lacks variables the server was started with; `variables` names them (exit 1)',
   failed: 'an operation failed: what the command names is missing or already there, a file could not be written, a merge was refused, … (exit 1)',
-  broken_file: 'a file svc-router reads (config.json) is not valid; the message names it, with the line and column (exit 1)',
+  broken_file: 'a file the router or a command reads (config.json) is not valid; the message names it, with the line and column (exit 1)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

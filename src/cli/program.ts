@@ -1,6 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../backends/registry.js';
-import { KEY_POOL_STRATEGIES } from '../config/settings.js';
+import { KEY_POOL_STRATEGIES, SECRETS_MODES } from '../config/settings.js';
 import { SKUS } from '../routing/skus.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
@@ -174,6 +174,10 @@ export function buildProgram(version: string): Command {
   completeArguments(routes.command('weights <model> [pairs...]'), 'route-models')
     .description('balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)')
     .action(async (model, pairs) => (await import('./commands/routes.js')).runRoutesWeights(model, pairs));
+  completeArguments(routes.command('guard <model> [mode]'), 'route-models', { words: SECRETS_MODES })
+    .description("what the secrets guardrail does on this route's requests: off, warn, mask or refuse, over the router's guardrails.secrets")
+    .option('--unset', "follow the router's guardrails.secrets again")
+    .action(async (model, mode, options) => (await import('./commands/routes.js')).runRoutesGuard(model, mode, options));
   completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));

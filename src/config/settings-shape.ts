@@ -72,6 +72,7 @@ const SETTINGS_SHAPE: Shape = {
         weights: table(number),
       },
     }),
+    routing: { fields: { sessionHeader: string } },
     contextWindows: table(number),
     server: {
       fields: {

@@ -103,15 +103,37 @@ export interface TaskRule {
   targets: string[];
 }
 
+/** What the secrets guardrail does with a request whose text holds credentials (src/policies/secrets-guardrail.ts). */
+export type SecretsMode = 'off' | 'warn' | 'mask' | 'refuse';
+export const SECRETS_MODES: readonly SecretsMode[] = ['off', 'warn', 'mask', 'refuse'];
+
+/** Guardrails on what requests send upstream. */
+export interface GuardrailSettings {
+  secrets: SecretsMode;
+}
+
 /** What a route does beyond its fallback chain. */
 export interface RoutePolicy {
   /** Tried in order; the first that matches picks the chain, else the route's own targets serve. */
   rules?: TaskRule[];
   /**
    * Load balancing: target text → weight. The first target of the chain is drawn by weight among
-   * the weighted targets (smooth weighted round-robin); the others stay in order as fallbacks.
+   * the weighted targets (smooth weighted round-robin), once per session (each request, for one
+   * that names none); the others stay in order as fallbacks.
    */
   weights?: Record<string, number>;
+  /** This route's guardrails, over the router's (`routes guard`). */
+  guardrails?: Partial<GuardrailSettings>;
+}
+
+/** How requests are routed beyond each route's own chain. */
+export interface RoutingSettings {
+  /**
+   * A request header (lower case) that names the client's session, read before the headers coding
+   * agents send on their own (src/routing/session-key.ts): one session's requests stay on one
+   * target and one pooled key while those answer.
+   */
+  sessionHeader?: string;
 }
 
 /** How the usage cap holds before a request is answered. */
@@ -185,6 +207,7 @@ export interface Settings {
   routes: Record<string, string[]>;
   /** Route name (as in `routes`) → its task rules and weights. */
   routePolicies: Record<string, RoutePolicy>;
+  routing: RoutingSettings;
   /**
    * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
    * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
@@ -193,6 +216,8 @@ export interface Settings {
   contextWindows: Record<string, number>;
   server: ServerSettings;
   limits: LimitSettings;
+  /** Off until set: `config set guardrails.secrets warn|mask|refuse`; a route may set its own. */
+  guardrails: GuardrailSettings;
   usage: { store: string };
   /**
    * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
@@ -207,6 +232,7 @@ export const DEFAULT_SETTINGS: Settings = {
   backends: {},
   routes: {},
   routePolicies: {},
+  routing: {},
   contextWindows: {},
   server: {
     host: '127.0.0.1',
@@ -227,6 +253,7 @@ export const DEFAULT_SETTINGS: Settings = {
     cors: [],
   },
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
+  guardrails: { secrets: 'off' },
   usage: { store: 'file' },
   prices: {},
   // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
@@ -243,7 +270,9 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     backends: stored.backends ?? {},
     routes: stored.routes ?? {},
     routePolicies: stored.routePolicies ?? {},
+    routing: { ...stored.routing },
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
+    guardrails: { ...DEFAULT_SETTINGS.guardrails, ...stored.guardrails },
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },

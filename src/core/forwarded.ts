@@ -27,6 +27,8 @@ export interface FrameNote {
   end?: boolean;
   /** The frame is the upstream's error, mapped and redacted as every upstream error is: the stream ends with it. */
   error?: RouterError;
+  /** The frame as the client is to get it, where the tap corrects what the upstream said (a Responses server's `completed` at the output cap). */
+  replacement?: WireFrame;
 }
 
 export interface ForwardedFrame {
@@ -35,7 +37,7 @@ export interface ForwardedFrame {
   note: FrameNote;
 }
 
-/** A non-streamed reply: its text (UTF-8, byte order mark removed) and the usage read from it. */
+/** A non-streamed reply: its text (UTF-8, byte order mark removed, or as the tap corrected it) and the usage read from it. */
 export interface ForwardedReply {
   text: string;
   usage: Usage;

@@ -1,3 +1,4 @@
+import { CREDENTIAL_SHAPES } from './credential-shapes.js';
 import { RouterError } from './errors.js';
 
 /** What replaces a credential in text a client or a log line may see. */
@@ -15,13 +16,13 @@ const MIN_SECRET_CHARS = 8;
 const MIN_REMEMBERED_CHARS = 20;
 
 /**
- * Well-known key shapes, whatever the words around them: this router's own (`svc_<slug>_…`, as
- * issued, whatever its random part holds; and anything `svc_`/`svc-` with a digit), OpenAI and
- * Anthropic (`sk-…`, `sk-ant-…`, `sk-proj-…`), Google (`AIza…`), AWS access key ids,
- * GitHub, Slack, Hugging Face, Groq, xAI, Perplexity, Replicate, and JSON Web Tokens.
+ * Well-known key shapes, whatever the words around them (src/core/credential-shapes.ts): this
+ * router's own (`svc_<slug>_…`, as issued, whatever its random part holds; and anything
+ * `svc_`/`svc-` with a digit), OpenAI and Anthropic (`sk-…`, `sk-ant-…`, `sk-proj-…`), Google
+ * (`AIza…`), AWS access key ids, GitHub, Slack, Hugging Face, Groq, xAI, Perplexity, Replicate,
+ * Stripe, JSON Web Tokens and PEM private keys.
  */
-const KEY_SHAPES =
-  /\b(?:svc_[a-z0-9-]+_[A-Za-z0-9_-]{32,}|(?:sk|svc|pk|rk)[-_](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_*-]{8,}|sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{30,}|(?:AKIA|ASIA)[0-9A-Z]{16}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)/g;
+const KEY_SHAPES = new RegExp(CREDENTIAL_SHAPES.map((shape) => shape.pattern).join('|'), 'g');
 
 /** An auth scheme and its credential: `Bearer abc…`, `Basic dXNl…`. */
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/-]{6,}=*)/gi;

@@ -21,3 +21,12 @@ export function allWarnings(request: CanonicalRequest, replyWarnings?: readonly 
   const all = [...(request.warnings ?? []), ...(request.backendWarnings ?? []), ...(replyWarnings ?? [])];
   return all.length ? [...new Set(all)] : undefined;
 }
+
+/**
+ * `x-svc-warning`'s value: the request's warnings (what it asked that was not honoured, known before
+ * the reply) joined by " | ", in printable ASCII, for clients that never read svc_meta.
+ */
+export function warningHeader(request: CanonicalRequest): string | undefined {
+  const warnings = allWarnings(request);
+  return warnings ? warnings.join(' | ').replace(/[^\x20-\x7e]/g, '?') : undefined;
+}

@@ -39,7 +39,8 @@ export interface SvcMeta {
   rule?: string;
   latency_ms: number;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
-  remaining_tokens: number;
+  /** Tokens left under the caller's cap after this request (the usage cap's policy writes it). */
+  remaining_tokens?: number;
   /** What the request cost in US dollars, from the upstream model's price; null when that price is not known. */
   cost_usd?: number | null;
   dropped_tools?: string[];

@@ -1,4 +1,7 @@
 import type { ClientSignal } from '../core/client-signal.js';
+import type { RequestTrace } from '../core/request-record.js';
+
+export type { RequestTrace, TargetAttempt } from '../core/request-record.js';
 
 /**
  * A request and response as the handlers see them: no sockets, so the CLI can call the same
@@ -18,45 +21,6 @@ export interface ApiRequest {
   signal: ClientSignal;
   /** Filled in as the request passes through, for the request log and metrics (server only). */
   trace?: RequestTrace;
-}
-
-/** What the router learned about one request: who asked, for what, and who answered. Never a key or a prompt. */
-export interface RequestTrace {
-  requestId?: string;
-  /** The endpoint's path (e.g. /v1/messages) once the path matched one. */
-  endpoint?: string;
-  /** The client format or endpoint name: chat, responses, messages, count_tokens, models, whoami. */
-  format?: string;
-  /** The caller's developer slug, once the key is accepted. */
-  caller?: string;
-  model?: string;
-  /** The route's task rule that chose the targets, when one did. */
-  rule?: string;
-  backend?: string;
-  upstreamModel?: string;
-  attempts?: number;
-  stream?: boolean;
-  inputTokens?: number;
-  outputTokens?: number;
-  /** The request's cost in nano-dollars, when its price is known. */
-  costNanoUsd?: number;
-  /** Each target tried, in order, with what came of it: a fallback's failed first try stays visible. */
-  targets?: TargetAttempt[];
-  /** The error message a failed request was answered with. */
-  error?: string;
-  /** What lay under that error (RouterError.cause): for the request log, which redacts it; never sent to the client. */
-  cause?: unknown;
-}
-
-/** One call to one target of a route. */
-export interface TargetAttempt {
-  backend: string;
-  upstreamModel: string;
-  /** `ok`, or the HTTP status the router made of the failure. */
-  outcome: 'ok' | number;
-  latencyMs: number;
-  /** The failure's message (redacted before it is written anywhere). */
-  error?: string;
 }
 
 export type ApiResponse =

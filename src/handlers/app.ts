@@ -4,6 +4,8 @@ import type { ScriptedTurn } from '../backends/offline/script.js';
 import { configuredSecrets } from '../config/secrets.js';
 import { ConfigStore } from '../config/store.js';
 import { addSecretSource } from '../core/redact.js';
+import type { Policy } from '../policies/policy.js';
+import { POLICIES } from '../policies/registry.js';
 import { KeyPools } from '../routing/key-pool.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
@@ -18,6 +20,8 @@ export interface App {
   /** Rate-limit windows and key rests, shared through Redis when the usage store is Redis. */
   shared: SharedState;
   keyPools: KeyPools;
+  /** The per-request policies every completion passes, in order (src/policies/registry.ts). */
+  policies: readonly Policy[];
   close(): Promise<void>;
 }
 
@@ -33,6 +37,8 @@ export interface AppOptions {
   wrapBackend?: (backend: Backend) => Backend;
   /** Hears of lines of the usage ledger that cannot be read, each once (default: standard error). */
   report?: (message: string) => void;
+  /** Replaces the registry's policies (tests that need a policy of their own). */
+  policies?: readonly Policy[];
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -56,6 +62,7 @@ export function createApp(options: AppOptions = {}): App {
     backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
     shared,
     keyPools: new KeyPools(shared),
+    policies: options.policies ?? POLICIES,
     close: async () => {
       config.unwatch();
       forgetSecrets();

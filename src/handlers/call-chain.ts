@@ -5,7 +5,10 @@ import type { Reply } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
+import { drawLead, leading } from '../routing/chain-lead.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
+import { sessionOf } from '../routing/session-key.js';
+import { SessionRoute } from '../routing/session-route.js';
 import type { Target } from '../routing/target.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
@@ -22,7 +25,7 @@ export interface Attempted {
  * fallback never shows the client two beginnings.
  */
 export async function completeOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: Reply }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) =>
+  return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey) =>
     backend.complete({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }),
   );
 }
@@ -34,7 +37,7 @@ export interface StartedStream {
 }
 
 export async function streamOnChain(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<Attempted & { reply: StartedStream }> {
-  return tryInOrder(context, targets, request.model, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
+  return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey) => startStream(context, backend, request, upstreamModel, apiKey));
 }
 
 /** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
@@ -49,10 +52,44 @@ export async function startStream(context: RequestContext, backend: Backend, req
 /** The longest `retry-after` worth waiting for before trying the same target once more. */
 export const MAX_RETRY_WAIT_MS = 5_000;
 
+/**
+ * The chain's targets in turn (see completeOnChain), led by the request's session's target, or by
+ * the weighted draw; each pooled backend's key is the session's while it does not rest.
+ */
 export async function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
+  request: CanonicalRequest,
+  call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
+): Promise<Attempted & { reply: T }> {
+  const trace = context.request.trace;
+  const clientModel = request.model;
+  const affinity = await sessionRouteFor(context, targets, request);
+  try {
+    return await tryChain(context, affinity?.chain ?? leading(targets, drawLead(targets)), clientModel, affinity, call);
+  } finally {
+    if (trace && affinity?.moves.length) trace.sessionMoved = affinity.moves.join('; ');
+  }
+}
+
+/**
+ * The request's session (src/routing/session-key.ts), when it names one: its cache key goes to
+ * upstreams that take one, and a chain that has a choice to make (several targets, or a key pool)
+ * is led where the session already is.
+ */
+async function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute | undefined> {
+  const session = sessionOf(context.request.headers, request, context.identity.developer, context.settings.routing?.sessionHeader);
+  if (!session) return undefined;
+  request.promptCacheKey ??= session.cacheKey;
+  const choosing = targets.length > 1 || (targets.length === 1 && keyPoolOf(context.settings, targets[0]!.backend) !== undefined);
+  return choosing ? SessionRoute.open(context.app.shared, session.id, targets) : undefined;
+}
+
+async function tryChain<T>(
+  context: RequestContext,
+  targets: Target[],
   clientModel: string,
+  affinity: SessionRoute | undefined,
   call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
   const { signal, trace } = context.request;
@@ -70,9 +107,13 @@ export async function tryInOrder<T>(
       let picked: PickedKey | undefined;
       const startedAt = trace ? performance.now() : 0;
       try {
-        if (pool) picked = await context.app.keyPools.pick(target.backend, pool);
+        if (pool) {
+          picked = await context.app.keyPools.pick(target.backend, pool, affinity?.keyFor(target.backend));
+          affinity?.keyPicked(target.backend, picked);
+        }
         attempts++;
         const reply = await call(backend, upstreamModel, picked?.value);
+        affinity?.served(target);
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
         return { backend, upstreamModel, attempts, reply };
       } catch (error) {

@@ -2,14 +2,18 @@ import { resolveApiKey } from '../backends/http/resolve-api-key.js';
 import { postJson, readJson } from '../backends/http/upstream-client.js';
 import { RouterError } from '../core/errors.js';
 import { estimateRequestTokens } from '../core/estimate-tokens.js';
+import type { CanonicalRequest } from '../core/request.js';
+import { warningHeader } from '../core/warnings.js';
 import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
 import { messagesFormat } from '../formats/messages/messages-format.js';
-import { resolveRoute } from '../routing/resolve-route.js';
+import { resolveChain } from '../routing/resolve-route.js';
+import type { Target } from '../routing/target.js';
 import { OFFLINE_BACKEND } from '../routing/skus.js';
+import { admitAll, countingPolicies } from '../policies/pipeline.js';
+import type { PolicyInput } from '../policies/policy.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
-import { checkRequestBounds } from './request-bounds.js';
 
 /** The fields Anthropic's count_tokens accepts besides `model`; the rest of a messages body is left out. */
 const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
@@ -18,37 +22,143 @@ const COUNTED_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking'
 export const COUNT_SOURCE_HEADER = 'x-svc-count-source';
 
 /**
- * POST /v1/messages/count_tokens, in Anthropic's shape. When the route's first target is an
- * Anthropic backend the count is that upstream's own; otherwise (and when that upstream is down
- * or rate limited) it is the router's estimate of the canonical request, about four characters a
- * token, the same figure the offline backend reports as input tokens. Nothing is billed.
+ * POST /v1/messages/count_tokens, in Anthropic's shape. When the route's first target's server
+ * counts tokens the count is its own: an Anthropic backend's count_tokens, an OpenAI Responses
+ * backend's `/responses/input_tokens`, an OpenAI Chat backend's `/chat/completions/input_tokens`
+ * where the server has one (llama.cpp's does). Otherwise (and when that upstream is down, rate
+ * limited or has no such endpoint) it is the router's estimate of the canonical request, about four
+ * characters a token, the same figure the offline backend reports as input tokens. Nothing is billed.
  */
 export async function handleCountTokens(context: RequestContext): Promise<ApiResponse> {
   const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
   // A messages body without the output cap, which counting does not need.
   const withCap = body !== null && typeof body === 'object' && !Array.isArray(body) ? { max_tokens: 1, ...body } : body;
   const decoded = decodeMessagesRequest(withCap);
-  checkRequestBounds(decoded.request);
   const model = decoded.request.model;
-  const targets = resolveRoute(context.settings, model, messagesFormat);
   const trace = context.request.trace;
   if (trace) trace.model = model;
+  const chain = resolveChain(context.settings, model, messagesFormat);
+  const targets = chain.targets;
+  // What a request holds is checked here as for a completion (its bounds, the secrets guardrail):
+  // a count's request reaches an upstream too. Nothing is billed, so every admission is released.
+  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route), trace);
+  const admitted = admitting instanceof Promise ? await admitting : admitting;
+  try {
+    return await count(context, decoded.request, model, targets);
+  } finally {
+    admitted.release();
+  }
+}
+
+/** What the policies see of a count: the request, never streamed, routed as a completion to its model would be. */
+function countInput(context: RequestContext, request: CanonicalRequest, route: string | undefined): PolicyInput {
+  return {
+    request,
+    stream: false,
+    requestId: context.requestId,
+    identity: context.identity,
+    settings: context.settings,
+    route,
+    estimatedTokens: estimateRequestTokens(request),
+    ledger: context.app.ledger,
+    shared: context.app.shared,
+  };
+}
+
+async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[]): Promise<ApiResponse> {
+  const trace = context.request.trace;
+  // What a policy said of the request (a guardrail's finding) reaches a count's client too.
+  const headers = (source: string): Record<string, string> => {
+    const warning = warningHeader(request);
+    return { [COUNT_SOURCE_HEADER]: source, ...(warning !== undefined ? { 'x-svc-warning': warning } : {}) };
+  };
 
   const first = targets[0];
   const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
-  if (first && upstream?.type === 'anthropic') {
+  if (first && upstream) {
+    const upstreamModel = first.upstreamModel ?? model;
     try {
-      const counted = await countUpstream(context, first.backend, upstream, first.upstreamModel ?? model, decoded.request.passthrough?.body ?? {});
-      if (trace) Object.assign(trace, { backend: first.backend, upstreamModel: first.upstreamModel ?? model, attempts: 1, inputTokens: counted });
-      return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'upstream' }, json: { input_tokens: counted } };
+      const counted =
+        upstream.type === 'anthropic'
+          ? await countUpstream(context, first.backend, upstream, upstreamModel, request.passthrough?.body ?? {})
+          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request);
+      if (counted !== undefined) {
+        if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted });
+        return { status: 200, headers: headers('upstream'), json: { input_tokens: counted } };
+      }
     } catch (error) {
       // A client mistake the upstream caught is the client's to see; an outage falls back to the estimate.
       if (!(error instanceof RouterError && error.retryable) || context.request.signal.aborted) throw error;
     }
   }
-  const estimate = estimateRequestTokens(decoded.request);
+  const estimate = estimateRequestTokens(request);
   if (trace) Object.assign(trace, { backend: 'estimate', inputTokens: estimate });
-  return { status: 200, headers: { [COUNT_SOURCE_HEADER]: 'estimate' }, json: { input_tokens: estimate } };
+  return { status: 200, headers: headers('estimate'), json: { input_tokens: estimate } };
+}
+
+/** Servers found without a count endpoint (404 or 405), by type and base URL: estimated without asking again until then. */
+const withoutCountEndpoint = new Map<string, number>();
+const NO_ENDPOINT_MS = 10 * 60_000;
+/** Keyed by configured backends, not client input; bounded anyway, as the config can change while serving. */
+const MAX_REMEMBERED = 256;
+
+/**
+ * The count of an OpenAI-type server, or undefined (estimate) when its type or the server has no
+ * count endpoint. The body is the router's own translation, so anything the server refuses in it
+ * is estimated rather than shown to the client as its mistake.
+ */
+async function countOpenAIUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, request: CanonicalRequest): Promise<number | undefined> {
+  const endpoint = await countEndpoint(settings.type, request, upstreamModel);
+  if (!endpoint) return undefined;
+  const remembered = `${settings.type}\u0000${settings.baseUrl}`;
+  const until = withoutCountEndpoint.get(remembered);
+  if (until !== undefined && until > Date.now()) return undefined;
+  const key = resolveApiKey(name, settings);
+  try {
+    const response = await postJson({
+      backend: name,
+      url: `${settings.baseUrl.replace(/\/+$/, '')}${endpoint.path}`,
+      headers: { ...settings.headers, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: endpoint.body,
+      signal: context.request.signal,
+      secrets: key ? [key] : [],
+      ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
+    });
+    return wholeCount(name, await readJson(name, response, context.request.signal));
+  } catch (error) {
+    if (context.request.signal.aborted || !(error instanceof RouterError)) throw error;
+    if (error.code === 'upstream_not_found' || String(error.cause).startsWith('HTTP 405')) {
+      if (withoutCountEndpoint.size >= MAX_REMEMBERED) withoutCountEndpoint.clear();
+      withoutCountEndpoint.set(remembered, Date.now() + NO_ENDPOINT_MS);
+    }
+    return undefined;
+  }
+}
+
+/** The path and body of a backend type's count endpoint, or undefined when it has none or cannot take this request. */
+async function countEndpoint(type: BackendSettings['type'], request: CanonicalRequest, upstreamModel: string): Promise<{ path: string; body: unknown } | undefined> {
+  try {
+    // Each backend's encoder loads only when a count goes to a backend of its type.
+    if (type === 'openai-responses') {
+      const { RESPONSES_COUNT_PATH, responsesCountBody } = await import('../backends/openai-responses/count-request.js');
+      return { path: RESPONSES_COUNT_PATH, body: responsesCountBody(request, upstreamModel) };
+    }
+    if (type === 'openai-chat') {
+      const { CHAT_COUNT_PATH, chatCountBody } = await import('../backends/openai-chat/count-request.js');
+      return { path: CHAT_COUNT_PATH, body: chatCountBody(request, upstreamModel) };
+    }
+  } catch {
+    // Content this backend's encoder refuses: the estimate counts it.
+  }
+  return undefined;
+}
+
+function wholeCount(name: string, reply: unknown): number {
+  const count = (reply as { input_tokens?: unknown } | null)?.input_tokens;
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+    throw new RouterError(502, 'upstream', `Backend '${name}' answered count_tokens without a whole input_tokens count.`);
+  }
+  return count;
 }
 
 async function countUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, clientBody: Record<string, unknown>): Promise<number> {
@@ -72,10 +182,5 @@ async function countUpstream(context: RequestContext, name: string, settings: Ba
     secrets: key ? [key] : [],
     ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
   });
-  const reply = (await readJson(name, response, context.request.signal)) as { input_tokens?: unknown } | null;
-  const count = reply?.input_tokens;
-  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-    throw new RouterError(502, 'upstream', `Backend '${name}' answered count_tokens without a whole input_tokens count.`);
-  }
-  return count;
+  return wholeCount(name, await readJson(name, response, context.request.signal));
 }

@@ -8,6 +8,8 @@ export interface PickedKey {
   value: string;
   index: number;
   id: string;
+  /** The place of the key asked for (`preferred`) when another was picked: it rests, or left the pool (-1). */
+  instead?: number;
 }
 
 /** The shortest rest: a `retry-after: 0` must not send the same key straight back into a refusal. */
@@ -34,7 +36,9 @@ const restId = (value: string): string => `key:${createHash('sha256').update(val
 /**
  * Picks the key each upstream call uses: round-robin (each call the next key) or fill-first (the
  * first key until it rests), skipping keys that rest after a 429 or 402. Rests are shared through
- * the shared state, so every router skips a key one of them saw refused.
+ * the shared state, so every router skips a key one of them saw refused. A call of a session asks
+ * for its session's key (`preferred`, the key's id): it gets that key while it does not rest, and
+ * round-robin takes its turn only for calls that ask for none.
  */
 export class KeyPools {
   /** Round-robin position per backend, in this router. */
@@ -42,7 +46,7 @@ export class KeyPools {
 
   constructor(private readonly state: SharedState) {}
 
-  async pick(backend: string, pool: KeyPoolSettings, now = Date.now()): Promise<PickedKey> {
+  async pick(backend: string, pool: KeyPoolSettings, preferred?: string, now = Date.now()): Promise<PickedKey> {
     const keys = pool.keys.map((key, index) => ({ key, index, value: pooledKeyValue(key) }));
     const usable = keys.filter((key): key is typeof key & { value: string } => key.value !== undefined);
     if (usable.length === 0) {
@@ -51,10 +55,13 @@ export class KeyPools {
     }
     const ids = usable.map(({ value }) => restId(value));
     const resting = await this.state.restingUntil(ids, now);
+    const asked = preferred === undefined ? -1 : ids.indexOf(preferred);
+    if (asked !== -1 && resting[asked]! <= now) return { value: usable[asked]!.value, index: usable[asked]!.index, id: preferred! };
+    const instead = preferred === undefined ? {} : { instead: asked === -1 ? -1 : usable[asked]!.index };
     const start = pool.strategy === 'round-robin' ? this.nextTurn(backend, usable.length) : 0;
     for (let step = 0; step < usable.length; step++) {
       const at = (start + step) % usable.length;
-      if (resting[at]! <= now) return { value: usable[at]!.value, index: usable[at]!.index, id: ids[at]! };
+      if (resting[at]! <= now) return { value: usable[at]!.value, index: usable[at]!.index, id: ids[at]!, ...instead };
     }
     const soonest = Math.min(...resting) - now;
     return Promise.reject(

@@ -4,7 +4,6 @@ import type { ModelIds } from '../formats/client-format.js';
 import { isAnthropicModelId, isSkuName, OFFLINE_BACKEND, SKUS } from './skus.js';
 import { parseTarget, type Target } from './target.js';
 import { firstMatchingRule, type RequestTraits } from './task-rules.js';
-import { WeightedChoice } from './weighted-choice.js';
 
 /** What routing needs of a client format: its paths, and the model ids it serves beyond the SKUs. */
 export interface RoutedFormat {
@@ -43,18 +42,19 @@ function checkServed(model: string, format: RoutedFormat, formats: readonly Rout
 /** A route's chain, and the task rule that chose it when one did. */
 export interface Chain {
   targets: Target[];
+  /** The configured route serving the request (its name in settings.routes); absent when none is. */
+  route?: string;
   /** The name of the task rule whose targets these are (absent: the route's own). */
   rule?: string;
   /** Set when an unrouted format-own id (claude-*) is served by this SKU's route instead of offline. */
   servedAs?: string;
 }
 
-const balanced = new WeightedChoice();
-
 /**
  * As resolveRoute, then the route's policy: the first task rule that matches the request picks the
- * chain, and weights pick which weighted target leads it (the rest follow in order, as fallbacks).
- * A route with no policy costs one lookup; the request's traits are worked out only for rules.
+ * chain, and its weighted targets carry their weights. Which of them leads is drawn where the
+ * chain is called (src/routing/chain-lead.ts), once per session: the rest follow in order, as
+ * fallbacks. A route with no policy costs one lookup; the request's traits are worked out only for rules.
  *
  * A format's own id without a route of its own (Claude Code's `claude-haiku-*` side requests) is
  * served by the first SKU routed to a real backend, in SKU order, with that SKU's policy: once any
@@ -66,15 +66,17 @@ export function resolveChain(settings: Settings, model: string, format: RoutedFo
   const configured = findConfiguredRoute(settings.routes, model);
   if (configured) {
     const policy = settings.routePolicies && Object.hasOwn(settings.routePolicies, configured.name) ? settings.routePolicies[configured.name] : undefined;
-    if (!policy) return { targets: configured.targets.map(parseTarget) };
+    if (!policy) return { targets: configured.targets.map(parseTarget), route: configured.name };
     const rule = policy.rules?.length && traits ? firstMatchingRule(policy.rules, traits()) : undefined;
-    let chain = rule ? rule.targets : configured.targets;
-    if (policy.weights) {
-      const weighted = chain.filter((target) => Object.hasOwn(policy.weights!, target)).map((target) => [target, policy.weights![target]!] as const);
-      const lead = balanced.pick(`${configured.name}\u0000${rule?.name ?? ''}`, weighted);
-      if (lead !== undefined) chain = [lead, ...chain.filter((target) => target !== lead)];
-    }
-    return { targets: chain.map(parseTarget), ...(rule ? { rule: rule.name } : {}) };
+    const chain = rule ? rule.targets : configured.targets;
+    const weights = policy.weights;
+    const targets = chain.map((text) => {
+      const target = parseTarget(text);
+      const weight = weights && Object.hasOwn(weights, text) ? weights[text] : undefined;
+      // A weight of 0 (or one not a number) keeps the target out of the draw, as a fallback only.
+      return weight !== undefined && Number.isFinite(weight) && weight > 0 ? { ...target, weight } : target;
+    });
+    return { targets, route: configured.name, ...(rule ? { rule: rule.name } : {}) };
   }
   if (ownId) {
     const sku = firstRealSku(settings);

@@ -2,6 +2,8 @@
 export interface Target {
   backend: string;
   upstreamModel?: string;
+  /** Set on a weighted route's candidates to lead the chain (src/routing/chain-lead.ts draws among them). */
+  weight?: number;
 }
 
 /** Parses `BACKEND[:UPSTREAM_MODEL]`; the model part may itself hold colons (`llama3:8b`). */

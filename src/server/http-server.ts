@@ -6,7 +6,8 @@ import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
-import type { ApiRequest, ApiResponse, RequestTrace } from '../handlers/api.js';
+import type { RequestLogEntry, RequestTrace } from '../core/request-record.js';
+import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
 import { HostGuard, isGuardedPath } from './host-guard.js';
@@ -186,31 +187,19 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
     if (trace) {
       const latencyMs = performance.now() - startedAt;
       metrics?.observe(trace, status, latencyMs / 1000, () => app.config.read());
-      requestLog?.record({
-        time: Date.now(),
-        requestId: trace.requestId,
-        method,
-        path,
-        status,
-        caller: trace.caller,
-        format: trace.format,
-        model: trace.model,
-        rule: trace.rule,
-        backend: trace.backend,
-        upstreamModel: trace.upstreamModel,
-        attempts: trace.attempts,
-        latencyMs: Math.round(latencyMs),
-        inputTokens: trace.inputTokens,
-        outputTokens: trace.outputTokens,
-        costNanoUsd: trace.costNanoUsd,
-        targets: trace.targets,
-        stream: trace.stream,
-        aborted: gone.aborted || undefined,
-        error: trace.error,
-        cause: trace.cause,
-        requestBody: bodies?.request,
-        responseBody: bodies?.response,
-      });
+      if (requestLog) {
+        // The trace completes into the log entry: one record, never a copy of it that could drop a field.
+        const entry = trace as RequestLogEntry;
+        entry.time = Date.now();
+        entry.method = method;
+        entry.path = path;
+        entry.status = status;
+        entry.latencyMs = Math.round(latencyMs);
+        if (gone.aborted) entry.aborted = true;
+        if (bodies?.request !== undefined) entry.requestBody = bodies.request;
+        if (bodies?.response !== undefined) entry.responseBody = bodies.response;
+        requestLog.record(entry);
+      }
     }
   }
 }

@@ -139,7 +139,7 @@ function spanName(entry: RequestLogEntry, known: string[]): string {
   return `${operation} ${redactText(entry.model, known, 200)}`;
 }
 
-function requestAttributes(entry: RequestLogEntry, backendType: (name: string) => string | undefined, known: string[]): Attributes {
+export function requestAttributes(entry: RequestLogEntry, backendType: (name: string) => string | undefined, known: string[]): Attributes {
   const operation = entry.format === undefined ? undefined : OPERATIONS[entry.format];
   const provider = entry.backend === undefined ? undefined : providerName(entry.backend, backendType);
   const attributes: Attributes = {
@@ -147,6 +147,8 @@ function requestAttributes(entry: RequestLogEntry, backendType: (name: string) =
     'url.path': redactText(entry.path, known, 500),
     'http.response.status_code': entry.status,
   };
+  // The matched route's pattern, as the HTTP conventions name it (low cardinality: the route table's own paths).
+  if (entry.endpoint !== undefined) attributes['http.route'] = entry.endpoint;
   if (operation !== undefined) attributes['gen_ai.operation.name'] = operation;
   if (provider !== undefined) {
     attributes['gen_ai.provider.name'] = provider;
@@ -169,6 +171,8 @@ function requestAttributes(entry: RequestLogEntry, backendType: (name: string) =
   if (entry.costNanoUsd !== undefined) attributes['svc_router.cost_usd'] = entry.costNanoUsd / 1e9;
   if (entry.stream !== undefined) attributes['svc_router.stream'] = entry.stream;
   if (entry.aborted) attributes['svc_router.aborted'] = true;
+  // Every policy's note (redactEntry scrubbed them): a new policy's note needs no change here.
+  if (entry.notes) for (const [name, note] of Object.entries(entry.notes)) attributes[`svc_router.note.${name}`] = note;
   return attributes;
 }
 

@@ -1,47 +1,13 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { redactText, redactValue, rememberedSecrets } from '../core/redact.js';
-import type { TargetAttempt } from '../handlers/api.js';
+import type { RequestLogEntry } from '../core/request-record.js';
 
 /**
- * One finished request as the request log sees it. Built by the HTTP layer from what the
- * pipeline noted on the way (the request's trace) plus the status and the time it took. It never
- * holds a key; bodies only when the log was asked for them.
+ * One finished request as the request log sees it: the request's trace, completed by the HTTP
+ * layer with the status and the time it took (src/core/request-record.ts). It never holds a key;
+ * bodies only when the log was asked for them.
  */
-export interface RequestLogEntry {
-  /** When the response finished, ms since the epoch. */
-  time: number;
-  requestId?: string;
-  method: string;
-  /** Without the query string. */
-  path: string;
-  status: number;
-  caller?: string;
-  format?: string;
-  model?: string;
-  /** The route's task rule that chose the targets, when one did. */
-  rule?: string;
-  backend?: string;
-  upstreamModel?: string;
-  attempts?: number;
-  latencyMs: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  /** The request's cost in nano-dollars, when its price is known. */
-  costNanoUsd?: number;
-  /** Each target tried, in order, with its outcome and latency. */
-  targets?: TargetAttempt[];
-  stream?: boolean;
-  /** The client went away before the response was complete. */
-  aborted?: boolean;
-  error?: string;
-  /**
-   * What lay under the error (RouterError.cause: a network failure, the upstream's own words),
-   * written redacted; the client's body never holds it. Described as text when the entry is written.
-   */
-  cause?: unknown;
-  requestBody?: unknown;
-  responseBody?: unknown;
-}
+export type { RequestLogEntry } from '../core/request-record.js';
 
 /** Where the HTTP layer reports each finished request. */
 export interface RequestLog {
@@ -131,11 +97,13 @@ export function redactEntry(entry: RequestLogEntry, given: Iterable<string> = []
   const path = redactText(entry.path, secrets);
   const model = entry.model === undefined ? undefined : redactText(entry.model, secrets);
   const clientWordsClean = path === entry.path && model === entry.model;
-  if (clientWordsClean && entry.error === undefined && entry.cause === undefined && entry.requestBody === undefined && entry.responseBody === undefined && !failedTarget) return entry;
+  if (clientWordsClean && entry.error === undefined && entry.cause === undefined && entry.notes === undefined && entry.requestBody === undefined && entry.responseBody === undefined && !failedTarget) return entry;
   return {
     ...entry,
     path,
     ...(model !== undefined ? { model } : {}),
+    // A policy's note names what it found, never the value; scrubbed all the same, as every text here.
+    ...(entry.notes !== undefined ? { notes: mapNotes(entry.notes, (note) => redactText(note, secrets)) } : {}),
     ...(failedTarget ? { targets: entry.targets!.map((target) => (target.error === undefined ? target : { ...target, error: redactText(target.error, secrets) })) } : {}),
     ...(entry.error !== undefined ? { error: redactText(entry.error, secrets) } : {}),
     ...(entry.cause !== undefined ? { cause: redactText(describeCause(entry.cause), secrets, MAX_CAUSE_CHARS) } : {}),
@@ -175,6 +143,7 @@ export interface StoredRequest {
   request_id?: string;
   method: string;
   path: string;
+  endpoint?: string;
   status: number;
   caller?: string;
   format?: string;
@@ -188,6 +157,10 @@ export interface StoredRequest {
   output_tokens?: number;
   cost_usd?: number;
   targets?: Array<{ backend: string; upstream_model: string; outcome: 'ok' | number; latency_ms: number; error?: string }>;
+  /** Each policy's note, by policy name. */
+  notes?: Record<string, string>;
+  /** Where a failure moved the request's session (`heavy → light`, `pooled key 1 → key 2`). */
+  session_moved?: string;
   stream?: boolean;
   aborted?: boolean;
   error?: string;
@@ -197,72 +170,96 @@ export interface StoredRequest {
   response_body?: unknown;
 }
 
+/**
+ * Each field of the record and its name in the stored line, in the line's order. The compiler
+ * refuses a field of RequestLogEntry left out here (below), so whatever the pipeline records
+ * reaches the stored line, and is read back from it, without another edit.
+ */
+const STORED_FIELDS = [
+  ['time', 'time'],
+  ['requestId', 'request_id'],
+  ['method', 'method'],
+  ['path', 'path'],
+  ['endpoint', 'endpoint'],
+  ['status', 'status'],
+  ['caller', 'caller'],
+  ['format', 'format'],
+  ['model', 'model'],
+  ['rule', 'rule'],
+  ['backend', 'backend'],
+  ['upstreamModel', 'upstream_model'],
+  ['attempts', 'attempts'],
+  ['latencyMs', 'latency_ms'],
+  ['inputTokens', 'input_tokens'],
+  ['outputTokens', 'output_tokens'],
+  ['costNanoUsd', 'cost_usd'],
+  ['targets', 'targets'],
+  ['notes', 'notes'],
+  ['sessionMoved', 'session_moved'],
+  ['stream', 'stream'],
+  ['aborted', 'aborted'],
+  ['error', 'error'],
+  ['cause', 'cause'],
+  ['requestBody', 'request_body'],
+  ['responseBody', 'response_body'],
+] as const satisfies ReadonlyArray<readonly [keyof RequestLogEntry, keyof StoredRequest]>;
+
+type Unstored = Exclude<keyof RequestLogEntry, (typeof STORED_FIELDS)[number][0]>;
+type Unread = Exclude<keyof StoredRequest, (typeof STORED_FIELDS)[number][1]>;
+const everyFieldStored = <T extends [never, never]>(): T | undefined => undefined;
+everyFieldStored<[Unstored, Unread]>();
+
+type StoredTarget = NonNullable<StoredRequest['targets']>[number];
+type EntryTarget = NonNullable<RequestLogEntry['targets']>[number];
+
 /** One JSON object per line, snake_case, fields left out when unknown. */
 export function formatJson(entry: RequestLogEntry): string {
-  // Every field of StoredRequest is written (the type says if one is left out), and read back by entryFromStored.
-  const record: { [K in keyof Required<StoredRequest>]: StoredRequest[K] | undefined } = {
-    time: new Date(entry.time).toISOString(),
-    request_id: entry.requestId,
-    method: entry.method,
-    path: entry.path,
-    status: entry.status,
-    caller: entry.caller,
-    format: entry.format,
-    model: entry.model,
-    rule: entry.rule,
-    backend: entry.backend,
-    upstream_model: entry.upstreamModel,
-    attempts: entry.attempts,
-    latency_ms: entry.latencyMs,
-    input_tokens: entry.inputTokens,
-    output_tokens: entry.outputTokens,
-    cost_usd: entry.costNanoUsd === undefined ? undefined : entry.costNanoUsd / 1e9,
-    targets: entry.targets?.map((target) => ({
-      backend: target.backend,
-      upstream_model: target.upstreamModel,
-      outcome: target.outcome,
-      latency_ms: target.latencyMs,
-      ...(target.error !== undefined ? { error: target.error } : {}),
-    })),
-    stream: entry.stream,
-    aborted: entry.aborted,
-    error: entry.error,
-    cause: entry.cause as string | undefined,
-    request_body: entry.requestBody,
-    response_body: entry.responseBody,
-  };
+  const record: Record<string, unknown> = {};
+  for (const [field, name] of STORED_FIELDS) {
+    const value = entry[field];
+    if (value === undefined) continue;
+    if (field === 'time') record[name] = new Date(value as number).toISOString();
+    else if (field === 'costNanoUsd') record[name] = (value as number) / 1e9;
+    else if (field === 'targets') record[name] = (value as EntryTarget[]).map(storedTarget);
+    else record[name] = value;
+  }
   return JSON.stringify(record);
 }
 
 /** A stored line back as the entry it was written from (what `svc-router logs` formats as text). */
-export function entryFromStored(record: StoredRequest): RequestLogEntry {
-  return {
-    time: Date.parse(record.time),
-    method: record.method,
-    path: record.path,
-    status: record.status,
-    latencyMs: record.latency_ms,
-    ...(record.request_id !== undefined ? { requestId: record.request_id } : {}),
-    ...(record.caller !== undefined ? { caller: record.caller } : {}),
-    ...(record.format !== undefined ? { format: record.format } : {}),
-    ...(record.model !== undefined ? { model: record.model } : {}),
-    ...(record.rule !== undefined ? { rule: record.rule } : {}),
-    ...(record.backend !== undefined ? { backend: record.backend } : {}),
-    ...(record.upstream_model !== undefined ? { upstreamModel: record.upstream_model } : {}),
-    ...(record.attempts !== undefined ? { attempts: record.attempts } : {}),
-    ...(record.input_tokens !== undefined ? { inputTokens: record.input_tokens } : {}),
-    ...(record.output_tokens !== undefined ? { outputTokens: record.output_tokens } : {}),
-    ...(record.cost_usd !== undefined ? { costNanoUsd: Math.round(record.cost_usd * 1e9) } : {}),
-    ...(record.targets !== undefined
-      ? { targets: record.targets.map((target) => ({ backend: target.backend, upstreamModel: target.upstream_model, outcome: target.outcome, latencyMs: target.latency_ms, ...(target.error !== undefined ? { error: target.error } : {}) })) }
-      : {}),
-    ...(record.stream ? { stream: true } : {}),
-    ...(record.aborted ? { aborted: true } : {}),
-    ...(record.error !== undefined ? { error: record.error } : {}),
-    ...(record.cause !== undefined ? { cause: record.cause } : {}),
-    ...(record.request_body !== undefined ? { requestBody: record.request_body } : {}),
-    ...(record.response_body !== undefined ? { responseBody: record.response_body } : {}),
-  };
+export function entryFromStored(stored: StoredRequest): RequestLogEntry {
+  const record = stored as unknown as Record<string, unknown>;
+  const entry: Record<string, unknown> = {};
+  for (const [field, name] of STORED_FIELDS) {
+    const value = record[name];
+    if (value === undefined) continue;
+    if (field === 'time') entry[field] = Date.parse(value as string);
+    else if (field === 'costNanoUsd') entry[field] = Math.round((value as number) * 1e9);
+    else if (field === 'targets') entry[field] = (value as StoredTarget[]).map(entryTarget);
+    else entry[field] = value;
+  }
+  return entry as unknown as RequestLogEntry;
+}
+
+const storedTarget = (target: EntryTarget): StoredTarget => ({
+  backend: target.backend,
+  upstream_model: target.upstreamModel,
+  outcome: target.outcome,
+  latency_ms: target.latencyMs,
+  ...(target.error !== undefined ? { error: target.error } : {}),
+});
+
+const entryTarget = (target: StoredTarget): EntryTarget => ({
+  backend: target.backend,
+  upstreamModel: target.upstream_model,
+  outcome: target.outcome,
+  latencyMs: target.latency_ms,
+  ...(target.error !== undefined ? { error: target.error } : {}),
+});
+
+/** The notes with each one mapped; a policy's name is kept as an own key whatever it is. */
+function mapNotes(notes: Record<string, string>, map: (note: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(notes).map(([name, note]) => [name, map(note)]));
 }
 
 /**
@@ -290,6 +287,9 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   if (entry.costNanoUsd !== undefined) line += field('cost_usd', entry.costNanoUsd / 1e9);
   // A fallback's failed tries, in order: `BACKEND:MODEL/STATUS/MS`, the last being the one that answered (or failed last).
   if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}/${target.outcome}/${target.latencyMs}ms`).join(','));
+  line += field('session_moved', entry.sessionMoved);
+  // Every policy's note, as `note.NAME=…`: a new policy's note needs no change here.
+  if (entry.notes) for (const [name, note] of Object.entries(entry.notes)) line += field(`note.${name}`, note);
   if (entry.stream) line += field('stream', 'true');
   if (entry.aborted) line += field('aborted', 'true');
   if (entry.error !== undefined) line += ` ${colours.dim('error=')}${colours.red(JSON.stringify(entry.error))}`;

@@ -1,3 +1,4 @@
+import { SessionPins, type Pins } from './session-pins.js';
 import { FIT_EPSILON, windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
 
 /** One router's own state: exact within the process, shared with nobody. */
@@ -5,6 +6,7 @@ export class MemoryState implements SharedState {
   /** Window key → counts by fixed-window index (only the last two are kept). */
   private readonly windows = new Map<string, Map<number, number>>();
   private readonly resting = new Map<string, number>();
+  readonly sessions = new SessionPins();
 
   async take(key: string, cost: number, limit: number, windowMs: number, now = Date.now()): Promise<WindowVerdict> {
     return this.takeNow(key, cost, limit, windowMs, now);
@@ -44,6 +46,14 @@ export class MemoryState implements SharedState {
       this.resting.delete(key);
       return 0;
     });
+  }
+
+  async sessionPins(session: string, now = Date.now()): Promise<Pins | undefined> {
+    return this.sessions.lookup(session, now)?.pins;
+  }
+
+  pinSession(session: string, field: string, choice: string, now = Date.now()): void {
+    this.sessions.pin(session, field, choice, now);
   }
 
   async close(): Promise<void> {}

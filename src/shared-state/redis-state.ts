@@ -1,11 +1,14 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { MemoryState } from './memory-state.js';
+import { SESSION_IDLE_MS, type Pins } from './session-pins.js';
 import { windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
 
 const PREFIX = 'svc-router';
 /** How long a decision waits for Redis before this router decides alone (a healthy Redis takes a millisecond). */
 const TIMEOUT_MS = 500;
+/** How long a router answers a session from its memory before asking Redis again, in the background: a move another router made reaches it within this. */
+export const SESSION_RECHECK_MS = 10_000;
 
 /**
  * Adds the cost to the current window only if the weighted count stays within the limit, in one
@@ -83,6 +86,46 @@ export class RedisState implements SharedState {
     });
   }
 
+  /**
+   * Consistency: a session's pins are written through to Redis when made or moved, and read from
+   * it when this router first sees the session (that request waits, at most TIMEOUT_MS) and then at
+   * most every SESSION_RECHECK_MS in the background. So every router agrees on a session from the
+   * turn after its first, and a move one router makes reaches the others within the recheck (at
+   * once, if they see the same failure). With Redis away, each router pins on its own.
+   */
+  async sessionPins(session: string, now = Date.now()): Promise<Pins | undefined> {
+    const known = this.local.sessions.lookup(session, now);
+    if (known) {
+      if (now - known.checkedAt >= SESSION_RECHECK_MS && this.redis.status === 'ready' && !this.rechecking.has(session)) void this.recheck(session, known.version, now);
+      return known.pins;
+    }
+    const shared = await this.ask(() => this.redis.hgetall(sessionKey(session)));
+    return shared ? this.local.sessions.adopt(session, shared, now, 0) : undefined;
+  }
+
+  pinSession(session: string, field: string, choice: string, now = Date.now()): void {
+    this.local.pinSession(session, field, choice, now);
+    if (this.redis.status !== 'ready') return;
+    const key = sessionKey(session);
+    this.redis.multi().hset(key, field, choice).pexpire(key, SESSION_IDLE_MS).exec().catch(() => undefined);
+  }
+
+  /** Sessions asked about in the background right now (one question each at a time). */
+  private readonly rechecking = new Set<string>();
+
+  /** Asks Redis what a known session is pinned to (another router may have moved it), and keeps it from expiring there. */
+  private async recheck(session: string, version: number, now: number): Promise<void> {
+    this.rechecking.add(session);
+    try {
+      const key = sessionKey(session);
+      const answer = await this.ask(() => this.redis.multi().hgetall(key).pexpire(key, SESSION_IDLE_MS).exec());
+      const shared = answer?.[0]?.[1] as Record<string, string> | undefined;
+      if (shared && !answer![0]![0]) this.local.sessions.adopt(session, shared, now, version);
+    } finally {
+      this.rechecking.delete(session);
+    }
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }
@@ -109,3 +152,4 @@ export class RedisState implements SharedState {
 
 const windowKey = (key: string, index: number): string => `${PREFIX}:window:${key}:${index}`;
 const restKey = (key: string): string => `${PREFIX}:resting:${key}`;
+const sessionKey = (session: string): string => `${PREFIX}:session:${session}`;

@@ -1,7 +1,10 @@
+import type { Pins } from './session-pins.js';
+
 /**
- * State several routers must agree on beyond usage: sliding-window counters (rate limits) and
- * cooldowns (pooled upstream keys). In memory for one router; through Redis when the usage store
- * is Redis, so every router behind a load balancer counts and rests the same keys.
+ * State several routers must agree on beyond usage: sliding-window counters (rate limits),
+ * cooldowns (pooled upstream keys) and where each client session is pinned. In memory for one
+ * router; through Redis when the usage store is Redis, so every router behind a load balancer
+ * counts and rests the same keys and sends a session to the same target.
  */
 export interface SharedState {
   /**
@@ -15,6 +18,14 @@ export interface SharedState {
   coolDown(key: string, untilMs: number): void;
   /** When each key rests until (0 for a key that is not resting). */
   restingUntil(keys: readonly string[], now?: number): Promise<number[]>;
+  /**
+   * Where a session (a hash, never the client's id) is pinned: field → choice, or undefined when no
+   * router has pinned it. Answered from this process's memory; Redis is asked only when this router
+   * has not seen the session yet (the request waits) or last asked a while ago (it does not).
+   */
+  sessionPins(session: string, now?: number): Promise<Pins | undefined>;
+  /** Pins a session's choice for one field, here at once and, through Redis, for every router. */
+  pinSession(session: string, field: string, choice: string, now?: number): void;
   close(): Promise<void>;
 }
 

@@ -62,6 +62,11 @@ export class FileLedger implements Ledger {
   private readonly ownReleases = new Set<string>();
   /** Lines counted so far, in file order (see Held.seq). */
   private seq = 0;
+  /**
+   * Other processes' records read by the last catchUp, with their line and the reservation each
+   * settled: a recheck after a race counts only lines above its own (see decideAbove).
+   */
+  private lastRead: Array<{ seq: number; entry: UsageRecord; settled: Held | undefined }> = [];
   /** Whole lines before `offset`, and own lines written past it: a skipped line is told by its number. */
   private lines = 0;
   private ownLines = 0;
@@ -253,9 +258,22 @@ export class FileLedger implements Ledger {
     return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases, until: held?.until ?? 0 };
   }
 
-  /** The same against only the reservations on lines above `before` (other than `own`): a recheck after a race. */
+  /**
+   * The same as the file stands at line `before`: usage and reservations (other than `own`) on the
+   * lines above it. A record below it may settle a reservation above it for fewer tokens than were
+   * held; at `before` the reservation was still held, so it counts, and the record does not.
+   */
   private decideAbove(request: ReserveRequest, now: number, before: number, own: string): Reservation {
-    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.totalAbove(request.developer, now, before, own));
+    const { developer } = request;
+    let used = this.buckets.totalTokens(developer, now);
+    let reserved = this.held.totalAbove(developer, now, before, own);
+    const firstDay = firstWindowDay(now);
+    for (const { seq, entry, settled } of this.lastRead) {
+      if (seq < before || entry.developer !== developer) continue;
+      if (Math.floor(entry.ts / DAY_MS) >= firstDay) used -= entry.inputTokens + entry.outputTokens;
+      if (settled?.developer === developer && settled.seq < before && settled.until > now) reserved += settled.tokens;
+    }
+    return decideReservation(request, used, reserved);
   }
 
   /** Reservations are written in batches (reserveBatch); a release line goes out on its own. */
@@ -293,6 +311,7 @@ export class FileLedger implements Ledger {
   /** Reads what other processes appended; whether there was any (one fstat when there was none). */
   private catchUp(): boolean {
     const size = fs.fstatSync(this.fd).size;
+    this.lastRead = [];
     if (size === this.offset + this.ownBytes && this.pending === '') {
       // Nobody else wrote: everything past the offset is ours and already counted.
       this.offset = size;
@@ -316,9 +335,11 @@ export class FileLedger implements Ledger {
       switch (read.kind) {
         case 'record': {
           const entry = read.record;
+          const settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
           if (entry.requestId) this.held.delete(entry.requestId);
           if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
           this.buckets.add(entry);
+          this.lastRead.push({ seq: this.seq, entry, settled });
           continue;
         }
         case 'release':

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { acquireFileLock } from '../helpers/file-lock.js';
 
 const run = promisify(execFile);
 
@@ -57,43 +58,6 @@ function installed(agent: AgentName): boolean {
   return stamped === specOf(agent) && installedVersion(agent) === AGENT_PACKAGES[agent].version && fs.existsSync(agentBinary(agent));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Takes the install lock (an exclusively created file holding our pid), waiting while another process holds it. */
-async function acquireLock(lockFile: string): Promise<() => void> {
-  const deadline = Date.now() + STALE_LOCK_MS + 60_000;
-  for (;;) {
-    try {
-      const fd = fs.openSync(lockFile, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      return () => fs.rmSync(lockFile, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    let stale = false;
-    try {
-      const holder = Number(fs.readFileSync(lockFile, 'utf8'));
-      const age = Date.now() - fs.statSync(lockFile).mtimeMs;
-      stale = age > STALE_LOCK_MS || (Number.isInteger(holder) && holder > 0 && !processAlive(holder));
-    } catch {
-      // The holder removed it between our checks; try again.
-    }
-    if (stale) fs.rmSync(lockFile, { force: true });
-    else if (Date.now() > deadline) throw new Error(`timed out waiting for the agent install lock ${lockFile}`);
-    else await sleep(250);
-  }
-}
-
 const pending = new Map<AgentName, Promise<string>>();
 
 /**
@@ -126,7 +90,7 @@ async function installOne(agent: AgentName): Promise<string> {
   const prefix = prefixOf(agent);
   const spec = specOf(agent);
   fs.mkdirSync(prefix, { recursive: true });
-  const release = await acquireLock(path.join(prefix, 'install.lock'));
+  const release = await acquireFileLock(path.join(prefix, 'install.lock'), STALE_LOCK_MS, 'agent install');
   try {
     if (installed(agent)) return binary;
     fs.rmSync(stampOf(agent), { force: true });

@@ -399,6 +399,20 @@ describe('config', () => {
     expect(configText(home)).toBe(before);
   });
 
+  it('set routing.sessionHeader stores the header name in lower case; a credential header or no header name exits 2; an empty value clears it', async () => {
+    const set = await runCli(['config', 'set', 'routing.sessionHeader', 'X-Session-Id'], { home });
+    expect(set.code).toBe(0);
+    expect(readConfig(home)!.routing.sessionHeader).toBe('x-session-id');
+    for (const bad of ['authorization', 'X-Api-Key', 'two words']) {
+      const refused = await runCli(['config', 'set', 'routing.sessionHeader', bad], { home });
+      expect(refused.code, bad).toBe(2);
+      expect(refused.stderr).toMatch(/routing\.sessionHeader/);
+    }
+    expect((await runCli(['config', 'get', 'routing.sessionHeader'], { home })).stdout.trim()).toBe('x-session-id');
+    expect((await runCli(['config', 'set', 'routing.sessionHeader', ''], { home })).code).toBe(0);
+    expect(readConfig(home)!.routing.sessionHeader).toBeUndefined();
+  });
+
   it('get of a default value works in an empty home', async () => {
     const empty = freshHome();
     const result = await runCli(['config', 'get', 'server.host'], { home: empty });

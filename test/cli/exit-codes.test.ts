@@ -79,6 +79,8 @@ const ROWS: Row[] = [
   { args: ['routes', 'weights', 'svc.intelligent-lite', 'oa=1'], code: EXIT_FAILED },
   { args: ['routes', 'weights', 'svc.intelligent-pro', 'no-equals-sign'], code: EXIT_USAGE },
   { args: ['routes', 'unset', 'svc.intelligent-lite'], code: EXIT_FAILED },
+  { args: ['routes', 'guard', 'svc.intelligent-pro', 'block'], code: EXIT_USAGE },
+  { args: ['routes', 'guard', 'svc.intelligent-lite', 'mask'], code: EXIT_FAILED },
   { args: ['prices', 'list', 'extra'], code: EXIT_USAGE },
   { args: ['prices', 'set', 'my-model', '--input', 'cheap', '--output', '1'], code: EXIT_USAGE },
   { args: ['prices', 'unset', 'nothing'], code: EXIT_FAILED },

@@ -9,6 +9,7 @@ import { initialise } from '../../src/cli/commands/init.js';
 import { keyRecord } from '../../src/cli/commands/keys.js';
 import { generateKey } from '../../src/identity/keys.js';
 import { createApp, type App } from '../../src/handlers/app.js';
+import type { Policy } from '../../src/policies/policy.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 
 export interface TestRouter {
@@ -31,12 +32,12 @@ export function tempHome(): string {
 }
 
 /** A real router on a real socket (port 0), with its own temporary home. */
-export async function startRouter(options: { offlineScript?: ScriptedTurn[]; capTokens?: number; http?: HttpServerOptions } = {}): Promise<TestRouter> {
+export async function startRouter(options: { offlineScript?: ScriptedTurn[]; capTokens?: number; http?: HttpServerOptions; policies?: readonly Policy[] } = {}): Promise<TestRouter> {
   const home = tempHome();
   const config = new ConfigStore(home);
   const { key } = initialise(config, { developer: 'alice', org: 'acme', tier: 'pro', ...(options.capTokens ? { cap: String(options.capTokens) } : {}) });
   const metrics = options.http?.metrics;
-  const app = createApp({ config, offlineScript: options.offlineScript, ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}) });
+  const app = createApp({ config, offlineScript: options.offlineScript, ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}), ...(options.policies ? { policies: options.policies } : {}) });
   const server = createHttpServer(app, options.http);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

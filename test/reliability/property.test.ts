@@ -6,7 +6,7 @@ import { encodeChatRequest } from '../../src/backends/openai-chat/encode-request
 import type { CanonicalRequest, Message, Part, TextPart, ToolCallPart, ToolChoice, ToolResultPart, ToolSpec } from '../../src/core/request.js';
 import { chatFormat } from '../../src/formats/chat/chat-format.js';
 import { messagesFormat } from '../../src/formats/messages/messages-format.js';
-import { MAX_MESSAGES, MAX_TOOLS } from '../../src/handlers/request-bounds.js';
+import { MAX_MESSAGES, MAX_TOOLS } from '../../src/policies/request-bounds.js';
 import { MAX_DEPTH } from '../../src/server/read-body.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { CLIENT_FORMATS, hasErrorShape, headersFor, PATHS, send, type ClientFormatName, type Reply } from './support.js';

@@ -112,14 +112,14 @@ describe('total timeout', () => {
 });
 
 describe('backends add --total-timeout', () => {
-  it('stores the total timeout with the others, and refuses a value that is not a positive whole number', () => {
+  it('stores the total timeout with the others, and refuses a value that is not a positive whole number', async () => {
     const home = tempHome();
     vi.stubEnv('SVC_ROUTER_HOME', home);
     const print = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', firstByteTimeout: '1000', totalTimeout: '300' });
+      await runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', firstByteTimeout: '1000', totalTimeout: '300' });
       expect(new ConfigStore(home).read().backends.slow?.timeouts).toEqual({ firstByteMs: 1000, totalMs: 300 });
-      expect(() => runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', totalTimeout: '0' })).toThrow(/--total-timeout/);
+      await expect(runBackendsAdd('slow', { type: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', totalTimeout: '0' })).rejects.toThrow(/--total-timeout/);
     } finally {
       print.mockRestore();
       vi.unstubAllEnvs();

@@ -41,15 +41,15 @@ interface UpstreamCall {
   body: Record<string, unknown>;
 }
 
-/** A minimal Anthropic-style upstream that only counts tokens, answering with `answer`. */
-async function countingUpstream(answer: (body: Record<string, unknown>) => { status: number; json: unknown }): Promise<{ url: string; calls: UpstreamCall[] }> {
+/** A minimal upstream that only counts tokens, at `countPath` (Anthropic's by default), answering with `answer`; 404 elsewhere. */
+async function countingUpstream(answer: (body: Record<string, unknown>) => { status: number; json: unknown }, countPath = '/v1/messages/count_tokens'): Promise<{ url: string; calls: UpstreamCall[] }> {
   const calls: UpstreamCall[] = [];
   const server = http.createServer(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw || '{}') as Record<string, unknown>;
     calls.push({ path: req.url ?? '', headers: req.headers, body });
-    const { status, json } = req.method === 'POST' && req.url === '/v1/messages/count_tokens' ? answer(body) : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } } };
+    const { status, json } = req.method === 'POST' && req.url === countPath ? answer(body) : { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: 'Not Found' } } };
     const text = JSON.stringify(json);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
@@ -176,7 +176,7 @@ describe('count_tokens with an Anthropic upstream first in the route', () => {
     expect(upstream.calls.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('estimates when the first target is not an Anthropic backend, even if a later one is', async () => {
+  it('estimates when the first target cannot count, even if a later Anthropic one can', async () => {
     const live = await router();
     const upstream = await countingUpstream(() => ({ status: 200, json: { input_tokens: 4242 } }));
     live.config.update((settings) => {
@@ -187,5 +187,77 @@ describe('count_tokens with an Anthropic upstream first in the route', () => {
     const counted = await sdk(live).messages.countTokens(PARAMS);
     expect(counted.input_tokens).not.toBe(4242);
     expect(upstream.calls).toHaveLength(0);
+  });
+});
+
+describe('count_tokens with an OpenAI-type upstream first in the route', () => {
+  const COUNT = { object: 'response.input_tokens', input_tokens: 1234 };
+
+  it("asks a Responses backend's /responses/input_tokens with the translated prompt and its key, and answers its count", async () => {
+    const live = await router();
+    const upstream = await countingUpstream(() => ({ status: 200, json: COUNT }), '/v1/responses/input_tokens');
+    live.config.update((settings) => {
+      settings.backends.responses = { type: 'openai-responses', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-resp-upstream-key' };
+      settings.routes['svc.intelligent-pro'] = ['responses:resp-model'];
+    });
+    const counted = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    expect(counted.data).toEqual({ input_tokens: 1234 });
+    expect(counted.response.headers.get('x-svc-count-source')).toBe('upstream');
+    expect(upstream.calls).toHaveLength(1);
+    const [call] = upstream.calls;
+    expect(call!.headers.authorization).toBe('Bearer sk-resp-upstream-key');
+    expect(JSON.stringify(call!)).not.toContain(live.key);
+    // The prompt as the backend would send it, without what bounds or shapes the answer.
+    expect(call!.body).toMatchObject({ model: 'resp-model', instructions: PARAMS.system, tools: [{ type: 'function', name: 'weather' }] });
+    expect((call!.body.input as unknown[]).length).toBe(3);
+    expect(Object.keys(call!.body).sort()).toEqual(['input', 'instructions', 'model', 'tools']);
+  });
+
+  it("asks a Chat backend's /chat/completions/input_tokens (llama.cpp's) with a chat body, without max_tokens", async () => {
+    const live = await router();
+    const upstream = await countingUpstream(() => ({ status: 200, json: COUNT }), '/v1/chat/completions/input_tokens');
+    live.config.update((settings) => {
+      settings.backends.chat = { type: 'openai-chat', baseUrl: `${upstream.url}/v1` };
+      settings.routes['svc.intelligent-pro'] = ['chat:chat-model'];
+    });
+    const counted = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    expect(counted.data).toEqual({ input_tokens: 1234 });
+    expect(counted.response.headers.get('x-svc-count-source')).toBe('upstream');
+    const body = upstream.calls[0]!.body;
+    expect(body).toMatchObject({ model: 'chat-model', messages: [{ role: 'system', content: PARAMS.system }, { role: 'user' }, { role: 'assistant' }, { role: 'tool' }] });
+    expect(body).not.toHaveProperty('max_tokens');
+    expect(body).not.toHaveProperty('stream');
+  });
+
+  it('estimates for a server without the endpoint (404), and does not ask it again for a while', async () => {
+    const live = await router();
+    const upstream = await countingUpstream(() => ({ status: 200, json: COUNT }), '/nowhere');
+    live.config.update((settings) => {
+      settings.backends.chat = { type: 'openai-chat', baseUrl: `${upstream.url}/v1` };
+      settings.routes['svc.intelligent-pro'] = ['chat:chat-model'];
+    });
+    const first = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    const second = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    expect(first.response.headers.get('x-svc-count-source')).toBe('estimate');
+    expect(second.data).toEqual(first.data);
+    expect(upstream.calls.map((call) => call.path)).toEqual(['/v1/chat/completions/input_tokens']);
+  });
+
+  it('estimates when the server refuses the translated body (400) or fails (500), instead of blaming the client', async () => {
+    const live = await router();
+    let status = 400;
+    const upstream = await countingUpstream(() => ({ status, json: { error: { message: 'bad template', type: 'invalid_request_error' } } }), '/v1/responses/input_tokens');
+    live.config.update((settings) => {
+      settings.backends.responses = { type: 'openai-responses', baseUrl: `${upstream.url}/v1` };
+      settings.routes['svc.intelligent-pro'] = ['responses:resp-model'];
+    });
+    const refused = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    status = 500;
+    const failed = await sdk(live).messages.countTokens(PARAMS).withResponse();
+    for (const answer of [refused, failed]) {
+      expect(answer.response.headers.get('x-svc-count-source')).toBe('estimate');
+      expect(answer.data.input_tokens).toBeGreaterThan(10);
+    }
+    expect(upstream.calls).toHaveLength(2);
   });
 });

@@ -79,7 +79,8 @@ async function slowClient(port: number, head: string, trickle: string, options: 
     if (sent < trickle.length && socket.writable) socket.write(trickle[sent++]!);
   }, everyMs);
   const giveUp = new Promise<false>((resolve) => setTimeout(() => resolve(false), giveUpMs).unref());
-  const closed = await Promise.race([once(socket, 'close').then(() => true as const), giveUp]);
+  // Not events.once: it rejects at an 'error' (a reset while the client still writes), and the close follows that anyway.
+  const closed = await Promise.race([new Promise<true>((resolve) => socket.once('close', () => resolve(true))), giveUp]);
   clearInterval(drip);
   const elapsedMs = performance.now() - started;
   socket.destroy();

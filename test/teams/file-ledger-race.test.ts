@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { worstTotal } from '../helpers/ledger-file-order.js';
 import { tempHome } from '../helpers/router.js';
 
 const RACER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'file-ledger-racer.ts');
@@ -41,31 +42,6 @@ function racer(file: string, developer: string, seed: number): Racer {
     });
   });
   return { ready: Promise.race([ready, result.then(() => undefined)]), start: () => void child.stdin.end('go'), result };
-}
-
-/**
- * Replays the file in its order, as every process reads it. A reservation later released was
- * either given back by a failed request or taken back after losing a race: its request never ran,
- * so only the others count. After every line, what is used plus what is held stays within the cap.
- */
-function worstTotal(file: string): { worst: number; reservations: number } {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  const released = new Set(lines.filter((line) => typeof line.release === 'string').map((line) => line.release as string));
-  const held = new Map<string, number>();
-  let used = 0;
-  let worst = 0;
-  let reservations = 0;
-  for (const line of lines) {
-    if (line.reserve) {
-      reservations++;
-      if (!released.has(line.reserve.id)) held.set(line.reserve.id, line.reserve.tokens);
-    } else if (line.requestId) {
-      held.delete(line.requestId);
-      used += line.inputTokens + line.outputTokens;
-    }
-    worst = Math.max(worst, used + [...held.values()].reduce((sum, tokens) => sum + tokens, 0));
-  }
-  return { worst, reservations };
 }
 
 describe('the file ledger under processes racing for one cap', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDuration } from '../../src/limits/rate-limit.js';
+import { formatDuration } from '../../src/policies/rate-limit.js';
 import { MemoryState } from '../../src/shared-state/memory-state.js';
 import { bodyFor, callFormat, expectErrorReply, type ClientFormatName, type Reply } from '../reliability/support.js';
 import { redisAvailable, startRouters, startTestRedis, type RouterGroup, type RouterInstance } from './support.js';

@@ -135,6 +135,6 @@ describe('no Claude Code request reaches the offline backend while a real route 
 
   it('a claude-* route of its own still wins', () => {
     const settings = withDefaults({ routes: { [PRO]: ['oa:gpt-4o'], 'claude-*': ['anth'] } });
-    expect(resolveChain(settings, 'claude-haiku-4-5', messages, FORMATS)).toEqual({ targets: [{ backend: 'anth' }] });
+    expect(resolveChain(settings, 'claude-haiku-4-5', messages, FORMATS)).toEqual({ targets: [{ backend: 'anth' }], route: 'claude-*' });
   });
 });

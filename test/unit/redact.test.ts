@@ -17,6 +17,14 @@ describe('redactText', () => {
     ['an Anthropic key', 'key sk-ant-api03-abcdefghijKLMNOP-qrstu_vwx', [], 'key [redacted]'],
     ['a Google key', 'API key AIzaSyA1234567890abcdefghijklmnopqrstuv not valid', [], 'API key [redacted] not valid'],
     ['a random token after "token"', 'token 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b rejected', [], 'token [redacted] rejected'],
+    // Assembled when the test runs, so this file holds no credential for a scan of the sources to find.
+    ['a Stripe key', `charge failed for sk_live_${'Tz8WmN2pLx7RbY4sJd6HKq3v'}`, [], 'charge failed for [redacted]'],
+    [
+      'a PEM private key',
+      `cat id_rsa\n-----BEGIN OPENSSH ${'PRIVATE'} KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDvY2h1bmsgb2YgYSBrZXkgdGhhdCBpcyBub3QgcmVhbA==\n-----END OPENSSH ${'PRIVATE'} KEY-----\ndone`,
+      [],
+      'cat id_rsa\n[redacted]\ndone',
+    ],
   ])('removes %s', (_, text, secrets, expected) => {
     expect(redactText(text, secrets)).toBe(expected);
   });
@@ -32,6 +40,12 @@ describe('redactText', () => {
     'Overloaded',
   ])('leaves ordinary text alone: %s', (text) => {
     expect(redactText(text)).toBe(text);
+  });
+
+  // A client's model name or body reaches redaction whole: each prefix of a run must not make it read the rest of the run.
+  it.each(['eyJ-', 'sk-', 'pk_x-', 'key-', 'Bearer '])('reads a megabyte of %j strung together once', (unit) => {
+    const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
+    expect(redactText(text).length).toBeGreaterThan(0);
   });
 
   it('cuts only after redacting, so a key across the cut leaves nothing behind', () => {

@@ -3,6 +3,7 @@ import { upstreamText } from '../../core/redact.js';
 import type { Usage } from '../../core/reply.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -60,7 +61,9 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
-    const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
+    const raw = parseFrameJson(backend, frame);
+    const foreign = foreignErrorOf(frame, raw);
+    const event = readAnthropicEvent(backend, foreign ? { type: 'error', error: foreign } : raw);
     switch (event.type) {
       case 'message_start': {
         usage = usageFromAnthropic(event.message?.usage);

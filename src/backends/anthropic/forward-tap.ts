@@ -2,6 +2,7 @@ import { RouterError } from '../../core/errors.js';
 import { walkJsonObject } from '../../core/json-check.js';
 import type { Usage } from '../../core/reply.js';
 import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply, type AnthropicStreamEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
@@ -55,7 +56,11 @@ export const anthropicForwardTap: ForwardTap = {
           }
         });
         const type = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
-        if (type === undefined) throw notAnEvent(backend, frame, readAnthropicEvent);
+        if (type === undefined) {
+          // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
+          if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
+          throw notAnEvent(backend, frame, readAnthropicEvent);
+        }
         if (PARSED.has(type)) return usageNote(readAnthropicEvent(backend, parseFrameJson(backend, frame)));
         switch (type) {
           case 'content_block_delta':
@@ -65,8 +70,13 @@ export const anthropicForwardTap: ForwardTap = {
             return { outputChars: 0, end: true };
           case 'error':
             return 'error';
+          case 'ping':
+          case 'content_block_start':
+          case 'content_block_stop':
+            return { outputChars: 0 };
           default:
-            return { outputChars: 0 }; // ping, block start and stop, and event types yet to come
+            // Event types yet to come pass; an `event: error` frame in another shape (foreign-error-frame.ts) fails the stream.
+            return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
         }
       },
       atEnd: () => (stopped ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`)),

@@ -14,6 +14,8 @@ import { parseFrameJson, type SseFrame } from './sse-decoder.js';
 export interface ForwardTap {
   /** The reply's usage; undefined for a body that is no reply (the backend's decodeReply then says why, or estimates). */
   replyUsage(backend: string, body: unknown): Usage | undefined;
+  /** The reply's text as the client is to get it, when the tap corrects what the upstream said; undefined to pass it as it came. */
+  correctedReply?(body: unknown, request: CanonicalRequest): string | undefined;
   stream(backend: string, request: CanonicalRequest): StreamTap;
 }
 

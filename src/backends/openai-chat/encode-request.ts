@@ -19,8 +19,9 @@ const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
  */
 export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ChatRequestBody {
   const same = request.passthrough?.format === 'chat';
-  // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole.
-  const body: ChatRequestBody = same ? ({ ...request.passthrough!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
+  // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
+  const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
+  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.passthrough!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   const warnings = same ? [] : translatableOrRefuse(request);
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');

@@ -25,7 +25,7 @@ export interface ResponsesRequestTool {
 
 export type ResponsesRequestItem =
   | { role: 'developer' | 'system' | 'user'; content: string | ResponsesRequestContent[] }
-  | { role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }
+  | { type: 'message'; role: 'assistant'; content: Array<{ type: 'output_text'; text: string }> }
   | { type: 'reasoning'; summary: Array<{ type: 'summary_text'; text: string }>; encrypted_content: string; id?: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string | ResponsesRequestContent[] };

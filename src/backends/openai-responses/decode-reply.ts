@@ -1,13 +1,14 @@
 import { RouterError } from '../../core/errors.js';
 import { upstreamText } from '../../core/redact.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
+import type { CanonicalRequest } from '../../core/request.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { readResponsesReply } from './api.js';
 import { responsesFinish, usageFromResponses } from './decode-usage.js';
 import { openaiReasoningMetadata } from './reasoning-metadata.js';
 
 /** A Responses `response` body in canonical form. */
-export function decodeResponsesReply(backend: string, raw: unknown): Reply {
+export function decodeResponsesReply(backend: string, raw: unknown, request?: CanonicalRequest): Reply {
   const body = readResponsesReply(backend, raw);
   if (!body || !Array.isArray(body.output)) throw new RouterError(502, 'upstream', `Backend '${backend}' answered without an output list.`);
   if (body.status === 'failed') throw new RouterError(502, 'upstream', `Backend '${backend}' failed: ${upstreamText(body.error?.message ?? 'unknown error')}`);
@@ -26,7 +27,7 @@ export function decodeResponsesReply(backend: string, raw: unknown): Reply {
       content.push({ type: 'reasoning', text, ...(providerMetadata ? { providerMetadata } : {}) });
     }
   }
-  const finish = responsesFinish(body, content.some((part) => part.type === 'tool-call'));
+  const finish = responsesFinish(body, content.some((part) => part.type === 'tool-call'), request?.maxOutputTokens);
   return {
     ...(body.id ? { id: body.id } : {}),
     content,

@@ -1,8 +1,10 @@
 import { RouterError } from '../../core/errors.js';
 import { upstreamText } from '../../core/redact.js';
+import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { eventBatches } from '../http/event-batches.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readResponsesEvent } from './api.js';
 import { responsesFinish, usageFromResponses } from './decode-usage.js';
@@ -12,14 +14,16 @@ import { openaiReasoningMetadata } from './reasoning-metadata.js';
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
  * summary and argument deltas fill them; the terminal response event carries usage.
  */
-export async function* decodeResponsesStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
+export async function* decodeResponsesStream(backend: string, batches: AsyncIterable<SseFrame[]>, request?: CanonicalRequest): AsyncGenerator<StreamEvent[]> {
   const calls = new Map<string, string>(); // item id → call id
   let textOpen = false;
   let reasoningOpen = false;
 
   let finished = false;
   yield* eventBatches(batches, () => finished, (frame, out) => {
-    const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
+    const raw = parseFrameJson(backend, frame);
+    const foreign = foreignErrorOf(frame, raw);
+    const event = readResponsesEvent(backend, foreign ? { type: 'error', message: foreign.message, code: foreign.type } : raw);
     switch (event.type) {
       case 'response.created':
         out.push({ type: 'start', ...(event.response?.id ? { id: event.response.id } : {}) });
@@ -68,7 +72,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
       case 'response.incomplete':
         if (textOpen) out.push({ type: 'text-end' });
       {
-        const finish = responsesFinish(event.response, calls.size > 0);
+        const finish = responsesFinish(event.response, calls.size > 0, request?.maxOutputTokens);
         out.push({ type: 'finish', reason: finish.unified, finish, usage: usageFromResponses(event.response?.usage) });
       }
         finished = true;

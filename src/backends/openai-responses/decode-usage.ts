@@ -27,11 +27,25 @@ export function finishReasonFromResponse(status: unknown, hasToolCalls: boolean,
   return hasToolCalls ? 'tool-calls' : 'stop';
 }
 
-/** The unified reason with the raw one: the status, or for an incomplete response the reason it gives. */
-export function responsesFinish(response: unknown, hasToolCalls: boolean): Finish {
+/**
+ * The unified reason with the raw one: the status, or for an incomplete response the reason it
+ * gives. Some servers that speak the API answer `completed` when the output reached
+ * `max_output_tokens` (llama.cpp's does; its Chat endpoint says `length` for the same answer): a
+ * completed response without function calls whose output tokens reached the cap the router sent
+ * ended at the cap, and is read as OpenAI would have said it, incomplete for `max_output_tokens`.
+ */
+export function responsesFinish(response: unknown, hasToolCalls: boolean, maxOutputTokens?: number): Finish {
+  if (completedAtCap(response, hasToolCalls, maxOutputTokens)) return { unified: 'length', raw: 'max_output_tokens' };
   const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null };
   const reason = body.incomplete_details?.reason;
   const unified = finishReasonFromResponse(body.status, hasToolCalls, reason);
   const raw = body.status === 'incomplete' && typeof reason === 'string' ? reason : typeof body.status === 'string' ? body.status : undefined;
   return raw ? { unified, raw } : { unified };
+}
+
+/** A response said `completed` whose output reached the cap the router sent, and holds no function call (see responsesFinish). */
+export function completedAtCap(response: unknown, hasToolCalls: boolean, maxOutputTokens: number | undefined): boolean {
+  const body = (response ?? {}) as { status?: unknown; usage?: { output_tokens?: unknown } | null };
+  const outputTokens = body.usage?.output_tokens;
+  return body.status === 'completed' && !hasToolCalls && maxOutputTokens !== undefined && typeof outputTokens === 'number' && outputTokens >= maxOutputTokens;
 }

@@ -12,8 +12,8 @@ type Item = ResponsesRequestItem;
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
   if (request.passthrough?.format === 'responses') {
     setBackendWarnings(request, []);
-    // The client's own Responses request (its format decoder checked it), forwarded whole.
-    return { ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
+    // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
+    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.passthrough.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
   const body: ResponsesRequestBody = {
     model: upstreamModel,
@@ -81,7 +81,9 @@ function encodeMessage(message: Message, path: string): Item[] {
         const encrypted = part.type === 'reasoning' ? metadataString(part.providerMetadata, 'openai', 'encryptedContent') : undefined;
         if (encrypted) items.push({ type: 'reasoning', summary: [], encrypted_content: encrypted });
       }
-      if (texts.length) items.push({ role: 'assistant', content: texts.map((part) => ({ type: 'output_text', text: part.text })) });
+      // An output message, typed as the API reference has it: servers that read items by their type (llama.cpp's) refuse one without.
+      // https://platform.openai.com/docs/api-reference/responses/create#responses-create-input (input item list, output message)
+      if (texts.length) items.push({ type: 'message', role: 'assistant', content: texts.map((part) => ({ type: 'output_text', text: part.text })) });
       for (const part of message.content) {
         if (part.type === 'tool-call') items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
       }

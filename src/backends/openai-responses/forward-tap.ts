@@ -1,9 +1,10 @@
 import { RouterError } from '../../core/errors.js';
 import { walkJsonObject } from '../../core/json-check.js';
 import { notAnEvent, stringValueAt, type ForwardTap } from '../http/forward-tap.js';
+import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
-import { readResponsesEvent, readResponsesReply, type ResponsesStreamEvent } from './api.js';
-import { usageFromResponses } from './decode-usage.js';
+import { readResponsesEvent, readResponsesReply } from './api.js';
+import { completedAtCap, usageFromResponses } from './decode-usage.js';
 
 /**
  * The delta events whose `delta` is output (text, refusals, reasoning, tool input): measured to
@@ -39,19 +40,30 @@ export const responsesForwardTap: ForwardTap = {
     // No output list, or a failed response: decodeResponsesReply names the upstream's error.
     return Array.isArray(reply.output) && reply.status !== 'failed' ? usageFromResponses(reply.usage) : undefined;
   },
-  stream(backend) {
+  correctedReply(body, request) {
+    return atCap(body, request.maxOutputTokens) ? JSON.stringify(asIncomplete(body)) : undefined;
+  },
+  stream(backend, request) {
     let finished = false;
-    /** The note for response.completed or .incomplete, whose usage is the whole request's. */
-    const endNote = (event: ResponsesStreamEvent) => {
+    /**
+     * The note for response.completed or .incomplete, whose usage is the whole request's; a
+     * response that says `completed` at the cap is passed on as the incomplete one it is.
+     */
+    const endNote = (raw: unknown) => {
+      const event = readResponsesEvent(backend, raw);
       finished = true;
-      return { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+      const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+      const response = (raw as { response?: unknown }).response;
+      if (!atCap(response, request.maxOutputTokens)) return note;
+      const replacement = { event: 'response.incomplete', data: JSON.stringify({ ...(raw as object), type: 'response.incomplete', response: asIncomplete(response) }) };
+      return { ...note, replacement };
     };
     return {
       read(frame) {
         // The terminal event, parsed anyway and often the largest (the whole response), is not walked first when its event line names it.
         if (frame.event !== undefined && PARSED.has(frame.event)) {
-          const event = readResponsesEvent(backend, parseFrameJson(backend, frame));
-          if (PARSED.has(event.type)) return endNote(event);
+          const raw = parseFrameJson(backend, frame);
+          if (PARSED.has(readResponsesEvent(backend, raw).type)) return endNote(raw);
         }
         const { data } = frame;
         let typeAt = -1;
@@ -67,9 +79,17 @@ export const responsesForwardTap: ForwardTap = {
           }
         });
         const name = isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined;
-        if (name === undefined) throw notAnEvent(backend, frame, readResponsesEvent);
+        if (name === undefined) {
+          // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
+          if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
+          throw notAnEvent(backend, frame, readResponsesEvent);
+        }
         if (OUTPUT_DELTAS.has(name)) return { outputChars: deltaChars };
-        if (PARSED.has(name)) return endNote(readResponsesEvent(backend, parseFrameJson(backend, frame)));
+        if (PARSED.has(name)) return endNote(parseFrameJson(backend, frame));
+        // Every event of the grammar but `error` is `response.…`: an `event: error` frame in another shape is an error.
+        if (name !== 'error' && !name.startsWith('response.')) {
+          return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+        }
         if (name === 'response.failed' || name === 'error') return 'error';
         return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
       },
@@ -77,3 +97,15 @@ export const responsesForwardTap: ForwardTap = {
     };
   },
 };
+
+/** Whether a response ended at the cap while saying `completed` (decode-usage.ts says why); its function calls are in its output. */
+function atCap(response: unknown, maxOutputTokens: number | undefined): boolean {
+  const output = (response as { output?: unknown } | null)?.output;
+  const hasToolCalls = Array.isArray(output) && output.some((item) => typeof item === 'object' && item !== null && /^(function|custom_tool)_call$/.test(String((item as { type?: unknown }).type)));
+  return completedAtCap(response, hasToolCalls, maxOutputTokens);
+}
+
+/** The response as OpenAI says one that reached max_output_tokens: https://platform.openai.com/docs/api-reference/responses/object */
+function asIncomplete(response: unknown): Record<string, unknown> {
+  return { ...(response as Record<string, unknown>), status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+}

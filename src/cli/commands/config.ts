@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Settings } from '../../config/settings.js';
+import { CREDENTIAL_HEADERS } from '../../config/declarative/placement.js';
+import { SECRETS_MODES, type SecretsMode, type Settings } from '../../config/settings.js';
+import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
@@ -108,6 +110,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.usage.store = v;
     },
   },
+  'routing.sessionHeader': {
+    describe: "a request header naming the client's session, read first: one session's requests stay on one target and pooled key ('' for none)",
+    get: (s) => s.routing.sessionHeader ?? '',
+    set: (s, v) => {
+      if (v === '') return void delete s.routing.sessionHeader;
+      if (!HEADER_NAME.test(v) || CREDENTIAL_HEADERS.has(v.toLowerCase())) throw usageError(`routing.sessionHeader: expected a header name that is not a credential's, e.g. x-session-id, got '${v}'`);
+      s.routing.sessionHeader = v.toLowerCase();
+    },
+  },
   'limits.outputReserveTokens': {
     describe: 'output held against the cap for a request that sets no max output tokens',
     get: (s) => s.limits.outputReserveTokens,
@@ -117,6 +128,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     describe: 'ms a cap reservation outlives a router that died before settling it',
     get: (s) => s.limits.reservationTtlMs,
     set: (s, v) => void (s.limits.reservationTtlMs = parseDuration(v, 'limits.reservationTtlMs')),
+  },
+  'guardrails.secrets': {
+    describe: "credentials in a request's text: off, warn (named in x-svc-warning), mask (placeholders upstream) or refuse (400); a route may set its own (routes guard)",
+    values: SECRETS_MODES,
+    get: (s) => s.guardrails.secrets,
+    set: (s, v) => {
+      if (!(SECRETS_MODES as readonly string[]).includes(v)) throw usageError(`guardrails.secrets: expected ${SECRETS_MODES.join(', ')}, got '${v}'`);
+      s.guardrails.secrets = v as SecretsMode;
+    },
   },
   'defaults.organisation': {
     describe: 'organisation given to new keys',

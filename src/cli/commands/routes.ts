@@ -1,4 +1,4 @@
-import type { Settings, TaskConditions, TaskRule } from '../../config/settings.js';
+import { SECRETS_MODES, type SecretsMode, type Settings, type TaskConditions, type TaskRule } from '../../config/settings.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { isRoutableModelName } from '../../routing/resolve-route.js';
@@ -117,7 +117,15 @@ export async function runRoutesUnset(model: string): Promise<void> {
 export async function runRoutesList(options: { json?: boolean }): Promise<void> {
   const settings = (await openConfig()).read();
   const { routes, routePolicies } = settings;
-  type Row = { model: string; targets: string[]; source: 'config' | 'default'; contextWindow: number | null; rules?: TaskRule[]; weights?: Record<string, number> };
+  type Row = {
+    model: string;
+    targets: string[];
+    source: 'config' | 'default';
+    contextWindow: number | null;
+    rules?: TaskRule[];
+    weights?: Record<string, number>;
+    guardrails?: { secrets?: SecretsMode };
+  };
   const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
     const policy = Object.hasOwn(routePolicies, model) ? routePolicies[model] : undefined;
     return {
@@ -127,6 +135,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
       contextWindow: windowTokens(settings, model),
       ...(policy?.rules?.length ? { rules: policy.rules } : {}),
       ...(policy?.weights ? { weights: { ...policy.weights } } : {}),
+      ...(policy?.guardrails?.secrets ? { guardrails: { secrets: policy.guardrails.secrets } } : {}),
     };
   });
   for (const sku of SKUS) if (!Object.hasOwn(routes, sku)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default', contextWindow: null });
@@ -136,6 +145,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
     const weighted = (target: string) => (row.weights?.[target] !== undefined ? `${target}×${row.weights[target]}` : target);
     lines.push([row.model, row.targets.map(weighted).join(' → '), row.contextWindow === null ? '-' : String(row.contextWindow), row.source]);
     for (const rule of row.rules ?? []) lines.push([`  rule ${rule.name}`, `${describeConditions(rule.when)}: ${rule.targets.map(weighted).join(' → ')}`, '', '']);
+    if (row.guardrails?.secrets) lines.push(['  guard', `secrets: ${row.guardrails.secrets}`, '', '']);
   }
   printTable(lines, ['MODEL', 'TARGETS (fallback order)', 'WINDOW', 'SOURCE']);
 }
@@ -216,6 +226,41 @@ export async function runRoutesWeights(model: string, pairs: string[]): Promise<
   });
   printLine(pairs.length ? `${chalk.green('✓')} ${chalk.bold(model)} balances ${pairs.join(', ')}` : `${chalk.green('✓')} ${chalk.bold(model)} has no weights`);
 }
+
+/**
+ * Sets what the secrets guardrail does on one route (off, warn, mask or refuse), over the router's
+ * `guardrails.secrets`; `--unset` lets the router's setting apply again.
+ */
+export async function runRoutesGuard(model: string, mode: string | undefined, options: { unset?: boolean } = {}): Promise<void> {
+  if (!options.unset) {
+    if (mode === undefined) throw usageError(`give a mode (${SECRETS_MODES.join(', ')}), or --unset`);
+    if (!(SECRETS_MODES as readonly string[]).includes(mode)) throw usageError(`guard mode must be one of ${SECRETS_MODES.join(', ')}, got '${mode}'`);
+  }
+  const config = await openConfig();
+  requireRoute(config, model);
+  if (options.unset) {
+    config.update((draft) => {
+      const policy = draft.routePolicies[model];
+      if (!policy?.guardrails) return;
+      delete policy.guardrails;
+      if (Object.keys(policy).length === 0) delete draft.routePolicies[model];
+    });
+    printLine(`${chalk.green('✓')} ${chalk.bold(model)} follows the router's guardrails.secrets (${config.read().guardrails.secrets})`);
+    return;
+  }
+  config.update((draft) => {
+    const policy = (draft.routePolicies[model] ??= {});
+    policy.guardrails = { ...policy.guardrails, secrets: mode as SecretsMode };
+  });
+  printLine(`${chalk.green('✓')} ${chalk.bold(model)}: credentials in a request are ${GUARD_VERBS[mode as SecretsMode]}`);
+}
+
+const GUARD_VERBS: Record<SecretsMode, string> = {
+  off: 'not looked for',
+  warn: 'sent on, and named in x-svc-warning',
+  mask: 'replaced by placeholders before the upstream sees them',
+  refuse: 'refused with a 400',
+};
 
 function checkTargets(targets: string[], backends: Settings['backends']): void {
   for (const text of targets) {

@@ -23,9 +23,11 @@ export const SETTINGS_PLACEMENT = {
   backends: 'table',
   routes: 'table',
   routePolicies: 'table',
+  routing: 'group',
   contextWindows: 'table',
   server: 'group',
   limits: 'group',
+  guardrails: 'group',
   usage: 'group',
   prices: 'table',
   defaults: 'group',
@@ -57,6 +59,8 @@ same<Same<keyof In<'server'>, keyof Settings['server']>>();
 same<Same<keyof In<'usage'>, keyof Settings['usage']>>();
 same<Same<keyof In<'defaults'>, keyof Settings['defaults']>>();
 same<Same<keyof In<'limits'>, keyof Settings['limits']>>();
+same<Same<keyof In<'routing'>, keyof Settings['routing']>>();
+same<Same<keyof In<'guardrails'>, keyof Settings['guardrails']>>();
 same<Same<keyof In<'keys'>[string], keyof Settings['keys'][string]>>();
 same<Same<keyof In<'prices'>[string], keyof Settings['prices'][string]>>();
 same<Same<keyof NonNullable<In<'prices'>[string]['longContext']>, keyof NonNullable<Settings['prices'][string]['longContext']>>>();

@@ -9,9 +9,11 @@
 
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../backends/registry.js';
+import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../identity/keys.js';
-import { KEY_POOL_STRATEGIES, type KeyPoolStrategy } from '../settings.js';
+import { KEY_POOL_STRATEGIES, SECRETS_MODES, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
+import { CREDENTIAL_HEADERS } from './placement.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
 export const BACKEND_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
@@ -40,7 +42,7 @@ export const backendSchema = z
     baseUrl: z.url({ protocol: /^https?$/ }).meta({ description: 'The upstream base URL, e.g. https://api.openai.com/v1.' }),
     apiKeyEnv: envName("the upstream's API key").optional(),
     headers: z
-      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().regex(/^[^\r\n\0]*$/))
+      .record(z.string().regex(HEADER_NAME), z.string().regex(/^[^\r\n\0]*$/))
       .meta({ description: 'Extra headers sent upstream (no credentials: those go in apiKeyEnv).' })
       .optional(),
     timeouts: timeoutsSchema.optional(),
@@ -55,6 +57,13 @@ export const backendSchema = z
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });
+
+const guardrailsSchema = z.strictObject({
+  secrets: z
+    .enum(SECRETS_MODES as [SecretsMode, ...SecretsMode[]])
+    .meta({ description: "Credentials in a request's text: off, warn (x-svc-warning names kind and place), mask (placeholders before any upstream sees them) or refuse (400 guardrail_refused)." })
+    .optional(),
+});
 
 const perMinute = (what: string) => z.int().positive().meta({ description: `${what} per minute, across every router sharing the usage store.` });
 
@@ -176,11 +185,26 @@ export const declarativeSchema = z
           rules: z.array(taskRuleSchema).meta({ description: 'Tried in order; the first that matches picks the chain.' }).optional(),
           weights: z
             .record(z.string().min(1), z.int().positive())
-            .meta({ description: 'Target → weight: which weighted target leads the chain (smooth weighted round-robin).' })
+            .meta({ description: 'Target → weight: which weighted target leads the chain for each new session, and for each request that names none (smooth weighted round-robin).' })
             .optional(),
+          guardrails: guardrailsSchema.meta({ description: "This route's guardrails, over the router's." }).optional(),
         }),
       )
-      .meta({ description: 'Route name (as in routes) → its task rules and weights. When present, replaces the stored ones.' })
+      .meta({ description: 'Route name (as in routes) → its task rules, weights and guardrails. When present, replaces the stored ones.' })
+      .optional(),
+    routing: z
+      .strictObject({
+        sessionHeader: z
+          .string()
+          .regex(HEADER_NAME)
+          .refine((name) => !CREDENTIAL_HEADERS.has(name.toLowerCase()), { message: 'a credential header does not name a session' })
+          .meta({
+            description:
+              "A request header naming the client's session, read before x-claude-code-session-id, Codex's session-id, prompt_cache_key and metadata.user_id: one session's requests stay on one target and one pooled key while those answer (docs/teams.md).",
+          })
+          .optional(),
+      })
+      .meta({ description: "How requests are routed beyond each route's own chain." })
       .optional(),
     limits: z
       .strictObject({
@@ -189,6 +213,7 @@ export const declarativeSchema = z
       })
       .meta({ description: 'How the usage cap holds as a ceiling (docs/teams.md).' })
       .optional(),
+    guardrails: guardrailsSchema.meta({ description: 'Guardrails on what requests send upstream; off until set.' }).optional(),
     contextWindows: z
       .record(z.string().min(1), z.int().positive())
       .meta({

@@ -52,10 +52,6 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   if (stop) request.stop = stop;
   decodeThinking(json, request);
   keepContextManagement(json, request);
-  // Claude Code names its session in every request: the same key keeps one session's requests on
-  // the upstream's prompt cache (OpenAI's prompt_cache_key).
-  const session = context?.headers?.['x-claude-code-session-id'];
-  if (session) request.promptCacheKey = session;
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };

@@ -37,7 +37,7 @@ export function completeOrForward(
   request: CanonicalRequest,
   forwardFormat: string | undefined,
 ): Promise<Attempted & { reply: { reply: Reply } | { forwarded: ForwardedReply } }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel, apiKey) => {
+  return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
     const call = { request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) };
     const forwarding = forwardingOf(backend, forwardFormat);
     return forwarding ? { forwarded: await forwarding.complete(call) } : { reply: await backend.complete(call) };
@@ -54,7 +54,7 @@ export function streamOrForward(
   request: CanonicalRequest,
   forwardFormat: string | undefined,
 ): Promise<Attempted & { reply: { started: StartedStream } | { forwarded: StartedForward } }> {
-  return tryInOrder(context, targets, request.model, async (backend, upstreamModel, apiKey) => {
+  return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
     const forwarding = forwardingOf(backend, forwardFormat);
     if (!forwarding) return { started: await startStream(context, backend, request, upstreamModel, apiKey) };
     const rest = forwarding.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();

@@ -184,7 +184,8 @@ function rowsHtml(recent: StoredRequest[]): string {
         request.cost_usd === undefined ? '' : formatUsd(request.cost_usd),
         String(request.status),
         `${formatCount(request.latency_ms)} ms`,
-        request.error ?? '',
+        // What failed, and what each policy noted (a guardrail's verdict, never the value it found).
+        [request.error, ...Object.entries(request.notes ?? {}).map(([name, note]) => `${name}: ${note}`)].filter(Boolean).join(' · '),
       ];
       const classes = COLUMN_CLASSES;
       return `<tr data-request-id="${escapeHtml(request.request_id ?? '')}">${cells.map((cell, i) => `<td${classes[i] ? ` class="${classes[i]}"` : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`;

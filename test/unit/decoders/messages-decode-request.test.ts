@@ -201,9 +201,8 @@ describe('decodeMessagesRequest: valid bodies', () => {
     expect(decoded.droppedTools).toEqual(['DeferredToolPlaceholder']);
   });
 
-  it('carries x-claude-code-session-id as the prompt cache key', () => {
-    expect(decodeMessagesRequest(body(), { secret: 's', headers: { 'x-claude-code-session-id': 'sess-1' } }).request.promptCacheKey).toBe('sess-1');
-    expect(decodeMessagesRequest(body(), { secret: 's', headers: {} }).request.promptCacheKey).toBeUndefined();
+  it('leaves the prompt cache key to the session (src/routing/session-key.ts): the session header never reaches an upstream as it came', () => {
+    expect(decodeMessagesRequest(body(), { secret: 's', headers: { 'x-claude-code-session-id': 'sess-1' } }).request.promptCacheKey).toBeUndefined();
   });
 
   it('keeps an Anthropic-only thinking.display and context_management.edits as warnings for a translating upstream', () => {

@@ -1,19 +1,21 @@
 import type { RateLimitSettings } from '../config/settings.js';
 import { RouterError } from '../core/errors.js';
 import { formatCount } from '../core/format-numbers.js';
+import type { Usage } from '../core/reply.js';
 import type { SharedState, WindowVerdict } from '../shared-state/shared-state.js';
+import type { Admission, Policy } from './policy.js';
 
 /** Rate limits are per minute, as the upstreams' own (RPM, TPM). */
 export const RATE_WINDOW_MS = 60_000;
 
-/** A request let through: the headers its answer carries, and how to correct its token estimate once its usage is known. */
-export interface Admitted {
-  headers: Record<string, string>;
-  /** Replaces the input estimate counted on arrival with the tokens the request really used (0 when it failed). */
-  settle(tokens: number): void;
-}
-
-const NOTHING_TO_SETTLE: Admitted = { headers: {}, settle: () => undefined };
+/**
+ * Per-key rate limits, for a key that has any: one request and its estimated input, per minute,
+ * counted on arrival and corrected to the tokens used once they are known.
+ */
+export const rateLimit: Policy = {
+  name: 'rate-limit',
+  admit: (input) => (input.identity.rateLimit ? admit(input.shared, input.identity.developer, input.identity.rateLimit, input.estimatedTokens) : undefined),
+};
 
 const requestsKey = (developer: string): string => `rate:${developer}:requests`;
 const tokensKey = (developer: string): string => `rate:${developer}:tokens`;
@@ -24,10 +26,10 @@ const tokensKey = (developer: string): string => `rate:${developer}:tokens`;
  * request over a limit is refused with a 429 that says which limit, when to retry (`retry-after`)
  * and the `x-ratelimit-*` headers OpenAI's API sends; a request let through carries them too.
  */
-export async function admit(state: SharedState, developer: string, limits: RateLimitSettings | undefined, estimatedTokens: number, now = Date.now()): Promise<Admitted> {
+export async function admit(state: SharedState, developer: string, limits: RateLimitSettings | undefined, estimatedTokens: number, now = Date.now()): Promise<Admission | undefined> {
   const rpm = positive(limits?.requestsPerMinute);
   const tpm = positive(limits?.tokensPerMinute);
-  if (rpm === undefined && tpm === undefined) return NOTHING_TO_SETTLE;
+  if (rpm === undefined && tpm === undefined) return undefined;
   const headers: Record<string, string> = {};
   let requests: WindowVerdict | undefined;
   if (rpm !== undefined) {
@@ -56,16 +58,37 @@ export async function admit(state: SharedState, developer: string, limits: RateL
       throw refusal(`Rate limit reached: ${formatCount(tpm)} tokens per minute for this key.`, tokens, headers);
     }
   }
-  let settled = false;
-  return {
-    headers,
-    settle(used) {
-      if (settled || tpm === undefined) return;
-      settled = true;
-      const correction = used - estimatedTokens;
-      if (correction !== 0) state.add(tokensKey(developer), correction, RATE_WINDOW_MS);
-    },
-  };
+  return new RateAdmission(headers, state, developer, estimatedTokens, tpm);
+}
+
+/** A request let through: the headers its answer carries, and the correction of its token estimate once its usage is known. */
+class RateAdmission implements Admission {
+  private settled = false;
+
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly state: SharedState,
+    private readonly developer: string,
+    private readonly estimatedTokens: number,
+    private readonly tokensPerMinute: number | undefined,
+  ) {}
+
+  settle(usage: Usage): void {
+    this.correct(usage.inputTokens + usage.outputTokens);
+  }
+
+  /** The request still counts as one; its estimated input is taken back. */
+  release(): void {
+    this.correct(0);
+  }
+
+  /** Replaces the input estimate counted on arrival with the tokens the request really used. */
+  private correct(used: number): void {
+    if (this.settled || this.tokensPerMinute === undefined) return;
+    this.settled = true;
+    const correction = used - this.estimatedTokens;
+    if (correction !== 0) this.state.add(tokensKey(this.developer), correction, RATE_WINDOW_MS);
+  }
 }
 
 const positive = (value: number | undefined): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined);

@@ -1,5 +1,6 @@
 import { RouterError } from '../core/errors.js';
 import type { CanonicalRequest } from '../core/request.js';
+import type { Policy } from './policy.js';
 
 /** Far beyond any real conversation or tool set; past these a request is refused, not processed. */
 export const MAX_MESSAGES = 10_000;
@@ -14,3 +15,13 @@ export function checkRequestBounds(request: CanonicalRequest): void {
     throw new RouterError(400, 'invalid_request', `The request declares ${request.tools.length} tools; at most ${MAX_TOOLS} are accepted.`, 'tools', 'too_many_tools');
   }
 }
+
+/** The cheapest refusal, so it runs first: two lengths, and nothing to settle. */
+export const requestBounds: Policy = {
+  name: 'request-bounds',
+  onCounts: true,
+  admit(input) {
+    checkRequestBounds(input.request);
+    return undefined;
+  },
+};

@@ -1,0 +1,93 @@
+import type { Usage } from '../core/reply.js';
+import type { RequestTrace } from '../core/request-record.js';
+import type { StreamEvent } from '../core/stream-events.js';
+import type { SvcMeta } from '../formats/client-format.js';
+import type { Admission, Policy, PolicyInput } from './policy.js';
+
+/**
+ * Runs the policies in order. A policy that admits with nothing to do later adds nothing; one
+ * that refuses (throws) has every admission made before it released, and the refusal goes on to
+ * the client. A synchronous admission costs no promise: only a policy that returns one is awaited.
+ * Each admission's note goes into the request record (`trace.notes`) under the policy's name.
+ */
+export function admitAll(policies: readonly Policy[], input: PolicyInput, trace?: RequestTrace): Admissions | Promise<Admissions> {
+  const admissions = new Admissions(trace);
+  try {
+    for (let i = 0; i < policies.length; i++) {
+      const policy = policies[i]!;
+      const admitted = policy.admit(input);
+      if (admitted instanceof Promise) return admitFrom(policies, i, admitted, input, admissions);
+      if (admitted) admissions.add(policy.name, admitted);
+    }
+  } catch (error) {
+    admissions.release();
+    throw error;
+  }
+  return admissions;
+}
+
+/** The policies that also run on token counts, in order (worked out once per list). */
+export function countingPolicies(policies: readonly Policy[]): readonly Policy[] {
+  let counting = countingByList.get(policies);
+  if (!counting) countingByList.set(policies, (counting = policies.filter((policy) => policy.onCounts)));
+  return counting;
+}
+
+const countingByList = new WeakMap<readonly Policy[], readonly Policy[]>();
+
+/** The rest of admitAll, from the first policy that answered with a promise. */
+async function admitFrom(policies: readonly Policy[], index: number, pending: Promise<Admission | undefined>, input: PolicyInput, admissions: Admissions): Promise<Admissions> {
+  try {
+    const first = await pending;
+    if (first) admissions.add(policies[index]!.name, first);
+    for (let i = index + 1; i < policies.length; i++) {
+      const policy = policies[i]!;
+      const answer = policy.admit(input);
+      const admitted = answer instanceof Promise ? await answer : answer;
+      if (admitted) admissions.add(policy.name, admitted);
+    }
+  } catch (error) {
+    admissions.release();
+    throw error;
+  }
+  return admissions;
+}
+
+/**
+ * What the policies admitted a request with. The pipeline settles them all once, when the
+ * request's usage is recorded, or releases them all once, when it fails first; never both.
+ */
+export class Admissions {
+  /** The reply's headers from every admission, in policy order; undefined when none has any. */
+  headers: Record<string, string> | undefined;
+  /** Whether an admission reads the reply: then it is translated, never forwarded, and each batch is shown to it. */
+  inspects = false;
+  private readonly list: Admission[] = [];
+  private done = false;
+
+  constructor(private readonly trace: RequestTrace | undefined) {}
+
+  add(name: string, admission: Admission): void {
+    this.list.push(admission);
+    if (admission.headers) this.headers = this.headers ? { ...this.headers, ...admission.headers } : admission.headers;
+    if (admission.inspect) this.inspects = true;
+    if (admission.note !== undefined && this.trace) (this.trace.notes ??= {})[name] = admission.note;
+  }
+
+  settle(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void {
+    if (this.done) return;
+    this.done = true;
+    for (const admission of this.list) admission.settle?.(usage, costNanoUsd, report);
+  }
+
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    for (const admission of this.list) admission.release?.();
+  }
+
+  /** Shows a batch of the reply to every admission that reads it (call only when `inspects`). */
+  inspect(batch: readonly StreamEvent[]): void {
+    for (const admission of this.list) admission.inspect?.(batch);
+  }
+}

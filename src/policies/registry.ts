@@ -1,0 +1,17 @@
+import type { Policy } from './policy.js';
+import { rateLimit } from './rate-limit.js';
+import { requestBounds } from './request-bounds.js';
+import { secretsGuardrail } from './secrets-guardrail.js';
+import { usageCap } from './usage-cap.js';
+
+/**
+ * Every per-request policy, in the order they run: cheapest refusal first, so a request refused
+ * early costs no shared counter and no ledger write. Adding one is a file in this folder and a line
+ * here (docs/architecture.md, "Adding a policy").
+ */
+export const POLICIES: readonly Policy[] = [
+  requestBounds,
+  rateLimit,
+  secretsGuardrail,
+  usageCap,
+];
