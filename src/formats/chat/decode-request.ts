@@ -15,6 +15,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
+import { decodePromptCache } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 
 export interface ChatOptions {
@@ -63,6 +64,7 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   const user = optionalString(json, 'user');
   if (metadata || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
   if (kept.length) request.sameFormatOnly = kept;
+  decodePromptCache(json, request);
 
   request.passthrough = { format: 'chat', body: json };
 
