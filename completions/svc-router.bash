@@ -162,7 +162,7 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout $help" ;;
+                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --cache-control $help" ;;
                 list) options="--json $help" ;;
                 pool) options="--key --key-env --strategy --rate-limit-cooldown --payment-cooldown --clear $help" ;;
                 remove) options="$help" ;;

@@ -234,6 +234,7 @@ complete -c svc-router -n '__svc_router_in backends add' -l connect-timeout -x -
 complete -c svc-router -n '__svc_router_in backends add' -l first-byte-timeout -x -d 'time to the response headers (default 300000)'
 complete -c svc-router -n '__svc_router_in backends add' -l idle-timeout -x -d 'longest pause between body chunks, streamed or not (default 120000)'
 complete -c svc-router -n '__svc_router_in backends add' -l total-timeout -x -d 'longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)'
+complete -c svc-router -n '__svc_router_in backends add' -l cache-control -d 'openai-chat only: the upstream takes cache_control on content parts (OpenRouter\'s Anthropic and Gemini models); prompt-cache breakpoints are sent to it'
 
 # backends list
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'

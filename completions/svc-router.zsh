@@ -186,6 +186,7 @@ _svc_router_backends_args() {
         '--first-byte-timeout[time to the response headers (default 300000)]:firstByteTimeout:' \
         '--idle-timeout[longest pause between body chunks, streamed or not (default 120000)]:idleTimeout:' \
         '--total-timeout[longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)]:totalTimeout:' \
+        '--cache-control[openai-chat only: the upstream takes cache_control on content parts (OpenRouter'\''s Anthropic and Gemini models); prompt-cache breakpoints are sent to it]' \
         ':name:' \
         $help
       ;;

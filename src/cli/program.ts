@@ -125,6 +125,7 @@ export function buildProgram(version: string): Command {
     .option('--first-byte-timeout <ms>', 'time to the response headers (default 300000)')
     .option('--idle-timeout <ms>', 'longest pause between body chunks, streamed or not (default 120000)')
     .option('--total-timeout <ms>', 'longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)')
+    .option('--cache-control', "openai-chat only: the upstream takes cache_control on content parts (OpenRouter's Anthropic and Gemini models); prompt-cache breakpoints are sent to it")
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

@@ -55,6 +55,7 @@ const SETTINGS_SHAPE: Shape = {
           fields: { strategy: string, keys: list({ fields: { apiKey: string, apiKeyEnv: string } }), rateLimitCooldownMs: number, paymentCooldownMs: number },
           required: ['keys'],
         },
+        cacheControl: boolean,
       },
       required: ['type', 'baseUrl'],
     }),

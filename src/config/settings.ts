@@ -17,6 +17,12 @@ export interface BackendSettings {
   timeouts?: BackendTimeouts;
   /** Several upstream keys used in turn; when set, it replaces apiKey/apiKeyEnv for calls. */
   keyPool?: KeyPoolSettings;
+  /**
+   * openai-chat only: the upstream takes Anthropic-style `cache_control` on content parts (OpenRouter,
+   * for its Anthropic and Gemini models), so a Messages client's breakpoints are passed on, and the
+   * router places them for clients that set none.
+   */
+  cacheControl?: boolean;
 }
 
 /** How a pool picks its next key: each in turn, or always the first that is not cooling down. */

@@ -141,6 +141,8 @@ export interface CanonicalRequest {
   seed?: number;
   /** A key that groups requests sharing a prompt prefix (one client session), for the upstream's prompt cache (OpenAI's `prompt_cache_key`). */
   promptCacheKey?: string;
+  /** How long the upstream keeps that prompt cached (OpenAI's `prompt_cache_retention`). */
+  promptCacheRetention?: 'in_memory' | '24h';
   /** OpenAI-style penalties, -2 to 2. */
   frequencyPenalty?: number;
   presencePenalty?: number;

@@ -231,6 +231,22 @@ describe('backends', () => {
     expect(configText(home)).toBe(before);
   });
 
+  it('stores --cache-control for an openai-chat backend, and refuses it with exit 2 for any other type', async () => {
+    const added = await runCli(['backends', 'add', 'router', '--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1', '--cache-control'], { home });
+    expect(added.code).toBe(0);
+    expect(readConfig(home)!.backends.router).toEqual({ type: 'openai-chat', baseUrl: 'https://openrouter.ai/api/v1', cacheControl: true });
+    const listed = JSON.parse((await runCli(['backends', 'list', '--json'], { home })).stdout) as Array<{ name: string }>;
+    expect(listed.find((row) => row.name === 'router')).toMatchObject({ cache_control: true });
+    expect((await runCli(['backends', 'remove', 'router'], { home })).code).toBe(0);
+    const before = configText(home);
+    const refused = await runCli(['backends', 'add', 'bad', '--type', 'anthropic', '--base-url', 'https://a.example', '--cache-control'], { home });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--cache-control is for openai-chat backends only; an anthropic upstream gets a client's breakpoints as they are, and the router's for clients that set none");
+    const gemini = await runCli(['backends', 'add', 'bad', '--type', 'gemini', '--base-url', 'https://g.example', '--cache-control'], { home });
+    expect(gemini.stderr).toContain('--cache-control is for openai-chat backends only; a gemini upstream caches prompts without breakpoints');
+    expect(configText(home)).toBe(before);
+  });
+
   it('rejects a malformed --header and both --api-key and --api-key-env with exit 2', async () => {
     const before = configText(home);
     const header = await runCli(['backends', 'add', 'bad', '--type', 'anthropic', '--base-url', 'https://a.example', '--header', 'novalue'], { home });

@@ -60,12 +60,15 @@ export function anthropicPrompt(body: Record<string, any>): AnthropicPrompt {
   };
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   list(body.tools).forEach((tool, i) => add('tool', `tools[${i}]`, withoutCacheControl(tool), tool, `tools.${i}.cache_control`));
-  if (typeof body.system === 'string') add('system', 'system', body.system);
-  else list(body.system).forEach((block, i) => add('system', `system[${i}]`, withoutCacheControl(block), block, `system.${i}.cache_control`));
+  // A string is shorthand for one text block, and is cached as that block.
+  list(typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : body.system).forEach((block, i) =>
+    add('system', `system[${i}]`, withoutCacheControl(block), block, `system.${i}.cache_control`),
+  );
   parts.push(part('settings', 'tool_choice+thinking', { tool_choice: body.tool_choice ?? null, thinking: body.thinking ?? null }));
   list(body.messages).forEach((message: any, m) => {
-    if (!Array.isArray(message?.content)) return add('message', `messages[${m}]`, { role: message?.role, content: message?.content });
-    message.content.forEach((block: unknown, j: number) => {
+    const content = typeof message?.content === 'string' ? [{ type: 'text', text: message.content }] : message?.content;
+    if (!Array.isArray(content)) return add('message', `messages[${m}]`, { role: message?.role, content });
+    content.forEach((block: unknown, j: number) => {
       // The role rides on a message's first block, so a block moved to another turn changes the prefix.
       const value = j === 0 ? { role: message.role, block: withoutCacheControl(block) } : withoutCacheControl(block);
       add('message', `messages[${m}].content[${j}]`, value, block, `messages.${m}.content.${j}.cache_control`);

@@ -14,12 +14,20 @@ import { authorised, defaultError, requestIdHeader, sendError } from './openai-e
 import { automaticCache, openAIRules } from './automatic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 import { openAIChatParts } from './prompt-parts.js';
+import { anthropicCache } from './anthropic-prompt-cache.js';
+import { chatBreakpointPrompt } from './chat-breakpoint-cache.js';
 
 export interface OpenAIChatUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Ids served by GET /v1/models. */
   models?: string[];
+  /**
+   * How `promptCache` caches: 'automatic' as OpenAI does (the default), or 'breakpoints' as a
+   * provider serving Anthropic's models behind the Chat format (OpenRouter): only where
+   * `cache_control` marks a content part, refusing more than four (chat-breakpoint-cache.ts).
+   */
+  promptCacheRules?: 'automatic' | 'breakpoints';
 }
 
 /** `url` is the base URL ending in /v1, as OpenAI clients expect. */
@@ -41,6 +49,7 @@ export async function startOpenAIChatUpstream(
   const models = options.models ?? ['gpt-4o-mini', 'gpt-4o'];
   const cache = promptCacheOf(options.promptCache);
   const prompts: PromptRecord[] = [];
+  const reportsWrites = options.promptCacheRules === 'breakpoints';
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const pathname = new URL(request.path, 'http://fake').pathname;
@@ -62,16 +71,22 @@ export async function startOpenAIChatUpstream(
     if (!Array.isArray(body.messages)) {
       return sendError(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
     }
+    const breakpoints = cache && options.promptCacheRules === 'breakpoints' ? chatBreakpointPrompt(body) : undefined;
+    if (breakpoints?.problem) return sendError(res, 400, breakpoints.problem, 'invalid_request_error', null);
     const params = body as ChatCompletionCreateParams;
     const turn = await nextTurn(params);
     const headers = { ...requestIdHeader(), ...turn.headers };
     if (turn.status !== undefined && (turn.status < 200 || turn.status > 299)) {
       return sendJson(res, turn.status, turn.errorBody ?? defaultError(turn.status), headers);
     }
-    const prompt = cache && cachedPrompt(cache, request, body);
+    const prompt =
+      cache &&
+      (breakpoints
+        ? anthropicCache(cache, PromptCache.scope('anthropic-via-chat', credentialOf(request.headers), body.model), body.model, breakpoints)
+        : cachedPrompt(cache, request, body));
     if (prompt) prompts.push(prompt);
     if (params.stream) return streamCompletion(res, turn, params, headers, prompt);
-    sendJson(res, turn.status ?? 200, completion(turn, params, prompt), headers);
+    sendJson(res, turn.status ?? 200, completion(turn, params, prompt, reportsWrites), headers);
   }
 
   async function streamCompletion(res: ServerResponse, turn: ScriptedTurn, params: ChatCompletionCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
@@ -102,7 +117,7 @@ export async function startOpenAIChatUpstream(
       }
     }
     await delta({}, stopReason(turn));
-    if (includeUsage) await send({ ...base, choices: [], usage: usage(turn, params, prompt) });
+    if (includeUsage) await send({ ...base, choices: [], usage: usage(turn, params, prompt, reportsWrites) });
     await sse.frame('data: [DONE]\n\n');
     sse.end();
   }
@@ -117,7 +132,7 @@ function cachedPrompt(cache: PromptCache, request: RecordedRequest, body: Record
   return automaticCache(cache, scope, body.model, openAIChatParts(body), openAIRules(body.prompt_cache_retention), cacheKey);
 }
 
-function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord): ChatCompletion {
+function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord, reportsWrites = false): ChatCompletion {
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = (turn.toolCalls ?? []).map((call) => ({
     id: call.id ?? randomId('call_'),
     type: 'function',
@@ -137,21 +152,22 @@ function completion(turn: ScriptedTurn, params: ChatCompletionCreateParams, prom
     created: Math.floor(Date.now() / 1000),
     model: params.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: stopReason(turn) }],
-    usage: usage(turn, params, prompt),
+    usage: usage(turn, params, prompt, reportsWrites),
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
   };
 }
 
 /** Cache reads are `prompt_tokens_details.cached_tokens`, within prompt_tokens. */
-function usage(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord): CompletionUsage {
+function usage(turn: ScriptedTurn, params: ChatCompletionCreateParams, prompt?: PromptRecord, reportsWrites = false): CompletionUsage {
   const { input, output, cached } = usageFor(turn, params.messages, prompt);
   const reasoning = turn.reasoning ? Math.min(output, Math.ceil(turn.reasoning.text.length / 4)) : 0;
   return {
     prompt_tokens: input,
     completion_tokens: output,
     total_tokens: input + output,
-    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    // OpenRouter reports what was written beside what was read; OpenAI writes without reporting it.
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0, ...(reportsWrites && prompt ? { cache_write_tokens: prompt.cacheWriteTokens } : {}) } as CompletionUsage['prompt_tokens_details'],
     completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }

@@ -88,6 +88,11 @@ describe('OpenAI automatic caching (exact prefix, 1,024 tokens minimum, 128-toke
     expect(ask(openAIChatParts(body('Runs a shell command.'))).cachedTokens).toBe(0);
   });
 
+  it('reads a content part’s cache_control (OpenRouter’s breakpoint) as no part of the prompt', () => {
+    const chat = (marked: boolean) => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', ...(marked ? { cache_control: { type: 'ephemeral' } } : {}) }] }] });
+    expect(openAIChatParts(chat(true))).toEqual(openAIChatParts(chat(false)));
+  });
+
   it('grows with a conversation: each turn reads the whole of the turn before', () => {
     const { ask } = openAI();
     const turns = [message(1500, 's')];
@@ -322,6 +327,12 @@ describe('Anthropic breakpoint caching', () => {
     const marked = anthropicPrompt(anthropicBody({ system: [block(10, 's', EPHEMERAL)] }));
     const plain = anthropicPrompt(anthropicBody({ system: [block(10, 's')] }));
     expect(marked.parts.map((p) => p.text)).toEqual(plain.parts.map((p) => p.text));
+  });
+
+  it('caches a string content as the one text block it stands for', () => {
+    const asString = anthropicPrompt({ model: 'claude-sonnet-4-6', system: 'Rules.', messages: [{ role: 'user', content: 'hi' }] });
+    const asBlocks = anthropicPrompt({ model: 'claude-sonnet-4-6', system: [{ type: 'text', text: 'Rules.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: EPHEMERAL }] }] });
+    expect(asString.parts).toEqual(asBlocks.parts);
   });
 
   it('keeps organisations apart', () => {

@@ -16,9 +16,19 @@ export function openAIChatParts(body: Record<string, any>): PromptPart[] {
   if (body.response_format?.type === 'json_schema') parts.push(part('schema', 'response_format', body.response_format));
   list(body.messages).forEach((message: any, i) => {
     const system = message?.role === 'system' || message?.role === 'developer';
-    parts.push(part(system ? 'system' : 'message', `messages[${i}]`, message));
+    parts.push(part(system ? 'system' : 'message', `messages[${i}]`, withoutPartMarkers(message)));
   });
   return parts;
+}
+
+/**
+ * Providers that take Anthropic-style `cache_control` on content parts (OpenRouter, for its
+ * Anthropic and Gemini models: https://openrouter.ai/docs/features/prompt-caching) read it as a
+ * breakpoint, not as prompt text, so a marker that moves to a newer part leaves the prefix as it was.
+ */
+function withoutPartMarkers(message: any): unknown {
+  if (!Array.isArray(message?.content) || !message.content.some((item: any) => item && typeof item === 'object' && 'cache_control' in item)) return message;
+  return { ...message, content: message.content.map((item: any) => (item && typeof item === 'object' && 'cache_control' in item ? (({ cache_control: _marker, ...rest }) => rest)(item) : item)) };
 }
 
 /**

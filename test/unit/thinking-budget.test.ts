@@ -55,10 +55,10 @@ describe('thinkingBudget', () => {
       2048,
     ],
     [
-      'an unsigned tool-use turn followed by a later text-only assistant turn',
+      'an unsigned tool-use turn the conversation has moved past: thinking stays off, so the setting never changes under the cache',
       { reasoningEffort: 'low', messages: [...toolTurn(), assistant({ type: 'text', text: 'It is 12°C.' }), user('Thanks')] },
       32_000,
-      2048,
+      undefined,
     ],
     [
       'a signed tool-use turn followed by an unsigned one: thinking off',

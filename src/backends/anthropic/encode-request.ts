@@ -1,9 +1,12 @@
 import { invalidRequest } from '../../core/errors.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
+import { asSystemReminder } from '../../core/system-notes.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { metadataOf, metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../../core/request.js';
+import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
+import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
 import { thinkingBudget } from './thinking-budget.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
@@ -25,7 +28,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const warnings = translatableOrRefuse(request);
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
-  const system = request.system.filter((part) => part.text).map((part) => ({ type: 'text' as const, text: part.text }));
+  const system = request.system.filter((part) => part.text).flatMap((part) => withCacheControl(part, [{ type: 'text', text: part.text }]) as TextBlockParam[]);
   if (system.length) body.system = system;
   // Structured outputs: the answer is held to the schema.
   // https://platform.claude.com/docs/en/build-with-claude/structured-outputs
@@ -64,6 +67,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   if (request.stop?.length) body.stop_sequences = request.stop;
   if (request.metadata?.user_id) body.metadata = { user_id: request.metadata.user_id };
   if (stream) body.stream = true;
+  placeAnthropicBreakpoints(body);
   setBackendWarnings(request, warnings);
   return body;
 }
@@ -112,7 +116,7 @@ function encodePart(part: Part, fromSystem: boolean, path: string): Block[] {
       {
         // Citations Anthropic gave on an earlier answer go back with it.
         const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
-        return [{ type: 'text', text: fromSystem ? `<system-reminder>\n${part.text}\n</system-reminder>` : part.text, ...(Array.isArray(citations) ? { citations } : {}) }];
+        return [{ type: 'text', text: fromSystem ? asSystemReminder(part.text) : part.text, ...(Array.isArray(citations) ? { citations } : {}) }];
       }
     case 'image':
       return [{ type: 'image', source: imageSource(part.url) }];

@@ -227,16 +227,14 @@ function parseArguments(args: string, path: string): Record<string, unknown> {
 }
 
 /**
- * In the current turn (after the last user message that is not only tool results), the first call
- * of each model step must carry a signature. A step whose calls carry none was not made by Gemini
- * (or lost its id): it gets Google's stand-in rather than a 400.
+ * Gemini 3 wants the first call of each model step in the current turn (after the last user message
+ * that is not only tool results) to carry a signature. A step whose calls carry none was not made by
+ * Gemini (or lost its id): it gets Google's stand-in, wherever it is. Earlier turns are not checked,
+ * but a step keeps its stand-in once its turn has passed: taking it off would change an earlier
+ * content of the prompt, and every turn after would miss the upstream's prompt cache.
  */
 function markUnsignedCalls(contents: GeminiContent[]): void {
-  let start = 0;
-  contents.forEach((content, index) => {
-    if (content.role === 'user' && content.parts.some((part) => !part.functionResponse)) start = index + 1;
-  });
-  for (const content of contents.slice(start)) {
+  for (const content of contents) {
     if (content.role !== 'model') continue;
     const calls = content.parts.filter((part) => part.functionCall);
     if (calls.length && !calls.some((part) => part.thoughtSignature)) calls[0]!.thoughtSignature = SKIP_SIGNATURE_VALIDATION;

@@ -12,7 +12,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
     wireFormat: 'chat',
     url: (base): string => `${base}/chat/completions`,
     headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
-    encode: encodeChatRequest,
+    encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true }),
     decodeReply: decodeChatReply,
     forward: chatForwardTap,
     decodeStream: decodeChatStream,

@@ -35,6 +35,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   // Readable summaries only when the client asked to see them; 'omitted' leaves the sealed reasoning alone.
   if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort, ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
   if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
+  if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };

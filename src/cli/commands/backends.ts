@@ -1,4 +1,5 @@
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
+import { cacheControlElsewhere } from '../../config/cache-control.js';
 import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
@@ -21,6 +22,7 @@ export interface AddBackendOptions {
   firstByteTimeout?: string;
   idleTimeout?: string;
   totalTimeout?: string;
+  cacheControl?: boolean;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -30,6 +32,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
     throw usageError(`unknown backend type '${options.type}'; expected one of ${BACKEND_TYPES.join(', ')}`);
   }
   if (options.apiKey !== undefined && options.apiKeyEnv !== undefined) throw usageError('give --api-key or --api-key-env, not both');
+  if (options.cacheControl && options.type !== 'openai-chat') throw usageError(`--cache-control is for openai-chat backends only; ${cacheControlElsewhere(options.type)}`);
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
@@ -43,6 +46,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.idleTimeout !== undefined) timeouts.idleMs = parsePositiveInteger(options.idleTimeout, '--idle-timeout');
   if (options.totalTimeout !== undefined) timeouts.totalMs = parsePositiveInteger(options.totalTimeout, '--total-timeout');
   if (Object.keys(timeouts).length) backend.timeouts = timeouts;
+  if (options.cacheControl) backend.cacheControl = true;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -82,6 +86,7 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     api_key: keySource(backend),
     // Header values can hold credentials; list only their names.
     headers: Object.keys(backend.headers ?? {}),
+    ...(backend.cacheControl ? { cache_control: true } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');

@@ -55,6 +55,10 @@ const backendSchema = z
       })
       .meta({ description: 'Several upstream keys used in turn; a key refused with 429/402 rests and the next is used (docs/teams.md).' })
       .optional(),
+    cacheControl: z
+      .boolean()
+      .meta({ description: "openai-chat only: the upstream takes Anthropic-style cache_control on content parts (OpenRouter's Anthropic and Gemini models), so prompt-cache breakpoints are sent to it." })
+      .optional(),
   })
   .meta({ description: 'An upstream backend.' });
 

@@ -10,6 +10,7 @@ import { isRoutableModelName, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
+import { cacheControlElsewhere } from '../cache-control.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
 import { closest } from '../../core/closest.js';
@@ -156,6 +157,9 @@ function checkNames(config: Record<string, unknown>, at: At): void {
       if (name === OFFLINE_BACKEND) at(['backends', name], `"${OFFLINE_BACKEND}" is the built-in backend; choose another name`, undefined, true);
       else if (!BACKEND_NAME.test(name)) at(['backends', name], `backend name "${name}" is not valid: use letters, digits, '-' and '_' (up to 40, starting with a letter or digit)`, undefined, true);
       const backend = config.backends[name];
+      if (isObject(backend) && backend.cacheControl === true && backend.type !== 'openai-chat') {
+        at(['backends', name, 'cacheControl'], `only an openai-chat backend takes "cacheControl": ${cacheControlElsewhere(backend.type)}`);
+      }
       const headers = isObject(backend) ? backend.headers : undefined;
       if (!isObject(headers)) continue;
       for (const header of Object.keys(headers)) {

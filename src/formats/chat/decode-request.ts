@@ -16,6 +16,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
+import { decodePromptCache } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 
 export interface ChatOptions {
@@ -64,6 +65,7 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   const user = optionalString(json, 'user');
   if (metadata || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
   if (kept.length) request.sameFormatOnly = kept;
+  decodePromptCache(json, request);
 
   keepForwardBody(request, { format: 'chat', body: json });
 

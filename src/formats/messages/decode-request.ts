@@ -66,7 +66,7 @@ function decodeSystem(raw: unknown): TextPart[] {
   if (typeof raw === 'string') return raw ? [{ type: 'text', text: raw }] : [];
   return asArray(raw, 'system').map((item, index) => {
     const block = asObject(item, `system.${index}`);
-    return { type: 'text', text: requiredString(block, 'text', `system.${index}.text`) };
+    return withCacheControl(block, { type: 'text', text: requiredString(block, 'text', `system.${index}.text`) });
   });
 }
 
@@ -101,11 +101,16 @@ function decodeBlocks(raw: unknown, path: string, kept: SameFormatOnly[]): Part[
 function decodeBlock(raw: unknown, path: string, kept: SameFormatOnly[]): Part | undefined {
   const block = asObject(raw, path);
   const part = decodeBlockPart(block, path, kept);
-  // A cache breakpoint rides in the anthropic namespace, for an Anthropic upstream to set again.
-  if (part && block.cache_control !== undefined && block.cache_control !== null) {
-    part.providerMetadata = { ...part.providerMetadata, anthropic: { ...part.providerMetadata?.anthropic, cacheControl: block.cache_control } };
-  }
-  return part;
+  return part && withCacheControl(block, part);
+}
+
+/**
+ * A cache breakpoint (a system block's too: Claude Code marks its system prompt) rides in the
+ * anthropic namespace, for an upstream that takes breakpoints to set again.
+ */
+function withCacheControl<P extends Part>(block: Json, part: P): P {
+  if (block.cache_control === undefined || block.cache_control === null) return part;
+  return { ...part, providerMetadata: { ...part.providerMetadata, anthropic: { ...part.providerMetadata?.anthropic, cacheControl: block.cache_control } } };
 }
 
 function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Part | undefined {

@@ -17,6 +17,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
+import { decodePromptCache } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { decodeResponsesTools, type ClientTool } from './map-tools.js';
@@ -81,6 +82,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const effort = parseReasoningEffort(effortText, 'reasoning.effort');
   if (effort) request.reasoningEffort = effort;
   decodeTextFormat(json.text, request);
+  decodePromptCache(json, request);
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   const user = optionalString(json, 'user') ?? null;
   if (Object.keys(metadata).length || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };

@@ -26,9 +26,11 @@ const backendArb: fc.Arbitrary<BackendSettings> = fc.record(
     // A header named as a credential (x-key, x-token) is not exported: it stays in config.json.
     headers: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,8}$/).filter((name) => !CREDENTIAL_HEADER_NAME.test(name)), fc.stringMatching(/^[a-z ]{0,12}$/), { minKeys: 1, maxKeys: 2 }),
     timeouts: fc.record({ connectMs: fc.integer({ min: 1, max: 10 ** 9 }), idleMs: fc.integer({ min: 1, max: 10 ** 6 }) }, { requiredKeys: [] }),
+    cacheControl: fc.constant(true),
   },
   { requiredKeys: ['type', 'baseUrl'] },
-);
+  // Only an openai-chat backend takes cacheControl.
+).map(({ cacheControl, ...backend }) => (backend.type === 'openai-chat' && cacheControl ? { ...backend, cacheControl } : backend));
 const routeNameArb = fc.constantFrom('svc.intelligent-pro', 'svc.intelligent-basic', 'svc.intelligent-lite', 'claude-*', 'claude-sonnet-4-5', 'claude-3-*-haiku*');
 
 const dollars = fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100);
@@ -191,6 +193,14 @@ describe('declarative file rules (property)', () => {
 
 describe('declarative file rules (examples)', () => {
   const base = { backends: { openai: { type: 'openai-chat', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' } }, routes: { 'svc.intelligent-pro': ['openai:gpt-4o'] } };
+
+  it('takes cacheControl on an openai-chat backend only, naming where it is misplaced', () => {
+    const withCacheControl = (type: string) => JSON.stringify({ ...base, backends: { openai: { ...base.backends.openai, type, cacheControl: true } } }, null, 2);
+    expect(validateText(withCacheControl('openai-chat'), { env: {} })).toMatchObject({ problems: [], config: { backends: { openai: { cacheControl: true } } } });
+    expect(validateText(withCacheControl('anthropic'), { env: {} }).problems).toEqual([
+      expect.objectContaining({ path: ['backends', 'openai', 'cacheControl'], message: "only an openai-chat backend takes \"cacheControl\": an anthropic upstream gets a client's breakpoints as they are, and the router's for clients that set none" }),
+    ]);
+  });
 
   it('accepts comments and trailing commas', () => {
     const text = '{\n  // the team\'s routes\n  "routes": { "svc.intelligent-lite": ["offline",], },\n}\n';

@@ -195,6 +195,14 @@ describe('decodeChatRequest: valid bodies', () => {
     // metadata and n
     ['metadata', body({ metadata: { session: 's1', team: 'core' } }), { metadata: { session: 's1', team: 'core' } }],
     ['n 1', body({ n: 1 }), { messages: [userHi] }],
+    // the prompt cache, for every upstream that takes it
+    ['prompt_cache_key and a 24h retention', body({ prompt_cache_key: 'session-1', prompt_cache_retention: '24h' }), { promptCacheKey: 'session-1', promptCacheRetention: '24h' }],
+    ['in_memory retention', body({ prompt_cache_retention: 'in_memory' }), { promptCacheRetention: 'in_memory' }],
+    [
+      'a retention this router does not know: kept for a Chat upstream, named elsewhere',
+      body({ prompt_cache_retention: 'forever' }),
+      { promptCacheRetention: undefined, sameFormatOnly: [{ param: 'prompt_cache_retention', message: "'forever' is passed only to an upstream of the client's own format; this route caches as its upstream does by default.", refuse: false }] },
+    ],
   ])('%s', (_label, input, want) => {
     const { request } = decodeChatRequest(input);
     expect(pick(request, want)).toEqual(want);

@@ -37,7 +37,11 @@ describe('decodeMessagesRequest: valid bodies', () => {
     ['a system string', body({ system: 'Be brief.' }), { system: [text('Be brief.')] }],
     ['an empty system string, as no system prompt', body({ system: '' }), { system: [] }],
     ['null system', body({ system: null }), { system: [] }],
-    ['system text blocks, in order', body({ system: [text('A'), { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } }] }), { system: [text('A'), text('B')] }],
+    [
+      'system text blocks, in order, a breakpoint kept for upstreams that take one',
+      body({ system: [text('A'), { type: 'text', text: 'B', cache_control: { type: 'ephemeral', ttl: '1h' } }] }),
+      { system: [text('A'), { ...text('B'), providerMetadata: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } } }] },
+    ],
     // user content
     [
       'text and image blocks (base64 and URL)',

@@ -355,6 +355,14 @@ describe('decodeResponsesRequest: valid bodies', () => {
   });
 });
 
+describe('decodeResponsesRequest: the prompt cache', () => {
+  it('carries prompt_cache_key and prompt_cache_retention to the canonical request, for upstreams of other formats too', () => {
+    const { request } = decode(body({ prompt_cache_key: 'thread-1', prompt_cache_retention: '24h' }));
+    expect(request).toMatchObject({ promptCacheKey: 'thread-1', promptCacheRetention: '24h' });
+    expect(decode(body()).request).not.toHaveProperty('promptCacheKey');
+  });
+});
+
 describe('decodeResponsesRequest: invalid bodies are a 400 naming the field', () => {
   const tampered = `${sealedAnthropic.slice(0, -4)}AAAA`;
   const badRole: InvalidCase = { param: 'input[0].role', message: 'input[0].role: expected one of user, assistant, system, developer.' };

@@ -69,6 +69,9 @@ const conversation: CanonicalRequest = {
   metadata: { user_id: 'user-42', session: 'ignored' },
 };
 
+/** The breakpoint the router places for clients that set none (see the cache breakpoints tests). */
+const EPHEMERAL = { type: 'ephemeral' };
+
 const encode = (request: CanonicalRequest, stream = false) => encodeAnthropicRequest(request, 'claude-sonnet-4-5-20250929', stream);
 
 /** A finished tool-use exchange, then the user's next turn. */
@@ -105,7 +108,7 @@ describe('anthropic encodeAnthropicRequest', () => {
       content: [
         { type: 'tool_result', tool_use_id: 'call_a', content: [{ type: 'text', text: 'A' }] },
         { type: 'tool_result', tool_use_id: 'call_b', content: [{ type: 'text', text: 'B' }] },
-        { type: 'text', text: 'Compare them' },
+        { type: 'text', text: 'Compare them', cache_control: EPHEMERAL },
       ],
     });
   });
@@ -122,7 +125,7 @@ describe('anthropic encodeAnthropicRequest', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_1', content: [] },
-          { type: 'text', text: 'here you go' },
+          { type: 'text', text: 'here you go', cache_control: EPHEMERAL },
         ],
       },
     ]);
@@ -135,7 +138,7 @@ describe('anthropic encodeAnthropicRequest', () => {
       { role: 'user', content: [{ type: 'text', text: 'Hello?' }] },
     ];
     expect(encode(userRequest('', { messages })).messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'Hello?' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'Hello?', cache_control: EPHEMERAL }] },
     ]);
   });
 
@@ -145,7 +148,7 @@ describe('anthropic encodeAnthropicRequest', () => {
       { role: 'assistant', content: [{ type: 'reasoning', text: 'summary', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, { type: 'text', text: 'Hello' }] },
     ];
     expect(encode(userRequest('', { messages })).messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: EPHEMERAL }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] },
     ]);
   });
@@ -178,7 +181,7 @@ describe('anthropic encodeAnthropicRequest', () => {
     expect(encode(userRequest(), true)).toEqual({
       model: 'claude-sonnet-4-5-20250929',
       max_tokens: 8192,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello', cache_control: EPHEMERAL }] }],
       stream: true,
     });
     expect(encode(userRequest(), false)).not.toHaveProperty('stream');

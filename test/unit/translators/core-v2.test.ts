@@ -126,6 +126,8 @@ describe('file parts', () => {
       type: 'document',
       source: { type: 'base64', media_type: 'application/pdf', data: PDF },
       title: 'a.pdf',
+      // The newest block: where the router's breakpoint goes for a client that set none.
+      cache_control: { type: 'ephemeral' },
     });
     expect((encodeChatRequest(pdf, 'gpt', false).messages as Array<{ content: unknown[] }>)[0]!.content[1]).toEqual({
       type: 'file',

@@ -89,7 +89,7 @@ describe('a JSON schema on an anthropic upstream', () => {
     const request = userRequest('hi', { system: [{ type: 'text', text: 'Be brief.' }], outputSchema: { name: 'answer', schema: { $schema: 'http://json-schema.org/draft-07/schema#', ...SCHEMA }, strict: true } });
     const body = ENCODERS.anthropic(request);
     expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: SCHEMA } });
-    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
   });
 });
 

@@ -157,7 +157,7 @@ describe('gemini encodeGeminiRequest', () => {
     expect(again.backendWarnings).toBeUndefined();
   });
 
-  it('gives calls of the current turn that Gemini did not sign its documented stand-in, and leaves earlier turns alone', () => {
+  it('gives every step of calls Gemini did not sign its documented stand-in, earlier turns too', () => {
     const call = (id: string, city: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', id, name: 'get_weather', arguments: JSON.stringify({ city }) }] });
     const result = (id: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', callId: id, content: [{ type: 'text', text: 'ok' }] }] });
     const body = encode(
@@ -173,7 +173,20 @@ describe('gemini encodeGeminiRequest', () => {
       ]),
     );
     const signatures = body.contents.filter((content) => content.role === 'model').map((content) => content.parts[0]!.thoughtSignature);
-    expect(signatures).toEqual([undefined, SKIP_SIGNATURE_VALIDATION, SKIP_SIGNATURE_VALIDATION]);
+    expect(signatures).toEqual([SKIP_SIGNATURE_VALIDATION, SKIP_SIGNATURE_VALIDATION, SKIP_SIGNATURE_VALIDATION]);
+  });
+
+  it('keeps a stand-in signature once its turn has passed, so the contents sent before are sent again as they were', () => {
+    const before: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'Resume where the other model stopped' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', id: 'toolu_other', name: 'get_weather', arguments: '{"city":"Rome"}' }] },
+      { role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_other', content: [{ type: 'text', text: 'sunny' }] }] },
+    ];
+    const after: Message[] = [...before, { role: 'assistant', content: [{ type: 'text', text: 'Rome is sunny.' }] }, { role: 'user', content: [{ type: 'text', text: 'And tomorrow?' }] }];
+    const first = encode(withMessages(before)).contents;
+    const second = encode(withMessages(after)).contents;
+    expect(first[1]!.parts[0]!.thoughtSignature).toBe(SKIP_SIGNATURE_VALIDATION);
+    expect(second.slice(0, first.length)).toEqual(first);
   });
 
   it('names a result whose call id is unknown by the order of the last model turn’s calls', () => {

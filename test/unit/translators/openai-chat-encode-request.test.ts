@@ -54,6 +54,16 @@ describe('openai-chat encodeChatRequest', () => {
     expect(effort('llama3.2')).toBeUndefined();
   });
 
+  it("sends the client's prompt_cache_key and retention to OpenAI's model families, whose servers know them", () => {
+    const cache = (model: string) => {
+      const body = encodeChatRequest(userRequest('x', { promptCacheKey: 'thread-1', promptCacheRetention: '24h' }), model, false);
+      return [body.prompt_cache_key, body.prompt_cache_retention];
+    };
+    expect(cache('gpt-4.1')).toEqual(['thread-1', '24h']);
+    expect(cache('openai/gpt-5')).toEqual(['thread-1', '24h']);
+    expect(cache('qwen3-coder')).toEqual([undefined, undefined]);
+  });
+
   it('turns an output schema into response_format json_schema', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
     const body = encodeChatRequest(userRequest('x', { outputSchema: { name: 'answer', schema, strict: true } }), 'gpt-4o', false);

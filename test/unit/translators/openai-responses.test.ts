@@ -119,6 +119,10 @@ describe('openai-responses encodeResponsesRequest', () => {
     });
   });
 
+  it("sends a client's prompt_cache_key and retention, whatever format the client spoke", () => {
+    expect(encodeResponsesRequest(userRequest('hi', { promptCacheKey: 'session-1', promptCacheRetention: '24h' }), 'gpt-5', false)).toMatchObject({ prompt_cache_key: 'session-1', prompt_cache_retention: '24h' });
+  });
+
   it('forwards a responses forward body with the model renamed', () => {
     const body = { model: 'svc.coder', input: 'hi', previous_response_id: 'resp_1', prompt_cache_key: 'k' };
     expect(encodeResponsesRequest(userRequest('hi', { forwardBody: { format: 'responses', body } }), 'gpt-5', true)).toEqual({ ...body, model: 'gpt-5', stream: true });
