@@ -7,11 +7,11 @@ import type { StreamEvent } from '../core/stream-events.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
 import { drawLead, leading } from '../routing/chain-lead.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
-import { sessionOf } from '../routing/session-key.js';
 import { SessionRoute } from '../routing/session-route.js';
 import type { Target } from '../routing/target.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
+import { requestSession } from './request-session.js';
 
 export interface Attempted {
   backend: Backend;
@@ -78,7 +78,7 @@ export async function tryInOrder<T>(
  * is led where the session already is.
  */
 async function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute | undefined> {
-  const session = sessionOf(context.request.headers, request, context.identity.developer, context.settings.routing?.sessionHeader);
+  const session = requestSession(context, request);
   if (!session) return undefined;
   request.promptCacheKey ??= session.cacheKey;
   const choosing = targets.length > 1 || (targets.length === 1 && keyPoolOf(context.settings, targets[0]!.backend) !== undefined);

@@ -34,6 +34,7 @@ const ROWS: Row[] = [
   { args: ['serve', '--port', PORT_IN_USE], code: EXIT_FAILED },
   { args: ['logs', '--since', 'soon'], code: EXIT_USAGE },
   { args: ['logs', '--status', '7xx'], code: EXIT_USAGE },
+  { args: ['logs', '--session', 'no such id'], code: EXIT_USAGE },
   { args: ['status'], code: EXIT_NOT_RUNNING },
   { args: ['stop', '--timeout', 'never'], code: EXIT_USAGE },
   { args: ['restart', '--timeout', 'never'], code: EXIT_USAGE },
