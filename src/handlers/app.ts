@@ -7,6 +7,7 @@ import { addSecretSource } from '../core/redact.js';
 import type { Policy } from '../policies/policy.js';
 import { POLICIES } from '../policies/registry.js';
 import { KeyPools } from '../routing/key-pool.js';
+import { SessionBook } from '../sessions/session-book.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
 import type { Ledger } from '../usage/ledger.js';
@@ -22,6 +23,8 @@ export interface App {
   keyPools: KeyPools;
   /** The per-request policies every completion passes, in order (src/policies/registry.ts). */
   policies: readonly Policy[];
+  /** The sessions this process served, for `svc-router sessions` and the dashboard (src/sessions/). */
+  sessions: SessionBook;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,8 @@ export interface AppOptions {
   report?: (message: string) => void;
   /** Replaces the registry's policies (tests that need a policy of their own). */
   policies?: readonly Policy[];
+  /** Replaces the sessions view (tests that bound it tighter). */
+  sessions?: SessionBook;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -63,6 +68,7 @@ export function createApp(options: AppOptions = {}): App {
     shared,
     keyPools: new KeyPools(shared),
     policies: options.policies ?? POLICIES,
+    sessions: options.sessions ?? new SessionBook(),
     close: async () => {
       config.unwatch();
       forgetSecrets();

@@ -17,6 +17,8 @@ export interface Attempted {
   backend: Backend;
   upstreamModel: string;
   attempts: number;
+  /** The index of the pooled key the answering call used, when its backend has a pool. */
+  pooledKey?: number;
 }
 
 /**
@@ -115,7 +117,9 @@ async function tryChain<T>(
         const reply = await call(backend, upstreamModel, picked?.value);
         affinity?.served(target);
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
-        return { backend, upstreamModel, attempts, reply };
+        const answered: Attempted & { reply: T } = { backend, upstreamModel, attempts, reply };
+        if (picked) answered.pooledKey = picked.index;
+        return answered;
       } catch (error) {
         lastError = error;
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);
