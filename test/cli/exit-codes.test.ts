@@ -96,6 +96,8 @@ const ROWS: Row[] = [
   { args: ['whoami'], code: EXIT_USAGE, home: 'fresh' },
   { args: ['whoami', '--base-url', NOTHING_LISTENS], code: EXIT_UNREACHABLE },
   { args: ['usage'], code: EXIT_USAGE, home: 'fresh' },
+  { args: ['sessions'], code: EXIT_USAGE, home: 'fresh' },
+  { args: ['sessions', '--base-url', NOTHING_LISTENS], code: EXIT_UNREACHABLE },
   { args: ['models', '--base-url', 'not a url'], code: EXIT_USAGE },
   { args: ['chat', '   '], code: EXIT_USAGE },
   { args: ['chat', 'hi'], code: EXIT_USAGE, home: 'fresh' },
