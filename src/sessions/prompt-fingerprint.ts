@@ -55,7 +55,8 @@ export function fingerprintPrompt(request: CanonicalRequest): PromptFingerprint 
   const conversation = Object.hasOwn(body, conversationName) ? body[conversationName] : undefined;
   const tools = Object.hasOwn(body, 'tools') ? body.tools : undefined;
   return {
-    tools: tools === undefined ? ABSENT : partHash(tools),
+    // No tools and an empty list are the same prompt.
+    tools: tools === undefined || tools === null || (Array.isArray(tools) && tools.length === 0) ? ABSENT : partHash(tools),
     systemName,
     system: Object.hasOwn(body, systemName) ? partHash(body[systemName]) : ABSENT,
     conversationName,

@@ -248,6 +248,8 @@ describe('prompt fingerprints', () => {
       kind: 'part',
       part: 'input[1]',
     });
+    // No tools and an empty list are one prompt.
+    expect(firstChange(chat(a), fingerprintPrompt(canonical({ model: 'm', messages: a, tools: [] }, 'chat')))).toBeUndefined();
     // A translated request without the client's body: the canonical parts.
     const plain = (text: string): CanonicalRequest => ({ model: 'm', system: [{ type: 'text', text }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [] });
     expect(firstChange(fingerprintPrompt(plain('a')), fingerprintPrompt(plain('b')))).toEqual({ kind: 'part', part: 'system' });
