@@ -101,7 +101,7 @@ complete -c svc-router -n '__svc_router_is' -a prices -d 'what upstream models c
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
 complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
-complete -c svc-router -n '__svc_router_is' -a sessions -d 'each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key; asks the running serve over HTTP)'
+complete -c svc-router -n '__svc_router_is' -a sessions -d 'each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -335,9 +335,9 @@ complete -c svc-router -n '__svc_router_in usage' -l key -x -d 'key to send (env
 complete -c svc-router -n '__svc_router_in usage' -l json -d 'print the raw response body'
 
 # sessions
-complete -c svc-router -n '__svc_router_in sessions' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
+complete -c svc-router -n '__svc_router_in sessions' -l base-url -x -d 'the router to ask: sessions live in its memory (env SVC_ROUTER_BASE_URL; default: the running serve\'s address)'
 complete -c svc-router -n '__svc_router_in sessions' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
-complete -c svc-router -n '__svc_router_in sessions' -l json -d 'print the raw response body'
+complete -c svc-router -n '__svc_router_in sessions' -l json -d 'print the report as GET /admin/sessions returns it'
 
 # models
 complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

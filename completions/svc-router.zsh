@@ -98,7 +98,7 @@ _svc_router_commands() {
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
-    'sessions:each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key; asks the running serve over HTTP)'
+    'sessions:each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -442,9 +442,9 @@ _svc_router() {
       ;;
     sessions)
       _arguments \
-        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--base-url[the router to ask: sessions live in its memory (env SVC_ROUTER_BASE_URL; default: the running serve'\''s address)]:baseUrl:' \
         '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
-        '--json[print the raw response body]' \
+        '--json[print the report as GET /admin/sessions returns it]' \
         $help && ret=0
       ;;
     models)
