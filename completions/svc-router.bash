@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --otel | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --otel | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --session | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -31,7 +31,7 @@ _svc_router() {
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
     local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store routing.sessionHeader limits.outputReserveTokens limits.reservationTtlMs limits.session.tokens limits.session.usd notify.webhook guardrails.secrets defaults.organisation defaults.tier defaults.capTokens'
-    local commands='serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion help'
+    local commands='serve logs status stop restart init keys backends routes prices config whoami usage sessions models chat env doctor connect completion help'
     local help='-h --help'
 
     # The option whose value is being completed, if any. COMP_WORDBREAKS usually holds '=',
@@ -146,7 +146,7 @@ _svc_router() {
     case $cmd in
         '') options='-V --version -h --help' ;;
         serve) options="--host --port --offline-script --usage-store --log-format --quiet --log-bodies --ui --metrics --otel --config --tls-cert --tls-key --detach --log-file --log-max-size --log-keep $help" ;;
-        logs) options="-f --follow --since --caller --status --limit --json $help" ;;
+        logs) options="-f --follow --since --caller --status --session --limit --json $help" ;;
         status) options="--json $help" ;;
         stop) options="--timeout $help" ;;
         restart) options="--timeout $help" ;;
@@ -199,6 +199,7 @@ _svc_router() {
             ;;
         whoami) options="--base-url --key --json $help" ;;
         usage) options="--base-url --key --json $help" ;;
+        sessions) options="--base-url --key --json $help" ;;
         models) options="--base-url --key --json $help" ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
@@ -439,6 +440,7 @@ _svc_router() {
             ;;
         whoami) words=$options ;;
         usage) words=$options ;;
+        sessions) words=$options ;;
         models) words=$options ;;
         chat)
             if ((nargs >= 0)); then

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --otel --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --otel --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --session --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -104,6 +104,7 @@ complete -c svc-router -n '__svc_router_is' -a prices -d 'what upstream models c
 complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settings'
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
 complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
+complete -c svc-router -n '__svc_router_is' -a sessions -d 'each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -111,7 +112,7 @@ complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base UR
 complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage models chat env doctor connect completion'
+complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage sessions models chat env doctor connect completion'
 
 # keys
 complete -c svc-router -n '__svc_router_is keys' -a issue -d 'issue a key for a developer (printed once; only its hash is stored)'
@@ -183,6 +184,7 @@ complete -c svc-router -n '__svc_router_in logs' -s f -l follow -d 'keep printin
 complete -c svc-router -n '__svc_router_in logs' -l since -x -d 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)'
 complete -c svc-router -n '__svc_router_in logs' -l caller -x -d 'only this developer\'s requests'
 complete -c svc-router -n '__svc_router_in logs' -l status -x -d 'only this status (429), class (5xx) or \'error\' (400 and up)'
+complete -c svc-router -n '__svc_router_in logs' -l session -x -d 'only the requests of this session (its id as svc-router sessions shows it, or its first characters)'
 complete -c svc-router -n '__svc_router_in logs' -l limit -x -d 'at most this many of the newest matching requests (default: 50)'
 complete -c svc-router -n '__svc_router_in logs' -l json -d 'one JSON object per line, as stored'
 
@@ -335,6 +337,11 @@ complete -c svc-router -n '__svc_router_in whoami' -l json -d 'print the raw res
 complete -c svc-router -n '__svc_router_in usage' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
 complete -c svc-router -n '__svc_router_in usage' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in usage' -l json -d 'print the raw response body'
+
+# sessions
+complete -c svc-router -n '__svc_router_in sessions' -l base-url -x -d 'the router to ask: sessions live in its memory (env SVC_ROUTER_BASE_URL; default: the running serve\'s address)'
+complete -c svc-router -n '__svc_router_in sessions' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
+complete -c svc-router -n '__svc_router_in sessions' -l json -d 'print the report as GET /admin/sessions returns it'
 
 # models
 complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'

@@ -101,6 +101,7 @@ _svc_router_commands() {
     'config:read and change settings'
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
+    'sessions:each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
     'models:list the models the router serves'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
@@ -365,6 +366,7 @@ _svc_router() {
         '--since[only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)]:since:' \
         '--caller[only this developer'\''s requests]:caller:' \
         '--status[only this status (429), class (5xx) or '\''error'\'' (400 and up)]:status:' \
+        '--session[only the requests of this session (its id as svc-router sessions shows it, or its first characters)]:session:' \
         '--limit[at most this many of the newest matching requests (default: 50)]:limit:' \
         '--json[one JSON object per line, as stored]' \
         $help && ret=0
@@ -440,6 +442,13 @@ _svc_router() {
         '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
         '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
         '--json[print the raw response body]' \
+        $help && ret=0
+      ;;
+    sessions)
+      _arguments \
+        '--base-url[the router to ask: sessions live in its memory (env SVC_ROUTER_BASE_URL; default: the running serve'\''s address)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the report as GET /admin/sessions returns it]' \
         $help && ret=0
       ;;
     models)

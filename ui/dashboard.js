@@ -1,7 +1,8 @@
 // The dashboard's script: plain browser JavaScript, no build step. The page without it is the
 // server-rendered table of recent requests; with it, the table is live (EventSource on /ui/events)
-// and the charts, routes, backends and config come from /ui/api/overview. Numbers are written by
-// formatCount and formatUsd from /ui/format.js: the CLI's own functions (src/core/format-numbers.ts).
+// and the charts, routes, backends and config come from /ui/api/overview, the sessions from
+// /ui/api/sessions. Numbers are written by formatCount, formatUsd and formatPercent from
+// /ui/format.js: the CLI's own functions (src/core/format-numbers.ts).
 'use strict';
 
 const MAX_ROWS = 200;
@@ -182,6 +183,56 @@ function renderBackends(backends) {
   $('backends-section').hidden = false;
 }
 
+/** 3725000 ms → "1h 2m 5s", as `svc-router sessions` writes it. */
+function formatDurationMs(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const parts = [];
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (hours) parts.push(`${hours}h`);
+  if (minutes || hours) parts.push(`${minutes}m`);
+  parts.push(`${seconds % 60}s`);
+  return parts.join(' ');
+}
+
+const share = (value) => (value === null ? 'n/a' : formatPercent(value));
+
+/** A session's drops, one line each: the turn, its cached share before and after, and the reasons the router saw. */
+function dropsRow(session, columns) {
+  const list = el('ul', { class: 'drops' });
+  for (const drop of session.drops) {
+    const why = drop.reasons.length ? drop.reasons.map((reason) => reason.text).join('; ') : 'no cause the router can see';
+    list.append(el('li', { class: 'drop', 'data-turn': drop.turn }, `turn ${drop.turn}: ${share(drop.previous_cached_share)} → ${share(drop.cached_share)}: ${why}`));
+  }
+  const older = session.dropped_turns - session.drops.length;
+  if (older > 0) list.append(el('li', { class: 'more' }, `and ${formatCount(older)} earlier`));
+  return el('tr', { class: 'drops-row', 'data-drops-of': session.id }, el('td', { colspan: columns, class: 'error' }, list));
+}
+
+function renderSessions(report) {
+  const body = $('sessions').tBodies[0];
+  const columns = $('sessions').tHead.rows[0].cells.length;
+  body.replaceChildren(
+    ...report.sessions.flatMap((session) => {
+      const row = el(
+        'tr',
+        { 'data-session-id': session.id },
+        el('td', { class: 'session', title: session.id }, session.id.slice(0, 10)),
+        el('td', {}, [session.caller, session.format, session.agent].filter(Boolean).join(' · ')),
+        el('td', { class: 'targets' }, `${session.model} → ${session.target}${session.key ? `, ${session.key.label}` : ''}`),
+        el('td', { class: 'number' }, formatCount(session.turns)),
+        el('td', { class: 'number' }, `${formatCount(session.input_tokens)} / ${formatCount(session.cached_tokens)} / ${formatCount(session.output_tokens)}`),
+        el('td', { class: 'number' }, share(session.cached_share)),
+        el('td', { class: 'number' }, formatUsd(session.cost_usd)),
+        el('td', { class: 'number' }, formatDurationMs(session.duration_ms)),
+        el('td', { class: `number ${session.dropped_turns ? 'status-bad' : 'status-ok'}` }, formatCount(session.dropped_turns)),
+      );
+      return session.dropped_turns ? [row, dropsRow(session, columns)] : [row];
+    }),
+  );
+  $('sessions-section').hidden = report.sessions.length === 0;
+}
+
 let refreshing;
 async function refresh() {
   refreshing = undefined;
@@ -193,6 +244,8 @@ async function refresh() {
   renderBackends(overview.backends);
   $('config').textContent = JSON.stringify(overview.config, null, 2);
   $('config-section').hidden = false;
+  const sessions = await fetch('/ui/api/sessions', { credentials: 'same-origin' });
+  if (sessions.ok) renderSessions(await sessions.json());
 }
 const refreshSoon = () => (refreshing ??= setTimeout(refresh, 500));
 

@@ -20,6 +20,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'routes guard': ["svc-router routes guard 'claude-*' mask   # credentials in Claude Code's requests become placeholders", 'svc-router config set guardrails.secrets warn   # every other route: named in x-svc-warning'],
   whoami: ['svc-router whoami                        # in-process, from the config', 'svc-router whoami --base-url http://127.0.0.1:8787 --json   # asks the running server'],
   chat: ['svc-router chat "say hi"', 'echo "summarise this" | svc-router chat -m svc.intelligent-lite', 'svc-router chat --stream --json "count to 3" | jq -c .choices[0].delta   # NDJSON, one chunk a line'],
+  sessions: ['svc-router sessions                      # each session of the running serve, and why its cache dropped', "svc-router logs --session ID             # that session's requests, one line each"],
   env: ['eval "$(svc-router env)"                 # point this shell\'s OpenAI and Anthropic clients at the router'],
   doctor: ['svc-router doctor', 'svc-router doctor --live                 # also a one-token request per routed model', 'svc-router doctor --client claude        # also Claude Code\'s settings and variables', 'svc-router doctor --json | jq \'.checks[] | select(.status == "fail")\''],
   connect: ['svc-router connect codex --write         # merge into ~/.codex/config.toml (backup kept)', 'svc-router connect claude --undo          # put back the settings file as it was', 'svc-router connect openai-sdk > example.mjs && node example.mjs'],

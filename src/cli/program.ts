@@ -46,6 +46,7 @@ export function buildProgram(version: string): Command {
     .option('--since <when>', 'only requests since a duration ago (30m, 2h, 7d) or a date (2026-11-20)')
     .option('--caller <slug>', "only this developer's requests")
     .option('--status <status>', "only this status (429), class (5xx) or 'error' (400 and up)")
+    .option('--session <id>', 'only the requests of this session (its id as svc-router sessions shows it, or its first characters)')
     .option('--limit <n>', 'at most this many of the newest matching requests (default: 50)')
     .option('--json', 'one JSON object per line, as stored')
     .action(async (options) => (await import('./commands/logs.js')).runLogs(options));
@@ -242,6 +243,15 @@ export function buildProgram(version: string): Command {
   connection(program.command('usage').description("everyone's usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)")).action(
     async (options) => (await import('./commands/usage.js')).runUsage(options),
   );
+  program
+    .command('sessions')
+    .description(
+      "each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)",
+    )
+    .option('--base-url <url>', "the router to ask: sessions live in its memory (env SVC_ROUTER_BASE_URL; default: the running serve's address)")
+    .option('--key <key>', 'key to send (env SVC_ROUTER_KEY; default: the stored local key)')
+    .option('--json', 'print the report as GET /admin/sessions returns it')
+    .action(async (options) => (await import('./commands/sessions.js')).runSessions(options));
   connection(program.command('models').description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),
   );

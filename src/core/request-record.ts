@@ -33,6 +33,11 @@ export interface RequestTrace {
    * change to any of them.
    */
   notes?: Record<string, string>;
+  /**
+   * The request's session, when it names one (src/routing/session-key.ts): the hash it is kept
+   * under, never the id the client sent. `svc-router sessions` and `logs --session` name it so.
+   */
+  session?: string;
   /** Where a failure moved the request's session (`heavy → light`, `pooled key 1 → key 2`): its upstream prompt cache starts again there. */
   sessionMoved?: string;
   /** The error message a failed request was answered with. */

@@ -7,6 +7,7 @@ import { addSecretSource } from '../core/redact.js';
 import type { Policy } from '../policies/policy.js';
 import { POLICIES } from '../policies/registry.js';
 import { KeyPools } from '../routing/key-pool.js';
+import { SessionBook } from '../sessions/session-book.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
 import type { SharedState } from '../shared-state/shared-state.js';
 import type { Ledger } from '../usage/ledger.js';
@@ -25,6 +26,8 @@ export interface App {
   policies: readonly Policy[];
   /** Sends the usage notices `notify.webhook` asks for, off the request path. */
   notices: UsageWebhook;
+  /** The sessions this process served, for `svc-router sessions` and the dashboard (src/sessions/). */
+  sessions: SessionBook;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,8 @@ export interface AppOptions {
   policies?: readonly Policy[];
   /** How the notice webhook retries, and where an undelivered notice is told (default: standard error). */
   notify?: UsageWebhookOptions;
+  /** Replaces the sessions view (tests that bound it tighter). */
+  sessions?: SessionBook;
 }
 
 export function createApp(options: AppOptions = {}): App {
@@ -70,6 +75,7 @@ export function createApp(options: AppOptions = {}): App {
     keyPools: new KeyPools(shared),
     policies: options.policies ?? POLICIES,
     notices,
+    sessions: options.sessions ?? new SessionBook(),
     close: async () => {
       config.unwatch();
       // Before the shared state closes: a notice not yet claimed claims through it.

@@ -7,15 +7,17 @@ import type { Target } from '../core/target.js';
 import type { KeyPoolSettings, Settings } from '../config/settings.js';
 import { drawLead, leading } from '../routing/chain-lead.js';
 import { restFor, type PickedKey } from '../routing/key-pool.js';
-import { sessionOf } from '../routing/session-key.js';
 import { SessionRoute } from '../routing/session-route.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
+import { requestSession } from './request-session.js';
 
 export interface Attempted {
   backend: Backend;
   upstreamModel: string;
   attempts: number;
+  /** The index of the pooled key the answering call used, when its backend has a pool. */
+  pooledKey?: number;
 }
 
 /** A stream whose first events have arrived: that batch, and the iterator for the rest. */
@@ -65,7 +67,7 @@ export async function tryInOrder<T>(
  * is led where the session already is.
  */
 async function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute | undefined> {
-  const session = sessionOf(context.request.headers, request, context.identity.developer, context.settings.routing?.sessionHeader);
+  const session = requestSession(context, request);
   if (!session) return undefined;
   request.promptCacheKey ??= session.cacheKey;
   const choosing = targets.length > 1 || (targets.length === 1 && keyPoolOf(context.settings, targets[0]!.backend) !== undefined);
@@ -102,7 +104,9 @@ async function tryChain<T>(
         const reply = await call(backend, upstreamModel, picked?.value);
         affinity?.served(target);
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
-        return { backend, upstreamModel, attempts, reply };
+        const answered: Attempted & { reply: T } = { backend, upstreamModel, attempts, reply };
+        if (picked) answered.pooledKey = picked.index;
+        return answered;
       } catch (error) {
         lastError = error;
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);

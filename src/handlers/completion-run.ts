@@ -17,6 +17,7 @@ import type { Attempted } from './call-chain.js';
 import type { RequestContext } from './context.js';
 import { forwarderFor } from './forward/forward-chain.js';
 import type { SeenSoFar } from './forward/forwarded-stream.js';
+import { sessionTurnOf } from './session-turn.js';
 import type { TerminalEvent } from './terminal-cut.js';
 
 /**
@@ -140,7 +141,8 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
 
   /**
    * Records the request's usage, once: prices it (the ledger, svc_meta, the request log and the
-   * metric all carry this one number), settles every policy's admission with it, and builds svc_meta.
+   * metric all carry this one number), settles every policy's admission with it, adds the turn to
+   * its session's (src/sessions/), and builds svc_meta.
    */
   finish(usage: Usage): SvcMeta {
     if (this.recorded) return this.recorded;
@@ -166,6 +168,8 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     this.recorded = report;
     // The usage cap records the usage here, and adds what is left of the cap to the report.
     this.admitted.settle(usage, cost, report);
+    const turn = sessionTurnOf(this, usage, cost);
+    if (turn) this.context.app.sessions.record(turn);
     // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
     report.cost_usd = cost === undefined ? null : usdOf(cost);
     if (this.decoded.droppedTools?.length && attempted?.backend.wireFormat !== this.format.name) report.dropped_tools = this.decoded.droppedTools;

@@ -1,5 +1,6 @@
 import type { Settings } from '../config/settings.js';
 import type { Identity } from '../identity/identity.js';
+import type { Session } from '../routing/session-key.js';
 import type { ApiRequest } from './api.js';
 import type { App } from './app.js';
 
@@ -15,4 +16,6 @@ export interface RequestContext {
   startedAt: number;
   /** The values of the route's `{name}` path segments. */
   params?: Readonly<Record<string, string>>;
+  /** The session the request names, once routing has asked (null: it names none); see request-session.ts. */
+  session?: Session | null;
 }

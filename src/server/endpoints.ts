@@ -5,6 +5,7 @@ import type { ApiResponse } from '../handlers/api.js';
 import type { RequestContext } from '../handlers/context.js';
 import { formatRouteHandler } from '../handlers/format-routes.js';
 import { handleModel, handleModels } from '../handlers/models.js';
+import { handleSessions } from '../handlers/sessions.js';
 import { handleUsage } from '../handlers/usage.js';
 import { handleWhoami } from '../handlers/whoami.js';
 import type { KeySource } from '../identity/authenticate.js';
@@ -29,6 +30,8 @@ const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handl
   { path: '/v1/models/{id}', name: 'models', method: 'GET', handle: handleModel },
   // Everyone's usage: admin keys only (src/identity/admin.ts).
   { path: '/admin/usage', name: 'usage', method: 'GET', handle: handleUsage },
+  // Each session's turns and cache drops, from this router's memory: admin keys only.
+  { path: '/admin/sessions', name: 'sessions', method: 'GET', handle: handleSessions },
 ];
 
 const endpointOf = (format: ClientFormat, route: Omit<FormatRoute, 'path'>, handle: Endpoint['handle']): Endpoint => ({

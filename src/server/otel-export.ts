@@ -171,6 +171,9 @@ export function requestAttributes(entry: RequestLogEntry, backendType: (name: st
   if (entry.costNanoUsd !== undefined) attributes['svc_router.cost_usd'] = entry.costNanoUsd / 1e9;
   if (entry.stream !== undefined) attributes['svc_router.stream'] = entry.stream;
   if (entry.aborted) attributes['svc_router.aborted'] = true;
+  // The GenAI conventions' name for a conversation's id: here the session's hash, never the id the client sent.
+  if (entry.session !== undefined) attributes['gen_ai.conversation.id'] = entry.session;
+  if (entry.sessionMoved !== undefined) attributes['svc_router.session_moved'] = entry.sessionMoved;
   // Every policy's note (redactEntry scrubbed them): a new policy's note needs no change here.
   if (entry.notes) for (const [name, note] of Object.entries(entry.notes)) attributes[`svc_router.note.${name}`] = note;
   return attributes;

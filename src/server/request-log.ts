@@ -159,6 +159,8 @@ export interface StoredRequest {
   targets?: Array<{ backend: string; upstream_model: string; outcome: 'ok' | number; latency_ms: number; error?: string }>;
   /** Each policy's note, by policy name. */
   notes?: Record<string, string>;
+  /** The request's session: the hash it is kept under (`svc-router sessions`). */
+  session?: string;
   /** Where a failure moved the request's session (`heavy → light`, `pooled key 1 → key 2`). */
   session_moved?: string;
   stream?: boolean;
@@ -195,6 +197,7 @@ const STORED_FIELDS = [
   ['costNanoUsd', 'cost_usd'],
   ['targets', 'targets'],
   ['notes', 'notes'],
+  ['session', 'session'],
   ['sessionMoved', 'session_moved'],
   ['stream', 'stream'],
   ['aborted', 'aborted'],
@@ -287,6 +290,7 @@ export function formatText(entry: RequestLogEntry, colours: ChalkInstance): stri
   if (entry.costNanoUsd !== undefined) line += field('cost_usd', entry.costNanoUsd / 1e9);
   // A fallback's failed tries, in order: `BACKEND:MODEL/STATUS/MS`, the last being the one that answered (or failed last).
   if (entry.targets?.some((target) => target.outcome !== 'ok')) line += field('targets', entry.targets.map((target) => `${target.backend}:${target.upstreamModel}/${target.outcome}/${target.latencyMs}ms`).join(','));
+  line += field('session', entry.session);
   line += field('session_moved', entry.sessionMoved);
   // Every policy's note, as `note.NAME=…`: a new policy's note needs no change here.
   if (entry.notes) for (const [name, note] of Object.entries(entry.notes)) line += field(`note.${name}`, note);

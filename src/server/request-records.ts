@@ -12,6 +12,8 @@ export interface RequestFilter {
   caller?: string;
   /** An exact status (`429`), a class (`5xx`), or `error` (any status of 400 or more). */
   status?: string;
+  /** A session's id as `svc-router sessions` shows it, or its first characters. */
+  session?: string;
 }
 
 /** `429`, `4xx`, `error`: whether a status matches what `--status` asked for. */
@@ -25,13 +27,14 @@ export function matches(record: StoredRequest, filter: RequestFilter): boolean {
   if (filter.since !== undefined && Date.parse(record.time) < filter.since) return false;
   if (filter.caller !== undefined && record.caller !== filter.caller) return false;
   if (filter.status !== undefined && !statusMatches(record.status, filter.status)) return false;
+  if (filter.session !== undefined && !record.session?.startsWith(filter.session)) return false;
   return true;
 }
 
 /** A line of the store: the record, or where it goes wrong (column within the line); blank lines mean nothing. */
 export type StoredLine = { kind: 'record'; record: StoredRequest } | { kind: 'blank' } | { kind: 'unreadable'; problem: Omit<TextProblem, 'line'> };
 
-const STRINGS = ['request_id', 'caller', 'format', 'model', 'rule', 'backend', 'upstream_model', 'error', 'cause'] as const;
+const STRINGS = ['request_id', 'caller', 'format', 'model', 'rule', 'backend', 'upstream_model', 'session', 'session_moved', 'error', 'cause'] as const;
 const NUMBERS = ['attempts', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
 
 /**

@@ -10,6 +10,7 @@ import { keyRecord } from '../../src/cli/commands/keys.js';
 import { generateKey } from '../../src/core/router-keys.js';
 import { createApp, type App } from '../../src/handlers/app.js';
 import type { Policy } from '../../src/policies/policy.js';
+import type { SessionBook } from '../../src/sessions/session-book.js';
 import { createHttpServer, type HttpServerOptions } from '../../src/server/http-server.js';
 
 export interface TestRouter {
@@ -32,12 +33,14 @@ export function tempHome(): string {
 }
 
 /** A real router on a real socket (port 0), with its own temporary home. */
-export async function startRouter(options: { offlineScript?: ScriptedTurn[]; capTokens?: number; http?: HttpServerOptions; policies?: readonly Policy[] } = {}): Promise<TestRouter> {
+export async function startRouter(
+  options: { offlineScript?: ScriptedTurn[]; capTokens?: number; http?: HttpServerOptions; policies?: readonly Policy[]; sessions?: SessionBook } = {},
+): Promise<TestRouter> {
   const home = tempHome();
   const config = new ConfigStore(home);
   const { key } = initialise(config, { developer: 'alice', org: 'acme', tier: 'pro', ...(options.capTokens ? { cap: String(options.capTokens) } : {}) });
   const metrics = options.http?.metrics;
-  const app = createApp({ config, offlineScript: options.offlineScript, ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}), ...(options.policies ? { policies: options.policies } : {}) });
+  const app = createApp({ config, offlineScript: options.offlineScript, ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}), ...(options.policies ? { policies: options.policies } : {}), ...(options.sessions ? { sessions: options.sessions } : {}) });
   const server = createHttpServer(app, options.http);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -19,7 +19,7 @@ describe('the route table built from the formats registry', () => {
 
   it('lists the shared endpoints first, then each format in registry order', () => {
     const formatPaths = FORMATS.flatMap((format) => format.routes.map((route) => route.path));
-    expect(Object.keys(ENDPOINTS)).toEqual(['/whoami', '/v1/models', '/v1/models/{id}', '/admin/usage', ...formatPaths]);
+    expect(Object.keys(ENDPOINTS)).toEqual(['/whoami', '/v1/models', '/v1/models/{id}', '/admin/usage', '/admin/sessions', ...formatPaths]);
   });
 
   it('matches a {param} segment and hands its value on', () => {

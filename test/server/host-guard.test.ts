@@ -28,7 +28,7 @@ function raw(router: TestRouter, path: string, options: { method?: string; heade
 }
 
 /** Everything a page on another site must not read: the dashboard, its API and stream, admin, metrics. */
-const GUARDED = ['/ui', '/ui/', '/ui/api/overview', '/ui/events', '/ui/dashboard.js', '/ui/format.js', '/admin/usage', '/admin/usage/', '/metrics', '/metrics/'];
+const GUARDED = ['/ui', '/ui/', '/ui/api/overview', '/ui/api/sessions', '/ui/events', '/ui/dashboard.js', '/ui/format.js', '/admin/usage', '/admin/usage/', '/admin/sessions', '/metrics', '/metrics/'];
 
 describe('the dashboard, /admin and /metrics answer only to the names of the address served', () => {
   let router: TestRouter;

@@ -50,6 +50,7 @@ const fields: { [K in keyof Required<RequestLogEntry>]: fc.Arbitrary<RequestLogE
   targets: fc.array(target, { maxLength: 3 }),
   sessionMoved: text,
   notes,
+  session: text,
   stream: fc.boolean(),
   aborted: fc.constant(true),
   error: text,
@@ -90,6 +91,20 @@ describe('the request record, read back', () => {
         }
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('names the session in the log line, the dashboard\'s feed and the OpenTelemetry span', () => {
+    fc.assert(
+      fc.property(entry, fc.stringMatching(/^[\w-]{22}$/), (base, session) => {
+        const written = { ...base, session };
+        expect(formatText(written, new Chalk({ level: 0 }))).toContain(` session=${session}`);
+        const feed = new LiveFeed();
+        feed.record(written);
+        expect((feed.recent()[0] as { session?: string }).session).toBe(session);
+        expect(requestAttributes(redactEntry(written, []), () => undefined, [])['gen_ai.conversation.id']).toBe(session);
+      }),
+      { numRuns: 100 },
     );
   });
 });

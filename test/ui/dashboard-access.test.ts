@@ -55,6 +55,10 @@ describe('the dashboard beyond loopback', () => {
     expect((await send(router, '/ui/events')).status).toBe(401);
     expect((await send(router, '/ui/api/overview', { headers: { authorization: `Bearer ${bobKey}` } })).status).toBe(401);
     expect((await send(router, '/ui/api/overview', { headers: { authorization: `Bearer ${router.key}` } })).status).toBe(200);
+    // The sessions panel's data, as GET /admin/sessions: an admin's alone.
+    expect((await send(router, '/ui/api/sessions')).status).toBe(401);
+    expect((await send(router, '/ui/api/sessions', { headers: { authorization: `Bearer ${bobKey}` } })).status).toBe(401);
+    expect((await send(router, '/ui/api/sessions', { headers: { authorization: `Bearer ${router.key}` } })).json).toMatchObject({ sessions: [] });
   });
 
   it('lets the key form in with an admin key only, then streams requests to the browser by cookie', async () => {

@@ -16,6 +16,7 @@ export interface LogsOptions {
   since?: string;
   caller?: string;
   status?: string;
+  session?: string;
   limit?: string;
   json?: boolean;
 }
@@ -38,11 +39,15 @@ export async function runLogs(options: LogsOptions): Promise<void> {
   if (options.status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx|error)$/i.test(options.status)) {
     throw usageError(`--status: expected a status (429), a class (5xx) or 'error', got '${options.status}'`);
   }
+  if (options.session !== undefined && !/^[\w-]{1,64}$/.test(options.session)) {
+    throw usageError(`--session: expected a session id as svc-router sessions shows it (letters, digits, - and _), or its first characters, got '${options.session}'`);
+  }
   const limit = options.limit === undefined ? 50 : parsePositiveInteger(options.limit, '--limit');
   const filter: RequestFilter = {
     ...(options.since !== undefined ? { since: parseSince(options.since) } : {}),
     ...(options.caller !== undefined ? { caller: options.caller } : {}),
     ...(options.status !== undefined ? { status: options.status.toLowerCase() } : {}),
+    ...(options.session !== undefined ? { session: options.session } : {}),
   };
   const config = await openConfig();
   const { dir } = config;

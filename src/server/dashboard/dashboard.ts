@@ -86,6 +86,8 @@ export function createDashboard(): Dashboard {
           const overview = await buildOverview(app, app.config.read(), feed.recent() as StoredRequest[], dashboard.inForce);
           return send(res, 200, 'application/json', Buffer.from(JSON.stringify({ ...overview, recent: feed.recent() })), method === 'HEAD');
         }
+        // The sessions panel: the same report as GET /admin/sessions.
+        if (urlPath === `${UI_PATH}/api/sessions`) return send(res, 200, 'application/json', Buffer.from(JSON.stringify(app.sessions.report())), method === 'HEAD');
         if (urlPath === `${UI_PATH}/events`) return openEvents(res, feed);
         throw new RouterError(404, 'not_found', `No dashboard page at ${urlPath}; the dashboard is at ${UI_PATH}.`, undefined, 'not_found');
       } catch (error) {
