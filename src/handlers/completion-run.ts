@@ -1,7 +1,8 @@
+import type { ClientSignal } from '../core/client-signal.js';
 import type { RouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
 import type { FrameNote } from '../core/forwarded.js';
-import type { Usage } from '../core/reply.js';
+import type { Reply, Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { RequestTrace } from '../core/request-record.js';
 import { allWarnings, warn } from '../core/warnings.js';
@@ -12,7 +13,9 @@ import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
 import { requestTraits } from '../routing/task-rules.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import type { Target } from '../routing/target.js';
 import type { Attempted } from './call-chain.js';
+import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
 import { forwarderFor } from './forward/forward-chain.js';
 import type { SeenSoFar } from './forward/relay-forwarded.js';
@@ -84,6 +87,19 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
 
   get route(): string | undefined {
     return this.chain.route;
+  }
+
+  get targets(): readonly Target[] {
+    return this.chain.targets;
+  }
+
+  get answeringBackend(): PolicyInput['answeringBackend'] {
+    return this.attempted?.backend;
+  }
+
+  /** Another route's answer on this caller's behalf (a policy's classifier), recorded as a request of its own. */
+  consult(route: string, request: CanonicalRequest, signal: ClientSignal): Promise<Reply> {
+    return consultRoute(this.context, this.format, route, request, signal);
   }
 
   get ledger(): PolicyInput['ledger'] {
