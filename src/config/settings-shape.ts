@@ -91,6 +91,7 @@ const SETTINGS_SHAPE: Shape = {
       },
     },
     limits: { fields: { outputReserveTokens: number, reservationTtlMs: number } },
+    safeguards: { fields: { classifier: string, timeoutMs: number } },
     usage: { fields: { store: string } },
     prices: table({ fields: { ...RATES, longContext: { fields: { aboveInputTokens: number, ...RATES } } } }),
     defaults: { fields: { organisation: string, tier: string, capTokens: number } },
