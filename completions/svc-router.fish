@@ -81,6 +81,8 @@ function __svc_router_config_keys
     printf '%s\t%s\n' 'limits.session.usd' 'US dollars one client session may spend, at the prices its usage is billed at'
     printf '%s\t%s\n' 'notify.webhook' 'URL sent one JSON POST when a key crosses 50, 80 and 100 % of its 30-day cap, once each per 30 days'
     printf '%s\t%s\n' 'guardrails.secrets' 'credentials in a request\'s text'
+    printf '%s\t%s\n' 'safeguards.classifier' 'the route asked whether each of Claude Code\'s tool calls is dangerous, in auto mode on routes whose upstream gives no verdict'
+    printf '%s\t%s\n' 'safeguards.timeoutMs' 'ms the router waits for one safety verdict, from the end of its tool call, before telling Claude Code the check failed'
     printf '%s\t%s\n' 'defaults.organisation' 'organisation given to new keys'
     printf '%s\t%s\n' 'defaults.tier' 'tier given to new keys'
     printf '%s\t%s\n' 'defaults.capTokens' '30-day token cap given to new keys'
@@ -313,6 +315,7 @@ complete -c svc-router -n '__svc_router_is config set server.ui' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set server.otel' -a 'true false'
 complete -c svc-router -n '__svc_router_is config set usage.store' -a 'file'
 complete -c svc-router -n '__svc_router_is config set guardrails.secrets' -a 'off warn mask refuse'
+complete -c svc-router -n '__svc_router_is config set safeguards.classifier' -a 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
 
 # config export
 complete -c svc-router -n '__svc_router_in config export' -s o -l output -r -F -d 'write the file instead of printing it'

@@ -67,6 +67,8 @@ _svc_router_config_keys() {
     'limits.session.usd:US dollars one client session may spend, at the prices its usage is billed at'
     'notify.webhook:URL sent one JSON POST when a key crosses 50, 80 and 100 % of its 30-day cap, once each per 30 days'
     'guardrails.secrets:credentials in a request'\''s text'
+    'safeguards.classifier:the route asked whether each of Claude Code'\''s tool calls is dangerous, in auto mode on routes whose upstream gives no verdict'
+    'safeguards.timeoutMs:ms the router waits for one safety verdict, from the end of its tool call, before telling Claude Code the check failed'
     'defaults.organisation:organisation given to new keys'
     'defaults.tier:tier given to new keys'
     'defaults.capTokens:30-day token cap given to new keys'
@@ -81,6 +83,7 @@ _svc_router_config_value() {
     server.otel) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     guardrails.secrets) _values 'value' off warn mask refuse ;;
+    safeguards.classifier) _values 'value' svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite ;;
     *) _message -e values 'value' ;;
   esac
 }

@@ -93,6 +93,7 @@ const SETTINGS_SHAPE: Shape = {
     },
     limits: { fields: { outputReserveTokens: number, reservationTtlMs: number, session: { fields: { tokens: number, usd: number } } } },
     notify: { fields: { webhook: string, webhookEnv: string } },
+    safeguards: { fields: { classifier: string, timeoutMs: number } },
     usage: { fields: { store: string } },
     prices: table({ fields: { ...RATES, longContext: { fields: { aboveInputTokens: number, ...RATES } } } }),
     defaults: { fields: { organisation: string, tier: string, capTokens: number } },

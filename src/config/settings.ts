@@ -118,6 +118,17 @@ export interface GuardrailSettings {
   secrets: SecretsMode;
 }
 
+/**
+ * Claude Code's auto mode asks the upstream for a verdict on each tool call it is sent
+ * (`safeguards`); an upstream that gives none gets one from the router (src/policies/safety-verdicts.ts).
+ */
+export interface SafeguardSettings {
+  /** The route asked whether each tool call is dangerous (`svc.intelligent-lite`); unset: no verdicts, and Claude Code asks the user. */
+  classifier?: string;
+  /** Longest wait for one verdict, from the end of its tool call; the reply's end is held at most this long. */
+  timeoutMs: number;
+}
+
 /** What a route does beyond its fallback chain. */
 export interface RoutePolicy {
   /** Tried in order; the first that matches picks the chain, else the route's own targets serve. */
@@ -250,6 +261,8 @@ export interface Settings {
   guardrails: GuardrailSettings;
   /** Off until a webhook is set: `config set notify.webhook URL`. */
   notify: NotifySettings;
+  /** Safety verdicts for Claude Code's auto mode on routes whose upstream gives none: `config set safeguards.classifier ROUTE`. */
+  safeguards: SafeguardSettings;
   usage: { store: string };
   /**
    * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
@@ -287,6 +300,8 @@ export const DEFAULT_SETTINGS: Settings = {
   limits: { outputReserveTokens: 4_096, reservationTtlMs: 600_000 },
   guardrails: { secrets: 'off' },
   notify: {},
+  // A small model answers a one-line verdict in a few seconds; past this Claude Code is told the check failed.
+  safeguards: { timeoutMs: 20_000 },
   usage: { store: 'file' },
   prices: {},
   // Sized for coding agents: one `claude -p "say hi"` sends ~18,000 input tokens and a working
@@ -307,6 +322,7 @@ export function withDefaults(stored: Partial<Settings>): Settings {
     limits: { ...DEFAULT_SETTINGS.limits, ...stored.limits },
     guardrails: { ...DEFAULT_SETTINGS.guardrails, ...stored.guardrails },
     notify: { ...stored.notify },
+    safeguards: { ...DEFAULT_SETTINGS.safeguards, ...stored.safeguards },
     contextWindows: stored.contextWindows ?? {},
     server: { ...DEFAULT_SETTINGS.server, ...stored.server },
     usage: { ...DEFAULT_SETTINGS.usage, ...stored.usage },

@@ -1,7 +1,8 @@
+import type { ClientSignal } from '../core/client-signal.js';
 import type { RouterError } from '../core/errors.js';
 import { estimateRequestTokens, tokensForChars } from '../core/estimate-tokens.js';
 import type { FrameNote } from '../core/forwarded.js';
-import type { Usage } from '../core/reply.js';
+import type { Reply, Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { RequestTrace } from '../core/request-record.js';
 import { allWarnings, warn } from '../core/warnings.js';
@@ -13,7 +14,9 @@ import { resolveChain, type Chain } from '../routing/resolve-route.js';
 import { sessionOf, type Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import type { Target } from '../core/target.js';
 import type { Attempted } from './call-chain.js';
+import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
 import { forwarderFor } from './forward/forward-chain.js';
 import type { SeenSoFar } from './forward/forwarded-stream.js';
@@ -90,6 +93,19 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     return this.chain.route;
   }
 
+  get targets(): readonly Target[] {
+    return this.chain.targets;
+  }
+
+  get answeringBackend(): PolicyInput['answeringBackend'] {
+    return this.attempted?.backend;
+  }
+
+  /** Another route's answer on this caller's behalf (a policy's classifier), recorded as a request of its own. */
+  consult(route: string, request: CanonicalRequest, signal: ClientSignal): Promise<Reply> {
+    return consultRoute(this.context, this.format, route, request, signal);
+  }
+
   get ledger(): PolicyInput['ledger'] {
     return this.context.app.ledger;
   }
@@ -102,9 +118,6 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     return this.context.app.notices;
   }
 
-  get targets(): PolicyInput['targets'] {
-    return this.chain.targets;
-  }
 
   /** Worked out when a policy first asks (one that caps sessions), as the routing will. */
   get session(): Session | undefined {

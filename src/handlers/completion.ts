@@ -3,7 +3,7 @@ import { replyEvents } from '../core/reply-events.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import { warningHeader } from '../core/warnings.js';
 import type { ClientFormat, Decoded } from '../formats/client-format.js';
-import { admitAll } from '../policies/pipeline.js';
+import { admitAll, splitAtFinish } from '../policies/pipeline.js';
 import type { ApiResponse } from './api.js';
 import { type StartedStream } from './call-chain.js';
 import { CompletionRun } from './completion-run.js';
@@ -63,10 +63,15 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
     run.finish(result.reply.forwarded.usage);
     return { status: 200, headers, body: forwarder!.reply(result.reply.forwarded.text, run) };
   }
-  const reply = result.reply.reply;
+  let reply = result.reply.reply;
   run.finish(reply.usage);
   // After the usage is recorded: a policy that refuses the reply does not unbill what the upstream did.
-  if (run.admitted.inspects) run.admitted.inspect(replyEvents(reply));
+  if (run.admitted.inspects) {
+    const held = run.admitted.inspect(replyEvents(reply));
+    if (held) await held;
+    const providerMetadata = run.admitted.amendFinish(reply.providerMetadata);
+    if (providerMetadata !== reply.providerMetadata) reply = { ...reply, ...(providerMetadata ? { providerMetadata } : {}) };
+  }
   return { status: 200, headers, json: run.format.encodeReply(reply, run) };
 }
 
@@ -99,9 +104,10 @@ function replyHeaders<Options>(run: CompletionRun<Options>, upstreamMs: number):
 }
 
 /**
- * The translated stream as the client's encoder is to see it, in one step per batch: notes the
- * latest usage and how much output passed (to bill a stream that ends early), shows each batch to
- * the policies that read the reply (when one does), hands on nothing after the first terminal
+ * Passes the started stream on to the client's encoder, in one step: notes the latest usage and
+ * how much output passed (to bill a stream that ends early), shows each batch to the policies that
+ * read the reply (when one does: the events before a `finish` go on before the policies may hold
+ * it, and the `finish` goes with what they add to it), hands on nothing after the first terminal
  * event (recording it first, see terminalCut), turns a backend that throws mid-stream into an
  * error event the encoder can render, and when the client stops reading releases the upstream at
  * once and bills what was seen.
@@ -115,17 +121,32 @@ async function* translatedStream<Options>(started: StartedStream, run: Completio
       else if (event.type === 'text-delta' || event.type === 'reasoning-delta') seen.outputChars += event.text.length;
       else if (event.type === 'tool-call-delta') seen.outputChars += event.argumentsDelta.length;
     }
-    if (inspects) admitted.inspect(batch);
   };
   const cut = terminalCut((event) => run.terminal(event));
+  /** A batch through the policies that read the reply, which may hold it and amend its finish. */
+  async function* inspected(batch: StreamEvent[]): AsyncGenerator<StreamEvent[]> {
+    for (const piece of splitAtFinish(batch)) {
+      const held = admitted.inspect(piece);
+      if (held) await held;
+      const out = cut(admitted.amended(piece));
+      if (out) yield out;
+    }
+  }
   try {
     if (started.first) {
       note(started.first);
-      const out = cut(started.first);
-      if (out) yield out;
+      if (inspects) yield* inspected(started.first);
+      else {
+        const out = cut(started.first);
+        if (out) yield out;
+      }
     }
     for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
       note(next.value);
+      if (inspects) {
+        yield* inspected(next.value);
+        continue;
+      }
       const out = cut(next.value);
       if (out) yield out;
     }

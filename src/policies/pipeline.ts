@@ -1,3 +1,4 @@
+import type { ProviderMetadata } from '../core/provider-metadata.js';
 import type { Usage } from '../core/reply.js';
 import type { RequestTrace } from '../core/request-record.js';
 import type { StreamEvent } from '../core/stream-events.js';
@@ -86,8 +87,44 @@ export class Admissions {
     for (const admission of this.list) admission.release?.();
   }
 
-  /** Shows a batch of the reply to every admission that reads it (call only when `inspects`). */
-  inspect(batch: readonly StreamEvent[]): void {
-    for (const admission of this.list) admission.inspect?.(batch);
+  /**
+   * Shows a batch of the reply to every admission that reads it (call only when `inspects`); a
+   * promise when one of them holds the batch, settled once every one that holds it is done.
+   */
+  inspect(batch: readonly StreamEvent[]): void | Promise<void> {
+    let held: Array<Promise<void>> | undefined;
+    for (const admission of this.list) {
+      const answer = admission.inspect?.(batch);
+      if (answer instanceof Promise) (held ??= []).push(answer);
+    }
+    if (held) return held.length === 1 ? held[0] : Promise.all(held).then(() => undefined);
   }
+
+  /** The reply's end metadata with what each admission adds to it, in policy order. */
+  amendFinish(providerMetadata: ProviderMetadata | undefined): ProviderMetadata | undefined {
+    let amended = providerMetadata;
+    for (const admission of this.list) if (admission.amendFinish) amended = admission.amendFinish(amended);
+    return amended;
+  }
+
+  /** The batch with its `finish` event amended (the same batch when it has none). */
+  amended(batch: StreamEvent[]): StreamEvent[] {
+    const at = batch.findIndex((event) => event.type === 'finish');
+    if (at === -1) return batch;
+    const finish = batch[at] as Extract<StreamEvent, { type: 'finish' }>;
+    const providerMetadata = this.amendFinish(finish.providerMetadata);
+    if (providerMetadata === finish.providerMetadata) return batch;
+    const copy = batch.slice();
+    copy[at] = providerMetadata ? { ...finish, providerMetadata } : finish;
+    return copy;
+  }
+}
+
+/**
+ * A batch in the pieces an inspecting policy is shown: the events before a `finish`, then the
+ * `finish` and what follows it, so a policy that holds the reply's end holds nothing before it.
+ */
+export function splitAtFinish(batch: StreamEvent[]): StreamEvent[][] {
+  const at = batch.findIndex((event) => event.type === 'finish');
+  return at <= 0 ? [batch] : [batch.slice(0, at), batch.slice(at)];
 }

@@ -1,5 +1,7 @@
 import type { Settings } from '../config/settings.js';
-import type { Usage } from '../core/reply.js';
+import type { ClientSignal } from '../core/client-signal.js';
+import type { ProviderMetadata } from '../core/provider-metadata.js';
+import type { Reply, Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { SvcMeta } from '../formats/client-format.js';
@@ -47,6 +49,15 @@ export interface PolicyInput {
   readonly targets: readonly Target[];
   /** The client session it belongs to (src/routing/session-key.ts), when it names one. */
   readonly session: Session | undefined;
+  /** The backend that answered, once one has: set before the reply's first batch is inspected. */
+  readonly answeringBackend?: { readonly name: string; readonly wireFormat?: string };
+  /**
+   * Asks another route of this router a question on the caller's behalf (a classifier's verdict),
+   * unstreamed, past the policies: its usage is recorded in the ledger as a request of its own,
+   * by the same developer, under that route's name. Rejects with the route's error, or when
+   * `signal` aborts; the client going away aborts it too. Absent on a token count.
+   */
+  consult?(route: string, request: CanonicalRequest, signal: ClientSignal): Promise<Reply>;
   /** The request's input, estimated (about four characters a token). */
   readonly estimatedTokens: number;
   readonly ledger: Ledger;
@@ -74,11 +85,21 @@ export interface Admission {
   /** Called once instead of settle when no usage will be recorded: the request failed, or a later policy refused it. Never throws. */
   release?(): void;
   /**
-   * Reads the reply as canonical events, batch by batch (a JSON reply as one batch). Its presence
-   * turns same-format forwarding off for the request, since a forwarded reply is never decoded.
-   * Throwing a RouterError ends the reply with that error.
+   * Reads the reply as canonical events, batch by batch (a JSON reply as one batch; a batch holding
+   * the `finish` comes on its own, after the events before it). Its presence turns same-format
+   * forwarding off for the request, since a forwarded reply is never decoded. Throwing a
+   * RouterError ends the reply with that error. Returning a promise holds the batch, and the rest
+   * of the reply, until it settles: a policy that must add to the reply's end waits there for what
+   * it started earlier (a rejection ends the reply as a throw does). Only promises are awaited.
    */
-  inspect?(batch: readonly StreamEvent[]): void;
+  inspect?(batch: readonly StreamEvent[]): void | Promise<void>;
+  /**
+   * The reply's end as the client's encoder gets it: given the `finish` event's provider metadata
+   * (the reply's, for a JSON reply) once its batch has been inspected, returns it with what the
+   * policy adds in the client format's place for it (a Messages client's `message_delta.delta`
+   * fields are `anthropic.messageDeltaExtra`). Called once; only with `inspect`.
+   */
+  amendFinish?(providerMetadata: ProviderMetadata | undefined): ProviderMetadata | undefined;
   /** For the request record, under the policy's name: what it decided, never a value it found. */
   readonly note?: string;
 }

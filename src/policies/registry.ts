@@ -1,6 +1,7 @@
 import type { Policy } from './policy.js';
 import { rateLimit } from './rate-limit.js';
 import { requestBounds } from './request-bounds.js';
+import { safetyVerdicts } from './safety-verdicts.js';
 import { secretsGuardrail } from './secrets-guardrail.js';
 import { sessionCap } from './session-cap.js';
 import { usageCap } from './usage-cap.js';
@@ -17,5 +18,7 @@ export const POLICIES: readonly Policy[] = [
   secretsGuardrail,
   sessionCap,
   usageCap,
+  // Refuses nothing: it answers auto mode's safety check on routes whose upstream does not.
+  safetyVerdicts,
   usageNotices,
 ];

@@ -429,6 +429,24 @@ describe('config', () => {
     expect(readConfig(home)!.routing.sessionHeader).toBeUndefined();
   });
 
+  it('set safeguards.classifier names a route, refuses what is no route name (exit 2), and clears on an empty value; safeguards.timeoutMs takes milliseconds', async () => {
+    expect((await runCli(['config', 'get', 'safeguards.classifier'], { home })).stdout.trim()).toBe('');
+    expect((await runCli(['config', 'get', 'safeguards.timeoutMs'], { home })).stdout.trim()).toBe('20000');
+    const set = await runCli(['config', 'set', 'safeguards.classifier', 'svc.intelligent-lite'], { home });
+    expect(set.code).toBe(0);
+    expect(readConfig(home)!.safeguards.classifier).toBe('svc.intelligent-lite');
+    for (const bad of ['two words', 'svc.*']) {
+      const refused = await runCli(['config', 'set', 'safeguards.classifier', bad], { home });
+      expect(refused.code, bad).toBe(2);
+      expect(refused.stderr).toMatch(/safeguards\.classifier/);
+    }
+    expect((await runCli(['config', 'set', 'safeguards.timeoutMs', '5000'], { home })).code).toBe(0);
+    expect(readConfig(home)!.safeguards.timeoutMs).toBe(5000);
+    expect((await runCli(['config', 'set', 'safeguards.timeoutMs', '0'], { home })).code).toBe(2);
+    expect((await runCli(['config', 'set', 'safeguards.classifier', ''], { home })).code).toBe(0);
+    expect(readConfig(home)!.safeguards.classifier).toBeUndefined();
+  });
+
   it('get of a default value works in an empty home', async () => {
     const empty = freshHome();
     const result = await runCli(['config', 'get', 'server.host'], { home: empty });

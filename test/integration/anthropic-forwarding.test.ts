@@ -196,19 +196,29 @@ describe('another client format over an anthropic upstream', () => {
 });
 
 describe('messages client over a translating upstream: no verdict is made up', () => {
-  it('writes no safeguard_results, streamed or not', async () => {
-    await fakes.routeSku(router, 'openai-chat', [{ text: 'Hello' }]);
-    const message = (await client.messages.create(REQUEST as Anthropic.MessageCreateParamsNonStreaming)) as unknown as Record<string, unknown>;
-    expect(message).not.toHaveProperty('safeguard_results');
+  // The router answers auto mode's check itself there (test/server/safety-verdicts.test.ts): a
+  // reply without tool calls has nothing to judge, and with no classifier set a tool call gets no verdict.
+  const NOTHING_JUDGED = [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: {} } }];
+  const NO_VERDICT = [{ type: 'dangerous_tool_use', status: { type: 'unavailable', reason: 'disabled' } }];
 
-    const res = await fetch(`${router.origin}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': router.key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ ...REQUEST, stream: true }),
-    });
-    const frames = parseSse(await res.text());
-    const delta = JSON.parse(frames.find((frame) => frame.event === 'message_delta')!.data);
-    expect(Object.keys(delta.delta).sort()).toEqual(['stop_reason', 'stop_sequence']);
-    expect(frames.map((frame) => frame.data).join('\n')).not.toContain('safeguard_results');
+  it('answers a reply without tool calls with no verdicts, and tool calls with none when no classifier is set', async () => {
+    await fakes.routeSku(router, 'openai-chat', [{ text: 'Hello' }, { text: 'Hello' }, { toolCalls: [{ id: 'call_ls', name: 'Bash', arguments: { command: 'ls' } }] }]);
+    const message = (await client.messages.create(REQUEST as Anthropic.MessageCreateParamsNonStreaming)) as unknown as Record<string, unknown>;
+    expect(message.safeguard_results).toEqual(NOTHING_JUDGED);
+
+    const streamed = async () => {
+      const res = await fetch(`${router.origin}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': router.key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ ...REQUEST, stream: true }),
+      });
+      const frames = parseSse(await res.text());
+      return JSON.parse(frames.find((frame) => frame.event === 'message_delta')!.data);
+    };
+    const text = await streamed();
+    expect(Object.keys(text.delta).sort()).toEqual(['safeguard_results', 'stop_reason', 'stop_sequence']);
+    expect(text.delta.safeguard_results).toEqual(NOTHING_JUDGED);
+    const tools = await streamed();
+    expect(tools.delta.safeguard_results).toEqual(NO_VERDICT);
   });
 });

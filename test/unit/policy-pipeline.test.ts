@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
 import type { RequestTrace } from '../../src/core/request-record.js';
 import type { SvcMeta } from '../../src/formats/client-format.js';
-import { admitAll } from '../../src/policies/pipeline.js';
+import type { StreamEvent } from '../../src/core/stream-events.js';
+import { admitAll, splitAtFinish } from '../../src/policies/pipeline.js';
 import type { Admission, Policy, PolicyInput } from '../../src/policies/policy.js';
 
 /**
@@ -100,5 +101,49 @@ describe('admitAll', () => {
     expect(admissions.inspects).toBe(true);
     admissions.inspect([{ type: 'text-start' }, { type: 'text-delta', text: 'hi' }]);
     expect(seen).toEqual(['text-start', 'text-delta']);
+  });
+
+  it('waits only for the admissions that hold a batch, and amends the finish in policy order', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holder: Policy = {
+      name: 'holder',
+      admit: () => ({
+        inspect: (batch) => (batch.some((event) => event.type === 'finish') ? released : undefined),
+        amendFinish: (metadata) => ({ ...metadata, anthropic: { ...metadata?.anthropic, first: 1 } }),
+      }),
+    };
+    const second: Policy = { name: 'second', admit: () => ({ inspect: () => undefined, amendFinish: (metadata) => ({ ...metadata, anthropic: { ...metadata?.anthropic, second: 2 } }) }) };
+    const admissions = admitAll([holder, second], input);
+    if (admissions instanceof Promise) throw new Error('expected an answer at once');
+    expect(admissions.inspect([{ type: 'text-start' }])).toBeUndefined();
+    const finish: StreamEvent = { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+    let settled = false;
+    const held = admissions.inspect([finish]);
+    expect(held).toBeInstanceOf(Promise);
+    void (held as Promise<void>).then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    release();
+    await held;
+    expect(admissions.amended([{ type: 'text-end' }, finish])).toEqual([{ type: 'text-end' }, { ...finish, providerMetadata: { anthropic: { first: 1, second: 2 } } }]);
+  });
+});
+
+describe('splitAtFinish', () => {
+  const event = fc.constantFrom<StreamEvent>({ type: 'text-start' }, { type: 'text-delta', text: 'a' }, { type: 'text-end' }, { type: 'tool-call-end', id: 'c' });
+  const finish: StreamEvent = { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+
+  it('keeps every event in order, and starts a piece at the finish when events come before it', () => {
+    fc.assert(
+      fc.property(fc.array(event), fc.array(event), fc.boolean(), (before, after, withFinish) => {
+        const batch = withFinish ? [...before, finish, ...after] : before;
+        const pieces = splitAtFinish(batch);
+        expect(pieces.flat()).toEqual(batch);
+        expect(pieces.every((piece) => piece.length > 0) || batch.length === 0).toBe(true);
+        if (withFinish && before.length) expect(pieces).toEqual([before, [finish, ...after]]);
+        else expect(pieces).toEqual([batch]);
+      }),
+    );
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CREDENTIAL_HEADERS } from '../../config/declarative/placement.js';
 import { SECRETS_MODES, type SecretsMode, type Settings } from '../../config/settings.js';
+import { SKUS } from '../../core/model-names.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
@@ -159,6 +160,21 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.guardrails.secrets = v as SecretsMode;
     },
   },
+  'safeguards.classifier': {
+    describe: "the route asked whether each of Claude Code's tool calls is dangerous, in auto mode on routes whose upstream gives no verdict ('' for none: Claude Code then asks the user)",
+    values: SKUS,
+    get: (s) => s.safeguards.classifier ?? '',
+    set: (s, v) => {
+      if (v === '') return void delete s.safeguards.classifier;
+      if (!ROUTE_NAME.test(v)) throw usageError(`safeguards.classifier: expected a route name such as svc.intelligent-lite, got '${v}'`);
+      s.safeguards.classifier = v;
+    },
+  },
+  'safeguards.timeoutMs': {
+    describe: "ms the router waits for one safety verdict, from the end of its tool call, before telling Claude Code the check failed (it then asks the user)",
+    get: (s) => s.safeguards.timeoutMs,
+    set: (s, v) => void (s.safeguards.timeoutMs = parseDuration(v, 'safeguards.timeoutMs')),
+  },
   'defaults.organisation': {
     describe: 'organisation given to new keys',
     get: (s) => s.defaults.organisation,
@@ -226,6 +242,8 @@ function parsePositiveAmount(value: string, name: string): number {
   if (!(amount > 0) || !Number.isFinite(amount)) throw usageError(`${name} must be a positive amount such as 5 or 0.50, got '${value}'`);
   return amount;
 }
+/** A model name a route answers to, as routes are named (the declarative file's MODEL_NAME). */
+const ROUTE_NAME = /^[\w.:-]+$/;
 
 /** Milliseconds, at most a day (timers cannot wait much longer). */
 function parseDuration(value: string, name: string): number {

@@ -29,6 +29,7 @@ export const SETTINGS_PLACEMENT = {
   limits: 'group',
   guardrails: 'group',
   notify: 'group',
+  safeguards: 'group',
   usage: 'group',
   prices: 'table',
   defaults: 'group',
@@ -65,6 +66,7 @@ same<Same<keyof In<'routing'>, keyof Settings['routing']>>();
 same<Same<keyof In<'guardrails'>, keyof Settings['guardrails']>>();
 same<Same<keyof In<'notify'>, keyof Settings['notify']>>();
 same<Same<keyof NonNullable<In<'limits'>['session']>, keyof NonNullable<Settings['limits']['session']>>>();
+same<Same<keyof In<'safeguards'>, keyof Settings['safeguards']>>();
 same<Same<keyof In<'keys'>[string], keyof Settings['keys'][string]>>();
 same<Same<keyof In<'prices'>[string], keyof Settings['prices'][string]>>();
 same<Same<keyof NonNullable<In<'prices'>[string]['longContext']>, keyof NonNullable<Settings['prices'][string]['longContext']>>>();

@@ -235,6 +235,17 @@ export const declarativeSchema = z
       })
       .meta({ description: "Where a key's crossing of 50, 80 and 100 % of its 30-day cap is announced (docs/teams.md)." })
       .optional(),
+    safeguards: z
+      .strictObject({
+        classifier: z
+          .string()
+          .regex(/^[\w.:-]+$/)
+          .meta({ description: "The route asked whether each of Claude Code's tool calls is dangerous, on routes whose upstream gives auto mode no verdict (e.g. svc.intelligent-lite). Unset: no verdicts, and Claude Code asks the user." })
+          .optional(),
+        timeoutMs: serverMilliseconds('Longest wait for one verdict, from the end of its tool call (default 20000)').optional(),
+      })
+      .meta({ description: "Safety verdicts for Claude Code's auto mode on routes whose upstream gives none (docs/coding-agents.md)." })
+      .optional(),
     contextWindows: z
       .record(z.string().min(1), z.int().positive())
       .meta({

@@ -45,6 +45,15 @@ describe('a declarative file over config.json', () => {
     expect(Object.getPrototypeOf(settings.routes)).toBeNull();
   });
 
+  it('overrides the safeguards group field by field: the classifier route the file names, the stored timeout kept', () => {
+    new ConfigStore(home).update((settings) => void (settings.safeguards.timeoutMs = 7_000));
+    write({ safeguards: { classifier: 'svc.intelligent-lite' } });
+    expect(store.read().safeguards).toEqual({ classifier: 'svc.intelligent-lite', timeoutMs: 7_000 });
+    write({ safeguards: { classifier: 'svc.*' } });
+    expect(store.read().safeguards.classifier).toBe('svc.intelligent-lite');
+    expect(reports.at(-1)).toMatch(/safeguards\.classifier/);
+  });
+
   it('follows each change on the next read; a broken one is reported once and changes nothing; a fix is taken', () => {
     write(routes(['offline']));
     expect(store.read().routes['svc.intelligent-pro']).toEqual(['offline']);
