@@ -13,7 +13,12 @@ export type ProviderName = 'anthropic' | 'openai' | 'gemini' | (string & {});
 /**
  * Keys in use, by namespace:
  * - anthropic: `signature` (thinking), `redactedData` (redacted_thinking), `stopReason` and
- *   `stopSequence` (finish), `cacheControl` (any part), `citations` (text)
+ *   `stopSequence` (finish), `cacheControl` (any part), `citations` (text); what the upstream sent
+ *   that the canonical form does not model, for a Messages client to get back in place:
+ *   `precedingBlocks` (a block start: server-tool blocks before it), `trailingBlocks` and
+ *   `placedBlocks` (reply or finish: blocks after the last part, or by part index),
+ *   `messageStartExtra` (start), `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
+ *   (reply or finish)
  * - openai: `encryptedContent` and `itemId` (reasoning)
  * - gemini: `thoughtSignature` (text, reasoning and tool-call parts)
  */

@@ -5,6 +5,20 @@ import type { Reply, ReplyPart } from '../../core/reply.js';
 import { readAnthropicReply } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { anthropicFinish } from './map-stop-reason.js';
+import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
+import { mergeMetadata } from '../../core/provider-metadata.js';
+
+/** The `message` fields the decoder reads; every other one is relayed to a Messages client. */
+const KNOWN_REPLY_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
+
+interface MessageBody {
+  id?: string;
+  type?: string;
+  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string | null; data?: string; id?: string; name?: string; input?: unknown; citations?: unknown }>;
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  usage?: unknown;
+}
 
 /** An Anthropic `message` body in canonical form. */
 export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
@@ -16,6 +30,10 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   }
   const content: ReplyPart[] = [];
   const skipped: string[] = [];
+  // Blocks with no canonical form are kept on the reply with the index of the part they stood
+  // before, for a Messages client to get back in place (not on the parts: those may travel on,
+  // sealed into a Responses client's reasoning item).
+  const placed: Array<RawAnthropicBlock & { at: number }> = [];
   for (const block of body.content) {
     if (block.type === 'text') {
       const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
@@ -26,12 +44,21 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
       content.push({ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
     } else if (block.type === 'tool_use') {
       content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
-    } else if (!skipped.includes(block.type)) {
-      skipped.push(block.type);
+    } else {
+      placed.push({ at: content.length, block: block as unknown as Record<string, unknown>, deltas: [] });
+      if (!skipped.includes(block.type)) skipped.push(block.type);
     }
   }
   const warnings = skipped.map(skippedBlockWarning);
-  const { finish, providerMetadata } = anthropicFinish(body.stop_reason, body.stop_sequence);
+  const replyExtra = extraKeys(raw, KNOWN_REPLY_KEYS);
+  const own: Record<string, unknown> = {
+    ...(placed.length ? { placedBlocks: placed } : {}),
+    ...(replyExtra ? { replyExtra } : {}),
+    ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
+  };
+  const finished = anthropicFinish(body.stop_reason, body.stop_sequence);
+  const { finish } = finished;
+  const providerMetadata = Object.keys(own).length ? mergeMetadata(finished.providerMetadata, { anthropic: own }) : finished.providerMetadata;
   return {
     ...(body.id ? { id: body.id } : {}),
     content,
@@ -45,7 +72,6 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
 
 /**
  * Server-tool blocks (web search results, code execution output) have no canonical form: a
- * translated reply names them in this warning (a Messages client over an Anthropic upstream gets
- * them as sent, forwarded).
+ * Messages client gets them back whole, every other client this warning.
  */
 export const skippedBlockWarning = (type: string): string => `The upstream's ${type} content blocks have no form in the router's canonical reply and were left out.`;

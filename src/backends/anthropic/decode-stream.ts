@@ -9,8 +9,28 @@ import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
 import { skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
+import { mergeMetadata, type ProviderMetadata } from '../../core/provider-metadata.js';
+import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
 
-type BlockKind = 'text' | 'thinking' | 'tool' | 'ignored';
+const mergeExtra = (base: Record<string, unknown> | undefined, extra: Record<string, unknown> | undefined) => (extra ? { ...base, ...extra } : base);
+
+type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored';
+
+/** The message_delta fields the decoder reads; every other one is relayed to a Messages client. */
+const KNOWN_DELTA_KEYS = new Set(['stop_reason', 'stop_sequence']);
+const KNOWN_MESSAGE_DELTA_KEYS = new Set(['type', 'delta', 'usage']);
+/** The message_start `message` fields the encoder writes itself; every other one is relayed. */
+const KNOWN_MESSAGE_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
+
+interface AnthropicEvent {
+  type: string;
+  index?: number;
+  message?: { id?: string; usage?: unknown };
+  content_block?: { type: string; id?: string; name?: string; data?: string };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; citation?: unknown; stop_reason?: string | null; stop_sequence?: string | null };
+  usage?: unknown;
+  error?: { type?: string; message?: string };
+}
 
 /**
  * The Anthropic event grammar to canonical events: blocks are tracked by index, a thinking
@@ -18,10 +38,26 @@ type BlockKind = 'text' | 'thinking' | 'tool' | 'ignored';
  * that ends before message_stop was cut off, and says so.
  */
 export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
-  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string; citations?: unknown[] }>();
+  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string; citations?: unknown[]; raw?: RawAnthropicBlock }>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish = anthropicFinish(undefined, undefined);
   const skipped: string[] = [];
+  let deltaExtra: Record<string, unknown> | undefined;
+  let eventExtra: Record<string, unknown> | undefined;
+  // Raw blocks ride, in order, on the next block's start event (or on finish), for a Messages
+  // client to write back where they stood.
+  let pending: RawAnthropicBlock[] = [];
+  const carryPending = (key: 'precedingBlocks' | 'trailingBlocks'): ProviderMetadata | undefined => {
+    if (!pending.length) return undefined;
+    const carried = pending;
+    pending = [];
+    return { anthropic: { [key]: carried } };
+  };
+  const withPending = <E extends StreamEvent & { providerMetadata?: ProviderMetadata }>(event: E): E => {
+    const carried = carryPending('precedingBlocks');
+    if (!carried) return event;
+    return { ...event, providerMetadata: mergeMetadata(event.providerMetadata, carried) };
+  };
 
   let stopped = false;
   yield* eventBatches(batches, () => stopped, (frame, out) => {
@@ -31,7 +67,13 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
     switch (event.type) {
       case 'message_start': {
         usage = usageFromAnthropic(event.message?.usage);
-        out.push({ type: 'start', ...(event.message?.id ? { id: event.message.id } : {}), usage });
+        const startExtra = extraKeys(event.message, KNOWN_MESSAGE_KEYS);
+        out.push({
+          type: 'start',
+          ...(event.message?.id ? { id: event.message.id } : {}),
+          usage,
+          ...(startExtra ? { providerMetadata: { anthropic: { messageStartExtra: startExtra } } } : {}),
+        });
         break;
       }
       case 'content_block_start': {
@@ -39,21 +81,22 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         const index = event.index ?? blocks.size;
         if (block?.type === 'text') {
           blocks.set(index, { kind: 'text' });
-          out.push({ type: 'text-start' });
+          out.push(withPending({ type: 'text-start' }));
         } else if (block?.type === 'thinking') {
           blocks.set(index, { kind: 'thinking' });
-          out.push({ type: 'reasoning-start' });
+          out.push(withPending({ type: 'reasoning-start' }));
         } else if (block?.type === 'redacted_thinking') {
           blocks.set(index, { kind: 'ignored' });
-          out.push({ type: 'reasoning-start' });
+          out.push(withPending({ type: 'reasoning-start' }));
           out.push({ type: 'reasoning-end', providerMetadata: { anthropic: { redactedData: block.data ?? '' } } });
         } else if (block?.type === 'tool_use') {
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
-          out.push({ type: 'tool-call-start', id, name: block.name ?? '' });
+          out.push(withPending({ type: 'tool-call-start', id, name: block.name ?? '' }));
         } else if (block) {
-          // Server-tool blocks and types yet to come: no canonical form, so named in a warning.
-          blocks.set(index, { kind: 'ignored' });
+          // Server-tool blocks and types yet to come: no canonical form, so kept whole for a
+          // Messages client, and named in a warning for every other.
+          blocks.set(index, { kind: 'raw', raw: { block: block as Record<string, unknown>, deltas: [] } });
           if (!skipped.includes(block.type)) skipped.push(block.type);
         }
         break;
@@ -62,7 +105,8 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         const block = blocks.get(event.index ?? -1);
         const delta = event.delta;
         if (!block || !delta) break;
-        if (delta.type === 'citations_delta' && block.kind === 'text' && delta.citation !== undefined) (block.citations ??= []).push(delta.citation);
+        if (block.kind === 'raw') block.raw!.deltas.push(delta);
+        else if (delta.type === 'citations_delta' && block.kind === 'text' && delta.citation !== undefined) (block.citations ??= []).push(delta.citation);
         else if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) out.push({ type: 'text-delta', text: delta.text });
         else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) out.push({ type: 'reasoning-delta', text: delta.thinking });
         else if (delta.type === 'signature_delta' && block.kind === 'thinking') block.signature = (block.signature ?? '') + (delta.signature ?? '');
@@ -74,6 +118,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
         if (block?.kind === 'text') out.push({ type: 'text-end', ...(block.citations ? { providerMetadata: { anthropic: { citations: block.citations } } } : {}) });
+        else if (block?.kind === 'raw') pending.push(block.raw!);
         else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
         else if (block?.kind === 'tool') out.push({ type: 'tool-call-end', id: block.id! });
         break;
@@ -81,10 +126,18 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       case 'message_delta':
         if (event.delta?.stop_reason) finish = anthropicFinish(event.delta.stop_reason, event.delta.stop_sequence);
         usage = usageFromAnthropic(event.usage, usage);
+        deltaExtra = mergeExtra(deltaExtra, extraKeys(event.delta, KNOWN_DELTA_KEYS));
+        eventExtra = mergeExtra(eventExtra, extraKeys(event, KNOWN_MESSAGE_DELTA_KEYS));
         break;
       case 'message_stop': {
         const warnings = skipped.map(skippedBlockWarning);
-        const { providerMetadata } = finish;
+        const own: Record<string, unknown> = {
+          ...(deltaExtra ? { messageDeltaExtra: deltaExtra } : {}),
+          ...(eventExtra ? { messageDeltaEventExtra: eventExtra } : {}),
+          ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
+        };
+        let providerMetadata = mergeMetadata(finish.providerMetadata, carryPending('trailingBlocks'));
+        if (Object.keys(own).length) providerMetadata = mergeMetadata(providerMetadata, { anthropic: own });
         out.push({
           type: 'finish',
           reason: finish.finish.unified,

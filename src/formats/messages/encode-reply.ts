@@ -1,4 +1,5 @@
 import type { Reply, ReplyPart } from '../../core/reply.js';
+import { foldedBlock, ownReplyExtras, placedBlocksOf, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { MessagesOptions } from './decode-request.js';
@@ -19,15 +20,32 @@ function parseToolInput(args: string): unknown {
 
 /** An Anthropic `message` body with its content blocks (plus svc_meta, which the SDKs ignore). */
 export function encodeMessagesReply(reply: Reply, context: EncodeContext<MessagesOptions>) {
+  // Blocks an Anthropic upstream sent that have no canonical form, back where they stood: a
+  // non-streamed reply places them by part index, a folded stream on the part after them.
+  const placed = placedBlocksOf(reply.providerMetadata);
+  const content: Array<Record<string, unknown>> = [];
+  reply.content.forEach((part, index) => {
+    for (const entry of placed) if (entry.at === index) content.push(foldedBlock(entry));
+    for (const raw of rawBlocksOf(part.providerMetadata, 'precedingBlocks')) content.push(foldedBlock(raw));
+    content.push(...partBlocks(part));
+  });
+  for (const entry of placed) if (entry.at >= reply.content.length) content.push(foldedBlock(entry));
+  for (const raw of rawBlocksOf(reply.providerMetadata, 'trailingBlocks')) content.push(foldedBlock(raw));
+  // An Anthropic upstream's own unread fields, where it put them (a streamed message_delta's are the message's).
+  const own = ownReplyExtras(reply.providerMetadata);
   return {
     id: newId('msg_'),
     type: 'message',
     role: 'assistant',
     model: context.model,
-    content: reply.content.flatMap(partBlocks),
+    content,
     ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
     usage: anthropicUsage(reply.usage),
-    svc_meta: withReplyWarnings(context.svcMeta(), reply.warnings),
+    ...own.messageStartExtra,
+    ...own.messageDeltaEventExtra,
+    ...own.messageDeltaExtra,
+    ...own.replyExtra,
+    svc_meta: withReplyWarnings(context.svcMeta(), withoutRelayed(reply.warnings, reply.providerMetadata)),
   };
 }
 

@@ -11,9 +11,10 @@ import type { MessagesOptions } from './decode-request.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
-import { metadataOf } from '../../core/provider-metadata.js';
+import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
+import { ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 
-type BlockKind = 'text' | 'thinking' | 'tool';
+type BlockKind = 'text' | 'thinking' | 'tool' | 'raw';
 
 /**
  * The Anthropic streaming grammar from canonical events: message_start, ping, then for each block
@@ -36,7 +37,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
   let started = false;
   let thinkingPending = false;
 
-  const startMessage = (usage: Usage | undefined) =>
+  const startMessage = (usage: Usage | undefined, providerMetadata: ProviderMetadata | undefined) =>
     sse(
       {
         type: 'message_start',
@@ -49,6 +50,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           stop_reason: null,
           stop_sequence: null,
           usage: anthropicUsage(usage ?? { inputTokens: estimateRequestTokens(context.request), outputTokens: 0 }),
+          ...ownReplyExtras(providerMetadata).messageStartExtra,
         },
       },
       'message_start',
@@ -73,17 +75,28 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
     return frame;
   };
 
+  /** Blocks an Anthropic upstream sent that have no canonical form (server tools), written back as they came. */
+  const relayBlocks = (providerMetadata: ProviderMetadata | undefined, key: 'precedingBlocks' | 'trailingBlocks') => {
+    let frames = '';
+    for (const { block, deltas } of rawBlocksOf(providerMetadata, key)) {
+      frames += closeBlock() + startBlock('raw', block);
+      for (const payload of deltas) frames += delta(payload);
+      frames += closeBlock();
+    }
+    return frames;
+  };
+
   // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of sequenceToolCalls(batches)) {
     let out = '';
     for (const event of batch) {
       if (!started && event.type !== 'error') {
         started = true;
-        out += startMessage(event.type === 'start' ? event.usage : undefined);
+        out += startMessage(event.type === 'start' ? event.usage : undefined, event.type === 'start' ? event.providerMetadata : undefined);
       }
       switch (event.type) {
         case 'text-start':
-          out += closeBlock() + startBlock('text', { type: 'text', text: '' });
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks') + startBlock('text', { type: 'text', text: '' });
           break;
         case 'text-delta':
           if (!event.text) break;
@@ -97,7 +110,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         case 'reasoning-start':
           // Opened on the first delta: reasoning that arrives only redacted becomes a redacted_thinking block.
-          out += closeBlock();
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks');
           thinkingPending = true;
           break;
         case 'reasoning-delta':
@@ -130,7 +143,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         }
         case 'tool-call-start':
-          out += closeBlock() + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
+          out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks') + startBlock('tool', { type: 'tool_use', id: event.id, name: event.name, input: {} });
           break;
         case 'tool-call-delta':
           if (!event.argumentsDelta) break;
@@ -152,13 +165,16 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           out += closeBlock();
           break;
         case 'finish': {
-          const meta = withReplyWarnings(context.svcMeta(), event.warnings);
+          const own = ownReplyExtras(event.providerMetadata);
+          const meta = withReplyWarnings(context.svcMeta(), withoutRelayed(event.warnings, event.providerMetadata));
           out += closeBlock() +
+            relayBlocks(event.providerMetadata, 'trailingBlocks') +
             sse(
               {
                 type: 'message_delta',
-                delta: anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence),
+                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
                 usage: anthropicUsage(event.usage),
+                ...own.messageDeltaEventExtra,
                 ...(meta.warnings ? { svc_meta: { warnings: meta.warnings } } : {}),
               },
               'message_delta',

@@ -30,7 +30,7 @@ describe('anthropic decodeAnthropicReply', () => {
     expect(expectRouterError(thrown, 502, 'upstream').message).toBe("Backend 'claude' answered without message content (it reported an error: Internal server error).");
   });
 
-  it('leaves server-tool blocks out of the canonical reply and names them in a warning', () => {
+  it('keeps server-tool blocks by position and unread reply fields for a Messages client, and warns for any other', () => {
     const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
     const reply = decodeAnthropicReply('claude', {
       id: 'msg_1',
@@ -45,7 +45,10 @@ describe('anthropic decodeAnthropicReply', () => {
       container: null,
     });
     expect(reply.content).toEqual([{ type: 'text', text: 'Found.' }]);
-    expect(reply.providerMetadata).toEqual({ anthropic: { stopReason: 'end_turn' } });
+    expect(reply.providerMetadata?.anthropic).toMatchObject({
+      placedBlocks: [{ at: 0, block: search, deltas: [] }],
+      replyExtra: { safeguard_results: [], container: null },
+    });
     expect(reply.warnings).toEqual([expect.stringContaining('server_tool_use')]);
   });
 });

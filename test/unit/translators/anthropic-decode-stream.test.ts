@@ -100,7 +100,7 @@ describe('anthropic decodeAnthropicStream', () => {
     expectRouterError(error, 502, 'upstream');
   });
 
-  it('names server-tool blocks in the finish warnings, and ignores unknown event types', async () => {
+  it('keeps server-tool blocks whole for a Messages client, names them in the finish warnings for any other, and ignores unknown event types', async () => {
     const text =
       messageStart +
       frame({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }) +
@@ -116,14 +116,26 @@ describe('anthropic decodeAnthropicStream', () => {
         type: 'finish',
         reason: 'stop',
         finish: { unified: 'stop', raw: 'end_turn' },
-        providerMetadata: { anthropic: { stopReason: 'end_turn' } },
+        providerMetadata: {
+          anthropic: {
+            stopReason: 'end_turn',
+            trailingBlocks: [
+              {
+                block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+                deltas: [{ type: 'input_json_delta', partial_json: '{"query":"x"}' }],
+              },
+            ],
+            relayedBlockWarnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
+          },
+        },
         usage: { inputTokens: 10, outputTokens: 7, raw: { input_tokens: 10, output_tokens: 7 } },
         warnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
       },
     ]);
   });
 
-  it('keeps citations on their text block, past a server-tool block before it', async () => {
+  it('keeps unread message_delta fields, citations, and a server-tool block on the next block start', async () => {
+    const results = [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: { toolu_1: { type: 'evaluated', outcome: 'not_flagged' } } } }];
     const citation = { type: 'web_search_result_location', url: 'https://e.com', title: 'E', encrypted_index: 'x', cited_text: 'c' };
     const text =
       messageStart +
@@ -133,15 +145,18 @@ describe('anthropic decodeAnthropicStream', () => {
       frame({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } }) +
       frame({ type: 'content_block_delta', index: 1, delta: { type: 'citations_delta', citation } }) +
       frame({ type: 'content_block_stop', index: 1 }) +
-      frame({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } }) +
+      frame({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, safeguard_results: results }, usage: { output_tokens: 7 }, context_management: { applied_edits: [] } }) +
       frame({ type: 'message_stop' });
     const { items } = await decodeText(text);
-    expect(items.slice(1, 4)).toEqual([
-      { type: 'text-start' },
-      { type: 'text-delta', text: 'Hi' },
-      { type: 'text-end', providerMetadata: { anthropic: { citations: [citation] } } },
-    ]);
+    expect(items[1]).toEqual({
+      type: 'text-start',
+      providerMetadata: { anthropic: { precedingBlocks: [{ block: { type: 'web_search_tool_result', tool_use_id: 's1', content: [] }, deltas: [] }] } },
+    });
+    expect(items[3]).toEqual({ type: 'text-end', providerMetadata: { anthropic: { citations: [citation] } } });
     const finish = items.at(-1) as Extract<StreamEvent, { type: 'finish' }>;
-    expect(finish.warnings).toEqual(["The upstream's web_search_tool_result content blocks have no form in the router's canonical reply and were left out."]);
+    expect(finish.providerMetadata?.anthropic).toMatchObject({
+      messageDeltaExtra: { safeguard_results: results },
+      messageDeltaEventExtra: { context_management: { applied_edits: [] } },
+    });
   });
 });

@@ -49,4 +49,31 @@ describe('messages encodeMessagesReply', () => {
     expect(JSON.stringify(body.content)).not.toContain('gAAAAB-openai-sealed');
     expect(body.content.map((block) => block.type)).not.toContain('redacted_thinking');
   });
+
+  it("puts an Anthropic upstream's server-tool blocks back in place, with its unread fields and without their warning", () => {
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    const result = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] };
+    const body = encodeMessagesReply(
+      {
+        content: [{ type: 'text', text: 'Found.' }],
+        finishReason: 'stop',
+        usage: { inputTokens: 1, outputTokens: 2 },
+        warnings: ['left out'],
+        providerMetadata: {
+          anthropic: {
+            placedBlocks: [
+              { at: 0, block: search, deltas: [] },
+              { at: 1, block: result, deltas: [] },
+            ],
+            replyExtra: { safeguard_results: [{ type: 'dangerous_tool_use' }] },
+            relayedBlockWarnings: ['left out'],
+          },
+        },
+      },
+      encodeContext({}),
+    );
+    expect(body.content).toEqual([search, { type: 'text', text: 'Found.' }, result]);
+    expect(body).toHaveProperty('safeguard_results', [{ type: 'dangerous_tool_use' }]);
+    expect(body.svc_meta.warnings).toBeUndefined();
+  });
 });

@@ -156,24 +156,34 @@ describe('messages encodeMessagesStream', () => {
     expect(text).not.toContain('gAAAAB-openai-sealed');
   });
 
-  it("writes an Anthropic upstream's citations back on their text block, and the reply's warnings in message_delta's svc_meta", async () => {
-    const warning = "The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out.";
+  it("writes an Anthropic upstream's server-tool blocks, citations and unread message_delta fields back in place", async () => {
+    const block = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} };
+    const results = [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses: {} } }];
+    const warning = 'server_tool_use left out';
     const { text } = await encode([
       { type: 'start', usage: { inputTokens: 5, outputTokens: 0 } },
-      { type: 'text-start' },
+      { type: 'text-start', providerMetadata: { anthropic: { precedingBlocks: [{ block, deltas: [{ type: 'input_json_delta', partial_json: '{"q":1}' }] }] } } },
       { type: 'text-delta', text: 'Hi' },
       { type: 'text-end', providerMetadata: { anthropic: { citations: [{ type: 'char_location', cited_text: 'c' }] } } },
-      { type: 'finish', reason: 'stop', usage: { inputTokens: 5, outputTokens: 2 }, warnings: [warning] },
+      {
+        type: 'finish',
+        reason: 'stop',
+        usage: { inputTokens: 5, outputTokens: 2 },
+        warnings: [warning],
+        providerMetadata: { anthropic: { messageDeltaExtra: { safeguard_results: results }, messageDeltaEventExtra: { context_management: null }, relayedBlockWarnings: [warning] } },
+      },
     ]);
     const frames = parseFrames(text).filter(([name]) => name !== 'ping' && name !== 'message_start');
     expect(frames.slice(0, 4).map(([, data]) => data)).toEqual([
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation: { type: 'char_location', cited_text: 'c' } } },
+      { type: 'content_block_start', index: 0, content_block: block },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"q":1}' } },
       { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
     ]);
+    expect(frames[5]![1]).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'citations_delta', citation: { type: 'char_location', cited_text: 'c' } } });
     const delta = frames.find(([name]) => name === 'message_delta')![1];
-    expect(delta.delta).toEqual({ stop_reason: 'end_turn', stop_sequence: null });
-    expect(delta.svc_meta).toEqual({ warnings: [warning] });
+    expect(delta.delta).toEqual({ stop_reason: 'end_turn', stop_sequence: null, safeguard_results: results });
+    expect(delta).toHaveProperty('context_management', null);
+    expect(JSON.stringify(delta)).not.toContain(warning);
   });
 });
