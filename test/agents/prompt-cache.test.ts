@@ -33,11 +33,7 @@ import { describeRequests } from './shell-tool-script.js';
  * Cells short of their baseline today, with why. Each is still run and measured; its test asserts
  * that it is still short, so a fix shows up as a failure here: take the cell off this list then.
  */
-const EXPECTED_SHORTFALLS: Record<string, string> = {
-  'claude|Bash + PostToolUse hook|openai-chat':
-    'For a model name it does not know, Claude Code sends the hook\'s context as a system message in the middle of the conversation; on OpenAI Chat the router folds it into the first system message, so every request after a tool call rewrites the top of the prompt.',
-  'codex|exec_command|anthropic': 'A Responses request carries no cache_control, and the router places no cache breakpoints for it on Anthropic, so nothing is cached.',
-};
+const EXPECTED_SHORTFALLS: Record<string, string> = {};
 
 interface ClientCase {
   agent: AgentName;
