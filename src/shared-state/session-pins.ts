@@ -1,10 +1,10 @@
+import { RecentEntries } from './recent-entries.js';
+
 /** What one session is pinned to: a choice per field (a chain's lead target, a pool's key). */
 export type Pins = ReadonlyMap<string, string>;
 
 interface Entry {
   pins: Map<string, string>;
-  /** When a request of the session last looked: the entry leaves after `idleMs` without one. */
-  usedAt: number;
   /** When the entry last agreed with the shared store (Redis); this router's own store never asks. */
   checkedAt: number;
   /** Counts this router's own pins: an answer asked for before the latest of them is older than it. */
@@ -29,13 +29,11 @@ export const SESSION_IDLE_MS = 3_600_000;
  * Map read plus moving the entry to the back of the order.
  */
 export class SessionPins {
-  /** Insertion order is recency order: every lookup moves its entry to the back. */
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: RecentEntries<Entry>;
 
-  constructor(
-    private readonly capacity = SESSION_CAPACITY,
-    private readonly idleMs = SESSION_IDLE_MS,
-  ) {}
+  constructor(capacity = SESSION_CAPACITY, idleMs = SESSION_IDLE_MS) {
+    this.entries = new RecentEntries(capacity, idleMs);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -43,13 +41,7 @@ export class SessionPins {
 
   /** The session's entry, if it is known and has not been idle too long. */
   lookup(session: string, now: number): KnownSession | undefined {
-    const entry = this.entries.get(session);
-    if (!entry) return undefined;
-    this.entries.delete(session);
-    if (now - entry.usedAt > this.idleMs) return undefined;
-    entry.usedAt = now;
-    this.entries.set(session, entry);
-    return entry;
+    return this.entries.use(session, now);
   }
 
   pin(session: string, field: string, choice: string, now: number): void {
@@ -71,22 +63,8 @@ export class SessionPins {
     return entry.pins;
   }
 
+  /** A session idle too long starts again with no pins. */
   private entryOf(session: string, now: number): Entry {
-    let entry = this.entries.get(session);
-    if (entry) {
-      this.entries.delete(session);
-      entry.usedAt = now;
-    } else entry = { pins: new Map(), usedAt: now, checkedAt: now, version: 0 };
-    this.entries.set(session, entry);
-    this.evict(now);
-    return entry;
-  }
-
-  /** Drops entries past the capacity, and idle ones at the front of the order (the oldest are there). */
-  private evict(now: number): void {
-    for (const [session, entry] of this.entries) {
-      if (this.entries.size <= this.capacity && now - entry.usedAt <= this.idleMs) return;
-      this.entries.delete(session);
-    }
+    return this.entries.useOrCreate(session, now, () => ({ pins: new Map(), checkedAt: now, version: 0 }));
   }
 }

@@ -1,3 +1,4 @@
+import { RecentEntries } from './recent-entries.js';
 import { SESSION_CAPACITY, SESSION_IDLE_MS } from './session-pins.js';
 import { decideSpend, type Spend, type SpendAsk, type SpendVerdict } from './spend.js';
 
@@ -5,7 +6,6 @@ interface Entry {
   used: Spend;
   /** Request id → what it holds, and when the hold lapses (a router that died never settles it). */
   holds: Map<string, { spend: Spend; until: number }>;
-  usedAt: number;
 }
 
 /**
@@ -14,13 +14,11 @@ interface Entry {
  * Keyed by hashes only, never a client's words.
  */
 export class SpendCounters {
-  /** Insertion order is recency order: every touch moves its entry to the back. */
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: RecentEntries<Entry>;
 
-  constructor(
-    private readonly capacity = SESSION_CAPACITY,
-    private readonly idleMs = SESSION_IDLE_MS,
-  ) {}
+  constructor(capacity = SESSION_CAPACITY, idleMs = SESSION_IDLE_MS) {
+    this.entries = new RecentEntries(capacity, idleMs);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -49,36 +47,19 @@ export class SpendCounters {
     entry.used.nanoUsd += spent.nanoUsd;
   }
 
-  release(scope: string, requestId: string): void {
-    this.entries.get(scope)?.holds.delete(requestId);
+  release(scope: string, requestId: string, now = Date.now()): void {
+    this.entries.peek(scope, now)?.holds.delete(requestId);
   }
 
   /** The scope's use and holds, for tests and reports (undefined once it has idled out). */
   peek(scope: string, now = Date.now()): { used: Spend; holding: number } | undefined {
-    const entry = this.entries.get(scope);
-    if (!entry || now - entry.usedAt > this.idleMs) return undefined;
+    const entry = this.entries.peek(scope, now);
+    if (!entry) return undefined;
     return { used: { ...entry.used }, holding: entry.holds.size };
   }
 
+  /** A scope idle too long starts again at nothing (its holds lapsed long before). */
   private entryOf(scope: string, now: number): Entry {
-    let entry = this.entries.get(scope);
-    if (entry) {
-      this.entries.delete(scope);
-      // Idle too long: the scope starts again (its holds lapsed long before).
-      if (now - entry.usedAt > this.idleMs) entry = undefined;
-    }
-    entry ??= { used: { tokens: 0, nanoUsd: 0 }, holds: new Map(), usedAt: now };
-    entry.usedAt = now;
-    this.entries.set(scope, entry);
-    this.evict(now);
-    return entry;
-  }
-
-  /** Drops entries past the capacity, and idle ones at the front of the order (the oldest are there). */
-  private evict(now: number): void {
-    for (const [scope, entry] of this.entries) {
-      if (this.entries.size <= this.capacity && now - entry.usedAt <= this.idleMs) return;
-      this.entries.delete(scope);
-    }
+    return this.entries.useOrCreate(scope, now, () => ({ used: { tokens: 0, nanoUsd: 0 }, holds: new Map() }));
   }
 }
