@@ -1,6 +1,7 @@
 import { redactText, rememberedSecrets } from '../core/redact.js';
 import type { Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
+import { RecentEntries } from '../shared-state/recent-entries.js';
 import { cacheBreaks, type CacheBreak, type PoolKey, type TurnMark } from './cache-breaks.js';
 import { cacheLifetime } from './cache-lifetime.js';
 import { fingerprintPrompt, leadingParts } from './prompt-fingerprint.js';
@@ -144,13 +145,15 @@ interface Lane {
  * name a session.
  */
 export class SessionBook {
-  /** Insertion order is recency order: a turn moves its session to the back. */
-  private readonly lanes = new Map<string, Lane>();
+  /** A turn moves its session to the back; past the capacity, the one unused longest leaves (no idle time: a view keeps what it saw). */
+  private readonly lanes: RecentEntries<Lane>;
   private pending: SessionTurn[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private unread = 0;
 
-  constructor(readonly capacity = SESSIONS_KEPT) {}
+  constructor(readonly capacity = SESSIONS_KEPT) {
+    this.lanes = new RecentEntries(capacity, Infinity);
+  }
 
   get size(): number {
     this.flush();
@@ -187,15 +190,7 @@ export class SessionBook {
   }
 
   private read(turn: SessionTurn): void {
-    const name = `${turn.session}\0${turn.model}`;
-    let lane = this.lanes.get(name);
-    if (lane) this.lanes.delete(name);
-    else lane = newLane(turn);
-    this.lanes.set(name, lane);
-    for (const [oldest] of this.lanes) {
-      if (this.lanes.size <= this.capacity) break;
-      this.lanes.delete(oldest);
-    }
+    const lane = this.lanes.useOrCreate(`${turn.session}\0${turn.model}`, turn.endedAt, () => newLane(turn));
 
     const { usage } = turn;
     const cached = usage.cachedInputTokens ?? 0;

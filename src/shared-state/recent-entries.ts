@@ -43,6 +43,11 @@ export class RecentEntries<E> {
     return slot && now - slot.usedAt <= this.idleMs ? slot.entry : undefined;
   }
 
+  /** The entries, least recently used first (idle ones included until something evicts them). */
+  *values(): IterableIterator<E> {
+    for (const slot of this.entries.values()) yield slot.entry;
+  }
+
   /** Drops entries past the capacity, and idle ones at the front of the order (the oldest are there). */
   private evict(now: number): void {
     for (const [key, slot] of this.entries) {
