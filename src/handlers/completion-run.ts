@@ -11,7 +11,7 @@ import { FORMATS } from '../formats/registry.js';
 import type { Admissions } from '../policies/pipeline.js';
 import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
-import { sessionOf, type Session } from '../routing/session-key.js';
+import type { Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 import type { Target } from '../core/target.js';
@@ -21,6 +21,7 @@ import type { RequestContext } from './context.js';
 import { forwarderFor } from './forward/forward-chain.js';
 import type { SeenSoFar } from './forward/forwarded-stream.js';
 import { sessionTurnOf } from './session-turn.js';
+import { requestSession } from './request-session.js';
 import type { TerminalEvent } from './terminal-cut.js';
 
 /**
@@ -120,15 +121,10 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
 
 
   /** Worked out when a policy first asks (one that caps sessions), as the routing will. */
+  /** Worked out once per request, for the policies and the call chain alike (request-session.ts). */
   get session(): Session | undefined {
-    if (this.knownSession === null) {
-      const { context } = this;
-      this.knownSession = sessionOf(context.request.headers, this.request, context.identity.developer, context.settings.routing?.sessionHeader);
-    }
-    return this.knownSession;
+    return requestSession(this.context, this.request);
   }
-
-  private knownSession: Session | undefined | null = null;
 
   /** The forwarder when the reply may pass untranslated: the format allows it, and no policy reads the reply. */
   forwarder(): FormatForwarder<Options> | undefined {
