@@ -1,4 +1,4 @@
-// Regenerates what is derived from the commander program: the CLI reference section of README.md
+// Regenerates what is derived from the commander program: the CLI reference (docs/cli-reference.md),
 // the completion scripts in completions/, and the declarative config's JSON Schema in schema/.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SHELLS } from '../src/cli/completion-hints.js';
@@ -7,12 +7,12 @@ import { renderJsonSchema, SCHEMA_FILE } from '../src/config/declarative/json-sc
 import { buildProgram } from '../src/cli/program.js';
 import { renderCliReference, withReference } from '../src/cli/reference.js';
 
-const readmeUrl = new URL('../README.md', import.meta.url);
+const referenceUrl = new URL('../docs/cli-reference.md', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 const program = buildProgram(version);
-const readme = readFileSync(readmeUrl, 'utf8');
-writeFileSync(readmeUrl, withReference(readme, renderCliReference(program)));
-console.log('README.md: CLI reference regenerated');
+const page = readFileSync(referenceUrl, 'utf8');
+writeFileSync(referenceUrl, withReference(page, renderCliReference(program)));
+console.log('docs/cli-reference.md: regenerated');
 const data = await completionData();
 for (const shell of SHELLS) {
   writeFileSync(new URL(`../completions/svc-router.${shell}`, import.meta.url), renderCompletion(shell, program, data));

@@ -1,5 +1,5 @@
 /**
- * The clients `svc-router connect` configures. The command's choices, its help, the README and the
+ * The clients `svc-router connect` configures. The command's choices, its help, the CLI reference and the
  * completion scripts read this list; src/cli/commands/connect.ts says what each one prints.
  */
 export const CONNECT_CLIENTS = [

@@ -2,7 +2,7 @@
  * Every backend type a config may name, in the order help and completions list them. Each has a
  * folder under src/backends/ and a loader in src/backends/registry.ts, which the compiler keeps to
  * exactly these; the `BackendType` union, settings validation, `backends add --type`, the
- * completion scripts and the README derive from this list. Kept here, below config, so that the
+ * completion scripts and the CLI reference derive from this list. Kept here, below config, so that the
  * settings name a type without loading any backend.
  */
 export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const;
