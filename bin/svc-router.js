@@ -3,16 +3,21 @@
 // dist/ (built by prepack) and no src/, and runs it as it is. A source checkout builds dist/ on its
 // first run and again whenever src/ has changed since (an edit, a git pull), so `npm ci` and then
 // `npx svc-router serve` run the code as it is now, with no other step.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isCurrent } from './source-stamp.js';
+
+// The version comes from package.json, not from the build: `--version` alone loads nothing else,
+// so a script that asks for it pays only for node's own start.
+if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.exit(0);
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = new URL('../dist/cli/main.js', import.meta.url);
-// The version comes from package.json, not from the build: `--version` alone skips the check.
-const versionOnly = process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V');
 if (existsSync(new URL('../src', import.meta.url))) {
-  if (!(versionOnly && existsSync(main)) && !isCurrent(root)) await rebuild();
+  const { isCurrent } = await import('./source-stamp.js');
+  if (!isCurrent(root)) await rebuild();
 } else if (!existsSync(main)) {
   process.stderr.write('svc-router: dist/ is missing from this install; reinstall the package.\n');
   process.exit(1);

@@ -29,7 +29,7 @@ function checkout(main: string): string {
   fs.mkdirSync(path.join(dir, 'bin'));
   for (const file of fs.readdirSync(path.join(ROOT, 'bin'))) if (file.endsWith('.js') && !file.startsWith('.')) fs.copyFileSync(path.join(ROOT, 'bin', file), path.join(dir, 'bin', file));
   fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'scratch', type: 'module' }));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'scratch', version: '9.8.7', type: 'module' }));
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   write(dir, 'src/cli/main.ts', main);
   return dir;
@@ -68,8 +68,10 @@ describe('a source checkout', () => {
       expect(again).toEqual({ code: 0, stdout: 'one\n', stderr: '' });
 
       write(dir, 'src/cli/main.ts', says('two'));
-      // --version alone reads package.json, which no build changes: it does not pay for the check.
-      expect(await run(dir, ['--version'])).toEqual({ code: 0, stdout: 'one\n', stderr: '' });
+      // --version alone reads package.json, which no build changes: it pays for neither the check
+      // nor the program.
+      expect(await run(dir, ['--version'])).toEqual({ code: 0, stdout: '9.8.7\n', stderr: '' });
+      expect(await run(dir, ['-V'])).toEqual({ code: 0, stdout: '9.8.7\n', stderr: '' });
       const edited = await run(dir);
       expect(edited).toMatchObject({ code: 0, stdout: 'two\n' });
       expect(edited.stderr).toMatch(/src\/ has changed since the last build/);
