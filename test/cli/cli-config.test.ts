@@ -275,6 +275,18 @@ describe('backends', () => {
     expect(configText(home)).toBe(before);
   });
 
+  it('suggests --auth bearer for an anthropic backend at a service documented to take its key so, and only there', async () => {
+    const suggested = await runCli(['backends', 'add', 'or', '--type', 'anthropic', '--base-url', 'https://openrouter.ai/api'], { home });
+    expect(suggested.code).toBe(0);
+    expect(suggested.stderr).toContain('OpenRouter takes its key as Authorization: Bearer; add --auth bearer');
+    for (const options of [['--type', 'anthropic', '--base-url', 'https://openrouter.ai/api', '--auth', 'bearer'], ['--type', 'anthropic', '--base-url', 'https://api.anthropic.com'], ['--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1']]) {
+      const quiet = await runCli(['backends', 'add', 'or', ...options], { home });
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr, options.join(' ')).not.toContain('--auth bearer');
+    }
+    expect((await runCli(['backends', 'remove', 'or'], { home })).code).toBe(0);
+  });
+
   it('rejects a malformed --header and both --api-key and --api-key-env with exit 2', async () => {
     const before = configText(home);
     const header = await runCli(['backends', 'add', 'bad', '--type', 'anthropic', '--base-url', 'https://a.example', '--header', 'novalue'], { home });

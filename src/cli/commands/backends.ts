@@ -5,7 +5,8 @@ import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendS
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
-import { chalk, printJson, printLine, printTable } from '../output.js';
+import { bearerServiceOf } from '../bearer-services.js';
+import { chalk, note, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 import { openConfig, requireStored } from '../config-in-force.js';
 import type { ConfigStore } from '../../config/store.js';
@@ -64,6 +65,8 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
     settings.backends[name] = pool ? { ...backend, keyPool: pool } : backend;
   });
   printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})${pool ? `; its pool of ${pool.keys.length} keys is kept` : ''}`);
+  const bearerService = backend.type === 'anthropic' && backend.auth === undefined ? bearerServiceOf(backend.baseUrl) : undefined;
+  if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
 }
 
 /** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
