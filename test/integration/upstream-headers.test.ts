@@ -113,10 +113,10 @@ function expectProtocol(headers: IncomingHttpHeaders, want: Record<string, strin
 }
 
 describe.each(CLIENTS)('a %s client', (client) => {
-  it.each(UPSTREAM_KINDS)('over a %s backend: the version and betas the rule gives, and the upstream key alone', async (kind) => {
+  it.each(UPSTREAM_KINDS.flatMap((kind) => [false, true].map((stream) => [kind, stream] as const)))('over a %s backend (streaming: %s): the version and betas the rule gives, and the upstream key alone', async (kind, stream) => {
     const fake = await upstream(kind);
     const { path, body } = BODIES[client];
-    const reply = await post(path, clientHeaders(router.key), body);
+    const reply = await post(path, clientHeaders(router.key), { ...(body as object), stream });
     expect(reply.status, reply.text).toBe(200);
     expect(fake.requests).toHaveLength(1);
     const { headers } = fake.requests[0]!;
@@ -149,11 +149,12 @@ describe('count_tokens over an anthropic backend', () => {
     expectUpstreamKeyOnly(headers, 'anthropic', settings.auth);
   });
 
-  it('a client that names its version under the spec’s alias (vendor-version) has it reach the upstream as anthropic-version', async () => {
+  it.each(['/v1/messages', '/v1/messages/count_tokens'])('%s: a version named under the spec’s alias (vendor-version) reaches the upstream as anthropic-version', async (path) => {
     const fake = await upstream('anthropic');
     const { 'anthropic-version': _, ...headers } = clientHeaders(router.key);
-    const reply = await post('/v1/messages', { ...headers, 'vendor-version': CLIENT_VERSION }, BODIES.messages.body);
+    const reply = await post(path, { ...headers, 'vendor-version': CLIENT_VERSION }, BODIES.messages.body);
     expect(reply.status, reply.text).toBe(200);
+    expect(fake.requests.map((request) => request.path)).toEqual([path]);
     expect(one(fake.requests[0]!.headers['anthropic-version'])).toBe(CLIENT_VERSION);
     expect(fake.requests[0]!.headers['vendor-version']).toBeUndefined();
   });
