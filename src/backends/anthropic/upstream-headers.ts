@@ -35,10 +35,9 @@ export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthro
 
 /**
  * `anthropic-version` and `anthropic-beta` for a body the router wrote from a Chat or Responses
- * request. The version is 2023-06-01: the translation sends temperature, top_p and top_k, and
- * citations on user text, which version 2026-10-21 refuses
- * (https://platform.claude.com/docs/en/api/migration-2026-10-21). A pinned version wins (the
- * encoder then leaves out what that version refuses). The betas are those of the features the body
+ * request. The version is 2023-06-01: the translation sends temperature, top_p and top_k, which
+ * version 2026-10-21 refuses (https://platform.claude.com/docs/en/api/migration-2026-10-21). A
+ * pinned version wins (the encoder then leaves those out, with a warning). The betas are those of the features the body
  * uses: the Files API's for an Anthropic file id; every other feature the translation writes
  * (documents by URL or inline, structured outputs, thinking, cache_control) needs none.
  */
