@@ -191,6 +191,9 @@ _svc_router_backends_args() {
         '--idle-timeout[longest pause between body chunks, streamed or not (default 120000)]:idleTimeout:' \
         '--total-timeout[longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)]:totalTimeout:' \
         '--cache-control[openai-chat only: the upstream takes cache_control on content parts (OpenRouter'\''s Anthropic and Gemini models); prompt-cache breakpoints are sent to it]' \
+        '--auth[anthropic only: send the key as x-api-key (default) or as Authorization: Bearer]:auth:(x-api-key bearer)' \
+        '--anthropic-version[anthropic only: the anthropic-version every call sends, in place of the client'\''s]:anthropicVersion:' \
+        '--api-version[gemini only: the API version in the path, e.g. v1 (default v1beta)]:apiVersion:' \
         ':name:' \
         $help
       ;;

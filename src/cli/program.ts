@@ -1,6 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../core/backend-types.js';
-import { KEY_POOL_STRATEGIES, SECRETS_MODES } from '../config/settings.js';
+import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, SECRETS_MODES } from '../config/settings.js';
 import { SKUS } from '../core/model-names.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
 import { CLIENTS } from './connect-clients.js';
@@ -127,6 +127,9 @@ export function buildProgram(version: string): Command {
     .option('--idle-timeout <ms>', 'longest pause between body chunks, streamed or not (default 120000)')
     .option('--total-timeout <ms>', 'longest a non-streamed call may take, from sending to the last byte; streams are bounded by --idle-timeout instead (default 600000)')
     .option('--cache-control', "openai-chat only: the upstream takes cache_control on content parts (OpenRouter's Anthropic and Gemini models); prompt-cache breakpoints are sent to it")
+    .addOption(new Option('--auth <auth>', 'anthropic only: send the key as x-api-key (default) or as Authorization: Bearer').choices(ANTHROPIC_AUTHS))
+    .option('--anthropic-version <date>', "anthropic only: the anthropic-version every call sends, in place of the client's")
+    .option('--api-version <version>', 'gemini only: the API version in the path, e.g. v1 (default v1beta)')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

@@ -23,7 +23,17 @@ export interface BackendSettings {
    * router places them for clients that set none.
    */
   cacheControl?: boolean;
+  /** anthropic only: how the key is sent, `x-api-key: KEY` (the default) or `Authorization: Bearer KEY`. */
+  auth?: AnthropicAuth;
+  /** anthropic only: the `anthropic-version` every call sends, in place of the client's (a service that takes only one). */
+  anthropicVersion?: string;
+  /** gemini only: the API version in the path (`v1beta`, the default, or `v1`, `v1alpha`). */
+  apiVersion?: string;
 }
+
+/** How an Anthropic-compatible upstream takes its key. */
+export type AnthropicAuth = 'x-api-key' | 'bearer';
+export const ANTHROPIC_AUTHS: readonly AnthropicAuth[] = ['x-api-key', 'bearer'];
 
 /** How a pool picks its next key: each in turn, or always the first that is not cooling down. */
 export type KeyPoolStrategy = 'round-robin' | 'fill-first';

@@ -41,12 +41,17 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   }
 }
 
-/** The client headers a same-format upstream is sent as they are (e.g. `anthropic-beta`). */
+/**
+ * The client headers a same-format upstream is sent as they are (e.g. `anthropic-beta`), under
+ * their own names: a required header the client sent under an alias (`vendor-version`) is kept as
+ * the header it stands for.
+ */
 function keepForwardHeaders<Options>(format: ClientFormat<Options>, decoded: Decoded<Options>, headers: RequestContext['request']['headers']): void {
   if (!decoded.request.forwardBody || !format.forwardHeaders) return;
   const kept: Record<string, string> = {};
   for (const name of format.forwardHeaders) {
-    const value = headers[name];
+    let value = headers[name];
+    for (const alias of format.requiredHeaders?.find((header) => header.name === name)?.aliases ?? []) value ||= headers[alias];
     if (value) kept[name] = value;
   }
   if (Object.keys(kept).length) decoded.request.forwardBody.headers = kept;

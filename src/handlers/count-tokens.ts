@@ -166,20 +166,18 @@ function wholeCount(name: string, reply: unknown): number {
 
 async function countUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, clientBody: Record<string, unknown>): Promise<number> {
   // The Anthropic backend's module loads only when a count goes to an Anthropic upstream.
-  const { ANTHROPIC_VERSION } = await import('../backends/anthropic/anthropic-backend.js');
+  const { anthropicAuth, forwardedProtocolHeaders } = await import('../backends/anthropic/upstream-headers.js');
   const key = resolveApiKey(name, settings);
-  const beta = context.request.headers['anthropic-beta'];
+  const { headers } = context.request;
   const body: Record<string, unknown> = { model: upstreamModel };
   for (const field of COUNTED_FIELDS) if (clientBody[field] !== undefined) body[field] = clientBody[field];
+  // The client's body, so its version and betas as a forwarded Messages call has them.
+  const client = { 'anthropic-version': headers['anthropic-version'] ?? headers['vendor-version'], 'anthropic-beta': headers['anthropic-beta'] };
   const response = await postJson({
     backend: name,
     url: `${settings.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/messages/count_tokens`,
-    headers: {
-      'anthropic-version': ANTHROPIC_VERSION,
-      ...(beta ? { 'anthropic-beta': beta } : {}),
-      ...settings.headers,
-      ...(key ? { 'x-api-key': key } : {}),
-    },
+    // Configured headers first, as on every call: they add to the protocol and auth headers but never replace them.
+    headers: { ...settings.headers, ...forwardedProtocolHeaders(settings, client), ...anthropicAuth(settings, key) },
     body,
     signal: context.request.signal,
     secrets: key ? [key] : [],

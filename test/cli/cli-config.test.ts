@@ -247,6 +247,46 @@ describe('backends', () => {
     expect(configText(home)).toBe(before);
   });
 
+  it('stores --auth and --anthropic-version for an anthropic backend and --api-version for a gemini one, refusing them with exit 2 elsewhere', async () => {
+    const added = await runCli(['backends', 'add', 'gateway', '--type', 'anthropic', '--base-url', 'https://gw.example', '--auth', 'bearer', '--anthropic-version', '2026-10-21'], { home });
+    expect(added.code).toBe(0);
+    expect(readConfig(home)!.backends.gateway).toEqual({ type: 'anthropic', baseUrl: 'https://gw.example', auth: 'bearer', anthropicVersion: '2026-10-21' });
+    expect((await runCli(['backends', 'add', 'g', '--type', 'gemini', '--base-url', 'https://g.example', '--api-version', 'v1'], { home })).code).toBe(0);
+    expect(readConfig(home)!.backends.g).toEqual({ type: 'gemini', baseUrl: 'https://g.example', apiVersion: 'v1' });
+    const listed = JSON.parse((await runCli(['backends', 'list', '--json'], { home })).stdout) as Array<{ name: string }>;
+    expect(listed.find((row) => row.name === 'gateway')).toMatchObject({ auth: 'bearer', anthropic_version: '2026-10-21' });
+    expect(listed.find((row) => row.name === 'g')).toMatchObject({ api_version: 'v1' });
+    for (const name of ['gateway', 'g']) expect((await runCli(['backends', 'remove', name], { home })).code).toBe(0);
+    const before = configText(home);
+    const refusals: Array<[string[], string]> = [
+      [['--type', 'openai-chat', '--base-url', 'https://o.example', '--auth', 'bearer'], '--auth is for anthropic backends only'],
+      [['--type', 'anthropic', '--base-url', 'https://a.example', '--auth', 'basic'], '--auth'],
+      [['--type', 'gemini', '--base-url', 'https://g.example', '--anthropic-version', '2023-06-01'], '--anthropic-version is for anthropic backends only'],
+      [['--type', 'anthropic', '--base-url', 'https://a.example', '--anthropic-version', 'latest'], "--anthropic-version must be a date such as 2023-06-01, got 'latest'"],
+      [['--type', 'anthropic', '--base-url', 'https://a.example', '--api-version', 'v1'], '--api-version is for gemini backends only'],
+      [['--type', 'gemini', '--base-url', 'https://g.example', '--api-version', 'one'], "--api-version must be an API version such as v1beta or v1, got 'one'"],
+      [['--type', 'gemini', '--base-url', 'https://g.example/v1beta', '--api-version', 'v1'], 'the base URL names API version v1beta and the setting v1'],
+    ];
+    for (const [options, message] of refusals) {
+      const refused = await runCli(['backends', 'add', 'bad', ...options], { home });
+      expect(refused.code, options.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(message);
+    }
+    expect(configText(home)).toBe(before);
+  });
+
+  it('suggests --auth bearer for an anthropic backend at a service documented to take its key so, and only there', async () => {
+    const suggested = await runCli(['backends', 'add', 'or', '--type', 'anthropic', '--base-url', 'https://openrouter.ai/api'], { home });
+    expect(suggested.code).toBe(0);
+    expect(suggested.stderr).toContain('OpenRouter takes its key as Authorization: Bearer; add --auth bearer');
+    for (const options of [['--type', 'anthropic', '--base-url', 'https://openrouter.ai/api', '--auth', 'bearer'], ['--type', 'anthropic', '--base-url', 'https://api.anthropic.com'], ['--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1']]) {
+      const quiet = await runCli(['backends', 'add', 'or', ...options], { home });
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr, options.join(' ')).not.toContain('--auth bearer');
+    }
+    expect((await runCli(['backends', 'remove', 'or'], { home })).code).toBe(0);
+  });
+
   it('rejects a malformed --header and both --api-key and --api-key-env with exit 2', async () => {
     const before = configText(home);
     const header = await runCli(['backends', 'add', 'bad', '--type', 'anthropic', '--base-url', 'https://a.example', '--header', 'novalue'], { home });

@@ -18,6 +18,11 @@ export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCache
   apiKey?: string;
   /** Ids served by GET /v1/models, newest first. */
   models?: string[];
+  /**
+   * The one form the key is taken in, as gateways that read only one do (and refuse a call that
+   * carries both); without it, either, as Anthropic's API takes `x-api-key` or `Authorization: Bearer`.
+   */
+  auth?: 'x-api-key' | 'bearer';
 }
 
 /** `url` is the origin; the Anthropic SDK appends /v1/messages itself. */
@@ -38,10 +43,17 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     const url = new URL(request.path, 'http://fake');
     const pathname = url.pathname;
     const listing = request.method === 'GET' && pathname === '/v1/models';
-    if (!listing && (request.method !== 'POST' || pathname !== '/v1/messages')) return sendError(res, 404, 'not_found_error', 'Not Found');
-    if (!authorised(request, res, options.apiKey)) return;
+    const counting = request.method === 'POST' && pathname === '/v1/messages/count_tokens';
+    if (!listing && !counting && (request.method !== 'POST' || pathname !== '/v1/messages')) return sendError(res, 404, 'not_found_error', 'Not Found');
+    if (!authorised(request, res, options.apiKey, options.auth)) return;
     if (!request.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
     if (listing) return sendJson(res, 200, modelPage(options.models ?? ['claude-sonnet-4-5', 'claude-haiku-4-5'], url.searchParams), requestIdHeader());
+    // https://docs.anthropic.com/en/api/messages-count-tokens: a model and messages, no max_tokens; about four characters a token here.
+    if (counting) {
+      const body = request.body;
+      if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) return sendError(res, 400, 'invalid_request_error', 'model and messages: Field required');
+      return sendJson(res, 200, { input_tokens: Math.ceil(JSON.stringify(body.messages).length / 4) }, requestIdHeader());
+    }
     const body = request.body;
     if (!isObject(body)) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the request body: invalid JSON');
     for (const field of ['model', 'messages', 'max_tokens']) {
@@ -194,9 +206,21 @@ function modelPage(ids: string[], query: URLSearchParams) {
   return { data, has_more: start + limit < ids.length, first_id: page[0] ?? null, last_id: page.at(-1) ?? null };
 }
 
-function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined): boolean {
+function authorised(request: RecordedRequest, res: ServerResponse, apiKey: string | undefined, only?: 'x-api-key' | 'bearer'): boolean {
   const header = request.headers['x-api-key'];
   const bearer = request.headers.authorization?.replace(/^Bearer\s+/i, '');
+  if (only && header !== undefined && request.headers.authorization !== undefined) {
+    sendError(res, 401, 'authentication_error', 'x-api-key and Authorization may not both be sent');
+    return false;
+  }
+  if (only === 'bearer' && header !== undefined) {
+    sendError(res, 401, 'authentication_error', 'send the key as Authorization: Bearer');
+    return false;
+  }
+  if (only === 'x-api-key' && request.headers.authorization !== undefined) {
+    sendError(res, 401, 'authentication_error', 'send the key as x-api-key');
+    return false;
+  }
   const given = (Array.isArray(header) ? header[0] : header) || bearer;
   if (!given) {
     sendError(res, 401, 'authentication_error', 'x-api-key header is required');

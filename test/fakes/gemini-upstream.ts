@@ -76,11 +76,12 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const url = new URL(request.path, 'http://fake');
-    if (request.method === 'GET' && url.pathname === '/v1beta/models') {
+    // The API's versions serve the same methods (https://ai.google.dev/gemini-api/docs/api-versions); `requests` records which was asked.
+    if (request.method === 'GET' && /^\/v1(?:beta|alpha)?\/models$/.test(url.pathname)) {
       if (!authorised(request, res, options.apiKey)) return;
       return sendJson(res, 200, modelPage(options.models ?? ['gemini-2.5-flash', 'gemini-2.5-pro'], url.searchParams));
     }
-    const method = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+    const method = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
     if (request.method !== 'POST' || !method) return sendJson(res, 404, geminiErrorBody(404, `The requested URL ${url.pathname} was not found on this server.`));
     if (!authorised(request, res, options.apiKey)) return;
     const body = request.body;

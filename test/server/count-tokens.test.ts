@@ -142,7 +142,7 @@ describe('count_tokens with an Anthropic upstream first in the route', () => {
       settings.routes['svc.intelligent-pro'] = ['anthropic:claude-upstream-model', 'offline'];
     });
 
-    const counted = await sdk(live).messages.countTokens(PARAMS, { headers: { 'anthropic-beta': 'token-counting-2024-11-01' } }).withResponse();
+    const counted = await sdk(live).messages.countTokens(PARAMS, { headers: { 'anthropic-beta': 'token-counting-2024-11-01', 'anthropic-version': '2026-10-21' } }).withResponse();
     expect(counted.data).toEqual({ input_tokens: 4242 });
     expect(counted.response.headers.get('x-svc-count-source')).toBe('upstream');
 
@@ -150,7 +150,8 @@ describe('count_tokens with an Anthropic upstream first in the route', () => {
     const [call] = upstream.calls;
     expect(call!.path).toBe('/v1/messages/count_tokens');
     expect(call!.headers['x-api-key']).toBe('sk-ant-upstream-key');
-    expect(call!.headers['anthropic-version']).toBe('2023-06-01');
+    // The client's own version, passed on as Claude Code's gateway protocol asks.
+    expect(call!.headers['anthropic-version']).toBe('2026-10-21');
     expect(call!.headers['anthropic-beta']).toBe('token-counting-2024-11-01');
     expect(call!.headers['x-team']).toBe('research');
     expect(call!.headers.authorization).toBeUndefined();

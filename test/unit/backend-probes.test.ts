@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BackendProbe } from '../../src/backends/backend.js';
 import { LOADERS } from '../../src/backends/registry.js';
+import { checkBackends } from '../../src/cli/doctor/backend-checks.js';
+import type { BackendSettings, Settings } from '../../src/config/settings.js';
 import { BACKEND_TYPES } from '../../src/core/backend-types.js';
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
@@ -67,5 +69,25 @@ describe('backend probes', () => {
     const fake = await FAKES.gemini!(['gemini-2.5-flash']);
     closers.push(() => fake.close());
     for (const base of [fake.url.replace(/\/v1beta$/, ''), fake.url]) expect(probe.readModels((await list(probe, base, KEY)).body)?.ids).toEqual(['gemini-2.5-flash']);
+  });
+
+  it.each(['x-api-key', 'bearer'] as const)('anthropic: doctor proves a key taken as %s in that form alone, with the pinned version', async (auth) => {
+    const fake = await startAnthropicUpstream([{ text: 'unused' }], { apiKey: KEY, auth });
+    closers.push(() => fake.close());
+    const backend: BackendSettings = { type: 'anthropic', baseUrl: fake.url, apiKey: KEY, auth, anthropicVersion: '2024-01-01' };
+    const report = await checkBackends({ backends: { gateway: backend } } as unknown as Settings, { timeoutMs: 5_000 });
+    expect(report.results.map((result) => result.status)).toEqual(['pass']);
+    const { headers } = fake.requests[0]!;
+    expect(headers['anthropic-version']).toBe('2024-01-01');
+    expect(auth === 'bearer' ? [headers.authorization, headers['x-api-key']] : [headers['x-api-key'], headers.authorization]).toEqual([auth === 'bearer' ? `Bearer ${KEY}` : KEY, undefined]);
+  });
+
+  it('gemini: doctor lists models under the backend’s apiVersion', async () => {
+    const fake = await FAKES.gemini!(['gemini-2.5-flash']);
+    closers.push(() => fake.close());
+    const backend: BackendSettings = { type: 'gemini', baseUrl: fake.url.replace(/\/v1beta$/, ''), apiKey: KEY, apiVersion: 'v1' };
+    const report = await checkBackends({ backends: { g: backend } } as unknown as Settings, { timeoutMs: 5_000 });
+    expect(report.results.map((result) => result.status)).toEqual(['pass']);
+    expect((fake as unknown as { requests: Array<{ path: string }> }).requests.map((request) => new URL(request.path, 'http://x').pathname)).toEqual(['/v1/models']);
   });
 });

@@ -6,6 +6,7 @@ import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
 import { encodeAnthropicRequest } from './encode-request.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
+import { anthropicAuth, messagesProtocolHeaders } from './upstream-headers.js';
 
 export { ANTHROPIC_VERSION };
 
@@ -15,11 +16,9 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     wireFormat: 'messages',
     // Accept the base URL with or without /v1.
     url: (base): string => `${base.replace(/\/v1$/, '')}/v1/messages`,
-    headers: (key, request) => {
-      const beta = request.forwardBody?.headers?.['anthropic-beta'];
-      return { 'anthropic-version': ANTHROPIC_VERSION, ...(beta ? { 'anthropic-beta': beta } : {}), ...(key ? { 'x-api-key': key } : {}) };
-    },
-    encode: encodeAnthropicRequest,
+    // Version and betas as src/backends/anthropic/upstream-headers.ts says; the key in the one form the service takes.
+    headers: (key, request) => ({ ...messagesProtocolHeaders(settings, request), ...anthropicAuth(settings, key) }),
+    encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion }),
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),

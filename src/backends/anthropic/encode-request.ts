@@ -9,6 +9,14 @@ import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody,
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
 import { thinkingBudget } from './thinking-budget.js';
 
+/** The first anthropic-version without temperature, top_p and top_k. */
+const SAMPLING_REMOVED = '2026-10-21';
+
+export interface EncodeOptions {
+  /** The anthropic-version the call is sent with, when the backend pins one (the translation is written for 2023-06-01). */
+  version?: string | undefined;
+}
+
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
 const DEFAULT_MAX_TOKENS = 8192;
 
@@ -19,7 +27,7 @@ type AnthropicMessage = AnthropicRequestMessage;
  * The Messages body for a canonical request. Same-format requests forward the client's body with
  * the model renamed (keeping cache_control, betas' fields and anything else we do not model).
  */
-export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): AnthropicRequestBody {
+export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: EncodeOptions = {}): AnthropicRequestBody {
   if (request.forwardBody?.format === 'messages') {
     setBackendWarnings(request, []);
     // The client's own Messages request (its format decoder checked it), forwarded whole.
@@ -51,7 +59,12 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
     if (choice) body.tool_choice = choice;
   }
   const budget = thinkingBudget(request, maxTokens);
-  if (budget !== undefined) {
+  const sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
+  if (options.version !== undefined && options.version >= SAMPLING_REMOVED && sampling.length) {
+    // https://platform.claude.com/docs/en/api/migration-2026-10-21: the version refuses them, even at their defaults.
+    warnings.push(`${sampling.map(settingName).join(', ')} not sent: this backend is pinned to anthropic-version ${options.version}, which has no sampling settings.`);
+    if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
+  } else if (budget !== undefined) {
     // With thinking on, Anthropic accepts only the default sampling settings.
     body.thinking = { type: 'enabled', budget_tokens: budget };
     const dropped = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);

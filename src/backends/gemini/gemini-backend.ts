@@ -13,11 +13,11 @@ export { GEMINI_API_VERSION };
 /**
  * The model's method URL: `…/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`
  * for server-sent events (https://ai.google.dev/api/generate-content). The base URL may name an API
- * version (https://generativelanguage.googleapis.com/v1beta) or not; a model may be given as
- * `models/…`.
+ * version (https://generativelanguage.googleapis.com/v1beta) or not, or the backend's `apiVersion`
+ * say it; a model may be given as `models/…`.
  */
-export function geminiUrl(baseUrl: string, model: string, stream: boolean): string {
-  const base = versionedBase(baseUrl);
+export function geminiUrl(baseUrl: string, model: string, stream: boolean, apiVersion?: string): string {
+  const base = versionedBase(baseUrl, apiVersion);
   const path = model.replace(/^models\//, '').split('/').map(encodeURIComponent).join('/');
   return `${base}/models/${path}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
 }
@@ -26,7 +26,7 @@ export function geminiUrl(baseUrl: string, model: string, stream: boolean): stri
 export function createGeminiBackend(name: string, settings: BackendSettings): Backend {
   // No wireFormat: Gemini speaks none of the client formats, so every reply is translated and dropped tools are reported.
   const http = createHttpBackend(name, settings, {
-    url: geminiUrl,
+    url: (base, model, stream) => geminiUrl(base, model, stream, settings.apiVersion),
     headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
     encode: encodeGeminiRequest,
     decodeReply: decodeGeminiReply,

@@ -7,8 +7,8 @@ import { KEY_NOT_VALID, versionedBase } from './endpoint.js';
  * key Google does not know is refused with 400, not 401.
  */
 export const probe: BackendProbe = {
-  modelList: (baseUrl, key) => ({
-    url: `${versionedBase(baseUrl)}/models?pageSize=1000`,
+  modelList: (baseUrl, key, settings) => ({
+    url: `${versionedBase(baseUrl, settings?.apiVersion)}/models?pageSize=1000`,
     headers: { ...(key ? { 'x-goog-api-key': key } : {}) },
   }),
   readModels: (body) => {

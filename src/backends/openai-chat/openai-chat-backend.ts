@@ -1,5 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendModule } from '../backend.js';
+import { forwardedClientHeaders } from '../http/client-headers.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { chatForwardTap } from './forward-tap.js';
 import { decodeChatReply } from './decode-reply.js';
@@ -11,7 +12,8 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
   return createHttpBackend(name, settings, {
     wireFormat: 'chat',
     url: (base): string => `${base}/chat/completions`,
-    headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+    // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
+    headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'chat'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
     encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true }),
     decodeReply: decodeChatReply,
     forward: chatForwardTap,

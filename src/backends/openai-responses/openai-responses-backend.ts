@@ -1,5 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendModule } from '../backend.js';
+import { forwardedClientHeaders } from '../http/client-headers.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
@@ -11,7 +12,8 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
   return createHttpBackend(name, settings, {
     wireFormat: 'responses',
     url: (base): string => `${base}/responses`,
-    headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+    // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
+    headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'responses'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
     encode: encodeResponsesRequest,
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,

@@ -1,10 +1,12 @@
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
-import { KEY_POOL_STRATEGIES, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
+import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, settingElsewhere } from '../../config/type-settings.js';
+import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
-import { chalk, printJson, printLine, printTable } from '../output.js';
+import { bearerServiceOf } from '../bearer-services.js';
+import { chalk, note, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 import { openConfig, requireStored } from '../config-in-force.js';
 import type { ConfigStore } from '../../config/store.js';
@@ -23,6 +25,9 @@ export interface AddBackendOptions {
   idleTimeout?: string;
   totalTimeout?: string;
   cacheControl?: boolean;
+  auth?: string;
+  anthropicVersion?: string;
+  apiVersion?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -33,6 +38,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   }
   if (options.apiKey !== undefined && options.apiKeyEnv !== undefined) throw usageError('give --api-key or --api-key-env, not both');
   if (options.cacheControl && options.type !== 'openai-chat') throw usageError(`--cache-control is for openai-chat backends only; ${cacheControlElsewhere(options.type)}`);
+  checkTypeSettings(options);
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
@@ -47,6 +53,9 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.totalTimeout !== undefined) timeouts.totalMs = parsePositiveInteger(options.totalTimeout, '--total-timeout');
   if (Object.keys(timeouts).length) backend.timeouts = timeouts;
   if (options.cacheControl) backend.cacheControl = true;
+  if (options.auth !== undefined) backend.auth = options.auth as AnthropicAuth;
+  if (options.anthropicVersion !== undefined) backend.anthropicVersion = options.anthropicVersion;
+  if (options.apiVersion !== undefined) backend.apiVersion = options.apiVersion;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -56,6 +65,26 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
     settings.backends[name] = pool ? { ...backend, keyPool: pool } : backend;
   });
   printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})${pool ? `; its pool of ${pool.keys.length} keys is kept` : ''}`);
+  const bearerService = backend.type === 'anthropic' && backend.auth === undefined ? bearerServiceOf(backend.baseUrl) : undefined;
+  if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
+}
+
+/** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
+function checkTypeSettings(options: AddBackendOptions): void {
+  if (options.auth !== undefined) {
+    if (options.type !== 'anthropic') throw usageError(settingElsewhere('auth', '--auth'));
+    if (!(ANTHROPIC_AUTHS as readonly string[]).includes(options.auth)) throw usageError(`--auth must be one of ${ANTHROPIC_AUTHS.join(', ')}, got '${options.auth}'`);
+  }
+  if (options.anthropicVersion !== undefined) {
+    if (options.type !== 'anthropic') throw usageError(settingElsewhere('anthropicVersion', '--anthropic-version'));
+    if (!ANTHROPIC_VERSION_FORMAT.test(options.anthropicVersion)) throw usageError(`--anthropic-version must be a date such as 2023-06-01, got '${options.anthropicVersion}'`);
+  }
+  if (options.apiVersion !== undefined) {
+    if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
+    if (!GEMINI_API_VERSION_FORMAT.test(options.apiVersion)) throw usageError(`--api-version must be an API version such as v1beta or v1, got '${options.apiVersion}'`);
+    const conflict = apiVersionConflict(options.baseUrl, options.apiVersion);
+    if (conflict) throw usageError(`--api-version: ${conflict}`);
+  }
 }
 
 function parseHeader(text: string): [string, string] {
@@ -87,6 +116,9 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     // Header values can hold credentials; list only their names.
     headers: Object.keys(backend.headers ?? {}),
     ...(backend.cacheControl ? { cache_control: true } : {}),
+    ...(backend.auth ? { auth: backend.auth } : {}),
+    ...(backend.anthropicVersion ? { anthropic_version: backend.anthropicVersion } : {}),
+    ...(backend.apiVersion ? { api_version: backend.apiVersion } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');

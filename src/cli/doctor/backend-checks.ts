@@ -113,7 +113,7 @@ async function probeKey(backend: BackendSettings, probe: BackendProbe, source: K
     if (environment?.unset.includes(source.variable)) return { kind: 'missing', source, serveLacks: true };
     if (source.value === undefined) return environment?.set.includes(source.variable) ? { kind: 'unknown', source } : { kind: 'missing', source, serveLacks: false };
   }
-  const request = probe.modelList(backend.baseUrl.replace(/\/+$/, ''), source.value);
+  const request = probe.modelList(backend.baseUrl.replace(/\/+$/, ''), source.value, backend);
   // Configured headers first, as on every call: they add to the probe's auth but never replace it.
   const started = performance.now();
   const answer = await httpGet(request.url, { accept: 'application/json', ...backend.headers, ...request.headers }, options.timeoutMs);

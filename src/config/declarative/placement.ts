@@ -47,6 +47,9 @@ export const BACKEND_PLACEMENT = {
   timeouts: 'file',
   keyPool: 'file',
   cacheControl: 'file',
+  auth: 'file',
+  anthropicVersion: 'file',
+  apiVersion: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };
 
 type FileKeys<Table> = { [K in keyof Table]: Table[K] extends 'table' | 'group' | 'file' ? K : Table[K] extends { env: infer E } ? E : never }[keyof Table];

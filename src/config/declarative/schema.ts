@@ -12,7 +12,8 @@ import { BACKEND_TYPES, type BackendType } from '../../core/backend-types.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
-import { KEY_POOL_STRATEGIES, SECRETS_MODES, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
+import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, SECRETS_MODES, type AnthropicAuth, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
+import { ANTHROPIC_VERSION_FORMAT, GEMINI_API_VERSION_FORMAT } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
@@ -58,6 +59,20 @@ const backendSchema = z
     cacheControl: z
       .boolean()
       .meta({ description: "openai-chat only: the upstream takes Anthropic-style cache_control on content parts (OpenRouter's Anthropic and Gemini models), so prompt-cache breakpoints are sent to it." })
+      .optional(),
+    auth: z
+      .enum(ANTHROPIC_AUTHS as [AnthropicAuth, ...AnthropicAuth[]])
+      .meta({ description: 'anthropic only: how the key is sent, x-api-key (the default) or bearer (Authorization: Bearer KEY, and no x-api-key).' })
+      .optional(),
+    anthropicVersion: z
+      .string()
+      .regex(ANTHROPIC_VERSION_FORMAT)
+      .meta({ description: "anthropic only: the anthropic-version every call sends, in place of the client's (e.g. 2023-06-01)." })
+      .optional(),
+    apiVersion: z
+      .string()
+      .regex(GEMINI_API_VERSION_FORMAT)
+      .meta({ description: 'gemini only: the API version in the path, v1beta (the default) or v1, v1alpha.' })
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });

@@ -11,6 +11,7 @@ import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { cacheControlElsewhere } from '../cache-control.js';
+import { apiVersionConflict, SETTING_TYPES, settingElsewhere } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
 import { closest } from '../../core/closest.js';
@@ -159,6 +160,13 @@ function checkNames(config: Record<string, unknown>, at: At): void {
       const backend = config.backends[name];
       if (isObject(backend) && backend.cacheControl === true && backend.type !== 'openai-chat') {
         at(['backends', name, 'cacheControl'], `only an openai-chat backend takes "cacheControl": ${cacheControlElsewhere(backend.type)}`);
+      }
+      if (isObject(backend)) {
+        for (const setting of Object.keys(SETTING_TYPES) as (keyof typeof SETTING_TYPES)[]) {
+          if (backend[setting] !== undefined && backend.type !== SETTING_TYPES[setting]) at(['backends', name, setting], settingElsewhere(setting, `"${setting}"`));
+        }
+        const conflict = typeof backend.baseUrl === 'string' && typeof backend.apiVersion === 'string' ? apiVersionConflict(backend.baseUrl, backend.apiVersion) : undefined;
+        if (conflict) at(['backends', name, 'apiVersion'], conflict);
       }
       const headers = isObject(backend) ? backend.headers : undefined;
       if (!isObject(headers)) continue;

@@ -4,6 +4,7 @@ import { forwardChatStream } from './forward-stream.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { openaiModelEntry, openaiModelList } from '../openai-models.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
+import { OPENAI_FORWARD_HEADERS } from '../shared/openai-beta.js';
 import { decodeChatRequest, type ChatOptions } from './decode-request.js';
 import { encodeChatReply } from './encode-reply.js';
 import { encodeChatStream } from './encode-stream.js';
@@ -13,6 +14,7 @@ export const chatFormat: ClientFormat<ChatOptions> & { readonly name: 'chat' } =
   name: 'chat',
   routes: [{ method: 'POST', path: '/v1/chat/completions' }],
   keySources: API_KEY_OR_BEARER,
+  forwardHeaders: OPENAI_FORWARD_HEADERS,
   models: { claims: () => false, list: openaiModelList, entry: openaiModelEntry },
   decode: decodeChatRequest,
   encodeReply: encodeChatReply,

@@ -22,8 +22,12 @@ const isCalendarDate = (text: string): boolean => {
   return true;
 };
 
-/** Sent along to an Anthropic upstream: the betas a client turns on (https://docs.anthropic.com/en/api/beta-headers). */
-const FORWARD_HEADERS = ['anthropic-beta'];
+/**
+ * Sent along to an Anthropic upstream the body is forwarded to: the version the client's body is
+ * written for and the betas it turns on (https://docs.anthropic.com/en/api/beta-headers), as Claude
+ * Code's gateway protocol asks (https://code.claude.com/docs/en/llm-gateway-protocol).
+ */
+const FORWARD_HEADERS = ['anthropic-version', 'anthropic-beta'];
 
 /** Anthropic Messages, with its token counting. */
 export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'messages' } = {

@@ -2,6 +2,7 @@ import type { ClientFormat } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { openaiModelEntry } from '../openai-models.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
+import { OPENAI_FORWARD_HEADERS } from '../shared/openai-beta.js';
 import { codexModelCatalog, isCodex } from './codex-models.js';
 import { decodeResponsesRequest, type ResponsesOptions } from './decode-request.js';
 import { encodeResponsesReply } from './encode-reply.js';
@@ -15,6 +16,7 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   name: 'responses',
   routes: [{ method: 'POST', path: '/v1/responses' }],
   keySources: API_KEY_OR_BEARER,
+  forwardHeaders: OPENAI_FORWARD_HEADERS,
   models: { claims: isCodex, list: (ids, _headers, contextWindow) => codexModelCatalog(ids, undefined, contextWindow), entry: openaiModelEntry },
   decode: decodeResponsesRequest,
   encodeReply: encodeResponsesReply,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { apiVersionConflict } from '../../../src/config/type-settings.js';
 import { BACKEND_TYPES } from '../../../src/core/backend-types.js';
 import { applyDeclarative, exportDeclarative } from '../../../src/config/declarative/overlay.js';
 import type { JsonPath } from '../../../src/config/declarative/parse.js';
@@ -27,10 +28,19 @@ const backendArb: fc.Arbitrary<BackendSettings> = fc.record(
     headers: fc.dictionary(fc.stringMatching(/^x-[a-z]{1,8}$/).filter((name) => !CREDENTIAL_HEADER_NAME.test(name)), fc.stringMatching(/^[a-z ]{0,12}$/), { minKeys: 1, maxKeys: 2 }),
     timeouts: fc.record({ connectMs: fc.integer({ min: 1, max: 10 ** 9 }), idleMs: fc.integer({ min: 1, max: 10 ** 6 }) }, { requiredKeys: [] }),
     cacheControl: fc.constant(true),
+    auth: fc.constantFrom('x-api-key' as const, 'bearer' as const),
+    anthropicVersion: fc.constantFrom('2023-06-01', '2026-10-21'),
+    apiVersion: fc.constantFrom('v1', 'v1beta', 'v1alpha'),
   },
   { requiredKeys: ['type', 'baseUrl'] },
-  // Only an openai-chat backend takes cacheControl.
-).map(({ cacheControl, ...backend }) => (backend.type === 'openai-chat' && cacheControl ? { ...backend, cacheControl } : backend));
+  // Only an openai-chat backend takes cacheControl, only an anthropic one auth and anthropicVersion, only a gemini one an apiVersion its base URL agrees with.
+).map(({ cacheControl, auth, anthropicVersion, apiVersion, ...backend }) => ({
+  ...backend,
+  ...(backend.type === 'openai-chat' && cacheControl ? { cacheControl } : {}),
+  ...(backend.type === 'anthropic' && auth ? { auth } : {}),
+  ...(backend.type === 'anthropic' && anthropicVersion ? { anthropicVersion } : {}),
+  ...(backend.type === 'gemini' && apiVersion && !apiVersionConflict(backend.baseUrl, apiVersion) ? { apiVersion } : {}),
+}));
 const routeNameArb = fc.constantFrom('svc.intelligent-pro', 'svc.intelligent-basic', 'svc.intelligent-lite', 'claude-*', 'claude-sonnet-4-5', 'claude-3-*-haiku*');
 
 const dollars = fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100);
@@ -200,6 +210,24 @@ describe('declarative file rules (examples)', () => {
     expect(validateText(withCacheControl('anthropic'), { env: {} }).problems).toEqual([
       expect.objectContaining({ path: ['backends', 'openai', 'cacheControl'], message: "only an openai-chat backend takes \"cacheControl\": an anthropic upstream gets a client's breakpoints as they are, and the router's for clients that set none" }),
     ]);
+  });
+
+  it('takes auth and anthropicVersion on an anthropic backend only, apiVersion on a gemini one only and agreeing with its base URL', () => {
+    const withSettings = (type: string, settings: Record<string, unknown>, baseUrl = base.backends.openai.baseUrl) =>
+      JSON.stringify({ ...base, backends: { openai: { ...base.backends.openai, type, baseUrl, ...settings } } }, null, 2);
+    const anthropic = { auth: 'bearer', anthropicVersion: '2026-10-21' };
+    expect(validateText(withSettings('anthropic', anthropic), { env: {} })).toMatchObject({ problems: [], config: { backends: { openai: anthropic } } });
+    expect(validateText(withSettings('gemini', { apiVersion: 'v1' }, 'https://g.example'), { env: {} })).toMatchObject({ problems: [], config: { backends: { openai: { apiVersion: 'v1' } } } });
+    expect(validateText(withSettings('openai-chat', anthropic), { env: {} }).problems).toEqual([
+      expect.objectContaining({ path: ['backends', 'openai', 'auth'], message: '"auth" is for anthropic backends only' }),
+      expect.objectContaining({ path: ['backends', 'openai', 'anthropicVersion'], message: '"anthropicVersion" is for anthropic backends only' }),
+    ]);
+    expect(validateText(withSettings('gemini', { apiVersion: 'v1' }, 'https://g.example/v1beta'), { env: {} }).problems).toEqual([
+      expect.objectContaining({ path: ['backends', 'openai', 'apiVersion'], message: expect.stringContaining('the base URL names API version v1beta and the setting v1') }),
+    ]);
+    for (const [field, value] of [['auth', 'basic'], ['anthropicVersion', 'latest'], ['apiVersion', 'beta']] as const) {
+      expect(validateText(withSettings(field === 'apiVersion' ? 'gemini' : 'anthropic', { [field]: value }, 'https://g.example'), { env: {} }).problems.map((problem) => problem.path)).toEqual([['backends', 'openai', field]]);
+    }
   });
 
   it('accepts comments and trailing commas', () => {

@@ -247,3 +247,23 @@ describe('anthropic encodeAnthropicRequest', () => {
     });
   });
 });
+
+describe('a backend pinned to an anthropic-version', () => {
+  // https://platform.claude.com/docs/en/api/migration-2026-10-21: temperature, top_p and top_k are refused from 2026-10-21 on.
+  it.each(['2026-10-21', '2027-01-01'])('%s: sampling settings are left out and named in a warning, thinking kept', (version) => {
+    const request = userRequest('x', { temperature: 0.3, topP: 0.5, topK: 5, reasoningEffort: 'medium', maxOutputTokens: 16_000 });
+    const body = encodeAnthropicRequest(request, 'claude-x', false, { version });
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('top_p');
+    expect(body).not.toHaveProperty('top_k');
+    expect(body.thinking).toMatchObject({ type: 'enabled' });
+    expect(request.backendWarnings).toEqual([`temperature, top_p, top_k not sent: this backend is pinned to anthropic-version ${version}, which has no sampling settings.`]);
+  });
+
+  it('2023-06-01, or no pin: sampling settings are sent as before', () => {
+    for (const options of [{ version: '2023-06-01' }, {}]) {
+      const body = encodeAnthropicRequest(userRequest('x', { temperature: 0.3, topP: 0.5 }), 'claude-x', false, options);
+      expect(body).toMatchObject({ temperature: 0.3, top_p: 0.5 });
+    }
+  });
+});

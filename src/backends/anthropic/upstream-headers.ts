@@ -1,0 +1,61 @@
+import type { BackendSettings } from '../../config/settings.js';
+import type { CanonicalRequest } from '../../core/request.js';
+import { ANTHROPIC_VERSION } from './api-version.js';
+
+/** The client's protocol headers, as its Messages call carried them. */
+export interface ClientProtocolHeaders {
+  'anthropic-version'?: string | undefined;
+  'anthropic-beta'?: string | undefined;
+}
+
+/** The Files API's beta: a `document` whose source is a `file_id` needs it (https://docs.anthropic.com/en/docs/build-with-claude/files). */
+export const FILES_API_BETA = 'files-api-2025-04-14';
+
+/**
+ * The key in exactly one of the two forms an Anthropic-compatible service takes: `x-api-key`
+ * (Anthropic's own, the default) or `Authorization: Bearer` (gateways and services that read only
+ * that, and refuse a call carrying both). Never both, so neither form reaches a service twice.
+ */
+export function anthropicAuth(settings: Pick<BackendSettings, 'auth'>, key: string | undefined): Record<string, string> {
+  if (!key) return {};
+  return settings.auth === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+}
+
+/**
+ * `anthropic-version` and `anthropic-beta` for a call whose body is the client's own (Messages
+ * forwarded, count_tokens): the client's, as sent. Claude Code's gateway protocol asks a gateway to
+ * forward both unchanged (https://code.claude.com/docs/en/llm-gateway-protocol): a client that
+ * sends a newer version shapes its body for it. A backend's pinned version wins.
+ */
+export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, client: ClientProtocolHeaders | undefined): Record<string, string> {
+  const version = settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION;
+  const beta = client?.['anthropic-beta'];
+  return { 'anthropic-version': version, ...(beta ? { 'anthropic-beta': beta } : {}) };
+}
+
+/**
+ * `anthropic-version` and `anthropic-beta` for a body the router wrote from a Chat or Responses
+ * request. The version is 2023-06-01: the translation sends temperature, top_p and top_k, which
+ * version 2026-10-21 refuses (https://platform.claude.com/docs/en/api/migration-2026-10-21). A
+ * pinned version wins (the encoder then leaves those out, with a warning). The betas are those of the features the body
+ * uses: the Files API's for an Anthropic file id; every other feature the translation writes
+ * (documents by URL or inline, structured outputs, thinking, cache_control) needs none.
+ */
+export function translatedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): Record<string, string> {
+  const version = settings.anthropicVersion ?? ANTHROPIC_VERSION;
+  return { 'anthropic-version': version, ...(usesAnthropicFile(request) ? { 'anthropic-beta': FILES_API_BETA } : {}) };
+}
+
+/** Protocol headers for a Messages call: forwarded or translated, as the body is. */
+export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): Record<string, string> {
+  return request.forwardBody?.format === 'messages' ? forwardedProtocolHeaders(settings, request.forwardBody.headers) : translatedProtocolHeaders(settings, request);
+}
+
+function usesAnthropicFile(request: CanonicalRequest): boolean {
+  for (const message of request.messages) {
+    for (const part of message.content) {
+      if (part.type === 'file' && part.source.kind === 'file-id' && part.source.provider === 'anthropic') return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,28 @@
+/**
+ * Backend settings that only one type of upstream takes: how an Anthropic-compatible service
+ * takes its key and which `anthropic-version` it is sent, and the API version in a Gemini path.
+ * `backends add` and the declarative file refuse them on another type, with the same words.
+ */
+
+/** An `anthropic-version` is a date (https://docs.anthropic.com/en/api/versioning). */
+export const ANTHROPIC_VERSION_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A Gemini API version as its paths name it: v1, v1beta, v1alpha (https://ai.google.dev/gemini-api/docs/api-versions). */
+export const GEMINI_API_VERSION_FORMAT = /^v\d+(?:alpha|beta)?\d*$/;
+
+/** The API version a Gemini base URL ends with, if it names one (…/v1beta). */
+export const baseUrlApiVersion = (baseUrl: string): string | undefined => /\/(v\d+(?:alpha|beta)?\d*)\/*$/.exec(baseUrl)?.[1];
+
+/** The one type each of these settings is for. */
+export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini' } as const;
+
+/** Why a setting given for another type is refused (`what` is the option or field as the user wrote it). */
+export function settingElsewhere(setting: keyof typeof SETTING_TYPES, what: string): string {
+  return `${what} is for ${SETTING_TYPES[setting]} backends only`;
+}
+
+/** A Gemini base URL that names one API version and a setting that names another: which one is meant is unclear. */
+export function apiVersionConflict(baseUrl: string, apiVersion: string): string | undefined {
+  const named = baseUrlApiVersion(baseUrl);
+  return named !== undefined && named !== apiVersion ? `the base URL names API version ${named} and the setting ${apiVersion}; drop the version from the base URL` : undefined;
+}
