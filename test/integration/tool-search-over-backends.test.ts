@@ -63,6 +63,7 @@ describe.each(TRANSLATED)('tool search from a Messages client over %s', (kind) =
     // Appended after the ordinary tools, as an ordinary function; the placeholder and CronList stay back.
     expect(toolNamesOf(kind, sent)).toEqual(['Bash', 'ToolSearch', 'WebFetch']);
     expect(JSON.stringify(sent)).not.toContain('defer_loading');
+    expect(JSON.stringify(sent)).not.toContain('"deferred"');
     // The search's result tells the model what loaded, not a placeholder.
     expect(JSON.stringify(sent)).toContain('Tool loaded: WebFetch. It is in your tool list now; call it directly.');
     expect(JSON.stringify(sent)).not.toContain('Tool available');
