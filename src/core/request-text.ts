@@ -46,6 +46,10 @@ export function rewriteRequestText(request: CanonicalRequest, rewrite: (text: st
   if (system !== request.system) request.system = system;
   const tools = mapList(request.tools, (tool) => mapTool(tool, rewrite));
   if (tools !== request.tools) request.tools = tools;
+  if (request.deferredTools) {
+    const held = mapList(request.deferredTools, (tool) => mapTool(tool, rewrite));
+    if (held !== request.deferredTools) request.deferredTools = held;
+  }
   const messages = mapList(request.messages, (message) => {
     const content = mapList(message.content, (part) => mapPart(part, rewrite));
     return content === message.content ? message : ({ ...message, content } as Message);

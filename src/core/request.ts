@@ -56,6 +56,11 @@ export interface ToolResultPart {
   callId: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
+  /**
+   * Deferred tools this result loaded (a tool search's answer: Anthropic `tool_reference` blocks);
+   * `content` says so in words. See core/tool-search.ts.
+   */
+  loadsTools?: string[];
   providerMetadata?: ProviderMetadata;
 }
 
@@ -85,6 +90,8 @@ export interface ToolSpec {
   description?: string;
   /** JSON schema of the arguments object. */
   parameters: Record<string, unknown>;
+  /** Declared for tool search (`defer_loading`): sent upstream only once a tool result loaded it. */
+  deferred?: true;
 }
 
 /** One part or setting only a same-format upstream can take; `message` says what and why, for the 400 or the warning. */
@@ -118,7 +125,10 @@ export interface CanonicalRequest {
   /** System instructions; later `system` messages inside `messages` are kept in place. */
   system: TextPart[];
   messages: Message[];
+  /** The tools every translating upstream gets: those not deferred, then the deferred ones loaded so far. */
   tools: ToolSpec[];
+  /** Deferred tools no tool result has loaded yet: held back from a translating upstream (core/tool-search.ts). */
+  deferredTools?: ToolSpec[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   maxOutputTokens?: number;

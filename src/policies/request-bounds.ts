@@ -11,8 +11,10 @@ function checkRequestBounds(request: CanonicalRequest): void {
   if (request.messages.length > MAX_MESSAGES) {
     throw new RouterError(413, 'too_large', `The conversation has ${request.messages.length} messages; at most ${MAX_MESSAGES} are accepted.`, 'messages', 'too_many_messages');
   }
-  if (request.tools.length > MAX_TOOLS) {
-    throw new RouterError(400, 'invalid_request', `The request declares ${request.tools.length} tools; at most ${MAX_TOOLS} are accepted.`, 'tools', 'too_many_tools');
+  // Deferred tools held back count too: each is still decoded, kept and searched.
+  const tools = request.tools.length + (request.deferredTools?.length ?? 0);
+  if (tools > MAX_TOOLS) {
+    throw new RouterError(400, 'invalid_request', `The request declares ${tools} tools; at most ${MAX_TOOLS} are accepted.`, 'tools', 'too_many_tools');
   }
 }
 

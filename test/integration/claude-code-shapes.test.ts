@@ -35,6 +35,14 @@ const PLACEHOLDER = {
   input_schema: { type: 'object', properties: {} },
   defer_loading: true,
 };
+/** A deferred tool Claude Code declares once its ToolSearch has loaded it. */
+const WEB_FETCH = {
+  name: 'WebFetch',
+  description: 'Fetches a URL.',
+  input_schema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+  defer_loading: true,
+};
+const LOADED_NOTE = 'Tool loaded: WebFetch. It is in your tool list now; call it directly.';
 
 /** The shape of Claude Code's second request: user, system (environment), assistant tool call, tool result. */
 function claudeCodeBody(fields: Record<string, unknown> = {}): Record<string, unknown> {
@@ -42,7 +50,7 @@ function claudeCodeBody(fields: Record<string, unknown> = {}): Record<string, un
     model: SKU,
     max_tokens: 32000,
     system: [{ type: 'text', text: 'You are Claude Code.' }],
-    tools: [BASH, PLACEHOLDER],
+    tools: [BASH, PLACEHOLDER, WEB_FETCH],
     metadata: { user_id: 'user_0123' },
     thinking: { type: 'adaptive', display: 'omitted' },
     context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
@@ -82,19 +90,19 @@ async function upstream(kind: UpstreamKind | 'gemini', model: string): Promise<F
 }
 
 describe('Claude Code requests over openai-chat', () => {
-  it('sends tool references as text, folds the mid-conversation system message, drops the deferred tool, and carries effort and the session', async () => {
+  it('loads the referenced tool, holds the placeholder back, folds the mid-conversation system message, and carries effort and the session', async () => {
     const fake = await upstream('openai-chat', 'gpt-5-mini');
     const reply = await post(claudeCodeBody());
     expect(reply.status).toBe(200);
     const sent = fake.requests[0]!.body as any;
     expect(sent.messages.map((message: any) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(sent.messages[0].content).toBe(`You are Claude Code.\n\n${ENVIRONMENT}`);
-    expect(sent.messages[3]).toEqual({ role: 'tool', tool_call_id: 'toolu_01', content: 'Tool available: WebFetch' });
-    expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(['Bash']);
+    expect(sent.messages[3]).toEqual({ role: 'tool', tool_call_id: 'toolu_01', content: LOADED_NOTE });
+    expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(['Bash', 'WebFetch']);
     expect(sent.reasoning_effort).toBe('high');
     expect(sent.prompt_cache_key).toMatch(DERIVED_CACHE_KEY);
     const meta = metaOf(reply.json);
-    expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
+    expect(meta.dropped_tools).toBeUndefined();
     expect(meta.warnings?.some((warning) => warning.startsWith("thinking.display 'omitted' not applied"))).toBe(true);
     expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:') && warning.includes('clear_thinking_20251015'))).toBe(true);
   });
@@ -112,7 +120,7 @@ describe('Claude Code requests over openai-chat', () => {
 });
 
 describe('Claude Code requests over openai-responses', () => {
-  it('sends tool references as text, drops the deferred tool, and carries reasoning.effort and the session', async () => {
+  it('loads the referenced tool, holds the placeholder back, and carries reasoning.effort and the session', async () => {
     const fake = await upstream('openai-responses', 'gpt-5-mini');
     const reply = await post(claudeCodeBody());
     expect(reply.status).toBe(200);
@@ -120,12 +128,12 @@ describe('Claude Code requests over openai-responses', () => {
     // display 'omitted': no readable summary asked for.
     expect(sent.reasoning).toEqual({ effort: 'high' });
     const output = sent.input.find((item: any) => item.type === 'function_call_output');
-    expect(output.output).toBe('Tool available: WebFetch');
-    expect(sent.tools.map((tool: any) => tool.name)).toEqual(['Bash']);
+    expect(output.output).toBe(LOADED_NOTE);
+    expect(sent.tools.map((tool: any) => tool.name)).toEqual(['Bash', 'WebFetch']);
     expect(sent.reasoning).toMatchObject({ effort: 'high' });
     expect(sent.prompt_cache_key).toMatch(DERIVED_CACHE_KEY);
     const meta = metaOf(reply.json);
-    expect(meta.dropped_tools).toEqual(['DeferredToolPlaceholder']);
+    expect(meta.dropped_tools).toBeUndefined();
     expect(meta.warnings?.some((warning) => warning.startsWith('context_management.edits:'))).toBe(true);
     expect(meta.warnings?.some((warning) => warning.includes('thinking.display'))).toBe(false);
   });
@@ -140,18 +148,18 @@ describe('Claude Code requests over openai-responses', () => {
 });
 
 describe('Claude Code requests over gemini', () => {
-  it('sends tool references as text, drops the deferred tool, and turns effort into a thinking budget', async () => {
+  it('loads the referenced tool, holds the placeholder back, and turns effort into a thinking budget', async () => {
     const fake = await upstream('gemini', 'gemini-2.5-flash');
     const reply = await post(claudeCodeBody());
     expect(reply.status).toBe(200);
     const sent = fake.requests[0]!.body as any;
-    expect(JSON.stringify(sent.contents)).toContain('Tool available: WebFetch');
+    expect(JSON.stringify(sent.contents)).toContain(LOADED_NOTE);
     const declared = sent.tools.flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name));
-    expect(declared).toEqual(['Bash']);
+    expect(declared).toEqual(['Bash', 'WebFetch']);
     expect(sent.generationConfig.thinkingConfig.thinkingBudget).toBeGreaterThan(0);
     // display 'omitted': no thought summaries.
     expect(sent.generationConfig.thinkingConfig.includeThoughts).toBe(false);
-    expect(metaOf(reply.json).dropped_tools).toEqual(['DeferredToolPlaceholder']);
+    expect(metaOf(reply.json).dropped_tools).toBeUndefined();
   });
 });
 

@@ -91,7 +91,8 @@ const BUILT_IN_TOOLS: Tool[] = [
     parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
   },
 ];
-const BUILT_IN_TYPES = BUILT_IN_TOOLS.map((tool) => tool.type);
+/** Built-in types a translating upstream cannot take; a client-run tool_search is offered as a function instead. */
+const BUILT_IN_TYPES = BUILT_IN_TOOLS.map((tool) => tool.type).filter((type) => type !== 'tool_search');
 
 interface Served {
   kind: BackendKind;
@@ -377,7 +378,7 @@ describe.each(BACKEND_KINDS)('responses client (openai SDK) over the %s backend'
     expect(metaOf(response).dropped_tools).toEqual(BUILT_IN_TYPES);
     if (kind === 'offline') return;
     const sent = s.requests[0]!.body;
-    expect(toolNamesOf(kind, sent)).toEqual(['get_weather']);
+    expect(toolNamesOf(kind, sent)).toEqual(['get_weather', 'tool_search']);
     const serialised = JSON.stringify(sent);
     for (const type of BUILT_IN_TYPES) expect(serialised).not.toContain(`"${type}"`);
   });
@@ -905,7 +906,7 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
     const sent = s.requests[0]!.body;
     expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream', 'system', 'thinking', 'tool_choice', 'tools'].filter((key) => key in sent).sort());
     for (const key of ['client_metadata', 'prompt_cache_key', 'include', 'store', 'text', 'input', 'reasoning']) expect(sent).not.toHaveProperty(key);
-    expect(sent.tools.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch']);
+    expect(sent.tools.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch', 'tool_search']);
     const applyPatch = sent.tools.find((tool: { name: string }) => tool.name === 'apply_patch');
     expect(applyPatch.input_schema).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
     expect(Object.keys(applyPatch.input_schema.properties)).toEqual(['input']);
@@ -930,7 +931,7 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
     expect(output[2]).toMatchObject({ type: 'function_call', status: 'completed', call_id: 'toolu_spawn', name: 'spawn_agent', namespace: 'multi_agent_v1' });
     expect(JSON.parse(output[2]!.arguments)).toEqual({ message: 'Review hello.txt' });
     expect(completed.response).toMatchObject({ status: 'completed', store: false, text: { verbosity: 'low' }, tools });
-    expect(metaOf(completed.response).dropped_tools).toEqual(['tool_search', 'web_search']);
+    expect(metaOf(completed.response).dropped_tools).toEqual(['web_search']);
 
     const customEvents = events.filter((event) => event.output_index === 1).map((event) => event.type);
     expect(customEvents).toEqual([

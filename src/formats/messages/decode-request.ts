@@ -2,6 +2,7 @@ import { invalidRequest } from '../../core/errors.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
 import { keepForSameFormat } from '../../core/same-format-only.js';
+import { loadedToolNames, toolsForUpstream, toolsLoadedNote } from '../../core/tool-search.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
   asArray,
@@ -32,7 +33,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const kept: SameFormatOnly[] = [];
   list.forEach((raw, index) => messages.push(...decodeMessage(raw, `messages.${index}`, kept)));
 
-  const tools = decodeTools(json.tools);
+  const tools = decodeTools(json.tools, kept);
   const request: CanonicalRequest = {
     model,
     system: decodeSystem(json.system),
@@ -40,6 +41,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
     tools: tools.specs,
     maxOutputTokens: maxTokens,
   };
+  holdBackDeferredTools(request, kept);
   if (kept.length) request.sameFormatOnly = kept;
   const toolChoice = decodeToolChoice(json.tool_choice, request);
   if (toolChoice) request.toolChoice = toolChoice;
@@ -101,7 +103,10 @@ function decodeBlocks(raw: unknown, path: string, kept: SameFormatOnly[]): Part[
 function decodeBlock(raw: unknown, path: string, kept: SameFormatOnly[]): Part | undefined {
   const block = asObject(raw, path);
   const part = decodeBlockPart(block, path, kept);
-  return part && withCacheControl(block, part);
+  const placed = part && withCacheControl(block, part);
+  const reference = part && TOOL_REFERENCES.get(part);
+  if (placed && reference) TOOL_REFERENCES.set(placed, reference);
+  return placed;
 }
 
 /**
@@ -132,15 +137,19 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
         arguments: JSON.stringify(block.input ?? {}),
       };
     case 'tool_result': {
-      const content = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`, kept);
+      const decoded = block.content === undefined || block.content === null ? [] : decodeBlocks(block.content, `${path}.content`, kept);
       // A tool result carries text and images only: a document there would be lost, so it is refused.
-      const file = content.findIndex((part) => part.type === 'file');
+      const file = decoded.findIndex((part) => part.type === 'file');
       if (file !== -1) throw invalidRequest(`${path}.content: a document in a tool_result cannot be passed on; send it in a user message.`, `${path}.content`);
+      // Tool references (a tool search's answer) load their tools; the model is told so in words.
+      const loads = decoded.flatMap((part) => TOOL_REFERENCES.get(part) ?? []);
+      const content = loads.length ? foldToolReferences(decoded, loads) : decoded;
       return {
         type: 'tool-result',
         callId: requiredString(block, 'tool_use_id', `${path}.tool_use_id`),
         content: content.filter((part): part is TextPart | ImagePart => part.type === 'text' || part.type === 'image'),
         ...(block.is_error === true ? { isError: true } : {}),
+        ...(loads.length ? { loadsTools: loads } : {}),
       };
     }
     case 'thinking': {
@@ -151,10 +160,13 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       return { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: requiredString(block, 'data', `${path}.data`) } } };
     case 'document':
       return decodeDocument(block, path);
-    case 'tool_reference':
-      // Tool search results (Claude Code's ToolSearch) name tools that are now loaded; elsewhere
-      // they are said in words, so the tool result is never empty.
-      return { type: 'text', text: `Tool available: ${requiredString(block, 'tool_name', `${path}.tool_name`)}` };
+    case 'tool_reference': {
+      // A tool search's answer (Claude Code's ToolSearch): its tool_result loads the tool named.
+      const name = requiredString(block, 'tool_name', `${path}.tool_name`);
+      const part: TextPart = { type: 'text', text: toolsLoadedNote([name]) };
+      TOOL_REFERENCES.set(part, name);
+      return part;
+    }
     default:
       // search_result blocks, replayed server-tool blocks (server_tool_use, web_search_tool_result,
       // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
@@ -165,6 +177,30 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
         refuse: true,
       });
       return undefined;
+  }
+}
+
+/** The text parts decoded from tool_reference blocks, by the tool each names (read by the enclosing tool_result). */
+const TOOL_REFERENCES = new WeakMap<Part, string>();
+
+/** One note for all of a tool_result's references, where the last of them was (keeping a cache breakpoint set on it). */
+function foldToolReferences(parts: Part[], loads: string[]): Part[] {
+  const last = parts.findLastIndex((part) => TOOL_REFERENCES.has(part));
+  const note: TextPart = { ...(parts[last] as TextPart), text: toolsLoadedNote(loads) };
+  return parts.flatMap((part, index) => (index === last ? [note] : TOOL_REFERENCES.has(part) ? [] : [part]));
+}
+
+/**
+ * Deferred tools wait for a tool_reference to load them (core/tool-search.ts); a reference to a
+ * tool the request does not declare would be refused by Anthropic (tool_reference_unresolved), so
+ * it is refused on a translating route too rather than guessed at.
+ */
+function holdBackDeferredTools(request: CanonicalRequest, kept: SameFormatOnly[]): void {
+  const { tools, held, unresolved } = toolsForUpstream(request.tools, loadedToolNames(request.messages));
+  request.tools = tools;
+  if (held.length) request.deferredTools = held;
+  for (const name of unresolved) {
+    kept.push({ param: 'tools', message: `a tool_reference names '${name}', which is not among the request's tools; declare it (with defer_loading: true) or leave the reference out.`, refuse: true });
   }
 }
 
@@ -210,23 +246,21 @@ function decodeImage(block: Json, path: string): ImagePart {
 /**
  * Client tools become canonical specs. Server tools (web_search_20250305, code_execution_…, …) have
  * a versioned type and no input_schema: an Anthropic upstream runs them; elsewhere they are left
- * out and listed in svc_meta.dropped_tools, as Responses hosted tools are.
+ * out and listed in svc_meta.dropped_tools, as Responses hosted tools are. Tool search is the
+ * exception: without it the deferred tools could never load, so a translating route refuses it.
  */
-function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
+function decodeTools(raw: unknown, kept: SameFormatOnly[]): { specs: ToolSpec[]; dropped: string[] } {
   const tools: ToolSpec[] = [];
   const dropped: string[] = [];
   if (raw === undefined || raw === null) return { specs: tools, dropped };
   asArray(raw, 'tools').forEach((item, index) => {
     const tool = asObject(item, `tools.${index}`);
-    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
-      dropped.push(typeof tool.type === 'string' ? tool.type : 'unknown');
+    if (typeof tool.type === 'string' && TOOL_SEARCH_TYPE.test(tool.type)) {
+      kept.push({ param: `tools.${index}`, message: `the server tool '${tool.type}' runs only on an Anthropic upstream, and this model routes elsewhere; route it to an anthropic backend, or answer tool search in the client with a tool whose result holds tool_reference blocks (as Claude Code's ToolSearch does).`, refuse: true });
       return;
     }
-    // A deferred tool (defer_loading) is loaded only through an Anthropic upstream's tool search;
-    // Claude Code sends a placeholder it must never call. Elsewhere it would be an ordinary
-    // function the model may call, so it is left out and listed in dropped_tools.
-    if (tool.defer_loading === true) {
-      dropped.push(requiredString(tool, 'name', `tools.${index}.name`));
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+      dropped.push(typeof tool.type === 'string' ? tool.type : 'unknown');
       return;
     }
     const spec: ToolSpec = {
@@ -235,10 +269,16 @@ function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
     };
     const description = optionalString(tool, 'description', `tools.${index}.description`);
     if (description !== undefined) spec.description = description;
+    // A deferred tool (defer_loading) waits for a tool_reference to load it: held back until then
+    // (Claude Code also sends a placeholder it must never call, which so never reaches the model).
+    if (tool.defer_loading === true) spec.deferred = true;
     tools.push(spec);
   });
   return { specs: tools, dropped };
 }
+
+/** Anthropic's tool search server tools, every version: tool_search_tool_regex_20251119, tool_search_tool_bm25_20251119, … */
+const TOOL_SEARCH_TYPE = /^tool_search_tool_(regex|bm25)(_\d+)?$/;
 
 function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;

@@ -21,6 +21,7 @@ import { decodePromptCache } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { decodeResponsesTools, type ClientTool } from './map-tools.js';
+import { decodeToolSearchCall, decodeToolSearchOutput, holdBackDeferredTools } from './tool-search-items.js';
 import { isSealedByUs, unsealReasoning } from './seal-reasoning.js';
 
 /** Request fields the Responses body echoes back, and what encoding the reply needs. */
@@ -67,6 +68,8 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   }
 
   const request: CanonicalRequest = { model, system, messages, tools: tools.specs };
+  kept.push(...tools.sameFormatOnly);
+  holdBackDeferredTools(request, tools.byCanonicalName, kept);
   if (kept.length) request.sameFormatOnly = kept;
   decodeToolChoice(json.tool_choice, request);
   const parallel = optionalBoolean(json, 'parallel_tool_calls');
@@ -165,6 +168,10 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
       const callId = optionalString(item, 'call_id', `${path}.call_id`) ?? requiredString(item, 'id', `${path}.id`);
       return { role: 'tool', content: [{ type: 'tool-result', callId, content: decodeOutput(item.output, `${path}.output`, kept) }] };
     }
+    case 'tool_search_call':
+      return decodeToolSearchCall(item, path, kept);
+    case 'tool_search_output':
+      return decodeToolSearchOutput(item, path, kept);
     case 'reasoning':
       return decodeReasoning(item, path, context);
     case 'item_reference': {

@@ -137,7 +137,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
         }
         case 'tool-call-start': {
           const added = toolCallItem({ type: 'tool-call', id: event.id, name: event.name, arguments: '' }, options, undefined, 'in_progress');
-          calls.set(event.id, { itemId: added.id, index: output.length, name: event.name, args: '', custom: added.type === 'custom_tool_call' });
+          calls.set(event.id, { itemId: added.id, index: output.length, name: event.name, args: '', custom: added.type !== 'function_call' });
           output.push(undefined);
           out += emit('response.output_item.added', { output_index: output.length - 1, item: added });
           break;
@@ -146,7 +146,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           const call = calls.get(event.id);
           if (!call || !event.argumentsDelta) break;
           call.args += event.argumentsDelta;
-          // A custom tool's input is known only once its JSON wrapper is complete; it is sent whole at the end.
+          // A custom tool's input (a tool search's arguments) is known only once its JSON is complete; it is sent whole at the end.
           if (!call.custom) out += emit('response.function_call_arguments.delta', { item_id: call.itemId, output_index: call.index, delta: event.argumentsDelta });
           break;
         }
@@ -162,7 +162,9 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
                   ['response.custom_tool_call_input.delta', { ...where, delta: item.input }],
                   ['response.custom_tool_call_input.done', { ...where, input: item.input }],
                 ]
-              : [['response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args }]];
+              : item.type === 'function_call'
+                ? [['response.function_call_arguments.done', { ...where, name: item.name, arguments: call.args }]]
+                : [];
           done.push(['response.output_item.done', { output_index: call.index, item }]);
           if (call.args.length <= YIELD_CHARS) {
             for (const [type, payload] of done) out += emit(type, payload);

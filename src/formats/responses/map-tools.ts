@@ -1,10 +1,10 @@
-import type { ToolSpec } from '../../core/request.js';
+import type { SameFormatOnly, ToolSpec } from '../../core/request.js';
 import { CUSTOM_TOOL_INPUT as CUSTOM_INPUT, canonicalToolName } from '../../core/tool-conventions.js';
 import { asObject, optionalString, requiredString, type Json } from '../shared/read-fields.js';
 
 /** How a canonical tool name maps back to what the client declared. */
 export interface ClientTool {
-  kind: 'function' | 'custom';
+  kind: 'function' | 'custom' | 'tool_search';
   name: string;
   namespace?: string;
 }
@@ -15,7 +15,12 @@ export interface DecodedTools {
   byCanonicalName: Map<string, ClientTool>;
   /** Built-in tool types no backend here can run. */
   dropped: string[];
+  /** Tools only an OpenAI Responses upstream can take, refused elsewhere (hosted tool search). */
+  sameFormatOnly: SameFormatOnly[];
 }
+
+/** The canonical name of a client-executed `tool_search` tool, offered to other upstreams as a function. */
+export const TOOL_SEARCH_NAME = 'tool_search';
 
 /**
  * Responses tools in canonical form: functions as they are, namespaces flattened, custom
@@ -23,7 +28,7 @@ export interface DecodedTools {
  * file_search, …) left out and listed, since the client or the upstream runs those, not a backend here.
  */
 export function decodeResponsesTools(raw: unknown[]): DecodedTools {
-  const tools: DecodedTools = { specs: [], byCanonicalName: new Map(), dropped: [] };
+  const tools: DecodedTools = { specs: [], byCanonicalName: new Map(), dropped: [], sameFormatOnly: [] };
   raw.forEach((item, index) => addTool(tools, asObject(item, `tools[${index}]`), `tools[${index}]`));
   return tools;
 }
@@ -33,7 +38,7 @@ function addTool(tools: DecodedTools, tool: Json, path: string, namespace?: stri
   if (type === 'function') {
     const name = requiredString(tool, 'name', `${path}.name`);
     const parameters = tool.parameters === undefined || tool.parameters === null ? { type: 'object', properties: {} } : asObject(tool.parameters, `${path}.parameters`);
-    register(tools, { kind: 'function', name, ...(namespace ? { namespace } : {}) }, describe(tool, path), parameters);
+    register(tools, { kind: 'function', name, ...(namespace ? { namespace } : {}) }, describe(tool, path), parameters, tool.defer_loading === true);
   } else if (type === 'custom') {
     const name = requiredString(tool, 'name', `${path}.name`);
     const grammar = (tool.format as Json | undefined)?.definition;
@@ -48,7 +53,9 @@ function addTool(tools: DecodedTools, tool: Json, path: string, namespace?: stri
       type: 'object',
       properties: { [CUSTOM_INPUT]: { type: 'string', description: 'The raw input for the tool.' } },
       required: [CUSTOM_INPUT],
-    });
+    }, tool.defer_loading === true);
+  } else if (type === 'tool_search' && !namespace) {
+    addToolSearch(tools, tool, path);
   } else if (type === 'namespace' && !namespace) {
     const name = requiredString(tool, 'name', `${path}.name`);
     const inner = Array.isArray(tool.tools) ? tool.tools : [];
@@ -58,10 +65,35 @@ function addTool(tools: DecodedTools, tool: Json, path: string, namespace?: stri
   }
 }
 
-function register(tools: DecodedTools, client: ClientTool, description: string | undefined, parameters: Record<string, unknown>): void {
+function register(tools: DecodedTools, client: ClientTool, description: string | undefined, parameters: Record<string, unknown>, deferred = false): void {
   const name = canonicalToolName(client.name, client.namespace);
   tools.byCanonicalName.set(name, client);
-  tools.specs.push({ name, ...(description ? { description } : {}), parameters });
+  // A deferred function (defer_loading) waits for a tool_search_output to load it (core/tool-search.ts).
+  tools.specs.push({ name, ...(description ? { description } : {}), parameters, ...(deferred ? { deferred: true as const } : {}) });
+}
+
+/**
+ * Tool search (https://developers.openai.com/api/docs/guides/tools-tool-search). Run by the client
+ * (`execution: "client"`, as Codex declares it), it is a function like any other to an upstream
+ * without tool search: the model's call reaches the client as a `tool_search_call`, and the
+ * client's `tool_search_output` loads the tools it returns. Run by OpenAI (hosted, the default), no
+ * other upstream can run it, so a translating route refuses the request rather than leave the
+ * deferred tools unreachable.
+ */
+function addToolSearch(tools: DecodedTools, tool: Json, path: string): void {
+  if (optionalString(tool, 'execution', `${path}.execution`) !== 'client') {
+    tools.sameFormatOnly.push({
+      param: path,
+      message: "the hosted tool_search runs only on an OpenAI Responses upstream, and this model routes elsewhere; declare it with execution: 'client' and answer the model's tool_search_call with a tool_search_output, or route the model to an openai-responses backend.",
+      refuse: true,
+    });
+    return;
+  }
+  const parameters =
+    tool.parameters === undefined || tool.parameters === null
+      ? { type: 'object', properties: { query: { type: 'string', description: 'What to search the deferred tools for.' } }, required: ['query'] }
+      : asObject(tool.parameters, `${path}.parameters`);
+  register(tools, { kind: 'tool_search', name: TOOL_SEARCH_NAME }, describe(tool, path) ?? 'Searches the deferred tools and loads the ones that match, for the next call.', parameters);
 }
 
 const describe = (tool: Json, path: string): string | undefined => optionalString(tool, 'description', `${path}.description`);

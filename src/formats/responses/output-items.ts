@@ -27,12 +27,34 @@ export function finishedReasoningItem(part: ReasoningPart, options: ResponsesOpt
   return reasoningItem(part.text, id, 'completed', sealed);
 }
 
+/** A tool search's arguments as the object the model meant; text that is no JSON object is kept under `query`. */
+function parseArguments(args: string): unknown {
+  try {
+    const value = JSON.parse(args) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value;
+  } catch {
+    // a model that ignored the schema sent the query itself
+  }
+  return { query: args };
+}
+
 /**
  * A canonical tool call as the client declared the tool: a function call (with its namespace
- * restored) or a custom tool call carrying the raw input.
+ * restored), a custom tool call carrying the raw input, or a client-run tool search's call.
  */
 export function toolCallItem(part: ToolCallPart, options: ResponsesOptions, id?: string, status = 'completed') {
   const client = options.toolsByName.get(part.name);
+  if (client?.kind === 'tool_search') {
+    // The client runs its own tool search: the model's call reaches it as OpenAI's item would.
+    return {
+      id: id ?? newId('tsc_'),
+      type: 'tool_search_call' as const,
+      status,
+      call_id: part.id,
+      execution: 'client' as const,
+      arguments: status === 'completed' ? parseArguments(part.arguments) : {},
+    };
+  }
   if (client?.kind === 'custom') {
     return {
       id: id ?? newId('ctc_'),

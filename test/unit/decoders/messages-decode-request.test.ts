@@ -9,6 +9,8 @@ const body = (fields: Record<string, unknown> = {}): Record<string, unknown> => 
 const turns = (...messages: unknown[]) => body({ messages });
 const user = (...content: unknown[]) => ({ role: 'user', content });
 const assistant = (...content: unknown[]) => ({ role: 'assistant', content });
+const DEFERRED = (name: string) => ({ name, description: `The ${name} tool`, input_schema: { type: 'object', properties: { url: { type: 'string' } } }, defer_loading: true });
+const DEFERRED_SPEC = (name: string) => ({ name, description: `The ${name} tool`, parameters: { type: 'object', properties: { url: { type: 'string' } } }, deferred: true as const });
 
 
 describe('decodeMessagesRequest: valid bodies', () => {
@@ -183,14 +185,55 @@ describe('decodeMessagesRequest: valid bodies', () => {
     ['null thinking and output_config', body({ thinking: null, output_config: null }), { reasoningEffort: undefined, reasoningBudget: undefined }],
     // Claude Code: tool search results, a deferred placeholder tool
     [
-      'tool_reference blocks in a tool_result, as text naming each tool',
-      turns(user({ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }, { type: 'tool_reference', tool_name: 'WebSearch' }] })),
-      { messages: [{ role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_1', content: [text('Tool available: WebFetch'), text('Tool available: WebSearch')] }] }], sameFormatOnly: undefined },
+      'tool_reference blocks in a tool_result, as the tools they load and one note naming them',
+      body({
+        tools: [DEFERRED('WebSearch'), DEFERRED('WebFetch')],
+        messages: [user({ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }, { type: 'tool_reference', tool_name: 'WebSearch' }] })],
+      }),
+      {
+        messages: [{ role: 'tool', content: [{ type: 'tool-result', callId: 'toolu_1', content: [text('Tools loaded: WebFetch, WebSearch. They are in your tool list now; call them directly.')], loadsTools: ['WebFetch', 'WebSearch'] }] }],
+        // In the order loaded, not declared.
+        tools: [{ ...DEFERRED_SPEC('WebFetch') }, { ...DEFERRED_SPEC('WebSearch') }],
+        deferredTools: undefined,
+        sameFormatOnly: undefined,
+      },
     ],
     [
-      'a deferred tool (defer_loading), left out',
+      'a tool_result with text and a tool_reference: the text, then the note where the reference was',
+      body({
+        tools: [DEFERRED('WebFetch')],
+        messages: [user({ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Found one.' }, { type: 'tool_reference', tool_name: 'WebFetch', cache_control: { type: 'ephemeral' } }] })],
+      }),
+      {
+        messages: [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                callId: 'toolu_1',
+                content: [text('Found one.'), { ...text('Tool loaded: WebFetch. It is in your tool list now; call it directly.'), providerMetadata: { anthropic: { cacheControl: { type: 'ephemeral' } } } }],
+                loadsTools: ['WebFetch'],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+    [
+      'a deferred tool (defer_loading) no tool_reference loaded, held back',
       body({ tools: [{ name: 'Bash', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', input_schema: { type: 'object', properties: {} }, defer_loading: true }] }),
-      { tools: [{ name: 'Bash', parameters: { type: 'object' } }] },
+      { tools: [{ name: 'Bash', parameters: { type: 'object' } }], deferredTools: [{ name: 'DeferredToolPlaceholder', parameters: { type: 'object', properties: {} }, deferred: true }] },
+    ],
+    [
+      'a tool_reference naming no declared tool, kept for an Anthropic upstream only',
+      turns(user({ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'Nowhere' }] })),
+      { sameFormatOnly: [expect.objectContaining({ param: 'tools', refuse: true, message: expect.stringContaining("'Nowhere'") })] as never },
+    ],
+    [
+      "Anthropic's tool search server tool, kept for an Anthropic upstream only (never silently dropped)",
+      body({ tools: [{ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }, DEFERRED('WebFetch')] }),
+      { sameFormatOnly: [expect.objectContaining({ param: 'tools.0', refuse: true, message: expect.stringContaining("'tool_search_tool_bm25_20251119'") })] as never },
     ],
     // metadata
     ['metadata.user_id', body({ metadata: { user_id: 'u-42' } }), { metadata: { user_id: 'u-42' } }],
@@ -200,9 +243,11 @@ describe('decodeMessagesRequest: valid bodies', () => {
     expect(pick(decodeMessagesRequest(input).request, want)).toEqual(want);
   });
 
-  it('lists a deferred tool in droppedTools', () => {
+  it('holds a deferred tool back rather than dropping it: it is no dropped tool, and tool search may load it later', () => {
     const decoded = decodeMessagesRequest(body({ tools: [{ name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true }] }));
-    expect(decoded.droppedTools).toEqual(['DeferredToolPlaceholder']);
+    expect(decoded.droppedTools).toBeUndefined();
+    expect(decoded.request.tools).toEqual([]);
+    expect(decoded.request.deferredTools?.map((tool) => tool.name)).toEqual(['DeferredToolPlaceholder']);
   });
 
   it('leaves the prompt cache key to the session (src/routing/session-key.ts): the session header never reaches an upstream as it came', () => {

@@ -585,3 +585,40 @@ describe('decodeResponsesRequest: every part is carried, kept for a same-format 
     expect(decode(body({ store: true })).options.store).toBe(true);
   });
 });
+
+describe('decodeResponsesRequest: tool search (deferred functions, a client-run tool_search, its items)', () => {
+  const fn = (name: string, deferred = false) => ({ type: 'function', name, parameters: EMPTY_PARAMETERS, ...(deferred ? { defer_loading: true } : {}) });
+  const SEARCH = { type: 'tool_search', execution: 'client', parameters: { type: 'object', properties: { query: { type: 'string' } } } };
+  const searchItems = (callId: string, tools: unknown[], execution = 'client') => [
+    { type: 'tool_search_call', call_id: callId, execution, arguments: { query: 'mail' } },
+    { type: 'tool_search_output', call_id: callId, execution, tools },
+  ];
+
+  it('holds deferred functions back, a namespace member included, and offers the client-run tool_search as a function', () => {
+    const { request, droppedTools } = decode(body({ tools: [fn('ls'), { type: 'namespace', name: 'mail', description: 'Mail.', tools: [fn('send', true), fn('read')] }, SEARCH, fn('cron', true)] }));
+    expect(request.tools.map((tool) => tool.name)).toEqual(['ls', 'mail__read', 'tool_search']);
+    expect(request.deferredTools?.map((tool) => tool.name)).toEqual(['mail__send', 'cron']);
+    expect(droppedTools).toEqual([]);
+  });
+
+  it('a tool_search_output loads the tools it returns, declared or not, in the order loaded; its call and result are a tool call and result', () => {
+    const decoded = decode(body({ tools: [fn('ls'), SEARCH, fn('cron', true)], input: [HI_ITEM, ...searchItems('ts_1', [fn('weather', true)]), ...searchItems('ts_2', [fn('cron', true)])] }));
+    expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['ls', 'tool_search', 'weather', 'cron']);
+    expect(decoded.request.deferredTools).toBeUndefined();
+    expect(decoded.request.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', id: 'ts_1', name: 'tool_search', arguments: '{"query":"mail"}' }] });
+    expect(decoded.request.messages[2]).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', callId: 'ts_1', loadsTools: ['weather'], content: [text('Tool loaded: weather. It is in your tool list now; call it directly.')] }] });
+    // A call to a tool the output loaded maps back to the client's own shape.
+    expect(decoded.options.toolsByName.get('weather')).toEqual({ kind: 'function', name: 'weather' });
+    expect(decoded.request.sameFormatOnly).toBeUndefined();
+  });
+
+  it('a hosted tool_search, and replayed hosted search items, are kept for a Responses upstream and refused elsewhere', () => {
+    const hosted = decode(body({ tools: [{ type: 'tool_search' }, fn('cron', true)] }));
+    expect(hosted.request.sameFormatOnly).toEqual([expect.objectContaining({ param: 'tools[0]', refuse: true })]);
+    const replayed = decode(body({ tools: [fn('ls')], input: [HI_ITEM, ...searchItems('ts_1', [fn('weather')], 'server')] }));
+    expect(replayed.request.sameFormatOnly?.map((entry) => [entry.param, entry.refuse])).toEqual([
+      ['input[1]', true],
+      ['input[2]', true],
+    ]);
+  });
+});
