@@ -49,7 +49,8 @@ async function ask(stream: boolean): Promise<{ contextManagement: unknown; warni
     return { contextManagement: message.context_management, warnings: metaOf(message).warnings ?? [] };
   }
   const events: any[] = [];
-  for await (const event of await client.messages.create({ ...params(), stream: true })) events.push(event);
+  const streamed = (await client.messages.create({ ...params(), stream: true })) as unknown as AsyncIterable<unknown>;
+  for await (const event of streamed) events.push(event);
   const delta = events.find((event) => event.type === 'message_delta');
   expect(events.at(-1)?.type).toBe('message_stop');
   return { contextManagement: delta?.context_management, warnings: delta?.svc_meta?.warnings ?? [] };
