@@ -41,10 +41,14 @@ export function decodeContextManagement(json: Json, request: CanonicalRequest): 
   const edits: ContextEdit[] = [];
   const others: string[] = [];
   let toolUsesAt: number | undefined;
+  const seen = new Set<string>();
   list.forEach((raw, index) => {
     const path = `context_management.edits.${index}`;
     const edit = asObject(raw, path);
     const type = requiredString(edit, 'type', `${path}.type`);
+    // The router's own rule, which also bounds the work: each strategy once (a second would edit what the first left).
+    if ((type === CLEAR_TOOL_USES || type === CLEAR_THINKING) && seen.has(type)) throw invalidRequest(`${path}.type: '${type}' is listed twice; give each strategy once.`, `${path}.type`);
+    seen.add(type);
     if (type === CLEAR_TOOL_USES) {
       toolUsesAt ??= index;
       edits.push(clearToolUses(edit, path, request));
@@ -57,7 +61,7 @@ export function decodeContextManagement(json: Json, request: CanonicalRequest): 
       others.push(type);
     }
   });
-  if (others.length) keepForSameFormat(request, 'context_management.edits', `${others.join(', ')} not applied: only an Anthropic upstream manages context this way; the conversation is sent as it is.`, false);
+  if (others.length) keepForSameFormat(request, 'context_management.edits', `${namedTypes(others)} not applied: only an Anthropic upstream manages context this way; the conversation is sent as it is.`, false);
   return edits.length ? applyContextEdits(request, edits) : undefined;
 }
 
@@ -115,6 +119,12 @@ function clearThinking(edit: Json, path: string, request: CanonicalRequest): Cle
   const keep = asObject(edit.keep, `${path}.keep`);
   if (oneOf(keep, `${path}.keep`, ['thinking_turns', 'all']) === 'all') return { type: 'clear-thinking', keep: 'all' };
   return { type: 'clear-thinking', keep: count(keep, `${path}.keep.value`, 1) };
+}
+
+/** Client-given type names for a warning: each once, a few at most, each cut short, so a warning stays small whatever the body holds. */
+function namedTypes(types: readonly string[]): string {
+  const unique = [...new Set(types)].map((type) => (type.length > 64 ? `${type.slice(0, 64)}…` : type));
+  return unique.length > 3 ? `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more` : unique.join(', ');
 }
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;

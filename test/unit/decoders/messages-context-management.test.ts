@@ -145,6 +145,11 @@ describe('context_management: what is refused with a 400, as Anthropic refuses i
       { thinking: THINKING, ...edits({ type: 'clear_tool_uses_20250919' }, { type: 'clear_thinking_20251015' }) },
       { param: 'context_management.edits.1.type', message: "context_management.edits.1.type: 'clear_thinking_20251015' must be listed before 'clear_tool_uses_20250919' in context_management.edits." },
     ],
+    [
+      'a strategy listed twice',
+      edits({ type: 'clear_tool_uses_20250919' }, { type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 1 } }),
+      { param: 'context_management.edits.1.type', message: "context_management.edits.1.type: 'clear_tool_uses_20250919' is listed twice; give each strategy once." },
+    ],
   ])('%s', (_name, fields, invalid) => {
     expectInvalid(() => decode(conversation(1), fields), invalid);
   });
@@ -153,6 +158,15 @@ describe('context_management: what is refused with a 400, as Anthropic refuses i
     const { request } = decode(conversation(1), edits({ type: 'clear_tool_uses_20250919', future_knob: 1 }));
     expect(request.forwardBody?.body.context_management).toEqual({ edits: [{ type: 'clear_tool_uses_20250919', future_knob: 1 }] });
     expect(thrownBy(() => translatableOrRefuse(request)).param).toBe('context_management.edits.0.future_knob');
+  });
+
+  it('names edit types it does not apply in one short warning, however many the body holds', () => {
+    const many = Array.from({ length: 5000 }, (_, index) => ({ type: `future_${index % 7}_${'x'.repeat(200)}` }));
+    const { request } = decode(conversation(1), { context_management: { edits: [{ type: 'compact_20260112' }, ...many] } });
+    const warnings = translatableOrRefuse(request);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.length).toBeLessThan(400);
+    expect(warnings[0]).toMatch(/^context_management\.edits: compact_20260112, future_0_x+…, future_1_x+… and 5 more not applied/);
   });
 
   it("leaves the client's body as it came, for an Anthropic upstream to edit itself", () => {
