@@ -1,5 +1,6 @@
 import { applyContextEdits, type AppliedContextEdit, type ClearThinkingEdit, type ClearToolUsesEdit, type ContextEdit } from '../../core/context-edits.js';
 import { invalidRequest } from '../../core/errors.js';
+import { estimateRequestTokens } from '../../core/estimate-tokens.js';
 import type { CanonicalRequest, FormatName } from '../../core/request.js';
 import { keepForSameFormat } from '../../core/same-format-only.js';
 import { asArray, asObject, requiredString, wrongType, type Json } from '../shared/read-fields.js';
@@ -26,11 +27,12 @@ const THINKING_FIELDS = new Set(['type', 'keep']);
 
 /**
  * Reads `context_management`, applies the edits it names to the request's messages, and returns
- * what they cleared: undefined when the request asks for no edits. Edits of other types
+ * what they cleared and the estimate of the prompt before them: undefined when the request asks
+ * for no edits. Edits of other types
  * (`compact_20260112`, …) and fields the router does not know reach an Anthropic upstream in the
  * client's body; elsewhere they are named in the warnings.
  */
-export function decodeContextManagement(json: Json, request: CanonicalRequest): AppliedContextEdit[] | undefined {
+export function decodeContextManagement(json: Json, request: CanonicalRequest): { applied: AppliedContextEdit[]; originalInputTokens: number } | undefined {
   if (json.context_management === undefined || json.context_management === null) return undefined;
   const config = asObject(json.context_management, 'context_management');
   const unknownKeys = Object.keys(config).filter((name) => name !== 'edits');
@@ -62,7 +64,10 @@ export function decodeContextManagement(json: Json, request: CanonicalRequest): 
     }
   });
   if (others.length) keepForSameFormat(request, 'context_management.edits', `${namedTypes(others)} not applied: only an Anthropic upstream manages context this way; the conversation is sent as it is.`, false);
-  return edits.length ? applyContextEdits(request, edits) : undefined;
+  if (!edits.length) return undefined;
+  // Before the edits, for count_tokens' `original_input_tokens`.
+  const originalInputTokens = estimateRequestTokens(request);
+  return { applied: applyContextEdits(request, edits), originalInputTokens };
 }
 
 /** The reply's `context_management`, in Anthropic's shape. */

@@ -22,6 +22,8 @@ import { decodeContextManagement } from './context-management.js';
 export interface MessagesOptions {
   /** What the router's context editing cleared, when the request asked for edits (context-management.ts). */
   contextManagement?: AppliedContextEdit[];
+  /** The router's estimate of the prompt before those edits (count_tokens' `original_input_tokens`). */
+  originalInputTokens?: number;
 }
 
 /** Decodes an Anthropic Messages request body, including what Claude Code really sends. */
@@ -64,7 +66,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   if (userId) request.metadata = { user_id: userId };
 
   keepForwardBody(request, { format: 'messages', body: json });
-  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
+  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement: contextManagement.applied, originalInputTokens: contextManagement.originalInputTokens } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 
 function decodeSystem(raw: unknown): TextPart[] {
