@@ -28,15 +28,14 @@ const THINKING_FIELDS = new Set(['type', 'keep']);
 /**
  * Reads `context_management`, applies the edits it names to the request's messages, and returns
  * what they cleared and the estimate of the prompt before them: undefined when the request asks
- * for no edits. Edits of other types
- * (`compact_20260112`, …) and fields the router does not know reach an Anthropic upstream in the
- * client's body; elsewhere they are named in the warnings.
+ * for no edits. Edits of other types (`compact_20260112`, …) and fields the router does not know
+ * reach an Anthropic upstream in the client's body; elsewhere they are named in the warnings.
  */
 export function decodeContextManagement(json: Json, request: CanonicalRequest): { applied: AppliedContextEdit[]; originalInputTokens: number } | undefined {
   if (json.context_management === undefined || json.context_management === null) return undefined;
   const config = asObject(json.context_management, 'context_management');
   const unknownKeys = Object.keys(config).filter((name) => name !== 'edits');
-  if (unknownKeys.length) keepForSameFormat(request, 'context_management', `${unknownKeys.join(', ')} not applied: only an Anthropic upstream reads these fields.`, false);
+  if (unknownKeys.length) keepForSameFormat(request, 'context_management', `${namedTypes(unknownKeys)} not applied: only an Anthropic upstream reads these fields.`, false);
   if (config.edits === undefined || config.edits === null) return undefined;
   const list = asArray(config.edits, 'context_management.edits');
   if (!list.length) return undefined;
@@ -126,7 +125,7 @@ function clearThinking(edit: Json, path: string, request: CanonicalRequest): Cle
   return { type: 'clear-thinking', keep: count(keep, `${path}.keep.value`, 1) };
 }
 
-/** Client-given type names for a warning: each once, a few at most, each cut short, so a warning stays small whatever the body holds. */
+/** Client-given names (edit types, fields) for a warning: each once, a few at most, each cut short, so a warning stays small whatever the body holds. */
 function namedTypes(types: readonly string[]): string {
   const unique = [...new Set(types)].map((type) => (type.length > 64 ? `${type.slice(0, 64)}…` : type));
   return unique.length > 3 ? `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more` : unique.join(', ');
