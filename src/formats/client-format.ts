@@ -2,7 +2,7 @@ import type { RouterError } from '../core/errors.js';
 import type { ForwardedFrame } from '../core/forwarded.js';
 import type { ModelIds } from '../core/model-names.js';
 import type { Reply } from '../core/reply.js';
-import type { CanonicalRequest } from '../core/request.js';
+import type { CanonicalRequest, FormatName } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeySource } from '../identity/authenticate.js';
 
@@ -57,6 +57,8 @@ export interface EncodeContext<Options = unknown> {
   request: CanonicalRequest;
   /** Seals reasoning the client must replay (the same secret as DecodeContext). */
   secret: string;
+  /** The client format the answering upstream speaks, when it speaks one: it then got the client's own body. */
+  readonly upstreamWireFormat?: FormatName;
   /**
    * svc_meta for the final body or chunk. The pipeline records the reply's usage (once) when it
    * sees the reply or the stream's `finish` event, before handing either to the encoder; reading

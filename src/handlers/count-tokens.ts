@@ -43,7 +43,7 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route, chain.targets), trace);
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
-    return await count(context, decoded.request, model, targets);
+    return await count(context, decoded.request, model, targets, decoded.options.originalInputTokens);
   } finally {
     admitted.release();
   }
@@ -68,7 +68,12 @@ function countInput(context: RequestContext, request: CanonicalRequest, route: s
   };
 }
 
-async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[]): Promise<ApiResponse> {
+/**
+ * `originalInputTokens`: the estimate before the router's context edits, when the request asked
+ * for some; Anthropic answers a count with edits with `context_management.original_input_tokens`
+ * (https://platform.claude.com/docs/en/build-with-claude/context-editing#token-counting).
+ */
+async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[], originalInputTokens: number | undefined): Promise<ApiResponse> {
   const trace = context.request.trace;
   // What a policy said of the request (a guardrail's finding) reaches a count's client too.
   const headers = (source: string): Record<string, string> => {
@@ -81,13 +86,14 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
   if (first && upstream) {
     const upstreamModel = first.upstreamModel ?? model;
     try {
+      // An Anthropic upstream edits the context itself and says what the prompt was before: its answer passes whole.
       const counted =
         upstream.type === 'anthropic'
           ? await countUpstream(context, first.backend, upstream, upstreamModel, request.forwardBody?.body ?? {})
-          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request);
+          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request).then((tokens) => (tokens === undefined ? undefined : { input_tokens: tokens }));
       if (counted !== undefined) {
-        if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted });
-        return { status: 200, headers: headers('upstream'), json: { input_tokens: counted } };
+        if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted.input_tokens });
+        return { status: 200, headers: headers('upstream'), json: counted };
       }
     } catch (error) {
       // A client mistake the upstream caught is the client's to see; an outage falls back to the estimate.
@@ -96,7 +102,8 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
   }
   const estimate = estimateRequestTokens(request);
   if (trace) Object.assign(trace, { backend: 'estimate', inputTokens: estimate });
-  return { status: 200, headers: headers('estimate'), json: { input_tokens: estimate } };
+  const edited = originalInputTokens !== undefined ? { context_management: { original_input_tokens: originalInputTokens } } : {};
+  return { status: 200, headers: headers('estimate'), json: { input_tokens: estimate, ...edited } };
 }
 
 /** Servers found without a count endpoint (404 or 405), by type and base URL: estimated without asking again until then. */
@@ -164,7 +171,14 @@ function wholeCount(name: string, reply: unknown): number {
   return count;
 }
 
-async function countUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, clientBody: Record<string, unknown>): Promise<number> {
+/** The upstream's count, with its `context_management` (the count before its edits) when it sent one. */
+async function countUpstream(
+  context: RequestContext,
+  name: string,
+  settings: BackendSettings,
+  upstreamModel: string,
+  clientBody: Record<string, unknown>,
+): Promise<{ input_tokens: number; context_management?: Record<string, unknown> }> {
   // The Anthropic backend's module loads only when a count goes to an Anthropic upstream.
   const { anthropicAuth, forwardedProtocolHeaders } = await import('../backends/anthropic/upstream-headers.js');
   const key = resolveApiKey(name, settings);
@@ -183,5 +197,8 @@ async function countUpstream(context: RequestContext, name: string, settings: Ba
     secrets: key ? [key] : [],
     ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
   });
-  return wholeCount(name, await readJson(name, response, context.request.signal));
+  const reply = await readJson(name, response, context.request.signal);
+  const managed = (reply as { context_management?: unknown } | null)?.context_management;
+  const contextManagement = managed !== null && typeof managed === 'object' && !Array.isArray(managed) ? { context_management: managed as Record<string, unknown> } : {};
+  return { input_tokens: wholeCount(name, reply), ...contextManagement };
 }

@@ -89,6 +89,18 @@ describe('count_tokens without an Anthropic upstream: the estimate', () => {
     expect((await sdk(live).messages.countTokens({ ...PARAMS, model: 'claude-sonnet-4-5' })).input_tokens).toBeGreaterThan(0);
   });
 
+  it('counts the conversation as the context edits leave it, and says what it was before, as Anthropic does', async () => {
+    const live = await router();
+    const long = { ...PARAMS, messages: [PARAMS.messages[0]!, PARAMS.messages[1]!, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_1', content: 'Sunny. '.repeat(400) }] }] };
+    const plain = await sdk(live).messages.countTokens(long);
+    const edits = { edits: [{ type: 'clear_tool_uses_20250919', trigger: { type: 'tool_uses', value: 0 }, keep: { type: 'tool_uses', value: 0 } }] };
+    const counted: any = await sdk(live).beta.messages.countTokens({ ...long, context_management: edits } as any);
+    expect(counted.context_management).toEqual({ original_input_tokens: plain.input_tokens });
+    expect(counted.input_tokens).toBeLessThan(plain.input_tokens - 600);
+    // No edits asked: no context_management.
+    expect(Object.keys(plain)).toEqual(['input_tokens']);
+  });
+
   it('records no usage', async () => {
     const live = await router();
     await sdk(live).messages.countTokens(PARAMS);
@@ -157,6 +169,19 @@ describe('count_tokens with an Anthropic upstream first in the route', () => {
     expect(call!.headers.authorization).toBeUndefined();
     expect(JSON.stringify(call!.headers)).not.toContain(live.key);
     expect(call!.body).toEqual({ model: 'claude-upstream-model', system: PARAMS.system, messages: PARAMS.messages, tools: PARAMS.tools });
+  });
+
+  it("passes an Anthropic upstream's context_management (the count before its edits) on", async () => {
+    const live = await router();
+    const upstream = await countingUpstream(() => ({ status: 200, json: { input_tokens: 25, context_management: { original_input_tokens: 70 } } }));
+    live.config.update((settings) => {
+      settings.backends.anthropic = { type: 'anthropic', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-ant-upstream-key' };
+      settings.routes['svc.intelligent-pro'] = ['anthropic:claude-upstream-model'];
+    });
+    const edits = { edits: [{ type: 'clear_tool_uses_20250919' }] };
+    const counted: any = await sdk(live).beta.messages.countTokens({ ...PARAMS, context_management: edits } as any);
+    expect(counted).toEqual({ input_tokens: 25, context_management: { original_input_tokens: 70 } });
+    expect(upstream.calls[0]!.body.context_management).toEqual(edits);
   });
 
   it("passes the upstream's own rejection on (400), and falls back to the estimate when it is down (503)", async () => {

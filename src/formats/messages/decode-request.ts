@@ -17,8 +17,15 @@ import {
   type Json,
 } from '../shared/read-fields.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+import type { AppliedContextEdit } from '../../core/context-edits.js';
+import { decodeContextManagement } from './context-management.js';
 
-export type MessagesOptions = Record<string, never>;
+export interface MessagesOptions {
+  /** What the router's context editing cleared, when the request asked for edits (context-management.ts). */
+  contextManagement?: AppliedContextEdit[];
+  /** The router's estimate of the prompt before those edits (count_tokens' `original_input_tokens`). */
+  originalInputTokens?: number;
+}
 
 /** Decodes an Anthropic Messages request body, including what Claude Code really sends. */
 export function decodeMessagesRequest(body: unknown, context?: DecodeContext): Decoded<MessagesOptions> {
@@ -54,13 +61,14 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const stop = optionalStringList(json, 'stop_sequences');
   if (stop) request.stop = stop;
   decodeThinking(json, request);
-  keepContextManagement(json, request);
+  // After everything the edits' trigger counts (system, tools, messages) is decoded.
+  const contextManagement = decodeContextManagement(json, request);
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
   keepForwardBody(request, { format: 'messages', body: json });
-  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
+  return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement: contextManagement.applied, originalInputTokens: contextManagement.originalInputTokens } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 
 function decodeSystem(raw: unknown): TextPart[] {
@@ -325,15 +333,6 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
   } else if (type !== 'disabled') {
     throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
   }
-}
-
-/** `context_management.edits` (clearing old thinking or tool results) exist only on an Anthropic upstream: named in warnings elsewhere. */
-function keepContextManagement(json: Json, request: CanonicalRequest): void {
-  if (json.context_management === undefined || json.context_management === null) return;
-  const edits = asObject(json.context_management, 'context_management').edits;
-  if (!Array.isArray(edits) || !edits.length) return;
-  const types = edits.map((edit) => (edit && typeof edit === 'object' && typeof (edit as Json).type === 'string' ? ((edit as Json).type as string) : 'unknown'));
-  keepForSameFormat(request, 'context_management.edits', `${types.join(', ')} not applied: only an Anthropic upstream manages context this way; the conversation is sent as it is.`, false);
 }
 
 /**

@@ -3,6 +3,7 @@ import { foldedBlock, ownReplyExtras, placedBlocksOf, rawBlocksOf, withoutRelaye
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { MessagesOptions } from './decode-request.js';
+import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
@@ -45,6 +46,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     ...own.messageDeltaEventExtra,
     ...own.messageDeltaExtra,
     ...own.replyExtra,
+    ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
     svc_meta: withReplyWarnings(context.svcMeta(), withoutRelayed(reply.warnings, reply.providerMetadata)),
   };
 }

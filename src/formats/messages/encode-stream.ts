@@ -8,6 +8,7 @@ import { newId } from '../shared/ids.js';
 import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { MessagesOptions } from './decode-request.js';
+import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
@@ -175,6 +176,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
                 delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
                 usage: anthropicUsage(event.usage),
                 ...own.messageDeltaEventExtra,
+                ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
                 ...(meta.warnings ? { svc_meta: { warnings: meta.warnings } } : {}),
               },
               'message_delta',

@@ -254,15 +254,16 @@ describe('decodeMessagesRequest: valid bodies', () => {
     expect(decodeMessagesRequest(body(), { secret: 's', headers: { 'x-claude-code-session-id': 'sess-1' } }).request.promptCacheKey).toBeUndefined();
   });
 
-  it('keeps an Anthropic-only thinking.display and context_management.edits as warnings for a translating upstream', () => {
+  it('keeps an Anthropic-only thinking.display as a warning, and an edit type the router does not apply (compaction) too', () => {
     const { request } = decodeMessagesRequest(
-      body({ thinking: { type: 'adaptive', display: 'updates' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }),
+      body({ thinking: { type: 'adaptive', display: 'updates' }, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }, { type: 'compact_20260112' }] } }),
     );
     expect(request.reasoningDisplay).toBeUndefined();
     expect(request.sameFormatOnly?.map((entry) => [entry.param, entry.refuse])).toEqual([
       ['thinking.display', false],
       ['context_management.edits', false],
     ]);
+    expect(request.sameFormatOnly?.[1]?.message).toMatch(/^compact_20260112 not applied/);
   });
 
   it.each(['summarized', 'omitted'] as const)("thinking.display '%s' becomes reasoningDisplay, with no warning", (display) => {
