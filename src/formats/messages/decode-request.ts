@@ -16,6 +16,7 @@ import {
   type Json,
 } from '../shared/read-fields.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+import { nameUnhonouredBetas } from './beta-features.js';
 
 export type MessagesOptions = Record<string, never>;
 
@@ -53,6 +54,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   if (stop) request.stop = stop;
   decodeThinking(json, request);
   keepContextManagement(json, request);
+  nameUnhonouredBetas(context?.headers?.['anthropic-beta'], request);
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
@@ -125,6 +127,7 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
     case 'image':
       return decodeImage(block, path);
     case 'tool_use':
+      nameIndirectCaller(block, path, kept);
       return {
         type: 'tool-call',
         id: requiredString(block, 'id', `${path}.id`),
@@ -166,6 +169,20 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       });
       return undefined;
   }
+}
+
+/**
+ * `caller` says who made a replayed tool call: `direct` (the model itself, the only kind other
+ * upstreams make) changes nothing; a call made from Anthropic's code execution
+ * (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/programmatic-tool-calling) is an
+ * ordinary call elsewhere, which is named in the warnings.
+ */
+function nameIndirectCaller(block: Json, path: string, kept: SameFormatOnly[]): void {
+  const caller = block.caller;
+  if (caller === undefined || caller === null) return;
+  const type = typeof caller === 'object' && typeof (caller as Json).type === 'string' ? ((caller as Json).type as string) : 'unknown';
+  if (type === 'direct') return;
+  kept.push({ param: `${path}.caller`, message: `a tool call made by '${type}' is replayed as the model's own call: only an Anthropic upstream runs tools from code.`, refuse: false });
 }
 
 /**
