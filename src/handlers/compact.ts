@@ -10,6 +10,7 @@ import { responsesFormat } from '../formats/responses/responses-format.js';
 import { newId } from '../formats/shared/ids.js';
 import { admitAll, countingPolicies } from '../policies/pipeline.js';
 import { resolveChain } from '../routing/resolve-route.js';
+import { costNanoUsd, priceFor } from '../usage/prices.js';
 import type { ApiResponse } from './api.js';
 import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
@@ -69,7 +70,7 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
     const first = chain.targets[0];
     const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
     if (first && upstream?.type === 'openai-responses') {
-      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, clientBody);
+      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, clientBody);
     }
     const reply = await consultRoute(context, responsesFormat, request.model, summaryRequest(request), context.request.signal);
     return { status: 200, json: compactedResponse(clientBody.input, reply) };
@@ -119,6 +120,7 @@ async function forwardCompaction(
   name: string,
   settings: NonNullable<RequestContext['settings']['backends'][string]>,
   upstreamModel: string,
+  route: string,
   clientBody: Record<string, unknown>,
 ): Promise<ApiResponse> {
   const key = resolveApiKey(name, settings);
@@ -132,10 +134,29 @@ async function forwardCompaction(
     secrets: key ? [key] : [],
     ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
   });
-  const { text } = await readJsonText(name, response, context.request.signal);
+  const { text, json } = await readJsonText(name, response, context.request.signal);
   if (context.request.trace) Object.assign(context.request.trace, { backend: name, upstreamModel, attempts: 1 });
+  // The upstream's compaction spends tokens like any request: recorded in the ledger, priced as one.
+  const usage = (json as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage;
+  const inputTokens = wholeOrZero(usage?.input_tokens);
+  const outputTokens = wholeOrZero(usage?.output_tokens);
+  const cost = costNanoUsd({ inputTokens, outputTokens }, priceFor(context.settings.prices, name, upstreamModel, false));
+  context.app.ledger.record({
+    ts: Date.now(),
+    developer: context.identity.developer,
+    inputTokens,
+    outputTokens,
+    requests: 1,
+    requestId: context.requestId,
+    model: route,
+    backend: name,
+    upstreamModel,
+    ...(cost !== undefined ? { costNanoUsd: cost } : {}),
+  });
   return { status: 200, body: text };
 }
+
+const wholeOrZero = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0);
 
 function withoutKey(json: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...json };

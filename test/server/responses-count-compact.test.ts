@@ -65,6 +65,9 @@ describe('Responses token counting and compaction on an OpenAI Responses route',
     const sent = seen.at(-1)!;
     expect(sent.path).toBe('/v1/responses/compact');
     expect(sent.body).toEqual({ model: 'gpt-5', input, instructions: 'you code' });
+    // What the upstream spent on it is the caller's usage, once.
+    const summary = await router.app.ledger.summary('alice');
+    expect(summary).toMatchObject({ inputTokens: 9, outputTokens: 1, requests: 1 });
   });
 
   it('refuses a compaction body that is not an object, in OpenAI\'s shape', async () => {
