@@ -8,7 +8,7 @@ import { OFFLINE_BACKEND } from '../core/target.js';
 import { decodeResponsesRequest } from '../formats/responses/decode-request.js';
 import { responsesFormat } from '../formats/responses/responses-format.js';
 import { newId } from '../formats/shared/ids.js';
-import { admitAll, countingPolicies } from '../policies/pipeline.js';
+import { admitAll, type Admissions } from '../policies/pipeline.js';
 import { resolveChain } from '../routing/resolve-route.js';
 import { costNanoUsd, priceFor } from '../usage/prices.js';
 import type { ApiResponse } from './api.js';
@@ -35,7 +35,9 @@ export const SUMMARY_PREFIX = 'Summary of the conversation so far (compacted by 
  * item only that upstream can read). Anywhere else the router compacts with the route's model:
  * the output is the conversation's user messages, then one user message holding the model's
  * summary, items every route reads back. Codex rebuilds its history the same way when it
- * compacts locally. The summary's tokens are recorded in the ledger as a request of the route.
+ * compacts locally. Every policy admits it as a completion; the summary's tokens are recorded in
+ * the ledger as a request of the route (the consulted route records them), the upstream's by the
+ * usage cap as a completion's are.
  */
 export async function handleCompact(context: RequestContext): Promise<ApiResponse> {
   const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
@@ -47,8 +49,10 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
   const trace = context.request.trace;
   if (trace) trace.model = request.model;
   const chain = resolveChain(context.settings, request.model, responsesFormat);
+  // A compaction is a request to a model: every policy admits it (bounds, guardrails, rate and
+  // usage caps), as a completion's would be.
   const admitting = admitAll(
-    countingPolicies(context.app.policies),
+    context.app.policies,
     {
       request,
       stream: false,
@@ -70,7 +74,7 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
     const first = chain.targets[0];
     const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
     if (first && upstream?.type === 'openai-responses') {
-      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, clientBody);
+      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, clientBody, admitted);
     }
     const reply = await consultRoute(context, responsesFormat, request.model, summaryRequest(request), context.request.signal);
     return { status: 200, json: compactedResponse(clientBody.input, reply) };
@@ -122,6 +126,7 @@ async function forwardCompaction(
   upstreamModel: string,
   route: string,
   clientBody: Record<string, unknown>,
+  admitted: Admissions,
 ): Promise<ApiResponse> {
   const key = resolveApiKey(name, settings);
   const response = await postJson({
@@ -136,22 +141,19 @@ async function forwardCompaction(
   });
   const { text, json } = await readJsonText(name, response, context.request.signal);
   if (context.request.trace) Object.assign(context.request.trace, { backend: name, upstreamModel, attempts: 1 });
-  // The upstream's compaction spends tokens like any request: recorded in the ledger, priced as one.
+  // The upstream's compaction spends tokens like any request: settled as a completion's usage is
+  // (the usage cap records it in the ledger against the reservation it holds), priced as one.
   const usage = (json as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage;
-  const inputTokens = wholeOrZero(usage?.input_tokens);
-  const outputTokens = wholeOrZero(usage?.output_tokens);
-  const cost = costNanoUsd({ inputTokens, outputTokens }, priceFor(context.settings.prices, name, upstreamModel, false));
-  context.app.ledger.record({
-    ts: Date.now(),
-    developer: context.identity.developer,
-    inputTokens,
-    outputTokens,
-    requests: 1,
-    requestId: context.requestId,
-    model: route,
+  const spent = { inputTokens: wholeOrZero(usage?.input_tokens), outputTokens: wholeOrZero(usage?.output_tokens) };
+  const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false));
+  admitted.settle(spent, cost, {
+    request_id: context.requestId,
+    sku: route,
     backend: name,
-    upstreamModel,
-    ...(cost !== undefined ? { costNanoUsd: cost } : {}),
+    upstream_model: upstreamModel,
+    attempts: 1,
+    latency_ms: 0,
+    usage: { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens, total_tokens: spent.inputTokens + spent.outputTokens },
   });
   return { status: 200, body: text };
 }

@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function setUp(): Promise<{ router: TestRouter; seen: Array<{ path: string; body: any }> }> {
+async function setUp(capTokens?: number): Promise<{ router: TestRouter; seen: Array<{ path: string; body: any }> }> {
   const seen: Array<{ path: string; body: any }> = [];
   const upstream = await startFakeServer(async (request, res) => {
     seen.push({ path: request.path, body: request.body });
@@ -24,7 +24,7 @@ async function setUp(): Promise<{ router: TestRouter; seen: Array<{ path: string
     sendJson(res, 404, { error: { message: 'not here' } });
   });
   closers.push(() => upstream.close());
-  const router = await startRouter();
+  const router = await startRouter(capTokens ? { capTokens } : {});
   closers.push(() => router.close());
   router.config.update((settings) => {
     settings.backends.oar = { type: 'openai-responses', baseUrl: `${upstream.origin}/v1`, apiKey: 'upstream-key' };
@@ -68,6 +68,14 @@ describe('Responses token counting and compaction on an OpenAI Responses route',
     // What the upstream spent on it is the caller's usage, once.
     const summary = await router.app.ledger.summary('alice');
     expect(summary).toMatchObject({ inputTokens: 9, outputTokens: 1, requests: 1 });
+  });
+
+  it('is held to the usage cap like any completion: refused before the upstream is asked', async () => {
+    const { router, seen } = await setUp(5);
+    const input = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a conversation far longer than five tokens of cap' }] }];
+    const refused = await post(router, '/v1/responses/compact', { model: 'svc.intelligent-pro', input });
+    expect(refused.status).toBe(429);
+    expect(seen.filter((request) => request.path === '/v1/responses/compact')).toEqual([]);
   });
 
   it('refuses a compaction body that is not an object, in OpenAI\'s shape', async () => {
