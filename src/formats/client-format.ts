@@ -87,9 +87,10 @@ export interface FormatRoute {
 
 /**
  * What a format's route may serve, named so that a format needs no handler: `completion` (the
- * pipeline, in the route's format), `count-tokens` (Anthropic's token counting, on messages).
+ * pipeline, in the route's format), `count-tokens` (Anthropic's token counting, on messages),
+ * `input-tokens` (OpenAI's Responses token counting), `compact` (Responses compaction).
  */
-export type RouteService = 'completion' | 'count-tokens';
+export type RouteService = 'completion' | 'count-tokens' | 'input-tokens' | 'compact';
 
 /** A header every request of a format must carry (e.g. `anthropic-version`). */
 export interface RequiredHeader {

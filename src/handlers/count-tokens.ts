@@ -7,6 +7,9 @@ import { warningHeader } from '../core/warnings.js';
 import type { BackendSettings } from '../config/settings.js';
 import { decodeMessagesRequest } from '../formats/messages/decode-request.js';
 import { messagesFormat } from '../formats/messages/messages-format.js';
+import type { ClientFormat } from '../formats/client-format.js';
+import { decodeResponsesRequest } from '../formats/responses/decode-request.js';
+import { responsesFormat } from '../formats/responses/responses-format.js';
 import { resolveChain } from '../routing/resolve-route.js';
 import { OFFLINE_BACKEND, type Target } from '../core/target.js';
 import { admitAll, countingPolicies } from '../policies/pipeline.js';
@@ -33,17 +36,52 @@ export async function handleCountTokens(context: RequestContext): Promise<ApiRes
   // A messages body without the output cap, which counting does not need.
   const withCap = body !== null && typeof body === 'object' && !Array.isArray(body) ? { max_tokens: 1, ...body } : body;
   const decoded = decodeMessagesRequest(withCap);
-  const model = decoded.request.model;
+  const { count, headers, contextManagement } = await countDecoded(context, decoded.request, messagesFormat, decoded.options.originalInputTokens);
+  return { status: 200, headers, json: { input_tokens: count, ...(contextManagement ? { context_management: contextManagement } : {}) } };
+}
+
+/**
+ * POST /v1/responses/input_tokens, in OpenAI's shape (`{object: "response.input_tokens",
+ * input_tokens}`: https://platform.openai.com/docs/api-reference/responses/input-tokens), counted
+ * as count_tokens is: by the route's upstream where it counts, else estimated. `input` may be left
+ * out there (a count of instructions and tools alone).
+ */
+export async function handleResponsesInputTokens(context: RequestContext): Promise<ApiResponse> {
+  const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
+  const withInput = body !== null && typeof body === 'object' && !Array.isArray(body) ? { input: [], ...body, stream: false } : body;
+  const decoded = decodeResponsesRequest(withInput, { secret: context.settings.secret ?? '', headers: context.request.headers });
+  const { count, headers } = await countDecoded(context, decoded.request, responsesFormat);
+  return { status: 200, headers, json: { object: 'response.input_tokens', input_tokens: count } };
+}
+
+/** A count, where it came from, and (Messages) what context editing left out of it. */
+interface Counted {
+  count: number;
+  headers: Record<string, string>;
+  /**
+   * Anthropic's answer to a count with context edits: `{original_input_tokens}`, the count before
+   * them (https://platform.claude.com/docs/en/build-with-claude/context-editing#token-counting),
+   * from the upstream that edited or from the router's estimate before its own edits.
+   */
+  contextManagement?: Record<string, unknown>;
+}
+
+/**
+ * The count of a decoded request on its route, past the policies that look at what a request
+ * holds. `originalInputTokens`: the estimate before the router's context edits, when it made some.
+ */
+async function countDecoded(context: RequestContext, request: CanonicalRequest, format: ClientFormat, originalInputTokens?: number): Promise<Counted> {
+  const model = request.model;
   const trace = context.request.trace;
   if (trace) trace.model = model;
-  const chain = resolveChain(context.settings, model, messagesFormat);
+  const chain = resolveChain(context.settings, model, format);
   const targets = chain.targets;
   // What a request holds is checked here as for a completion (its bounds, the secrets guardrail):
   // a count's request reaches an upstream too. Nothing is billed, so every admission is released.
-  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, decoded.request, chain.route, chain.targets), trace);
+  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, request, chain.route, chain.targets), trace);
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
-    return await count(context, decoded.request, model, targets, decoded.options.originalInputTokens);
+    return await count(context, request, model, targets, originalInputTokens);
   } finally {
     admitted.release();
   }
@@ -68,12 +106,7 @@ function countInput(context: RequestContext, request: CanonicalRequest, route: s
   };
 }
 
-/**
- * `originalInputTokens`: the estimate before the router's context edits, when the request asked
- * for some; Anthropic answers a count with edits with `context_management.original_input_tokens`
- * (https://platform.claude.com/docs/en/build-with-claude/context-editing#token-counting).
- */
-async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[], originalInputTokens: number | undefined): Promise<ApiResponse> {
+async function count(context: RequestContext, request: CanonicalRequest, model: string, targets: Target[], originalInputTokens: number | undefined): Promise<Counted> {
   const trace = context.request.trace;
   // What a policy said of the request (a guardrail's finding) reaches a count's client too.
   const headers = (source: string): Record<string, string> => {
@@ -87,13 +120,13 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
     const upstreamModel = first.upstreamModel ?? model;
     try {
       // An Anthropic upstream edits the context itself and says what the prompt was before: its answer passes whole.
-      const counted =
+      const counted: { input_tokens: number; context_management?: Record<string, unknown> } | undefined =
         upstream.type === 'anthropic'
-          ? await countUpstream(context, first.backend, upstream, upstreamModel, request.forwardBody?.body ?? {})
+          ? await countUpstream(context, first.backend, upstream, upstreamModel, await anthropicCountFields(request, upstreamModel))
           : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request).then((tokens) => (tokens === undefined ? undefined : { input_tokens: tokens }));
       if (counted !== undefined) {
         if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted.input_tokens });
-        return { status: 200, headers: headers('upstream'), json: counted };
+        return { count: counted.input_tokens, headers: headers('upstream'), ...(counted.context_management ? { contextManagement: counted.context_management } : {}) };
       }
     } catch (error) {
       // A client mistake the upstream caught is the client's to see; an outage falls back to the estimate.
@@ -102,8 +135,17 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
   }
   const estimate = estimateRequestTokens(request);
   if (trace) Object.assign(trace, { backend: 'estimate', inputTokens: estimate });
-  const edited = originalInputTokens !== undefined ? { context_management: { original_input_tokens: originalInputTokens } } : {};
-  return { status: 200, headers: headers('estimate'), json: { input_tokens: estimate, ...edited } };
+  return { count: estimate, headers: headers('estimate'), ...(originalInputTokens !== undefined ? { contextManagement: { original_input_tokens: originalInputTokens } } : {}) };
+}
+
+/**
+ * The body fields an Anthropic count takes: a Messages client's own, or the router's Anthropic
+ * encoding of another format's request.
+ */
+async function anthropicCountFields(request: CanonicalRequest, upstreamModel: string): Promise<Record<string, unknown>> {
+  if (request.forwardBody?.format === 'messages') return request.forwardBody.body;
+  const { encodeAnthropicRequest } = await import('../backends/anthropic/encode-request.js');
+  return encodeAnthropicRequest(request, upstreamModel, false) as unknown as Record<string, unknown>;
 }
 
 /** Servers found without a count endpoint (404 or 405), by type and base URL: estimated without asking again until then. */

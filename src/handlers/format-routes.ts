@@ -2,7 +2,8 @@ import type { ClientFormat, FormatRoute } from '../formats/client-format.js';
 import type { ApiResponse } from './api.js';
 import { handleCompletion } from './completion.js';
 import type { RequestContext } from './context.js';
-import { handleCountTokens } from './count-tokens.js';
+import { handleCompact } from './compact.js';
+import { handleCountTokens, handleResponsesInputTokens } from './count-tokens.js';
 
 /** The handler a format's route names (`serves`): formats sit below the handlers and name them only. */
 export function formatRouteHandler(format: ClientFormat, route: FormatRoute): (context: RequestContext) => Promise<ApiResponse> {
@@ -11,5 +12,9 @@ export function formatRouteHandler(format: ClientFormat, route: FormatRoute): (c
       return (context) => handleCompletion(context, format);
     case 'count-tokens':
       return handleCountTokens;
+    case 'input-tokens':
+      return handleResponsesInputTokens;
+    case 'compact':
+      return handleCompact;
   }
 }

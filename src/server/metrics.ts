@@ -97,7 +97,7 @@ export class RouterMetrics {
     this.requests.inc({ endpoint, status: statusLabel(status) });
     this.latency.observe({ endpoint }, seconds);
     // Token counting (count_tokens) answers a number but consumes nothing.
-    if (trace?.model && trace.format !== 'count_tokens' && (trace.inputTokens !== undefined || trace.outputTokens !== undefined)) {
+    if (trace?.model && trace.format !== 'count_tokens' && trace.format !== 'input_tokens' && (trace.inputTokens !== undefined || trace.outputTokens !== undefined)) {
       const current = settings?.();
       const labels = { sku: current ? routeLabel(current, trace.model) : OTHER_ROUTE, backend: trace.backend ?? 'unknown' };
       this.tokens.inc({ ...labels, direction: 'input' }, trace.inputTokens ?? 0);

@@ -19,6 +19,7 @@ import {
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import type { AppliedContextEdit } from '../../core/context-edits.js';
 import { decodeContextManagement } from './context-management.js';
+import { nameUnhonouredBetas } from './beta-features.js';
 
 export interface MessagesOptions {
   /** What the router's context editing cleared, when the request asked for edits (context-management.ts). */
@@ -63,6 +64,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   decodeThinking(json, request);
   // After everything the edits' trigger counts (system, tools, messages) is decoded.
   const contextManagement = decodeContextManagement(json, request);
+  nameUnhonouredBetas(context?.headers?.['anthropic-beta'], request);
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
@@ -138,6 +140,7 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
     case 'image':
       return decodeImage(block, path);
     case 'tool_use':
+      nameIndirectCaller(block, path, kept);
       return {
         type: 'tool-call',
         id: requiredString(block, 'id', `${path}.id`),
@@ -210,6 +213,20 @@ function holdBackDeferredTools(request: CanonicalRequest, kept: SameFormatOnly[]
   for (const name of unresolved) {
     kept.push({ param: 'tools', message: `a tool_reference names '${name}', which is not among the request's tools; declare it (with defer_loading: true) or leave the reference out.`, refuse: true });
   }
+}
+
+/**
+ * `caller` says who made a replayed tool call: `direct` (the model itself, the only kind other
+ * upstreams make) changes nothing; a call made from Anthropic's code execution
+ * (https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/programmatic-tool-calling) is an
+ * ordinary call elsewhere, which is named in the warnings.
+ */
+function nameIndirectCaller(block: Json, path: string, kept: SameFormatOnly[]): void {
+  const caller = block.caller;
+  if (caller === undefined || caller === null) return;
+  const type = typeof caller === 'object' && typeof (caller as Json).type === 'string' ? ((caller as Json).type as string) : 'unknown';
+  if (type === 'direct') return;
+  kept.push({ param: `${path}.caller`, message: `a tool call made by '${type}' is replayed as the model's own call: only an Anthropic upstream runs tools from code.`, refuse: false });
 }
 
 /**

@@ -183,6 +183,12 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
         path,
       );
     }
+    case 'compaction_trigger':
+    case 'compaction':
+      // Remote compaction (Codex's remote_compaction_v2): the upstream writes an opaque item only
+      // it can read back. POST /v1/responses/compact compacts on every route instead.
+      keepOnly(kept, path, `'${type}' items (remote compaction) can be passed only to an OpenAI Responses upstream, and this model routes elsewhere; compact with POST /v1/responses/compact, which every route serves, or let the client compact locally.`);
+      return undefined;
     default:
       // Items replayed from hosted tools (web_search_call, computer_call, mcp_call, …) and types
       // not modelled here: an OpenAI Responses upstream gets them in the forwarded body; any other

@@ -14,7 +14,11 @@ import { forwardedJsonReply } from '../shared/forwarded.js';
 /** OpenAI Responses; Codex, its main client, gets its own model catalog from GET /v1/models. */
 export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 'responses' } = {
   name: 'responses',
-  routes: [{ method: 'POST', path: '/v1/responses' }],
+  routes: [
+    { method: 'POST', path: '/v1/responses' },
+    { method: 'POST', path: '/v1/responses/input_tokens', name: 'input_tokens', serves: 'input-tokens' },
+    { method: 'POST', path: '/v1/responses/compact', name: 'compact', serves: 'compact' },
+  ],
   keySources: API_KEY_OR_BEARER,
   forwardHeaders: OPENAI_FORWARD_HEADERS,
   models: { claims: isCodex, list: (ids, _headers, contextWindow) => codexModelCatalog(ids, undefined, contextWindow), entry: openaiModelEntry },
