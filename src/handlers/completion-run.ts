@@ -191,6 +191,12 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     return report;
   }
 
+  /** svc_meta.warnings again, after a policy that read the reply added one (the report is built when the usage is recorded). */
+  rereadWarnings(): void {
+    const warnings = allWarnings(this.request);
+    if (this.recorded && warnings) this.recorded.warnings = warnings;
+  }
+
   /** A stream cut short (client gone, upstream failed) still bills what was seen; an upstream that reports usage only at its end has said nothing yet, so its input is estimated. */
   billSeen(): void {
     if (this.recorded) return;

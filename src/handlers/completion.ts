@@ -76,6 +76,10 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
     if (held) await held;
     const providerMetadata = run.admitted.amendFinish(reply.providerMetadata);
     if (providerMetadata !== reply.providerMetadata) reply = { ...reply, ...(providerMetadata ? { providerMetadata } : {}) };
+    // What a policy found in the reply (auto mode left without verdicts) is said like the rest.
+    run.rereadWarnings();
+    const warning = warningHeader(run.request);
+    if (warning !== undefined) headers['x-svc-warning'] = warning;
   }
   return { status: 200, headers, json: run.format.encodeReply(reply, run) };
 }

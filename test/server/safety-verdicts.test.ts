@@ -190,7 +190,7 @@ describe('no verdict for every call: the answer that has Claude Code ask the use
     for (const stream of [true, false]) {
       const got = await verdictsFor(router, SKU, stream);
       expect(got.results).toEqual(UNAVAILABLE);
-      if (stream) expect(got.svcWarnings).toEqual([expect.stringContaining('no classifier is set')]);
+      expect(got.svcWarnings, stream ? 'streamed' : 'JSON').toEqual([expect.stringContaining('no classifier is set')]);
     }
   });
 
@@ -205,7 +205,7 @@ describe('no verdict for every call: the answer that has Claude Code ask the use
         await classifierBy(() => answer);
         const got = await verdictsFor(router, SKU, stream);
         expect(got.results).toEqual(UNAVAILABLE);
-        if (stream) expect(got.svcWarnings).toEqual([expect.stringContaining('the classifier route failed, timed out or gave no clear verdict')]);
+        expect(got.svcWarnings).toEqual([expect.stringContaining('the classifier route failed, timed out or gave no clear verdict')]);
       });
     }
   }
