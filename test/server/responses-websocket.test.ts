@@ -4,6 +4,7 @@ import { openResponsesSocket, refusedUpgrade } from '../helpers/responses-socket
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { addBackend, Fakes, parseSse, setRoute, SKU, UPSTREAM_KINDS } from '../integration/support.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
+import type { RequestLogEntry } from '../../src/core/request-record.js';
 
 /**
  * Responses over WebSocket against a real router on a real socket, with fake upstreams of every
@@ -113,6 +114,34 @@ describe('Responses over WebSocket', () => {
     expect(fake.requests).toHaveLength(1);
     // The first socket still continues its own response.
     expect((await first.create({ model: SKU, previous_response_id: id, input: 'and then?' })).at(-1).type).toBe('response.completed');
+  });
+
+  it('turns client_metadata into the turn\'s request headers, as the same client sends them over HTTP', async () => {
+    const log: RequestLogEntry[] = [];
+    const logged = await startRouter({ http: { requestLog: { logBodies: false, record: (entry) => log.push(entry), flush() {} } } });
+    cleanups.push(() => logged.close());
+    const fake = await fakes.start('openai-responses', [ANSWER, ANSWER]);
+    setRoute(logged, SKU, [`${addBackend(logged, 'oar', 'openai-responses', fake.url)}:model-oar`]);
+    const overHttp = await fetch(`${logged.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${logged.key}`, 'content-type': 'application/json', session_id: 'codex-session-1' },
+      body: JSON.stringify({ model: SKU, input: 'hi', stream: true }),
+    });
+    await overHttp.text();
+    const ws = await openResponsesSocket(logged);
+    cleanups.push(() => ws.ws.terminate());
+    expect((await ws.create({ model: SKU, input: 'hi', client_metadata: { session_id: 'codex-session-1', 'x-codex-turn-metadata': '{"turn_id":"t1"}' } })).at(-1).type).toBe('response.completed');
+
+    // The upstream got the same body both ways (client_metadata is not a body field), and the turn the same session.
+    expect(fake.requests[1]!.body).toEqual(fake.requests[0]!.body);
+    expect(log.map((entry) => entry.method)).toEqual(['POST', 'WS']);
+    expect(log[1]!.session).toBeDefined();
+    expect(log[1]!.session).toBe(log[0]!.session);
+
+    for (const bad of [{ authorization: 'Bearer x' }, { 'bad name': 'x' }, { fine: 'line\nbreak' }, { fine: 42 }, ['not', 'an', 'object']]) {
+      const events = await ws.create({ model: SKU, input: 'hi', client_metadata: bad });
+      expect(events, JSON.stringify(bad)).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ param: 'client_metadata' }) })]);
+    }
   });
 
   it('warms up without generating, and a turn continues the warm-up', async () => {

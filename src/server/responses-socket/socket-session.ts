@@ -113,7 +113,7 @@ export class SocketSession {
     const request: ApiRequest = {
       method: 'POST',
       path: '/v1/responses',
-      headers: this.options.headers,
+      headers: Object.keys(turn.headers).length ? { ...this.options.headers, ...turn.headers } : this.options.headers,
       readBody: async (limitBytes) => {
         // A continued conversation may outgrow what one request may carry, as its whole input would over HTTP.
         const bytes = Buffer.byteLength(bodyText);

@@ -10,6 +10,8 @@ export interface SocketTurn {
   input: unknown[];
   /** `generate: false`: the client only warms the socket up; nothing is generated (developers.openai.com, "WebSocket mode"). */
   warmup: boolean;
+  /** The turn's own request headers, from `client_metadata` (see metadataHeaders). */
+  headers: Record<string, string>;
 }
 
 /**
@@ -28,7 +30,7 @@ export function socketTurn(text: string, conversation: SocketConversation): Sock
     throw invalidRequest('The message is not valid JSON; send each event as one JSON object, e.g. {"type": "response.create", "model": "…", "input": […]}.', undefined, 'invalid_json');
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalidRequest('The message must be a JSON object with "type": "response.create".', undefined, 'invalid_json');
-  const { type, generate, background, stream: _stream, ...body } = message as Record<string, unknown>;
+  const { type, generate, background, stream: _stream, client_metadata: clientMetadata, ...body } = message as Record<string, unknown>;
   if (type !== 'response.create') {
     const named = typeof type === 'string' ? `'${type.slice(0, 60)}'` : 'missing';
     throw invalidRequest(`type: ${named} is not an event this socket takes; send "response.create".`, 'type', 'unknown_event_type');
@@ -51,7 +53,42 @@ export function socketTurn(text: string, conversation: SocketConversation): Sock
     if (previous === null || previous === '') delete body.previous_response_id;
     input = Array.isArray(body.input) || typeof body.input === 'string' || body.input === undefined ? inputItems(body.input) : [];
   }
-  return { body: { ...body, stream: true }, input, warmup: generate === false };
+  return { body: { ...body, stream: true }, input, warmup: generate === false, headers: metadataHeaders(clientMetadata) };
+}
+
+/** Headers a turn's client_metadata may not set: the key, and what belongs to the connection. */
+const CONNECTION_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'host', 'origin', 'connection', 'upgrade', 'content-length', 'content-type', 'transfer-encoding', 'cookie']);
+const HEADER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const MAX_METADATA_ENTRIES = 32;
+const MAX_METADATA_VALUE_CHARS = 8 * 1024;
+
+/**
+ * `client_metadata` on a socket turn carries what the same client sends as request headers over
+ * HTTP, fresh each turn (Codex: `session_id`, `x-codex-turn-metadata`, `x-codex-window-id`). It is
+ * mapped back to the turn's headers, so session affinity and everything else that reads them sees
+ * the same request either way; it is not a body field, and an upstream Responses API over HTTP
+ * would refuse it as one. Bounded; an entry that cannot be a header (or would be the key or a
+ * connection header) is refused with a 400 naming it rather than dropped.
+ */
+function metadataHeaders(metadata: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (metadata === undefined || metadata === null) return headers;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidRequest('client_metadata: expected an object of string values.', 'client_metadata');
+  const entries = Object.entries(metadata);
+  if (entries.length > MAX_METADATA_ENTRIES) throw invalidRequest(`client_metadata: at most ${MAX_METADATA_ENTRIES} entries.`, 'client_metadata');
+  for (const [rawName, value] of entries) {
+    const name = rawName.toLowerCase();
+    const param = `client_metadata.${rawName.slice(0, 64)}`;
+    if (!HEADER_NAME.test(name) || name.startsWith('sec-') || CONNECTION_HEADERS.has(name)) {
+      throw invalidRequest(`${param}: not taken; client_metadata entries become the turn's request headers, and this name is not one a turn may set.`, 'client_metadata');
+    }
+    // A value a header could not carry (a line break) or longer than one should be is refused, not cut.
+    if (typeof value !== 'string' || value.length > MAX_METADATA_VALUE_CHARS || /[\r\n\0]/.test(value)) {
+      throw invalidRequest(`${param}: expected a string of at most ${MAX_METADATA_VALUE_CHARS} characters without line breaks.`, 'client_metadata');
+    }
+    headers[name] = value;
+  }
+  return headers;
 }
 
 /** `input` as a list of items: a string is one user message (the Responses API's shorthand). */
