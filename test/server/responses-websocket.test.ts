@@ -240,6 +240,13 @@ describe('Responses over WebSocket', () => {
     expect(browser.status).toBe(403);
   });
 
+  it('closes its sockets when the server stops, so stopping never waits on an idle socket', async () => {
+    const own = await startRouter();
+    const ws = await openResponsesSocket(own);
+    await own.close();
+    expect(await ws.closed()).toBeGreaterThan(1000);
+  });
+
   it('still serves a plain request that asks for another upgrade (h2c) as HTTP', async () => {
     const response = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       import('node:http').then(({ default: http }) => {

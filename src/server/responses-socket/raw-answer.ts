@@ -17,4 +17,11 @@ export function answerOnSocket(socket: Duplex, status: number, body: unknown, he
   ];
   if (!socket.writable) return void socket.destroy();
   socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
+  // Whatever the client still sends is read and dropped (closing on unread data could reset the
+  // answer away); a client that never closes its side is let go after a second.
+  socket.resume();
+  socket.once('end', () => socket.destroy());
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
+
+const LINGER_MS = 1_000;
