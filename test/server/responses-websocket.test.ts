@@ -67,6 +67,10 @@ describe('Responses over WebSocket', () => {
 
         expect(overSocket.at(-1).type).toBe('response.completed');
         expect(normalised(overSocket)).toEqual(normalised(overHttp));
+        // Billed once, as the HTTP request was: the cap went down by exactly this turn's tokens.
+        const [httpMeta, socketMeta] = [overHttp.at(-1).response.svc_meta, overSocket.at(-1).response.svc_meta];
+        expect(socketMeta.usage.total_tokens).toBeGreaterThan(0);
+        expect(socketMeta.remaining_tokens).toBe(httpMeta.remaining_tokens - socketMeta.usage.total_tokens);
         // One pipeline: the upstream was asked the same thing both ways.
         expect(fake.requests).toHaveLength(2);
         expect(fake.requests[1]!.body).toEqual(fake.requests[0]!.body);
@@ -217,6 +221,23 @@ describe('Responses over WebSocket', () => {
     await held.holding();
     ws.ws.close();
     await held.abandoned();
+  });
+
+  it('answers one turn at a time, queues what comes meanwhile in order, and refuses a queue past its bound', async () => {
+    const held = await startHeldStreamUpstream();
+    cleanups.push(() => held.close());
+    setRoute(router, SKU, [`${addBackend(router, 'held', 'openai-chat', held.url)}:held-model`]);
+    const ws = await socket();
+    ws.send({ type: 'response.create', model: SKU, input: 'hold on' });
+    await held.holding();
+    // 15 more wait behind the turn in flight (16 in all); the 17th is refused at once.
+    for (let i = 0; i < 16; i++) ws.send(`{bad ${i}`);
+    const untilRefused = await ws.turn();
+    expect(untilRefused.at(-1)).toMatchObject({ type: 'error', status: 429, error: { code: 'too_many_waiting' } });
+    expect(untilRefused.some((event) => event.type === 'response.completed')).toBe(false);
+    held.release();
+    expect((await ws.turn()).at(-1).type).toBe('response.completed');
+    for (let i = 0; i < 15; i++) expect((await ws.turn())[0]).toMatchObject({ type: 'error', status: 400, error: { code: 'invalid_json' } });
   });
 
   it('refuses an upgrade it cannot serve in OpenAI\'s error shape: 426 when switched off (so clients use HTTP at once), 401, 404, 403', async () => {
