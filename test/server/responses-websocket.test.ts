@@ -1,4 +1,7 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/server/http-server.js';
 import { startHeldStreamUpstream } from '../helpers/held-stream-upstream.js';
 import { openResponsesSocket, refusedUpgrade } from '../helpers/responses-socket.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
@@ -266,6 +269,25 @@ describe('Responses over WebSocket', () => {
     const ws = await openResponsesSocket(own);
     await own.close();
     expect(await ws.closed()).toBeGreaterThan(1000);
+  });
+
+  it('on a graceful stop lets the turn in flight finish, then closes the socket (1001)', async () => {
+    const held = await startHeldStreamUpstream();
+    cleanups.push(() => held.close());
+    setRoute(router, SKU, [`${addBackend(router, 'held', 'openai-chat', held.url)}:held-model`]);
+    const server = createHttpServer(router.app);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ws = await openResponsesSocket({ ...router, origin });
+    ws.send({ type: 'response.create', model: SKU, input: 'hold on' });
+    await held.holding();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    held.release();
+    expect((await ws.turn()).at(-1).type).toBe('response.completed');
+    expect(await ws.closed()).toBe(1001);
+    await stopped;
   });
 
   it('still serves a plain request that asks for another upgrade (h2c) as HTTP', async () => {
