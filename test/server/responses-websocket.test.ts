@@ -145,7 +145,7 @@ describe('Responses over WebSocket', () => {
     expect(log[1]!.session).toBeDefined();
     expect(log[1]!.session).toBe(log[0]!.session);
 
-    for (const bad of [{ authorization: 'Bearer x' }, { 'bad name': 'x' }, { fine: 'line\nbreak' }, { fine: 42 }, ['not', 'an', 'object']]) {
+    for (const bad of [{ authorization: 'Bearer x' }, { 'bad name': 'x' }, { fine: 'line\nbreak' }, { fine: { nested: true } }, ['not', 'an', 'object']]) {
       const events = await ws.create({ model: SKU, input: 'hi', client_metadata: bad });
       expect(events, JSON.stringify(bad)).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ param: 'client_metadata' }) })]);
     }

@@ -82,11 +82,13 @@ function metadataHeaders(metadata: unknown): Record<string, string> {
     if (!HEADER_NAME.test(name) || name.startsWith('sec-') || CONNECTION_HEADERS.has(name)) {
       throw invalidRequest(`${param}: not taken; client_metadata entries become the turn's request headers, and this name is not one a turn may set.`, 'client_metadata');
     }
-    // A value a header could not carry (a line break) or longer than one should be is refused, not cut.
-    if (typeof value !== 'string' || value.length > MAX_METADATA_VALUE_CHARS || /[\r\n\0]/.test(value)) {
+    // A number or boolean goes as its text; a value a header could not carry (an object, a line
+    // break) or longer than one should be is refused, not cut.
+    const text = typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+    if (typeof text !== 'string' || text.length > MAX_METADATA_VALUE_CHARS || /[\r\n\0]/.test(text)) {
       throw invalidRequest(`${param}: expected a string of at most ${MAX_METADATA_VALUE_CHARS} characters without line breaks.`, 'client_metadata');
     }
-    headers[name] = value;
+    headers[name] = text;
   }
   return headers;
 }
