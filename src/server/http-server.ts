@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
-import type { RequestLogEntry, RequestTrace } from '../core/request-record.js';
+import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
@@ -16,8 +16,8 @@ import { answerClientError } from './malformed-request.js';
 import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
-import { isWebSocketUpgrade, responsesSockets } from './responses-socket/upgrade.js';
-import type { Duplex } from 'node:stream';
+import { recordRequest } from './record-request.js';
+import { serveUpgrades } from './upgrades.js';
 
 export interface HttpServerOptions {
   /** Told about every finished request (after its response, off the request's path). */
@@ -72,14 +72,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     capConnections(server, 'secureConnection', maxConnections);
     server.on('clientError', answerClientError);
     server.on('listening', () => guard.listening(server.address()));
-    serveSockets(server, app, options, handle);
+    serveUpgrades(server, app, options, handle);
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
   server.on('clientError', answerClientError);
   server.on('listening', () => guard.listening(server.address()));
-  serveSockets(server, app, options, handle);
+  serveUpgrades(server, app, options, handle);
   return server;
 }
 
@@ -190,108 +190,6 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
   } finally {
     if (trace) recordRequest(app, options, trace, bodies, { startedAt, method, path, status, aborted: gone.aborted });
   }
-}
-
-/** A finished request into the metrics and the request log. */
-function recordRequest(
-  app: App,
-  { requestLog, metrics }: HttpServerOptions,
-  trace: RequestTrace,
-  bodies: { request?: unknown; response?: unknown } | undefined,
-  request: { startedAt: number; method: string; path: string; status: number; aborted: boolean },
-): void {
-  const latencyMs = performance.now() - request.startedAt;
-  metrics?.observe(trace, request.status, latencyMs / 1000, () => app.config.read());
-  if (!requestLog) return;
-  // The trace completes into the log entry: one record, never a copy of it that could drop a field.
-  const entry = trace as RequestLogEntry;
-  entry.time = Date.now();
-  entry.method = request.method;
-  entry.path = request.path;
-  entry.status = request.status;
-  entry.latencyMs = Math.round(latencyMs);
-  if (request.aborted) entry.aborted = true;
-  if (bodies?.request !== undefined) entry.requestBody = bodies.request;
-  if (bodies?.response !== undefined) entry.responseBody = bodies.response;
-  requestLog.record(entry);
-}
-
-/**
- * Responses over WebSocket on the same port (src/server/responses-socket/). Each turn on a socket
- * is served by dispatch as the POST /v1/responses it stands for and recorded like one (method `WS`
- * in the log). Another kind of upgrade (h2c) is served as the plain request it also is. Stopping
- * the server closes the sockets too: node:http no longer tracks a connection once it upgraded.
- */
-function serveSockets(server: RouterServer, app: App, options: HttpServerOptions, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
-  const { requestLog, metrics } = options;
-  const sockets = responsesSockets(app, {
-    async serveTurn(request, deliver) {
-      const startedAt = performance.now();
-      const trace: RequestTrace | undefined = requestLog || metrics ? {} : undefined;
-      const bodies: { request?: unknown; response?: unknown } | undefined = requestLog?.logBodies ? {} : undefined;
-      const turn: ApiRequest = {
-        ...request,
-        ...(trace ? { trace } : {}),
-        readBody: bodies ? async (limitBytes) => (bodies.request = await request.readBody(limitBytes)) : request.readBody,
-      };
-      let status = 0;
-      let streaming = false;
-      try {
-        const response = await dispatch(app, turn);
-        status = response.status;
-        if (bodies && 'json' in response) bodies.response = response.json;
-        if ('sse' in response) {
-          streaming = true;
-          metrics?.streamStarted();
-        }
-        await deliver(response);
-      } finally {
-        if (streaming) metrics?.streamEnded();
-        if (trace) recordRequest(app, options, trace, bodies, { startedAt, method: 'WS', path: request.path, status, aborted: request.signal.aborted });
-      }
-    },
-    refused({ method, path, status, error, requestId }) {
-      metrics?.observe(undefined, status, 0);
-      requestLog?.record({ time: Date.now(), method, path, status, latencyMs: 0, error, requestId });
-    },
-  });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (isWebSocketUpgrade(req)) return sockets.upgrade(req, socket, head);
-    servePlain(req, socket, handle);
-  });
-  const closeAll = server.closeAllConnections.bind(server);
-  server.closeAllConnections = () => {
-    closeAll();
-    sockets.closeAll();
-  };
-  const closeIdle = server.closeIdleConnections.bind(server);
-  server.closeIdleConnections = () => {
-    closeIdle();
-    sockets.closeIdle();
-  };
-}
-
-/**
- * A request that asked for an upgrade the router does not make (h2c): answered as plain HTTP on
- * that connection, which then closes. node:http hands such a request over without its body, so
- * one that carries a body is refused with a 400 that says to drop the header.
- */
-function servePlain(req: IncomingMessage, socket: Duplex, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
-  socket.on('error', () => socket.destroy());
-  const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) {
-    const body = JSON.stringify(openaiErrorBody(new RouterError(400, 'invalid_request', `Upgrade: ${String(req.headers.upgrade).slice(0, 40)} is not supported with a request body; send the request without the Upgrade header.`, 'upgrade')));
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-    return;
-  }
-  const res = new http.ServerResponse(req);
-  res.shouldKeepAlive = false;
-  res.assignSocket(socket as Socket);
-  res.once('finish', () => {
-    res.detachSocket(socket as Socket);
-    socket.end();
-  });
-  handle(req, res);
 }
 
 /** A header node may hand over as a list (a repeated one): only a single value counts. */
