@@ -114,7 +114,7 @@ describe.skipIf(unavailable)(`Codex ${AGENT_PACKAGES.codex.version} over the rou
     expectCompletedRun(run, why);
     expectSocketOnly(run, log, why);
     const main = upstream.requests.filter((request) => hasTool(request.body?.tools, SHELL_TOOL));
-    // The turn after the call named the previous response on the socket; the upstream still got the whole conversation.
+    // Codex 0.169 sends the turn after the call as previous_response_id plus the call's output; the upstream still gets the whole conversation.
     expectChatToolResult(main, { id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } }, why);
   }, 120_000);
 
