@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { codexConfigToml, KEY_ENV } from '../../src/cli/client-settings.js';
 import { codexModelCatalogJson } from '../../src/cli/codex-model-catalog.js';
 import type { RequestLogEntry } from '../../src/core/request-record.js';
 import type { FakeUpstream } from '../fakes/fake-server.js';
@@ -54,10 +55,18 @@ interface CodexRun extends AgentRun {
 }
 
 /** `codex exec` with the router as a Responses provider that says it supports WebSockets; no retries, so a failure shows at once. */
-async function runCodex(router: TestRouter): Promise<CodexRun> {
+async function runCodex(router: TestRouter, asConnectWrites = false, key: string | undefined = router.key): Promise<CodexRun> {
   const { root, home, cwd } = tempRoot(cleanups, 'svc-agent-codex-ws-');
   const codexHome = path.join(home, '.codex');
   fs.mkdirSync(codexHome);
+  const lastMessageFile = path.join(root, 'last-message.txt');
+  if (asConnectWrites) {
+    // Exactly what `svc-router connect codex` writes: the key from an auth command, supports_websockets on.
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), codexConfigToml(router.origin));
+    const env: NodeJS.ProcessEnv = { ...baseEnv(home), CODEX_HOME: codexHome, ...(key ? { [KEY_ENV]: key } : {}) };
+    const run = await runAgent('codex', codex, codexExecArgs(lastMessageFile, PROMPT), cwd, env);
+    return { ...run, lastMessage: readIfExists(lastMessageFile), cwd };
+  }
   const catalogFile = path.join(codexHome, 'svc-models.json');
   fs.writeFileSync(catalogFile, codexModelCatalogJson());
   const config = [
@@ -77,7 +86,6 @@ async function runCodex(router: TestRouter): Promise<CodexRun> {
   ];
   fs.writeFileSync(path.join(codexHome, 'config.toml'), config.join('\n'));
   const env: NodeJS.ProcessEnv = { ...baseEnv(home), CODEX_HOME: codexHome, SVC_TEST_KEY: router.key, RUST_LOG: 'codex_core=info,codex_api=info' };
-  const lastMessageFile = path.join(root, 'last-message.txt');
   const run = await runAgent('codex', codex, codexExecArgs(lastMessageFile, PROMPT), cwd, env);
   return { ...run, lastMessage: readIfExists(lastMessageFile), cwd };
 }
@@ -139,6 +147,18 @@ describe.skipIf(unavailable)(`Codex ${AGENT_PACKAGES.codex.version} over the rou
     const main = upstream.requests.filter((request) => hasTool(request.body?.tools, SHELL_TOOL));
     const after = expectAnthropicToolResult(main, callId, why);
     expectSignedThinkingReplayed(after, { thinking, signature }, { id: callId, name: SHELL_TOOL, input: { cmd: COMMAND } }, why);
+  }, 120_000);
+
+  it('stays on the socket with the config `connect codex` writes', async () => {
+    const callId = 'call_codexwsconnect01';
+    const upstream = await startShellToolUpstream(cleanups, 'openai-chat', { tool: SHELL_TOOL, callId, input: { cmd: COMMAND }, final: FINAL });
+    const { router, log } = await loggingRouter('openai-chat', upstream);
+
+    const run = await runCodex(router, true);
+    const why = report(run, upstream, log);
+
+    expectCompletedRun(run, why);
+    expectSocketOnly(run, log, why);
   }, 120_000);
 
   it('goes over HTTP at once when the router refuses the socket (server.websockets off: 426)', async () => {
