@@ -122,14 +122,22 @@ export class SocketSession {
       },
       signal: gone,
     };
+    const progress = { sent: false };
     try {
-      await this.options.serveTurn(request, (response) => this.deliver(response, turn));
+      await this.options.serveTurn(request, (response) => this.deliver(response, turn, progress));
+    } catch (error) {
+      // Every stream ends at its terminal event: one that broke off before it closes the socket
+      // (1011), so the client never waits on a turn that will not end; before any event, the error is the answer.
+      this.conversation.forget();
+      if (this.closed) return;
+      if (progress.sent) this.socket.close(1011, 'The response stream broke off.');
+      else await this.send([JSON.stringify(routerErrorEvent(toRouterError(error)))]);
     } finally {
       this.inFlight = undefined;
     }
   }
 
-  private async deliver(response: ApiResponse, turn: SocketTurn): Promise<void> {
+  private async deliver(response: ApiResponse, turn: SocketTurn, progress: { sent: boolean }): Promise<void> {
     if (!('sse' in response)) {
       this.conversation.forget();
       await this.send([JSON.stringify(errorEventOf(response))]);
@@ -141,7 +149,9 @@ export class SocketSession {
       if (this.closed) break;
       const messages = frames.push(piece);
       for (const message of messages) this.note(message, turn);
-      if (messages.length) await this.send(messages);
+      if (messages.length === 0) continue;
+      progress.sent = true;
+      await this.send(messages);
     }
   }
 
