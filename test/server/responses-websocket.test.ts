@@ -188,6 +188,20 @@ describe('Responses over WebSocket', () => {
     expect((await ws.create({ model: SKU, input: 'hi' })).at(-1).type).toBe('response.completed');
   });
 
+  it('checks the key again on every turn: a key revoked while its socket is open gets 401 error events', async () => {
+    await fakes.routeSku(router, 'openai-chat', [ANSWER, ANSWER]);
+    const key = router.issueKey('bob');
+    const ws = await openResponsesSocket(router, { authorization: `Bearer ${key}` });
+    cleanups.push(() => ws.ws.terminate());
+    expect((await ws.create({ model: SKU, input: 'hi' })).at(-1).type).toBe('response.completed');
+    router.config.update((settings) => void delete settings.keys.bob);
+    for (const body of [{ model: SKU, input: 'hi' }, { model: SKU, input: 'hi', generate: false }]) {
+      const events = await ws.create(body);
+      expect(events, JSON.stringify(body)).toEqual([expect.objectContaining({ type: 'error', status: 401, error: expect.objectContaining({ type: 'authentication_error' }) })]);
+      expect(JSON.stringify(events)).not.toContain(key);
+    }
+  });
+
   it('bounds a message: over server.bodyLimitBytes an error event, far over it the socket closes (1009), and the router serves on', async () => {
     await fakes.routeSku(router, 'openai-chat', [ANSWER]);
     const limit = router.config.read().server.bodyLimitBytes;
