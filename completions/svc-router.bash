@@ -30,7 +30,7 @@ _svc_router() {
     COMPREPLY=()
 
     local skus='svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite'
-    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store routing.sessionHeader limits.outputReserveTokens limits.reservationTtlMs limits.session.tokens limits.session.usd notify.webhook guardrails.secrets safeguards.classifier safeguards.timeoutMs defaults.organisation defaults.tier defaults.capTokens'
+    local config_keys='server.host server.port server.bodyLimitBytes server.bodyTimeoutMs server.headersTimeoutMs server.maxConnections server.metrics server.ui server.websockets server.otel server.requestLogDays server.requestLogMaxBytes server.tls.cert server.tls.key server.hosts server.cors usage.store routing.sessionHeader limits.outputReserveTokens limits.reservationTtlMs limits.session.tokens limits.session.usd notify.webhook guardrails.secrets safeguards.classifier safeguards.timeoutMs defaults.organisation defaults.tier defaults.capTokens'
     local commands='serve logs status stop restart init keys backends routes prices config whoami usage sessions models chat env doctor connect completion help'
     local help='-h --help'
 
@@ -410,6 +410,7 @@ _svc_router() {
                         case ${args[0]} in
                             server.metrics) words='true false' ;;
                             server.ui) words='true false' ;;
+                            server.websockets) words='true false' ;;
                             server.otel) words='true false' ;;
                             usage.store) words=file ;;
                             guardrails.secrets) words='off warn mask refuse' ;;

@@ -52,6 +52,7 @@ _svc_router_config_keys() {
     'server.maxConnections:open client connections allowed'
     'server.metrics:serve Prometheus metrics on GET /metrics'
     'server.ui:serve the dashboard at /ui'
+    'server.websockets:take Responses over WebSocket on GET /v1/responses'
     'server.otel:export an OpenTelemetry span per request to OTEL_EXPORTER_OTLP_ENDPOINT'
     'server.requestLogDays:days the searchable request log'
     'server.requestLogMaxBytes:bytes the searchable request log may take on disk'
@@ -80,6 +81,7 @@ _svc_router_config_value() {
   case $words[2] in
     server.metrics) _values 'value' true false ;;
     server.ui) _values 'value' true false ;;
+    server.websockets) _values 'value' true false ;;
     server.otel) _values 'value' true false ;;
     usage.store) _values 'value' file ;;
     guardrails.secrets) _values 'value' off warn mask refuse ;;

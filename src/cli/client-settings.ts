@@ -59,6 +59,10 @@ function codexParts(origin: string, keyEnv: string): { top: Pairs; table: Pairs;
       ['name', tomlString('svc-router')],
       ['base_url', tomlString(`${originOf(origin)}/v1`)],
       ['wire_api', tomlString('responses')],
+      // The router serves Responses over WebSocket (one socket a session, each turn sending only
+      // what is new); a router with server.websockets off answers the upgrade 426, and Codex then
+      // goes on over HTTP at once.
+      ['supports_websockets', 'true'],
     ],
     auth: [
       ['command', tomlString(CODEX_AUTH_COMMAND)],

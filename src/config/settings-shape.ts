@@ -88,6 +88,7 @@ const SETTINGS_SHAPE: Shape = {
         headersTimeoutMs: number,
         maxConnections: number,
         ui: boolean,
+        websockets: boolean,
         otel: boolean,
         requestLogDays: number,
         requestLogMaxBytes: number,

@@ -210,6 +210,8 @@ export interface ServerSettings {
   maxConnections: number;
   /** Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too). */
   ui: boolean;
+  /** Take Responses over WebSocket on GET /v1/responses; off, an upgrade gets 426 and clients stay on HTTP (read per upgrade). */
+  websockets: boolean;
   /** Export a span per request over OTLP/HTTP (read when serve starts; serve --otel turns it on too; the endpoint comes from --otel URL or OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel: boolean;
   /** Days the searchable request log (`svc-router logs`) keeps a request. */
@@ -301,6 +303,7 @@ export const DEFAULT_SETTINGS: Settings = {
     // descriptor, and a request may hold an upstream socket too: keep `ulimit -n` above twice this.
     maxConnections: 1024,
     ui: false,
+    websockets: true,
     otel: false,
     requestLogDays: 7,
     requestLogMaxBytes: 50 * 1024 * 1024,

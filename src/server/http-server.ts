@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
-import type { RequestLogEntry, RequestTrace } from '../core/request-record.js';
+import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
@@ -16,6 +16,8 @@ import { answerClientError } from './malformed-request.js';
 import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
+import { recordRequest } from './record-request.js';
+import { serveUpgrades } from './upgrades.js';
 
 export interface HttpServerOptions {
   /** Told about every finished request (after its response, off the request's path). */
@@ -70,12 +72,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     capConnections(server, 'secureConnection', maxConnections);
     server.on('clientError', answerClientError);
     server.on('listening', () => guard.listening(server.address()));
+    serveUpgrades(server, app, options, handle);
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
   server.on('clientError', answerClientError);
   server.on('listening', () => guard.listening(server.address()));
+  serveUpgrades(server, app, options, handle);
   return server;
 }
 
@@ -184,23 +188,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
     // A body that did not arrive in time is not waited for: answer, then close the connection.
     await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics);
   } finally {
-    if (trace) {
-      const latencyMs = performance.now() - startedAt;
-      metrics?.observe(trace, status, latencyMs / 1000, () => app.config.read());
-      if (requestLog) {
-        // The trace completes into the log entry: one record, never a copy of it that could drop a field.
-        const entry = trace as RequestLogEntry;
-        entry.time = Date.now();
-        entry.method = method;
-        entry.path = path;
-        entry.status = status;
-        entry.latencyMs = Math.round(latencyMs);
-        if (gone.aborted) entry.aborted = true;
-        if (bodies?.request !== undefined) entry.requestBody = bodies.request;
-        if (bodies?.response !== undefined) entry.responseBody = bodies.response;
-        requestLog.record(entry);
-      }
-    }
+    if (trace) recordRequest(app, options, trace, bodies, { startedAt, method, path, status, aborted: gone.aborted });
   }
 }
 

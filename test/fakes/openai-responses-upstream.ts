@@ -64,6 +64,8 @@ export async function startOpenAIResponsesUpstream(
     const pathname = new URL(request.path, 'http://fake').pathname;
     if (!authorised(request, res, options.apiKey)) return;
     if (request.method === 'POST' && pathname === '/v1/responses') return responses(request, res);
+    if (request.method === 'POST' && pathname === '/v1/responses/input_tokens') return inputTokens(request, res);
+    if (request.method === 'POST' && pathname === '/v1/responses/compact') return compact(request, res);
     // One OpenAI API: the model list is the one Chat Completions clients read.
     if (request.method === 'GET' && pathname === '/v1/models') {
       const data = (options.models ?? ['gpt-5', 'gpt-4.1']).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' }));
@@ -71,6 +73,23 @@ export async function startOpenAIResponsesUpstream(
     }
     sendError(res, 404, `Invalid URL (${request.method} ${pathname})`, 'invalid_request_error', null);
   });
+
+  /** https://platform.openai.com/docs/api-reference/responses/input-tokens: about four characters a token here. */
+  function inputTokens(request: RecordedRequest, res: ServerResponse): void {
+    if (!isObject(request.body) || typeof request.body.model !== 'string') return sendError(res, 400, "Missing required parameter: 'model'.", 'invalid_request_error', 'model');
+    const { input, instructions, tools } = request.body;
+    const text = JSON.stringify([input ?? '', instructions ?? '', tools ?? []]);
+    sendJson(res, 200, { object: 'response.input_tokens', input_tokens: Math.ceil(text.length / 4) }, requestIdHeader());
+  }
+
+  /** https://platform.openai.com/docs/api-reference/responses/compact: the user's messages kept, the rest as one opaque compaction item. */
+  function compact(request: RecordedRequest, res: ServerResponse): void {
+    if (!isObject(request.body) || typeof request.body.model !== 'string') return sendError(res, 400, "Missing required parameter: 'model'.", 'invalid_request_error', 'model');
+    const input: unknown[] = Array.isArray(request.body.input) ? request.body.input : [{ role: 'user', content: String(request.body.input ?? '') }];
+    const kept = input.filter((item) => isObject(item) && item.role === 'user');
+    const output = [...kept, { type: 'compaction', id: randomId('cmp_'), encrypted_content: Buffer.from(JSON.stringify(input)).toString('base64') }];
+    sendJson(res, 200, { id: randomId('resp_'), object: 'response.compaction', created_at: Math.floor(Date.now() / 1000), output, usage: { input_tokens: Math.ceil(JSON.stringify(input).length / 4), output_tokens: 1, total_tokens: Math.ceil(JSON.stringify(input).length / 4) + 1 } }, requestIdHeader());
+  }
 
   async function responses(request: RecordedRequest, res: ServerResponse): Promise<void> {
     const body = request.body;

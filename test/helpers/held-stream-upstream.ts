@@ -9,6 +9,8 @@ export interface HeldStreamUpstream {
   holding(): Promise<void>;
   /** Lets every held stream finish (a stop chunk, usage, [DONE]). */
   release(): void;
+  /** Resolves when the router closed a held stream before it was released (it let go of the upstream call). */
+  abandoned(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,10 @@ export async function startHeldStreamUpstream(): Promise<HeldStreamUpstream> {
   const released = new Promise<void>((resolve) => (release = resolve));
   let signalHolding!: () => void;
   const holdingNow = new Promise<void>((resolve) => (signalHolding = resolve));
+  let signalAbandoned!: () => void;
+  const abandonedNow = new Promise<void>((resolve) => (signalAbandoned = resolve));
+  let releasedYet = false;
+  void released.then(() => (releasedYet = true));
   const server = http.createServer(async (req, res) => {
     for await (const _ of req) {
       // Drain the request body.
@@ -36,7 +42,10 @@ export async function startHeldStreamUpstream(): Promise<HeldStreamUpstream> {
     res.write(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'held ' }, finish_reason: null }] }));
     signalHolding();
     await Promise.race([released, once(res, 'close')]);
-    if (res.destroyed) return;
+    if (res.destroyed) {
+      if (!releasedYet) signalAbandoned();
+      return;
+    }
     res.write(chunk({ choices: [{ index: 0, delta: { content: 'open' }, finish_reason: null }] }));
     res.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }));
     res.write(chunk({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } }));
@@ -48,6 +57,7 @@ export async function startHeldStreamUpstream(): Promise<HeldStreamUpstream> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     holding: () => holdingNow,
     release: () => release(),
+    abandoned: () => abandonedNow,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -88,3 +88,25 @@ describe('createHttpServer with tls', () => {
     expect(answer.text).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
+
+describe('Responses over WebSocket on the TLS server', () => {
+  it('opens a wss:// socket and answers a turn (offline SKU) with its events', async () => {
+    const { default: WebSocket } = await import('ws');
+    const { port, key } = await start({});
+    const ws = new WebSocket(`wss://localhost:${port}/v1/responses`, { headers: { authorization: `Bearer ${key}` }, ca: fs.readFileSync(ca.caCert) });
+    cleanups.push(() => ws.terminate());
+    await once(ws, 'open');
+    const types: string[] = [];
+    const done = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        const event = JSON.parse(data.toString()) as { type: string };
+        types.push(event.type);
+        if (event.type === 'response.completed' || event.type === 'error') resolve();
+      }),
+    );
+    ws.send(JSON.stringify({ type: 'response.create', model: 'svc.intelligent-basic', input: 'hi' }));
+    await done;
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+  });
+});

@@ -11,7 +11,7 @@ import {
 } from '../../src/cli/client-settings.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
-const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, wire_api: 'responses', auth: { command: 'node', args: ['-e', CODEX_KEY_SCRIPT, 'MY_KEY'] } };
+const PROVIDER = { name: 'svc-router', base_url: `${ORIGIN}/v1`, wire_api: 'responses', supports_websockets: true, auth: { command: 'node', args: ['-e', CODEX_KEY_SCRIPT, 'MY_KEY'] } };
 /** The auth table's `args` line for the key in `name`. */
 const argsLine = (name: string): string => `args = ${JSON.stringify(['-e', CODEX_KEY_SCRIPT, name]).replace(/","/g, '", "')}`;
 
@@ -30,6 +30,7 @@ describe('codexConfigToml', () => {
         'name = "svc-router"',
         `base_url = "${ORIGIN}/v1"`,
         'wire_api = "responses"',
+        'supports_websockets = true',
         '',
         '[model_providers.svc.auth]',
         'command = "node"',
@@ -100,11 +101,12 @@ describe('mergeCodexConfig', () => {
       model_provider: 'svc',
       model_providers: { svc: { ...PROVIDER, stream_idle_timeout_ms: 60000, query_params: { team: 'research' } } },
     });
-    expect(text).toContain(`stream_idle_timeout_ms = 60000\n\n[model_providers.svc.auth]\ncommand = "node"\n${argsLine('MY_KEY')}\n\n[model_providers.svc.query_params]`);
+    expect(text).toContain(`stream_idle_timeout_ms = 60000\nsupports_websockets = true\n\n[model_providers.svc.auth]\ncommand = "node"\n${argsLine('MY_KEY')}\n\n[model_providers.svc.query_params]`);
     expect(lineDiff(before, text)).toEqual([
       '- env_key = "SVC_ROUTER_KEY" # old',
       '- experimental_bearer_token = "stale"',
       '- requires_openai_auth = false',
+      '+ supports_websockets = true',
       '+',
       '+ [model_providers.svc.auth]',
       '+ command = "node"',

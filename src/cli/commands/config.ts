@@ -70,6 +70,15 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
       s.server.ui = v === 'true';
     },
   },
+  'server.websockets': {
+    describe: 'take Responses over WebSocket on GET /v1/responses (true or false; off, upgrades get 426 and clients stay on HTTP)',
+    values: ['true', 'false'],
+    get: (s) => String(s.server.websockets),
+    set: (s, v) => {
+      if (v !== 'true' && v !== 'false') throw usageError(`server.websockets: expected 'true' or 'false', got '${v}'`);
+      s.server.websockets = v === 'true';
+    },
+  },
   'server.otel': {
     describe: 'export an OpenTelemetry span per request to OTEL_EXPORTER_OTLP_ENDPOINT (true or false; read when serve starts; serve --otel turns it on too)',
     values: ['true', 'false'],

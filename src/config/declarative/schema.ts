@@ -135,6 +135,7 @@ const serverSchema = z
     headersTimeoutMs: serverMilliseconds('To receive request headers (read when serve starts)').optional(),
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
     ui: z.boolean().meta({ description: 'Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too).' }).optional(),
+    websockets: z.boolean().meta({ description: 'Take Responses over WebSocket on GET /v1/responses (default true); off, an upgrade gets 426 and clients such as Codex stay on HTTP.' }).optional(),
     otel: z
       .boolean()
       .meta({ description: 'Export an OpenTelemetry span per request over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (read when serve starts; serve --otel [URL] turns it on too).' })
