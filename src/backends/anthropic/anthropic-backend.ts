@@ -20,6 +20,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
       return { 'anthropic-version': ANTHROPIC_VERSION, ...(beta ? { 'anthropic-beta': beta } : {}), ...(key ? { 'x-api-key': key } : {}) };
     },
     encode: encodeAnthropicRequest,
+    nativeWebSearch: true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),

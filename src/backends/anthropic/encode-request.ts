@@ -8,6 +8,7 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
 import { thinkingBudget } from './thinking-budget.js';
+import { encodeAnthropicSearchTool, encodeSearchPart } from './web-search.js';
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
 const DEFAULT_MAX_TOKENS = 8192;
@@ -50,6 +51,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
     if (choice) body.tool_choice = choice;
   }
+  if (request.webSearch) (body.tools ??= []).push(encodeAnthropicSearchTool(request.webSearch, warnings));
   const budget = thinkingBudget(request, maxTokens);
   if (budget !== undefined) {
     // With thinking on, Anthropic accepts only the default sampling settings.
@@ -141,6 +143,8 @@ function encodePart(part: Part, fromSystem: boolean, path: string): Block[] {
     }
     case 'file':
       return [encodeDocument(part, path)];
+    case 'web-search':
+      return encodeSearchPart(part);
   }
 }
 

@@ -13,6 +13,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     url: (base): string => `${base}/responses`,
     headers: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
     encode: encodeResponsesRequest,
+    nativeWebSearch: true,
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,
     forward: responsesForwardTap,

@@ -204,6 +204,13 @@ function checkTargets(config: Record<string, unknown>, storedBackends: readonly 
       at(['routes', model, index], `unknown backend "${backend}"${didYouMean(backend, known)}${known.length ? ` (backends: ${known.join(', ')}, ${OFFLINE_BACKEND})` : ''}`);
     });
   }
+  if (!isObject(config.routePolicies)) return;
+  for (const [model, policy] of Object.entries(config.routePolicies)) {
+    const search = isObject(policy) ? policy.search : undefined;
+    if (typeof search !== 'string' || !search) continue;
+    const { backend } = parseTarget(search);
+    if (!known.includes(backend)) at(['routePolicies', model, 'search'], `unknown backend "${backend}"${didYouMean(backend, known)}${known.length ? ` (backends: ${known.join(', ')})` : ''}`);
+  }
 }
 
 /** A Redis password in the file would be a secret shared with everyone who reads it. */

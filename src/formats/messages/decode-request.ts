@@ -16,6 +16,8 @@ import {
   type Json,
 } from '../shared/read-fields.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+import type { WebSearchPart, WebSearchSpec } from '../../core/web-search.js';
+import { readDomains, readMaxUses, readUserLocation, searchSpec, unmodelledSearchFields } from '../shared/web-search-options.js';
 
 export type MessagesOptions = Record<string, never>;
 
@@ -40,6 +42,8 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
     tools: tools.specs,
     maxOutputTokens: maxTokens,
   };
+  if (tools.webSearch) request.webSearch = tools.webSearch;
+  if (tools.webSearchUnsent) kept.push(tools.webSearchUnsent);
   if (kept.length) request.sameFormatOnly = kept;
   const toolChoice = decodeToolChoice(json.tool_choice, request);
   if (toolChoice) request.toolChoice = toolChoice;
@@ -93,7 +97,11 @@ function decodeBlocks(raw: unknown, path: string, kept: SameFormatOnly[]): Part[
   const parts: Part[] = [];
   raw.forEach((item, index) => {
     const part = decodeBlock(item, `${path}.${index}`, kept);
-    if (part) parts.push(part);
+    if (!part) return;
+    // A replayed search's result joins the server_tool_use that asked for it: one canonical search.
+    const call = part.type === 'web-search' ? parts.find((earlier): earlier is WebSearchPart => earlier.type === 'web-search' && earlier.id === part.id) : undefined;
+    if (call && part.type === 'web-search') Object.assign(call, { results: part.results, ...(part.errorCode ? { errorCode: part.errorCode } : {}) });
+    else parts.push(part);
   });
   return parts;
 }
@@ -151,21 +159,46 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       return { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: requiredString(block, 'data', `${path}.data`) } } };
     case 'document':
       return decodeDocument(block, path);
+    case 'server_tool_use':
+      if (block.name !== 'web_search') break;
+      return { type: 'web-search', id: requiredString(block, 'id', `${path}.id`), query: searchQuery(block.input), results: [] };
+    case 'web_search_tool_result':
+      return replayedSearchResult(block, path);
     case 'tool_reference':
       // Tool search results (Claude Code's ToolSearch) name tools that are now loaded; elsewhere
       // they are said in words, so the tool result is never empty.
       return { type: 'text', text: `Tool available: ${requiredString(block, 'tool_name', `${path}.tool_name`)}` };
-    default:
-      // search_result blocks, replayed server-tool blocks (server_tool_use, web_search_tool_result,
-      // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
-      // the forwarded body; any other route refuses the request rather than leave them out.
-      kept.push({
-        param: path,
-        message: `content blocks of type '${type}' can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.`,
-        refuse: true,
-      });
-      return undefined;
   }
+  // search_result blocks, replayed server-tool blocks other than web search (web_fetch,
+  // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
+  // the forwarded body; any other route refuses the request rather than leave them out.
+  kept.push({
+    param: path,
+    message: `content blocks of type '${type}' can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.`,
+    refuse: true,
+  });
+  return undefined;
+}
+
+const searchQuery = (input: unknown): string => (input && typeof input === 'object' && typeof (input as Json).query === 'string' ? ((input as Json).query as string) : '');
+
+/** A replayed web_search_tool_result: the pages found (with the encrypted content Anthropic needs back), or the error. */
+function replayedSearchResult(block: Json, path: string): WebSearchPart {
+  const id = requiredString(block, 'tool_use_id', `${path}.tool_use_id`);
+  const content = block.content;
+  if (!Array.isArray(content)) {
+    const error = asObject(content, `${path}.content`);
+    return { type: 'web-search', id, query: '', results: [], errorCode: optionalString(error, 'error_code', `${path}.content.error_code`) ?? 'unavailable' };
+  }
+  const results = content.map((item, index) => {
+    const result = asObject(item, `${path}.content.${index}`);
+    const where = `${path}.content.${index}`;
+    const title = optionalString(result, 'title', `${where}.title`);
+    const pageAge = optionalString(result, 'page_age', `${where}.page_age`);
+    const encryptedContent = optionalString(result, 'encrypted_content', `${where}.encrypted_content`);
+    return { url: requiredString(result, 'url', `${where}.url`), ...(title !== undefined ? { title } : {}), ...(pageAge !== undefined ? { pageAge } : {}), ...(encryptedContent !== undefined ? { encryptedContent } : {}) };
+  });
+  return { type: 'web-search', id, query: '', results };
 }
 
 /**
@@ -212,12 +245,28 @@ function decodeImage(block: Json, path: string): ImagePart {
  * a versioned type and no input_schema: an Anthropic upstream runs them; elsewhere they are left
  * out and listed in svc_meta.dropped_tools, as Responses hosted tools are.
  */
-function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
+function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[]; webSearch?: WebSearchSpec; webSearchUnsent?: SameFormatOnly } {
   const tools: ToolSpec[] = [];
   const dropped: string[] = [];
+  let webSearch: WebSearchSpec | undefined;
+  let webSearchUnsent: SameFormatOnly | undefined;
   if (raw === undefined || raw === null) return { specs: tools, dropped };
   asArray(raw, 'tools').forEach((item, index) => {
     const tool = asObject(item, `tools.${index}`);
+    if (typeof tool.type === 'string' && WEB_SEARCH_TOOL.test(tool.type)) {
+      // Web search: every route runs it (core/web-search.ts), natively or through its search target.
+      const path = `tools.${index}`;
+      webSearch = searchSpec(tool.type, path, {
+        allowedDomains: readDomains(tool, 'allowed_domains', `${path}.allowed_domains`),
+        blockedDomains: readDomains(tool, 'blocked_domains', `${path}.blocked_domains`),
+        maxUses: readMaxUses(tool, 'max_uses', `${path}.max_uses`),
+        userLocation: readUserLocation(tool.user_location, `${path}.user_location`),
+      });
+      // A breakpoint on the tool list is the router's to place on a translating route.
+      const unsent = unmodelledSearchFields(tool, ['type', 'name', 'allowed_domains', 'blocked_domains', 'max_uses', 'user_location', 'cache_control']);
+      if (unsent.length) webSearchUnsent = { param: path, message: `web search ${unsent.join(', ')} not applied: only an Anthropic upstream takes them; the search runs without.`, refuse: false };
+      return;
+    }
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
       dropped.push(typeof tool.type === 'string' ? tool.type : 'unknown');
       return;
@@ -237,8 +286,11 @@ function decodeTools(raw: unknown): { specs: ToolSpec[]; dropped: string[] } {
     if (description !== undefined) spec.description = description;
     tools.push(spec);
   });
-  return { specs: tools, dropped };
+  return { specs: tools, dropped, ...(webSearch ? { webSearch } : {}), ...(webSearchUnsent ? { webSearchUnsent } : {}) };
 }
+
+/** Anthropic's web search server tool, any version: https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool */
+const WEB_SEARCH_TOOL = /^web_search_\d{8}$/;
 
 function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;

@@ -3,6 +3,7 @@ import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import { metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
+import type { WebSearchPart } from '../../core/web-search.js';
 import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
@@ -41,6 +42,8 @@ export interface ResponsesOptions {
   toolsByName: Map<string, ClientTool>;
   /** `include: ["reasoning.encrypted_content"]`: return sealed reasoning the client can replay. */
   includeEncryptedReasoning: boolean;
+  /** `include: ["web_search_call.action.sources"]`: a search's item lists the pages it found. */
+  includeSearchSources: boolean;
 }
 
 /** Decodes an OpenAI Responses request body: `input` as a string or a list of items, as Codex sends it. */
@@ -67,6 +70,11 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   }
 
   const request: CanonicalRequest = { model, system, messages, tools: tools.specs };
+  if (tools.webSearch) request.webSearch = tools.webSearch;
+  if (tools.webSearchUnsent) {
+    const { param, fields } = tools.webSearchUnsent;
+    kept.push({ param, message: `web search ${fields.join(', ')} not applied: only an OpenAI Responses upstream takes them; the search runs without.`, refuse: false });
+  }
   if (kept.length) request.sameFormatOnly = kept;
   decodeToolChoice(json.tool_choice, request);
   const parallel = optionalBoolean(json, 'parallel_tool_calls');
@@ -118,6 +126,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       promptCacheKey: optionalString(json, 'prompt_cache_key') ?? null,
       toolsByName: tools.byCanonicalName,
       includeEncryptedReasoning: include.includes('reasoning.encrypted_content'),
+      includeSearchSources: include.includes('web_search_call.action.sources'),
     },
   };
 }
@@ -167,6 +176,8 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
     }
     case 'reasoning':
       return decodeReasoning(item, path, context);
+    case 'web_search_call':
+      return { role: 'assistant', content: [replayedSearch(item, path)] };
     case 'item_reference': {
       // An earlier item by id, for the server to look up (what `store: true` clients such as the
       // AI SDK send). svc-router keeps no state, and the ids it issued name nothing upstream.
@@ -183,6 +194,16 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
       keepOnly(kept, path, `a replayed '${type}' item can be passed only to an OpenAI Responses upstream, and this model routes elsewhere; leave it out or send what it holds as a message.`);
       return undefined;
   }
+}
+
+/** A replayed web_search_call: its query and the sources it listed (urls only, as OpenAI gives them). */
+function replayedSearch(item: Json, path: string): WebSearchPart {
+  const action = item.action === undefined || item.action === null ? {} : asObject(item.action, `${path}.action`);
+  const queries = Array.isArray(action.queries) ? action.queries.filter((query): query is string => typeof query === 'string') : [];
+  const query = optionalString(action, 'query', `${path}.action.query`) ?? queries.join('; ');
+  const sources = Array.isArray(action.sources) ? action.sources : [];
+  const results = sources.flatMap((source) => (source && typeof (source as Json).url === 'string' ? [{ url: (source as Json).url as string }] : []));
+  return { type: 'web-search', id: optionalString(item, 'id', `${path}.id`) ?? `ws_${path}`, query, results, ...(item.status === 'failed' ? { errorCode: 'unavailable' } : {}) };
 }
 
 const keepOnly = (kept: SameFormatOnly[], param: string, message: string, refuse = true): void => {
