@@ -5,8 +5,9 @@ import type { Reply, Usage } from '../core/reply.js';
 import type { CanonicalRequest, Message, ToolResultPart, ToolSpec } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import { formatTarget, type Target } from '../core/target.js';
-import { ROUTER_SEARCH_LIMIT, type WebSearchPart, type WebSearchResult } from '../core/web-search.js';
+import { ROUTER_SEARCH_LIMIT, type WebSearchPart, type WebSearchResult, type WebSearchSpec } from '../core/web-search.js';
 import { consultTargets } from './consult-route.js';
+import { newId } from '../formats/shared/ids.js';
 import type { RequestContext } from './context.js';
 
 /**
@@ -80,9 +81,11 @@ export async function* servedSearchStream(
       const query = queryOf(call.arguments);
       const allowed = used < limit;
       if (allowed) used++;
+      // The search's own id: the function and its call id are the router's, never the client's to see.
+      const id = newId('srvtoolu_');
       const ran = allowed
-        ? await runSearch(context, request, searchTarget, call.id, query, signal)
-        : { part: failed(call.id, query, 'max_uses_exceeded'), text: `No more searches: the limit of ${limit} is reached. Answer with what you found.`, warnings: [] };
+        ? await runSearch(context, request, searchTarget, id, query, signal)
+        : { part: failed(id, query, 'max_uses_exceeded'), text: `No more searches: the limit of ${limit} is reached. Answer with what you found.`, warnings: [] };
       warnings.push(...ran.warnings);
       yield [{ type: 'web-search', part: ran.part }];
       results.push({ type: 'tool-result', callId: call.id, content: [{ type: 'text', text: ran.text }], ...(ran.part.errorCode ? { isError: true } : {}) });
@@ -134,7 +137,8 @@ async function runSearch(
     system: [{ type: 'text', text: 'Search the web for the query and report what the pages found say, briefly and factually, naming each source.' }],
     messages: [{ role: 'user', content: [{ type: 'text', text: query }] }],
     tools: [],
-    webSearch: { ...request.webSearch!, maxUses: 1 },
+    // The client's max_uses is the router's to keep (it counts the calls); the target searches as it sees fit for one query.
+    webSearch: withoutMaxUses(request.webSearch!),
   };
   let reply: Reply;
   try {
@@ -156,6 +160,11 @@ async function runSearch(
   const sources = results.map((result) => `- ${result.title ? `${result.title}: ` : ''}${result.url}`).join('\n');
   const text = `${said || 'The search found nothing to report.'}${sources ? `\n\nSources:\n${sources}` : ''}`;
   return { part: { type: 'web-search', id, query, results }, text, warnings: asked.backendWarnings ?? [] };
+}
+
+function withoutMaxUses(spec: WebSearchSpec): WebSearchSpec {
+  const { maxUses: _kept, ...rest } = spec;
+  return rest;
 }
 
 const failed = (id: string, query: string, errorCode: string): WebSearchPart => ({ type: 'web-search', id, query, results: [], errorCode });

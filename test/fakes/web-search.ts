@@ -39,6 +39,8 @@ export const sealedIndex = (result: FakeSearchResult): string => `idx_${Buffer.f
 
 /** The last user turn's text, in any of the three message shapes (string content, or text parts). */
 export function lastUserText(messages: unknown): string {
+  // A Responses `input` may be the user's text itself.
+  if (typeof messages === 'string') return messages;
   const list = Array.isArray(messages) ? messages : [];
   for (let i = list.length - 1; i >= 0; i--) {
     const message = list[i] as { role?: string; content?: unknown; parts?: unknown };
