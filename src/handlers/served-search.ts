@@ -41,8 +41,8 @@ export async function* servedSearchStream(
   const warnings: string[] = [];
   let started = false;
 
-  // One round per answer of the model; a round that searched is followed by one more, and the
-  // search is not offered past the limit, so at most limit + 2 rounds run.
+  // One round per answer of the model; a round that searched is followed by one more, the search
+  // is not offered past the limit, and a call made past it ends the turn: at most limit + 2 rounds.
   for (let round = 0; ; round++) {
     const offered = used < limit && round <= limit;
     const inner: CanonicalRequest = { ...rest, messages, tools: offered ? [...request.tools, search] : request.tools };
@@ -94,6 +94,13 @@ export async function* servedSearchStream(
     // and the searches, replayed next turn, tell the model what they found.
     if (answer.content.some((part) => part.type === 'tool-call' && !searchCalls.has(part.id))) {
       yield [{ ...finish, usage, ...(warnings.length ? { warnings: [...new Set(warnings)] } : {}) }];
+      return;
+    }
+    // A model that still calls the search once it is no longer offered gets no more rounds: the
+    // turn ends with what it said, stopped, not waiting on a call the client never saw.
+    if (round > limit) {
+      warnings.push(`The model kept searching past the limit of ${limit} searches; its answer ends there.`);
+      yield [{ ...finish, reason: 'stop', finish: { unified: 'stop' }, usage, warnings: [...new Set(warnings)] }];
       return;
     }
     const assistant: Message = { role: 'assistant', content: answer.content.filter((part) => part.type !== 'web-search') };

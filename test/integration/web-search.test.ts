@@ -283,3 +283,56 @@ describe('a replayed search', () => {
     expect(sent).toContain(FOUND[0]);
   });
 });
+
+describe('the search the router serves', () => {
+  it('stops at max_uses: a search past it is answered max_uses_exceeded and the function is no longer offered; each search is billed to the caller', async () => {
+    const call = (id: string) => ({ toolCalls: [{ id, name: 'web_search', arguments: { query: QUESTION } }] });
+    const { fake } = await fakes.routeSku(router, 'openai-chat', [call('call_1'), call('call_2'), { text: ANSWER }]);
+    const searcher = await fakes.start('anthropic', [{ webSearch: {}, text: 'Found it.' }]);
+    addBackend(router, 'searcher', 'anthropic', searcher.url);
+    router.config.update((settings) => {
+      settings.routePolicies[SKU] = { search: 'searcher:claude-x' };
+    });
+    const before = await router.app.ledger.summary('alice');
+    const reply = await post('messages', { ...OFFER.messages, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }] });
+    expect(reply.status, reply.text).toBe(200);
+    const blocks = reply.json.content;
+    expect(blocks.map((block: any) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'server_tool_use', 'web_search_tool_result', 'text']);
+    expect(blocks[1].content.map((result: any) => result.url)).toEqual(FOUND);
+    expect(blocks[3].content).toEqual({ type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' });
+    // One search ran on the target; once it was used up, no round was offered the search.
+    expect(searcher.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['web_search']);
+    expect(fake.requests[1]!.body.tools ?? []).toEqual([]);
+    expect(fake.requests[2]!.body.tools ?? []).toEqual([]);
+    // The call past the limit was answered with an error for the model.
+    expect(fake.requests[2]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_2', content: expect.stringContaining('limit of 1') });
+    // The client's request and the search each count as a request of the caller's.
+    const after = await router.app.ledger.summary('alice');
+    expect(after.requests - before.requests).toBe(2);
+    // The rounds' usage is the reply's: all three calls to the model.
+    expect(reply.json.usage.input_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('a model that will not stop searching', () => {
+  it.each([false, true])('is cut off after max_uses + 2 rounds, and the turn ends stopped (streaming: %s)', async (stream) => {
+    const { fake } = await fakes.routeSku(router, 'openai-chat', (_body: unknown, index: number) => ({ toolCalls: [{ id: `call_${index}`, name: 'web_search', arguments: { query: QUESTION } }] }));
+    const searcher = await fakes.start('openai-responses', [{ webSearch: {}, text: 'Found it.' }]);
+    addBackend(router, 'searcher', 'openai-responses', searcher.url);
+    router.config.update((settings) => {
+      settings.routePolicies[SKU] = { search: 'searcher:gpt-x' };
+    });
+    const reply = await post('responses', { ...OFFER.responses, stream });
+    expect(reply.status, reply.text).toBe(200);
+    const response = stream ? parseSse(reply.text).map((frame) => JSON.parse(frame.data)).at(-1).response : reply.json;
+    expect(response.status).toBe('completed');
+    // Five searches by default: five run, the sixth and seventh calls are refused, and no more rounds.
+    expect(searcher.requests).toHaveLength(5);
+    expect(fake.requests).toHaveLength(7);
+    const calls = response.output.filter((item: any) => item.type === 'web_search_call');
+    expect(calls.map((item: any) => item.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed', 'failed']);
+    expect(response.svc_meta.warnings).toEqual(expect.arrayContaining([expect.stringContaining('kept searching past the limit of 5')]));
+  });
+});
