@@ -353,7 +353,12 @@ function decodeToolChoice(raw: unknown, request: CanonicalRequest): void {
     request.toolChoice = request.tools.length ? mode : 'none';
     return;
   }
-  // A hosted tool (web_search_preview, file_search, mcp, …): left out on a translating route.
+  // Web search runs on every route, but only an OpenAI Responses upstream can be made to search.
+  if (/^web_search/.test(type)) {
+    keepOnly((request.sameFormatOnly ??= []), 'tool_choice', `tool_choice forces the hosted tool '${type}'; on this route the model is offered search but chooses for itself whether to search.`, false);
+    return;
+  }
+  // A hosted tool (file_search, mcp, …): left out on a translating route.
   keepOnly((request.sameFormatOnly ??= []), 'tool_choice', `tool_choice forces the hosted tool '${type}', which this route leaves out (see dropped_tools); the model chooses for itself.`, false);
 }
 

@@ -576,7 +576,7 @@ describe('decodeResponsesRequest: every part is carried, kept for a same-format 
 
   it('a tool_choice forcing a hosted tool is a warning on a translating route', () => {
     expect(kept(body({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }))).toEqual([
-      { param: 'tool_choice', message: "tool_choice forces the hosted tool 'web_search', which this route leaves out (see dropped_tools); the model chooses for itself.", refuse: false },
+      { param: 'tool_choice', message: "tool_choice forces the hosted tool 'web_search'; on this route the model is offered search but chooses for itself whether to search.", refuse: false },
     ]);
   });
 
