@@ -180,6 +180,7 @@ _svc_router() {
                 rule-remove) options="$help" ;;
                 weights) options="$help" ;;
                 guard) options="--unset $help" ;;
+                search) options="--unset $help" ;;
                 unset) options="$help" ;;
             esac
             ;;
@@ -287,8 +288,8 @@ _svc_router() {
             ;;
         routes)
             case $sub in
-                '') words='set window list rule rule-remove weights guard unset help' ;;
-                help) ((nargs == 0)) && words='set window list rule rule-remove weights guard unset' ;;
+                '') words='set window list rule rule-remove weights guard search unset help' ;;
+                help) ((nargs == 0)) && words='set window list rule rule-remove weights guard search unset' ;;
                 set)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
@@ -354,6 +355,18 @@ _svc_router() {
                         return 0
                     elif ((nargs == 1)); then
                         words='off warn mask refuse'
+                    else
+                        words=$options
+                    fi
+                    ;;
+                search)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    elif ((nargs == 1)); then
+                        :
                     else
                         words=$options
                     fi

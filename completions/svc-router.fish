@@ -142,9 +142,10 @@ complete -c svc-router -n '__svc_router_is routes' -a rule -d 'add (or replace) 
 complete -c svc-router -n '__svc_router_is routes' -a rule-remove -d 'remove a route\'s task rule'
 complete -c svc-router -n '__svc_router_is routes' -a weights -d 'balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)'
 complete -c svc-router -n '__svc_router_is routes' -a guard -d 'what the secrets guardrail does on this route\'s requests: off, warn, mask or refuse, over the router\'s guardrails.secrets'
+complete -c svc-router -n '__svc_router_is routes' -a search -d 'where web search runs for targets without their own: BACKEND[:MODEL] of type anthropic, openai-responses or gemini'
 complete -c svc-router -n '__svc_router_is routes' -a unset -d 'remove a route'
 complete -c svc-router -n '__svc_router_is routes' -a help -d 'display help for command'
-complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights guard unset'
+complete -c svc-router -n '__svc_router_is routes help' -a 'set window list rule rule-remove weights guard search unset'
 
 # prices
 complete -c svc-router -n '__svc_router_is prices' -a list -d 'list the prices in force (US dollars per million tokens), config over shipped defaults'
@@ -292,6 +293,10 @@ complete -c svc-router -n '__svc_router_in routes weights; and test (count (__sv
 complete -c svc-router -n '__svc_router_in routes guard' -l unset -d 'follow the router\'s guardrails.secrets again'
 complete -c svc-router -n '__svc_router_in routes guard; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 complete -c svc-router -n '__svc_router_in routes guard; and test (count (__svc_router_words)) -eq 3' -a 'off warn mask refuse' -d 'mode'
+
+# routes search
+complete -c svc-router -n '__svc_router_in routes search' -l unset -d 'remove the search target (requests offering search to such targets are refused)'
+complete -c svc-router -n '__svc_router_in routes search; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
 # routes unset
 complete -c svc-router -n '__svc_router_in routes unset; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'

@@ -269,8 +269,15 @@ _svc_router_routes_args() {
         '::mode:(off warn mask refuse)' \
         $help
       ;;
+    search)
+      _arguments \
+        '--unset[remove the search target (requests offering search to such targets are refused)]' \
+        ':model:_svc_router_route_models' \
+        '::target:' \
+        $help
+      ;;
     unset) _arguments ':model:_svc_router_route_models' $help ;;
-    help) _arguments ':command:(set window list rule rule-remove weights guard unset)' ;;
+    help) _arguments ':command:(set window list rule rule-remove weights guard search unset)' ;;
     *) return 1 ;;
   esac
 }
@@ -418,6 +425,7 @@ _svc_router() {
         'rule-remove:remove a route'\''s task rule' \
         'weights:balance which target leads the chain: TARGET=WEIGHT pairs (none: clear the weights)' \
         'guard:what the secrets guardrail does on this route'\''s requests: off, warn, mask or refuse, over the router'\''s guardrails.secrets' \
+        'search:where web search runs for targets without their own: BACKEND[:MODEL] of type anthropic, openai-responses or gemini' \
         'unset:remove a route'
       ret=$?
       ;;

@@ -24,6 +24,12 @@ export interface Backend {
   readonly offline?: boolean;
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
   readonly wireFormat?: FormatName;
+  /**
+   * The upstream runs web search itself (Anthropic's server tool, OpenAI's hosted tool, Gemini's
+   * Google Search grounding). A backend without it refuses a request that offers search, unless
+   * the route names a search target, whose searches the router then runs for it (src/handlers/served-search.ts).
+   */
+  readonly nativeWebSearch?: boolean;
   complete(call: BackendCall): Promise<Reply>;
   /** The reply as batches of events: one batch per burst the upstream sent. */
   stream(call: BackendCall): AsyncIterable<StreamEvent[]>;

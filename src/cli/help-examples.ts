@@ -17,6 +17,7 @@ export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "svc-router routes set 'claude-*' anthropic",
     'svc-router routes set svc.team-search openai:gpt-5-mini --new   # a SKU of your own',
   ],
+  'routes search': ['svc-router routes search svc.intelligent-lite gem:gemini-2.5-flash   # a local model searches the web through Gemini'],
   'routes guard': ["svc-router routes guard 'claude-*' mask   # credentials in Claude Code's requests become placeholders", 'svc-router config set guardrails.secrets warn   # every other route: named in x-svc-warning'],
   whoami: ['svc-router whoami                        # in-process, from the config', 'svc-router whoami --base-url http://127.0.0.1:8787 --json   # asks the running server'],
   chat: ['svc-router chat "say hi"', 'echo "summarise this" | svc-router chat -m svc.intelligent-lite', 'svc-router chat --stream --json "count to 3" | jq -c .choices[0].delta   # NDJSON, one chunk a line'],

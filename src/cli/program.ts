@@ -183,6 +183,10 @@ export function buildProgram(version: string): Command {
     .description("what the secrets guardrail does on this route's requests: off, warn, mask or refuse, over the router's guardrails.secrets")
     .option('--unset', "follow the router's guardrails.secrets again")
     .action(async (model, mode, options) => (await import('./commands/routes.js')).runRoutesGuard(model, mode, options));
+  completeArguments(routes.command('search <model> [target]'), 'route-models')
+    .description('where web search runs for targets without their own: BACKEND[:MODEL] of type anthropic, openai-responses or gemini')
+    .option('--unset', 'remove the search target (requests offering search to such targets are refused)')
+    .action(async (model, target, options) => (await import('./commands/routes.js')).runRoutesSearch(model, target, options));
   completeArguments(routes.command('unset <model>'), 'route-models')
     .description('remove a route')
     .action(async (model) => (await import('./commands/routes.js')).runRoutesUnset(model));

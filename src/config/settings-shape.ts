@@ -74,6 +74,7 @@ const SETTINGS_SHAPE: Shape = {
           required: ['name', 'when', 'targets'],
         }),
         weights: table(number),
+        search: string,
       },
     }),
     routing: { fields: { sessionHeader: string } },

@@ -151,6 +151,12 @@ export interface RoutePolicy {
   weights?: Record<string, number>;
   /** This route's guardrails, over the router's (`routes guard`). */
   guardrails?: Partial<GuardrailSettings>;
+  /**
+   * Where web search runs for this route's targets that have none of their own (`routes search`):
+   * a target `BACKEND[:UPSTREAM_MODEL]` whose upstream searches natively. The router offers the
+   * model a search function and answers its calls there (src/handlers/served-search.ts).
+   */
+  search?: string;
 }
 
 /** How requests are routed beyond each route's own chain. */

@@ -38,7 +38,12 @@ export async function collectReply(batches: AsyncIterable<StreamEvent[]>): Promi
         endOpen(open?.type === 'reasoning' ? event : {});
         break;
       case 'text-end':
+        if (open?.type === 'text' && event.citations?.length) open.citations = [...(open.citations ?? []), ...event.citations];
         endOpen(open?.type === 'text' ? event : {});
+        break;
+      case 'web-search':
+        open = undefined;
+        content.push(event.part);
         break;
       case 'tool-call-start': {
         const call: ToolCallPart = { type: 'tool-call', id: event.id, name: event.name, arguments: '', ...(event.providerMetadata ? { providerMetadata: event.providerMetadata } : {}) };

@@ -19,6 +19,8 @@ function partChars(part: Part): number {
       return part.content.reduce((sum, inner) => sum + partChars(inner), 0);
     case 'image':
       return IMAGE_CHARS;
+    case 'web-search':
+      return part.query.length + part.results.reduce((sum, result) => sum + result.url.length + (result.title?.length ?? 0), 0);
     case 'file':
       // Text counts as itself; a PDF or a reference is billed like a few pages.
       return part.source.kind === 'text' ? part.source.text.length : part.source.kind === 'base64' ? Math.min(part.source.data.length, 4 * IMAGE_CHARS) : IMAGE_CHARS;

@@ -1,5 +1,6 @@
 import type { ProviderMetadata } from './provider-metadata.js';
 import type { ReasoningPart, TextPart, ToolCallPart } from './request.js';
+import type { WebSearchPart } from './web-search.js';
 
 /** Why the answer ended, in terms every client format can say. */
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error';
@@ -37,7 +38,7 @@ export interface Usage {
 export const inputNoCacheTokens = (usage: Usage): number =>
   Math.max(0, usage.inputTokens - (usage.cachedInputTokens ?? 0) - (usage.cacheWriteInputTokens ?? 0));
 
-export type ReplyPart = TextPart | ToolCallPart | ReasoningPart;
+export type ReplyPart = TextPart | ToolCallPart | ReasoningPart | WebSearchPart;
 
 export interface Reply {
   /** Upstream response id, when it gave one. */

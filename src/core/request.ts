@@ -1,4 +1,5 @@
 import type { ProviderMetadata } from './provider-metadata.js';
+import type { Citation, WebSearchPart, WebSearchSpec } from './web-search.js';
 
 /**
  * The canonical request: what every client format decodes into and every backend encodes from.
@@ -9,6 +10,8 @@ import type { ProviderMetadata } from './provider-metadata.js';
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Sources the text relies on (web search citations), in the canonical form every format maps. */
+  citations?: Citation[];
   providerMetadata?: ProviderMetadata;
 }
 
@@ -76,7 +79,7 @@ export interface ReasoningPart {
   providerMetadata?: ProviderMetadata;
 }
 
-export type Part = TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart;
+export type Part = TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart | WebSearchPart;
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -129,6 +132,8 @@ export interface CanonicalRequest {
   tools: ToolSpec[];
   /** Deferred tools no tool result has loaded yet: held back from a translating upstream (core/tool-search.ts). */
   deferredTools?: ToolSpec[];
+  /** The client offered web search (core/web-search.ts): an upstream with its own runs it, else the route's search target. */
+  webSearch?: WebSearchSpec;
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   maxOutputTokens?: number;

@@ -28,7 +28,12 @@ export interface StartedStream {
 
 /** Calls one target for a stream; its first events decide whether it answered (else it throws, for the next). */
 export async function startStream(context: RequestContext, backend: Backend, request: CanonicalRequest, upstreamModel: string, apiKey?: string): Promise<StartedStream> {
-  const rest = backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
+  return startEvents(backend.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) }));
+}
+
+/** As startStream, for any stream of canonical events (the router's own search loop's). */
+export async function startEvents(events: AsyncIterable<StreamEvent[]>): Promise<StartedStream> {
+  const rest = events[Symbol.asyncIterator]();
   const first = await rest.next();
   const lead = first.done ? undefined : first.value[0];
   if (lead?.type === 'error') throw lead.error;

@@ -61,7 +61,7 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
   // A same-format target forwards its upstream's reply as it came (src/handlers/forward/), when this request allows it.
   const forwarder = run.forwarder();
   const upstreamStart = performance.now();
-  const result = await completeOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name);
+  const result = await completeOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
   run.answeredBy(result);
   const headers = replyHeaders(run, performance.now() - upstreamStart);
   if ('forwarded' in result.reply) {
@@ -87,7 +87,7 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
 async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiResponse> {
   const forwarder = run.forwarder();
   const upstreamStart = performance.now();
-  const result = await streamOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name);
+  const result = await streamOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
   run.answeredBy(result);
   const headers = replyHeaders(run, performance.now() - upstreamStart);
   if ('forwarded' in result.reply) {

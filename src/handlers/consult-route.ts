@@ -7,6 +7,7 @@ import { newId } from '../formats/shared/ids.js';
 import { resolveChain } from '../routing/resolve-route.js';
 import { costNanoUsd, priceFor } from '../usage/prices.js';
 import { tryInOrder } from './call-chain.js';
+import type { Target } from '../core/target.js';
 import type { RequestContext } from './context.js';
 
 /** No session header reaches a consulted route: its answers are not the client's session's, and pin nothing. */
@@ -27,12 +28,20 @@ export async function consultRoute<Options>(
   request: CanonicalRequest,
   signal: ClientSignal,
 ): Promise<Reply> {
+  const chain = resolveChain(context.settings, route, format, FORMATS);
+  return consultTargets(context, route, chain.targets, request, signal);
+}
+
+/**
+ * As consultRoute, for a chain of targets given directly (a route's search target): recorded in the
+ * ledger under `label`, as a request of the caller's own.
+ */
+export async function consultTargets(context: RequestContext, label: string, targets: Target[], request: CanonicalRequest, signal: ClientSignal): Promise<Reply> {
   const { settings, identity } = context;
-  const chain = resolveChain(settings, route, format, FORMATS);
   const stop = eitherSignal(signal, context.request.signal);
   try {
     const consulting = { ...context, request: { ...context.request, headers: NO_HEADERS, signal: stop.signal, trace: undefined } };
-    const answered = await tryInOrder(consulting, chain.targets, request, (backend, upstreamModel, apiKey) =>
+    const answered = await tryInOrder(consulting, targets, request, (backend, upstreamModel, apiKey) =>
       backend.complete({ request, upstreamModel, signal: stop.signal, ...(apiKey ? { apiKey } : {}) }),
     );
     const { backend, upstreamModel, reply } = answered;
@@ -45,7 +54,7 @@ export async function consultRoute<Options>(
       outputTokens: usage.outputTokens,
       requests: 1,
       requestId: newId('req_'),
-      model: route,
+      model: label,
       backend: backend.name,
       upstreamModel,
       ...(usage.cachedInputTokens ? { cacheReadTokens: usage.cachedInputTokens } : {}),

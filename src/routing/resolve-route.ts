@@ -48,6 +48,8 @@ export interface Chain {
   rule?: string;
   /** Set when an unrouted format-own id (claude-*) is served by this SKU's route instead of offline. */
   servedAs?: string;
+  /** Where web search runs for targets without their own (`routes search`). */
+  searchTarget?: Target;
 }
 
 /**
@@ -67,6 +69,7 @@ export function resolveChain(settings: Settings, model: string, format: RoutedFo
   if (configured) {
     const policy = settings.routePolicies && Object.hasOwn(settings.routePolicies, configured.name) ? settings.routePolicies[configured.name] : undefined;
     if (!policy) return { targets: configured.targets.map(parseTarget), route: configured.name };
+    const search = typeof policy.search === 'string' && policy.search ? { searchTarget: parseTarget(policy.search) } : {};
     const rule = policy.rules?.length && traits ? firstMatchingRule(policy.rules, traits()) : undefined;
     const chain = rule ? rule.targets : configured.targets;
     const weights = policy.weights;
@@ -76,7 +79,7 @@ export function resolveChain(settings: Settings, model: string, format: RoutedFo
       // A weight of 0 (or one not a number) keeps the target out of the draw, as a fallback only.
       return weight !== undefined && Number.isFinite(weight) && weight > 0 ? { ...target, weight } : target;
     });
-    return { targets, route: configured.name, ...(rule ? { rule: rule.name } : {}) };
+    return { targets, route: configured.name, ...(rule ? { rule: rule.name } : {}), ...search };
   }
   if (ownId) {
     const sku = firstRealSku(settings);

@@ -27,8 +27,8 @@ export function requestTraits(request: CanonicalRequest, contextTokens: number, 
     image: request.messages.some((message) =>
       message.content.some((part) => part.type === 'image' || (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image'))),
     ),
-    // Chat Completions asks for search with a request setting rather than a tool.
-    webSearch: droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)) || (request.forwardBody?.format === 'chat' && request.forwardBody.body.web_search_options != null),
+    // Every format's offer of search is decoded into request.webSearch (Chat's web_search_options too).
+    webSearch: request.webSearch !== undefined || droppedTools.some((tool) => WEB_SEARCH_TOOL.test(tool)),
   };
 }
 

@@ -77,7 +77,7 @@ describe('bash completion (plain bash, no bash-completion)', () => {
   });
 
   it('lists every routes subcommand (and help) for `svc-router routes `', () => {
-    expect(sorted(completeBash('svc-router routes '))).toEqual(['guard', 'help', 'list', 'rule', 'rule-remove', 'set', 'unset', 'weights', 'window']);
+    expect(sorted(completeBash('svc-router routes '))).toEqual(['guard', 'help', 'list', 'rule', 'rule-remove', 'search', 'set', 'unset', 'weights', 'window']);
   });
 
   it('lists the backend types after --type, also as --type=', () => {

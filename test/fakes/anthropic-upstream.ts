@@ -12,6 +12,7 @@ import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOp
 import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
 import { anthropicCache, anthropicPrompt } from './anthropic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
+import { fakeSearch, lastUserText, sealedContent, sealedIndex } from './web-search.js';
 
 export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, `x-api-key` (or `Authorization: Bearer`) must equal it; otherwise any non-empty key passes. */
@@ -98,9 +99,18 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
         for (const piece of splitText(block.thinking, turn.chunkSize)) await delta({ type: 'thinking_delta', thinking: piece });
         await delta({ type: 'signature_delta', signature: block.signature });
       } else if (block.type === 'text') {
-        await send({ type: 'content_block_start', index, content_block: { ...block, text: '' } });
+        await send({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } as any });
         if (index === 0) await ping();
+        // A cited block gives its citations first, then the text they cite.
+        for (const citation of block.citations ?? []) await delta({ type: 'citations_delta', citation });
         for (const piece of splitText(block.text, turn.chunkSize)) await delta({ type: 'text_delta', text: piece });
+      } else if (block.type === 'server_tool_use') {
+        // The query streams as the input's JSON; the result block then comes whole in its start event.
+        await send({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+        if (index === 0) await ping();
+        await delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) });
+      } else if (block.type === 'web_search_tool_result') {
+        await send({ type: 'content_block_start', index, content_block: block });
       } else if (block.type === 'tool_use') {
         await send({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
         if (index === 0) await ping();
@@ -115,7 +125,7 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     await send({
       type: 'message_delta',
       delta: { stop_reason: full.stop_reason, stop_sequence: full.stop_sequence, container: null, stop_details: null, ...extraOf(turn, full) } as any,
-      usage: deltaUsage(full.usage),
+      usage: { ...deltaUsage(full.usage), ...(full.usage.server_tool_use ? { server_tool_use: full.usage.server_tool_use } : {}) },
     });
     await send({ type: 'message_stop' });
     sse.end();
@@ -130,9 +140,27 @@ function message(turn: ScriptedTurn, params: MessageCreateParams, prompt?: Promp
   if (turn.reasoning) {
     content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
   }
+  // Web search, when scripted and offered: https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool
+  const tool = (params.tools ?? []).find((candidate: any) => typeof candidate.type === 'string' && /^web_search_\d{8}$/.test(candidate.type)) as any;
+  const found = turn.webSearch && tool ? fakeSearch(turn.webSearch.query ?? lastUserText(params.messages), { allowedDomains: tool.allowed_domains, blockedDomains: tool.blocked_domains }) : undefined;
+  if (found) {
+    const id = randomId('srvtoolu_01');
+    const query = turn.webSearch!.query ?? lastUserText(params.messages);
+    content.push({ type: 'server_tool_use', id, name: 'web_search', input: { query }, caller: { type: 'direct' } } as ContentBlock);
+    content.push({
+      type: 'web_search_tool_result',
+      tool_use_id: id,
+      caller: { type: 'direct' },
+      content: found.map((result) => ({ type: 'web_search_result', url: result.url, title: result.title, encrypted_content: sealedContent(result), page_age: result.pageAge })),
+    } as ContentBlock);
+  }
   // Anthropic leaves `citations` out of a text block that cites nothing (the SDK types it as nullable;
   // clients such as @ai-sdk/anthropic refuse a null there), and the router now forwards the block as sent.
-  if (turn.text !== undefined) content.push({ type: 'text', text: turn.text } as ContentBlock);
+  if (turn.text !== undefined) {
+    const cited = found?.[0];
+    const citations = cited ? [{ type: 'web_search_result_location', url: cited.url, title: cited.title, encrypted_index: sealedIndex(cited), cited_text: cited.content }] : undefined;
+    content.push({ type: 'text', text: turn.text, ...(citations ? { citations } : {}) } as ContentBlock);
+  }
   for (const call of turn.toolCalls ?? []) {
     content.push({ type: 'tool_use', id: call.id ?? randomId('toolu_01'), name: call.name, input: toolInput(call.arguments), caller: { type: 'direct' } });
   }
@@ -147,7 +175,7 @@ function message(turn: ScriptedTurn, params: MessageCreateParams, prompt?: Promp
     stop_details: null,
     container: null,
     diagnostics: null,
-    usage: usage(turn, params, prompt),
+    usage: { ...usage(turn, params, prompt), ...(found ? { server_tool_use: { web_search_requests: 1, web_fetch_requests: 0 } } : {}) },
   };
 }
 

@@ -6,6 +6,7 @@ import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor,
 import { automaticCache, geminiRules } from './automatic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 import { geminiParts } from './prompt-parts.js';
+import { fakeSearch, lastUserText } from './web-search.js';
 
 /**
  * A fake of Google's Gemini API (`generativelanguage.googleapis.com/v1beta`), built from its
@@ -146,7 +147,22 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
     }
     const finishReason = turn.finishReason ?? { stop: 'STOP', length: 'MAX_TOKENS', tool_calls: 'STOP' }[stopReason(turn)];
     // The last chunk: the finish, full usage and, for an answer without calls, its signature.
-    chunks.push(chunk([calls.length ? { text: '' } : { text: '', thoughtSignature: issueSignature() }], answerTokens, finishReason));
+    const last = chunk([calls.length ? { text: '' } : { text: '', thoughtSignature: issueSignature() }], answerTokens, finishReason);
+    // Google Search grounding, when scripted and offered, comes with the last chunk:
+    // https://ai.google.dev/gemini-api/docs/google-search (segment offsets count UTF-8 bytes).
+    const offered = (body.tools ?? []).some((tool: any) => tool.googleSearch !== undefined || tool.google_search !== undefined);
+    if (turn.webSearch && offered) {
+      const query = turn.webSearch.query ?? lastUserText(body.contents);
+      const found = fakeSearch(query);
+      const text = turn.text ?? '';
+      (last.candidates[0] as any).groundingMetadata = {
+        webSearchQueries: [query],
+        searchEntryPoint: { renderedContent: '<div>search</div>' },
+        groundingChunks: found.map((result) => ({ web: { uri: result.url, title: result.title } })),
+        ...(text ? { groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(text), text }, groundingChunkIndices: [0] }] } : {}),
+      };
+    }
+    chunks.push(last);
     return chunks;
   }
 

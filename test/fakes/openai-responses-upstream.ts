@@ -16,6 +16,7 @@ import { authorised, defaultError, requestIdHeader, sendError } from './openai-e
 import { automaticCache, openAIRules } from './automatic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 import { openAIResponsesParts } from './prompt-parts.js';
+import { fakeSearch, lastUserText } from './web-search.js';
 
 export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
@@ -131,7 +132,14 @@ export async function startOpenAIResponsesUpstream(
     await send({ type: 'response.in_progress', response: opening });
     let toolIndex = 0;
     for (const [outputIndex, item] of output.entries()) {
-      if (item.type === 'reasoning') {
+      if (item.type === 'web_search_call') {
+        // A search's life: added (in progress, action without its query yet), in_progress, searching, completed, done.
+        const where = { item_id: item.id, output_index: outputIndex };
+        await send({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', action: { type: 'search' } } as any });
+        await send({ type: 'response.web_search_call.in_progress', ...where } as any);
+        await send({ type: 'response.web_search_call.searching', ...where } as any);
+        await send({ type: 'response.web_search_call.completed', ...where } as any);
+      } else if (item.type === 'reasoning') {
         await send({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, summary: [] } });
         for (const [summaryIndex, summary] of item.summary.entries()) {
           const where = { item_id: item.id, output_index: outputIndex, summary_index: summaryIndex };
@@ -150,6 +158,9 @@ export async function startOpenAIResponsesUpstream(
           await send({ type: 'response.content_part.added', ...where, part: { ...part, text: '' } });
           for (const piece of splitText(part.text, turn.chunkSize)) {
             await send({ type: 'response.output_text.delta', ...where, delta: piece, logprobs: [] });
+          }
+          for (const [annotationIndex, annotation] of part.annotations.entries()) {
+            await send({ type: 'response.output_text.annotation.added', ...where, annotation_index: annotationIndex, annotation });
           }
           await send({ type: 'response.output_text.done', ...where, text: part.text, logprobs: [] });
           await send({ type: 'response.content_part.done', ...where, part });
@@ -191,8 +202,19 @@ function buildOutput(turn: ScriptedTurn, params: ResponseCreateParams): Response
     };
     output.push(reasoning);
   }
+  // Web search, when scripted and offered: https://platform.openai.com/docs/guides/tools-web-search
+  const tool = (params.tools ?? []).find((candidate) => candidate.type === 'web_search' || candidate.type === 'web_search_preview') as any;
+  const query = turn.webSearch?.query ?? lastUserText(params.input);
+  const found = turn.webSearch && tool ? fakeSearch(query, { allowedDomains: tool.filters?.allowed_domains }) : undefined;
+  if (found) {
+    // The pages found are listed only when the request includes them.
+    const sources = params.include?.includes('web_search_call.action.sources') ? { sources: found.map((result) => ({ type: 'url' as const, url: result.url })) } : {};
+    output.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'search', query, ...sources } } as ResponseOutputItem);
+  }
   if (turn.text !== undefined) {
-    const text: ResponseOutputText = { type: 'output_text', text: turn.text, annotations: [], logprobs: [] };
+    const cited = found?.[0];
+    const annotations = cited ? [{ type: 'url_citation' as const, url: cited.url, title: cited.title, start_index: 0, end_index: turn.text.length }] : [];
+    const text: ResponseOutputText = { type: 'output_text', text: turn.text, annotations, logprobs: [] };
     const message: ResponseOutputMessage = {
       id: randomId('msg_', 48),
       type: 'message',

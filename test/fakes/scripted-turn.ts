@@ -35,6 +35,12 @@ export interface ScriptedTurn {
   headers?: Record<string, string>;
   /** Characters (code points) per streamed delta; default 4. */
   chunkSize?: number;
+  /**
+   * The model searches the web before its text, when the request offers the provider's own search
+   * tool (test/fakes/web-search.ts): on `query`, else the last user text. The text then cites the
+   * first page found.
+   */
+  webSearch?: { query?: string };
 }
 
 export interface ScriptedToolCall {

@@ -178,7 +178,7 @@ describe('messages client over an anthropic upstream: forwarded as sent', () => 
 });
 
 describe('another client format over an anthropic upstream', () => {
-  it('leaves the server-tool blocks out and names them in svc_meta.warnings', async () => {
+  it('gives the search as citations on the message, and names the search itself in svc_meta.warnings', async () => {
     await forwardingUpstream();
     const res = await fetch(`${router.origin}/v1/chat/completions`, {
       method: 'POST',
@@ -186,12 +186,14 @@ describe('another client format over an anthropic upstream', () => {
       body: JSON.stringify({ model: SKU, messages: [{ role: 'user', content: 'List the files' }] }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { svc_meta: { warnings?: string[] } };
+    const body = (await res.json()) as { svc_meta: { warnings?: string[] }; choices: Array<{ message: { content: string; annotations?: unknown[] } }> };
     expect(JSON.stringify(body)).not.toContain('srvtoolu_01Search');
     expect(JSON.stringify(body)).not.toContain('safeguard_results');
-    expect(body.svc_meta.warnings).toEqual(
-      expect.arrayContaining([expect.stringContaining('server_tool_use'), expect.stringContaining('web_search_tool_result')]),
-    );
+    const message = body.choices[0]!.message;
+    expect(message.content).toBe('Searching.It routes.');
+    // Anthropic cites a whole block: the annotation spans the block's text within the content.
+    expect(message.annotations).toEqual([{ type: 'url_citation', url_citation: { url: 'https://example.com/svc', title: 'svc-router', start_index: 10, end_index: 20 } }]);
+    expect(body.svc_meta.warnings).toEqual(expect.arrayContaining([expect.stringContaining('searched the web ("svc router")')]));
   });
 });
 

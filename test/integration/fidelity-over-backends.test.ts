@@ -74,9 +74,17 @@ describe('history by reference (store: true clients)', () => {
 });
 
 describe('replayed parts only a same-format upstream can take', () => {
-  const input = [{ role: 'user', content: 'news?' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'news' } }, { role: 'assistant', content: 'Here.' }, { role: 'user', content: 'more' }];
+  const input = [{ role: 'user', content: 'news?' }, { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['news'], results: null }, { role: 'assistant', content: 'Here.' }, { role: 'user', content: 'more' }];
+  const searched = [{ role: 'user', content: 'news?' }, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'news' } }, { role: 'assistant', content: 'Here.' }, { role: 'user', content: 'more' }];
 
-  it.each<UpstreamKind>(['openai-chat', 'anthropic'])('a replayed web_search_call is refused naming it on a translating route (%s)', async (kind) => {
+  it.each<UpstreamKind>(['openai-chat', 'anthropic'])('a replayed web_search_call reaches a translating route said in words (%s)', async (kind) => {
+    const fake = await upstream(kind);
+    const reply = await post('responses', { input: searched });
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(fake.requests[0]!.body)).toContain('Searched the web for \\"news\\"');
+  });
+
+  it.each<UpstreamKind>(['openai-chat', 'anthropic'])('a replayed file_search_call is refused naming it on a translating route (%s)', async (kind) => {
     const fake = await upstream(kind);
     const reply = await post('responses', { input });
     expect(reply.status).toBe(400);
@@ -95,9 +103,9 @@ describe('replayed parts only a same-format upstream can take', () => {
 
   it('a replayed web_search_call reaches an OpenAI Responses upstream as sent', async () => {
     const fake = await upstream('openai-responses');
-    const reply = await post('responses', { input });
+    const reply = await post('responses', { input: searched });
     expect(reply.status).toBe(200);
-    expect(fake.requests[0]!.body.input).toEqual(input);
+    expect(fake.requests[0]!.body.input).toEqual(searched);
   });
 
   it('a Messages search_result block is refused on an openai-chat route, in Anthropic shape', async () => {
@@ -112,7 +120,7 @@ describe('replayed parts only a same-format upstream can take', () => {
 
   it('Messages server tools are left out of an openai-chat request and listed in dropped_tools', async () => {
     const fake = await upstream('openai-chat');
-    const tools = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }, { name: 'f', input_schema: { type: 'object', properties: {} } }];
+    const tools = [{ type: 'code_execution_20250825', name: 'code_execution' }, { name: 'f', input_schema: { type: 'object', properties: {} } }];
     const reply = await post('messages', { max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools });
     expect(reply.status).toBe(200);
     expect(fake.requests[0]!.body.tools.map((tool: any) => tool.function.name)).toEqual(['f']);

@@ -77,7 +77,7 @@ const WEATHER_TOOL: Tool = {
 
 /** Built-in tool types: hosted by OpenAI or run by the client, never by a backend here. */
 const BUILT_IN_TOOLS: Tool[] = [
-  { type: 'web_search' },
+  // Web search is not among them: every route runs it (test/integration/web-search.test.ts).
   { type: 'local_shell' },
   { type: 'file_search', vector_store_ids: ['vs_docs'] },
   { type: 'code_interpreter', container: { type: 'auto' } },
@@ -906,7 +906,9 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
     const sent = s.requests[0]!.body;
     expect(Object.keys(sent).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream', 'system', 'thinking', 'tool_choice', 'tools'].filter((key) => key in sent).sort());
     for (const key of ['client_metadata', 'prompt_cache_key', 'include', 'store', 'text', 'input', 'reasoning']) expect(sent).not.toHaveProperty(key);
-    expect(sent.tools.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch', 'tool_search']);
+    expect(sent.tools.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'multi_agent_v1__spawn_agent', 'multi_agent_v1__wait_agent', 'apply_patch', 'tool_search', 'web_search']);
+    // Codex's hosted web_search reaches Anthropic as its own search server tool.
+    expect(sent.tools.at(-1)).toMatchObject({ type: 'web_search_20250305', name: 'web_search' });
     const applyPatch = sent.tools.find((tool: { name: string }) => tool.name === 'apply_patch');
     expect(applyPatch.input_schema).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
     expect(Object.keys(applyPatch.input_schema.properties)).toEqual(['input']);

@@ -35,8 +35,11 @@ beforeAll(async () => {
     settings.backends.dead = { type: 'openai-chat', baseUrl: dead, apiKey: 'sk-dead' };
     settings.routes['claude-*'] = ['main:gpt-4o'];
     settings.routes['svc.intelligent-pro'] = ['main:gpt-4o'];
-    settings.routePolicies['claude-*'] = { rules: RULES };
-    settings.routePolicies['svc.intelligent-pro'] = { rules: RULES };
+    // The search chain's upstream has no search of its own: the route names where searches run
+    // (never reached here, as the model answers without searching).
+    settings.backends.searcher = { type: 'gemini', baseUrl: dead, apiKey: 'sk-searcher' };
+    settings.routePolicies['claude-*'] = { rules: RULES, search: 'searcher:gemini-2.5-flash' };
+    settings.routePolicies['svc.intelligent-pro'] = { rules: RULES, search: 'searcher:gemini-2.5-flash' };
     settings.routes['svc.intelligent-basic'] = ['heavy', 'light'];
     settings.routePolicies['svc.intelligent-basic'] = { weights: { heavy: 3, light: 1 } };
     settings.routes['svc.intelligent-lite'] = ['dead', 'light'];

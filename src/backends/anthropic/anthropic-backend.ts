@@ -19,6 +19,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     // Version and betas as src/backends/anthropic/upstream-headers.ts says; the key in the one form the service takes.
     headers: (key, request) => ({ ...messagesProtocolHeaders(settings, request), ...anthropicAuth(settings, key) }),
     encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion }),
+    nativeWebSearch: true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),

@@ -1,4 +1,4 @@
-import type { MessageCreateParamsBase, TextBlockParam, Tool, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsBase, TextBlockParam, Tool, ToolChoice, WebSearchTool20250305 } from '@anthropic-ai/sdk/resources/messages';
 import { checkedUpstream, items, name, nested, object, optionalArray, optionalIndex, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
 
 /**
@@ -16,7 +16,7 @@ import { checkedUpstream, items, name, nested, object, optionalArray, optionalIn
 export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'messages' | 'system' | 'tools' | 'tool_choice'> & {
   messages: AnthropicRequestMessage[];
   system?: TextBlockParam[];
-  tools?: Tool[];
+  tools?: Array<Tool | WebSearchTool20250305>;
   tool_choice?: ToolChoice;
   stream?: boolean;
   /** Sampling settings the API still takes for the models that have them; the SDK's type has dropped them. */
@@ -47,7 +47,14 @@ export type AnthropicRequestBlock = (
   | { type: 'tool_result'; tool_use_id: string; content: AnthropicRequestBlock[]; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
+  | { type: 'server_tool_use'; id: string; name: 'web_search'; input: { query: string } }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: AnthropicSearchResultContent }
 ) & { cache_control?: unknown };
+
+/** A web_search_tool_result's content: the pages found, or why the search failed. */
+export type AnthropicSearchResultContent =
+  | Array<{ type: 'web_search_result'; url: string; title: string; encrypted_content: string; page_age?: string | null }>
+  | { type: 'web_search_tool_result_error'; error_code: string };
 
 // ---- Reply ---------------------------------------------------------------------------------
 
@@ -77,6 +84,9 @@ export interface AnthropicContentBlock {
   input?: unknown;
   /** text: read only when it is a list, and then passed on whole. */
   citations?: unknown;
+  /** web_search_tool_result: the call it answers (required) and the pages found or the error. */
+  tool_use_id?: string;
+  content?: unknown;
 }
 
 export interface AnthropicReply {
@@ -138,7 +148,7 @@ export interface AnthropicStreamEvent {
   index?: number | null;
   message?: { id?: string | null; usage?: AnthropicUsage | null } | null;
   /** content_block_start: a tool_use block's name is required; a redacted_thinking block's data too. */
-  content_block?: { type: string; id?: string | null; name?: string; data?: string } | null;
+  content_block?: { type: string; id?: string | null; name?: string; data?: string; input?: unknown; tool_use_id?: string; content?: unknown } | null;
   delta?: {
     type?: string | null;
     text?: string | null;

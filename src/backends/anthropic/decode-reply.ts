@@ -7,6 +7,7 @@ import { usageFromAnthropic } from './decode-usage.js';
 import { anthropicFinish } from './map-stop-reason.js';
 import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
 import { mergeMetadata } from '../../core/provider-metadata.js';
+import { canonicalCitations, searchPartOf, searchQueryOf } from './web-search.js';
 
 /** The `message` fields the decoder reads; every other one is relayed to a Messages client. */
 const KNOWN_REPLY_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
@@ -14,7 +15,7 @@ const KNOWN_REPLY_KEYS = new Set(['id', 'type', 'role', 'model', 'content', 'sto
 interface MessageBody {
   id?: string;
   type?: string;
-  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string | null; data?: string; id?: string; name?: string; input?: unknown; citations?: unknown }>;
+  content?: Array<{ type: string; text?: string; thinking?: string; signature?: string | null; data?: string; id?: string; name?: string; input?: unknown; citations?: unknown; tool_use_id?: string; content?: unknown }>;
   stop_reason?: string | null;
   stop_sequence?: string | null;
   usage?: unknown;
@@ -34,10 +35,18 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   // before, for a Messages client to get back in place (not on the parts: those may travel on,
   // sealed into a Responses client's reasoning item).
   const placed: Array<RawAnthropicBlock & { at: number }> = [];
+  // A web search is a server_tool_use (the query) and then its web_search_tool_result: one canonical part.
+  const searchQueries = new Map<string, string>();
   for (const block of body.content) {
     if (block.type === 'text') {
-      const citations = Array.isArray(block.citations) && block.citations.length ? { providerMetadata: { anthropic: { citations: block.citations } } } : {};
+      const cited = Array.isArray(block.citations) && block.citations.length ? block.citations : undefined;
+      const citations = cited ? { citations: canonicalCitations(cited), providerMetadata: { anthropic: { citations: cited } } } : {};
       content.push({ type: 'text', text: block.text ?? '', ...citations });
+    } else if (block.type === 'server_tool_use' && block.name === 'web_search') {
+      searchQueries.set(block.id ?? '', searchQueryOf(block.input));
+    } else if (block.type === 'web_search_tool_result') {
+      const id = block.tool_use_id ?? '';
+      content.push(searchPartOf(id, searchQueries.get(id) ?? '', block.content));
     } else if (block.type === 'thinking') {
       content.push({ type: 'reasoning', text: block.thinking ?? '', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
     } else if (block.type === 'redacted_thinking') {

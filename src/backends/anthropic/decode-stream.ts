@@ -11,10 +11,11 @@ import { skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
 import { mergeMetadata, type ProviderMetadata } from '../../core/provider-metadata.js';
 import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
+import { canonicalCitations, searchPartOf, searchQueryOf } from './web-search.js';
 
 const mergeExtra = (base: Record<string, unknown> | undefined, extra: Record<string, unknown> | undefined) => (extra ? { ...base, ...extra } : base);
 
-type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored';
+type BlockKind = 'text' | 'thinking' | 'tool' | 'raw' | 'ignored' | 'search-call';
 
 /** The message_delta fields the decoder reads; every other one is relayed to a Messages client. */
 const KNOWN_DELTA_KEYS = new Set(['stop_reason', 'stop_sequence']);
@@ -26,7 +27,7 @@ interface AnthropicEvent {
   type: string;
   index?: number;
   message?: { id?: string; usage?: unknown };
-  content_block?: { type: string; id?: string; name?: string; data?: string };
+  content_block?: { type: string; id?: string; name?: string; data?: string; input?: unknown; tool_use_id?: string; content?: unknown };
   delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; citation?: unknown; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: unknown;
   error?: { type?: string; message?: string };
@@ -38,7 +39,9 @@ interface AnthropicEvent {
  * that ends before message_stop was cut off, and says so.
  */
 export async function* decodeAnthropicStream(backend: string, batches: AsyncIterable<SseFrame[]>): AsyncGenerator<StreamEvent[]> {
-  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string; citations?: unknown[]; raw?: RawAnthropicBlock }>();
+  const blocks = new Map<number, { kind: BlockKind; id?: string; signature?: string; citations?: unknown[]; raw?: RawAnthropicBlock; input?: string }>();
+  // A web search's query (server_tool_use, its input streamed as JSON), until its result block arrives.
+  const searchQueries = new Map<string, string>();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish = anthropicFinish(undefined, undefined);
   const skipped: string[] = [];
@@ -93,6 +96,14 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
           const id = block.id ?? `toolu_${index}`;
           blocks.set(index, { kind: 'tool', id });
           out.push(withPending({ type: 'tool-call-start', id, name: block.name ?? '' }));
+        } else if (block?.type === 'server_tool_use' && block.name === 'web_search') {
+          blocks.set(index, { kind: 'search-call', id: block.id ?? `srvtoolu_${index}`, input: '' });
+          searchQueries.set(block.id ?? `srvtoolu_${index}`, searchQueryOf(block.input));
+        } else if (block?.type === 'web_search_tool_result') {
+          // The result block comes whole in its start event: https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool#streaming
+          blocks.set(index, { kind: 'ignored' });
+          const id = block.tool_use_id ?? '';
+          out.push({ type: 'web-search', part: searchPartOf(id, searchQueries.get(id) ?? '', block.content) });
         } else if (block) {
           // Server-tool blocks and types yet to come: no canonical form, so kept whole for a
           // Messages client, and named in a warning for every other.
@@ -110,6 +121,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         else if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) out.push({ type: 'text-delta', text: delta.text });
         else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) out.push({ type: 'reasoning-delta', text: delta.thinking });
         else if (delta.type === 'signature_delta' && block.kind === 'thinking') block.signature = (block.signature ?? '') + (delta.signature ?? '');
+        else if (delta.type === 'input_json_delta' && block.kind === 'search-call' && delta.partial_json) block.input += delta.partial_json;
         else if (delta.type === 'input_json_delta' && block.kind === 'tool' && delta.partial_json) {
           out.push({ type: 'tool-call-delta', id: block.id!, argumentsDelta: delta.partial_json });
         }
@@ -117,8 +129,10 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
       }
       case 'content_block_stop': {
         const block = blocks.get(event.index ?? -1);
-        if (block?.kind === 'text') out.push({ type: 'text-end', ...(block.citations ? { providerMetadata: { anthropic: { citations: block.citations } } } : {}) });
-        else if (block?.kind === 'raw') pending.push(block.raw!);
+        if (block?.kind === 'text') {
+          out.push({ type: 'text-end', ...(block.citations ? { citations: canonicalCitations(block.citations), providerMetadata: { anthropic: { citations: block.citations } } } : {}) });
+        } else if (block?.kind === 'search-call' && block.input) searchQueries.set(block.id!, searchQueryOf(parseJson(block.input)));
+        if (block?.kind === 'raw') pending.push(block.raw!);
         else if (block?.kind === 'thinking') out.push({ type: 'reasoning-end', ...(block.signature ? { providerMetadata: { anthropic: { signature: block.signature } } } : {}) });
         else if (block?.kind === 'tool') out.push({ type: 'tool-call-end', id: block.id! });
         break;
@@ -159,4 +173,12 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
     }
   });
   if (!stopped) throw new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before message_stop.`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

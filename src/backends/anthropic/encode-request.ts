@@ -8,6 +8,7 @@ import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
 import { thinkingBudget } from './thinking-budget.js';
+import { encodeAnthropicSearchTool, encodeSearchPart } from './web-search.js';
 
 /** The first anthropic-version without temperature, top_p and top_k. */
 const SAMPLING_REMOVED = '2026-10-21';
@@ -58,6 +59,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
     const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
     if (choice) body.tool_choice = choice;
   }
+  if (request.webSearch) (body.tools ??= []).push(encodeAnthropicSearchTool(request.webSearch, warnings));
   const budget = thinkingBudget(request, maxTokens);
   const sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
   if (options.version !== undefined && options.version >= SAMPLING_REMOVED && sampling.length) {
@@ -154,6 +156,8 @@ function encodePart(part: Part, fromSystem: boolean, path: string): Block[] {
     }
     case 'file':
       return [encodeDocument(part, path)];
+    case 'web-search':
+      return encodeSearchPart(part);
   }
 }
 

@@ -58,7 +58,8 @@ export interface GeminiFunctionDeclaration {
 export interface GeminiRequestBody {
   contents: GeminiContent[];
   systemInstruction?: { parts: Array<{ text: string }> };
-  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
+  /** Function declarations, and Google Search grounding (`googleSearch`): https://ai.google.dev/gemini-api/docs/google-search */
+  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] } | { googleSearch: Record<string, never> }>;
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
   generationConfig?: {
     maxOutputTokens?: number;
@@ -93,6 +94,8 @@ export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiReplyPart[] };
   /** Absent until the candidate is finished (so on every streamed chunk but the last). */
   finishReason?: string;
+  /** What Google Search grounding found and where the answer relies on it; read by web-search.ts. */
+  groundingMetadata?: Record<string, unknown>;
 }
 
 export interface GeminiResponse {
@@ -160,6 +163,7 @@ export function readGeminiResponse(backend: string, raw: unknown): GeminiRespons
     const read: GeminiCandidate = {};
     const finishReason = optional<string>(candidate.finishReason, `${path}.finishReason`, 'string');
     if (finishReason !== undefined) read.finishReason = finishReason;
+    if (isObject(candidate.groundingMetadata)) read.groundingMetadata = candidate.groundingMetadata;
     // A candidate stopped by a filter (or by the cap while thinking) may carry no content at all.
     if (candidate.content === undefined || candidate.content === null) return read;
     if (!isObject(candidate.content)) throw fault(`${path}.content`, 'is not an object');

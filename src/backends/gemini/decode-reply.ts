@@ -8,6 +8,7 @@ import { usageFromGemini } from './decode-usage.js';
 import { finishReasonFor } from './map-finish-reason.js';
 import { droppedPartWarning, signatureMetadata, signatureOf } from './thought-signature.js';
 import { toolCallId } from './tool-call-id.js';
+import { citationsWithin, groundingCitations, groundingSearch } from './web-search.js';
 
 /**
  * A `generateContent` reply in canonical form: the first candidate's parts in order (thought
@@ -32,6 +33,7 @@ export function decodeGeminiReply(backend: string, raw: unknown, request: Canoni
     };
   }
   const { content, warnings } = replyParts(candidate.content?.parts ?? []);
+  groundedParts(content, candidate.groundingMetadata, response.responseId);
   const finishReason = finishReasonFor(candidate.finishReason, content.some((part) => part.type === 'tool-call'));
   return {
     ...id,
@@ -80,7 +82,25 @@ function replyParts(parts: GeminiReplyPart[]): { content: ReplyPart[]; warnings:
   return { content, warnings };
 }
 
+/**
+ * Google Search grounding on the answer: the search first (it ran before the answer), the
+ * citations on the text parts they fall in.
+ */
+function groundedParts(content: ReplyPart[], metadata: Record<string, unknown> | undefined, responseId: string | undefined): void {
+  const search = groundingSearch(metadata, `gs_${responseId ?? 'reply'}`);
+  if (!search) return;
+  const texts = content.filter((part): part is Extract<ReplyPart, { type: 'text' }> => part.type === 'text');
+  const citations = groundingCitations(metadata, texts.map((part) => part.text).join(''));
+  let start = 0;
+  for (const part of texts) {
+    const own = citationsWithin(citations, start, part.text.length);
+    if (own.length) part.citations = own;
+    start += part.text.length;
+  }
+  content.unshift(search);
+}
+
 function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage {
-  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.text)).join('');
+  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.type === 'web-search' ? '' : part.text)).join('');
   return { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) };
 }

@@ -10,6 +10,7 @@ import { usageFromGemini } from './decode-usage.js';
 import { finishReasonFor } from './map-finish-reason.js';
 import { droppedPartWarning, signatureMetadata } from './thought-signature.js';
 import { toolCallId } from './tool-call-id.js';
+import { citationsWithin, groundingCitations, groundingSearch } from './web-search.js';
 
 /**
  * `streamGenerateContent?alt=sse` to canonical events. Each `data:` frame is a whole
@@ -31,15 +32,29 @@ export async function* decodeGeminiStream(backend: string, batches: AsyncIterabl
   let outputChars = 0;
   let done = false;
   const warnings: string[] = [];
+  /** Google Search grounding (the latest chunk's), the answer's text so far, and where the open text block began in it. */
+  let grounding: Record<string, unknown> | undefined;
+  let answerText = '';
+  let blockStart = 0;
+  let responseId: string | undefined;
 
-  const close = (out: StreamEvent[]): void => {
+  const close = (out: StreamEvent[], citations: ReturnType<typeof groundingCitations> = []): void => {
     if (!open) return;
     const metadata = signatureMetadata(open.signature);
-    out.push(open.kind === 'text' ? { type: 'text-end', ...metadata } : { type: 'reasoning-end', ...metadata });
+    const own = open.kind === 'text' ? citationsWithin(citations, blockStart, answerText.length - blockStart) : [];
+    out.push(open.kind === 'text' ? { type: 'text-end', ...metadata, ...(own.length ? { citations: own } : {}) } : { type: 'reasoning-end', ...metadata });
     open = undefined;
   };
   const finish = (out: StreamEvent[], reason: FinishReason, raw: string | undefined): void => {
-    close(out);
+    // Grounding comes with the answer's last chunks: its citations go on the text block still open,
+    // and the search after it (a streamed answer cannot put it back before text already sent).
+    const search = groundingSearch(grounding, `gs_${responseId ?? 'stream'}`);
+    const citations = search ? groundingCitations(grounding, answerText) : [];
+    const openText = open?.kind === 'text';
+    close(out, citations);
+    const placed = openText ? citationsWithin(citations, blockStart, answerText.length - blockStart).length : 0;
+    if (citations.length > placed) warnings.push(`${citations.length - placed} web search citations fell on text already sent and were left out.`);
+    if (search) out.push({ type: 'web-search', part: search });
     out.push({
       type: 'finish',
       reason,
@@ -53,6 +68,8 @@ export async function* decodeGeminiStream(backend: string, batches: AsyncIterabl
   yield* eventBatches(batches, () => done, (frame, out) => {
     const chunk = readGeminiResponse(backend, parseFrameJson(backend, frame));
     usage = usageFromGemini(chunk.usageMetadata) ?? usage;
+    responseId ??= chunk.responseId;
+    if (chunk.candidates?.[0]?.groundingMetadata) grounding = chunk.candidates[0].groundingMetadata;
     if (!started) {
       started = true;
       out.push({
@@ -93,9 +110,11 @@ export async function* decodeGeminiStream(backend: string, batches: AsyncIterabl
         if (open?.kind !== kind || open.signature) {
           close(out);
           open = { kind };
+          if (kind === 'text') blockStart = answerText.length;
           out.push(kind === 'text' ? { type: 'text-start' } : { type: 'reasoning-start' });
         }
         if (signature) open.signature = signature;
+        if (kind === 'text') answerText += part.text;
         outputChars += part.text.length;
         out.push(kind === 'text' ? { type: 'text-delta', text: part.text } : { type: 'reasoning-delta', text: part.text });
       } else if (part.other !== undefined) {

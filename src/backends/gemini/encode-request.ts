@@ -3,6 +3,8 @@ import { fileLabel, mediaTypeFromName, parseDataUrl } from '../../core/file-data
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
+import { webSearchAsText } from '../../core/web-search.js';
+import { geminiSearchWarnings } from './web-search.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
 import { signatureOf } from './thought-signature.js';
@@ -40,6 +42,10 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
     ];
     if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: encodeToolChoice(request.toolChoice) };
     if (request.parallelToolCalls === false) warnings.push('parallel_tool_calls not sent: Gemini has no such setting, and may call several tools at once.');
+  }
+  if (request.webSearch) {
+    (body.tools ??= []).push({ googleSearch: {} });
+    warnings.push(...geminiSearchWarnings(request.webSearch));
   }
 
   const config: NonNullable<GeminiRequestBody['generationConfig']> = {};
@@ -147,6 +153,9 @@ function encodePart(part: Exclude<Part, { type: 'tool-result' }>, path: string):
         },
       ];
     }
+    case 'web-search':
+      // Another upstream's search, said in words (Gemini replays its own grounding as the text it grounded).
+      return [{ text: webSearchAsText(part) }];
     case 'reasoning':
       // Gemini's own thought goes back with its signature; unsigned thoughts and any other
       // upstream's reasoning mean nothing to it.

@@ -29,6 +29,7 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
     url: (base, model, stream) => geminiUrl(base, model, stream, settings.apiVersion),
     headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
     encode: encodeGeminiRequest,
+    nativeWebSearch: true,
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });

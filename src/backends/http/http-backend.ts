@@ -38,6 +38,8 @@ export interface HttpBackendSpec {
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
   /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
   forward?: ForwardTap;
+  /** The upstream runs web search itself (Backend.nativeWebSearch). */
+  nativeWebSearch?: boolean;
 }
 
 /** Model names come from clients (through routes): remember a bounded number of their URLs. */
@@ -230,6 +232,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     name,
     ...(spec.wireFormat ? { wireFormat: spec.wireFormat } : {}),
     ...(spec.wireFormat && spec.forward ? { forward: forwarding(spec.forward) } : {}),
+    ...(spec.nativeWebSearch ? { nativeWebSearch: true } : {}),
     async complete(call): Promise<Reply> {
       let reply: Reply;
       try {

@@ -37,7 +37,7 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
 
 /** For a server that reports no usage: the request's estimate in, what the reply holds out. */
 function estimatedUsage(request: CanonicalRequest, content: ReplyPart[]): Usage {
-  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.text)).join('');
+  const produced = content.map((part) => (part.type === 'tool-call' ? part.arguments : part.type === 'web-search' ? '' : part.text)).join('');
   return { inputTokens: estimateRequestTokens(request), outputTokens: estimateTokens(produced) };
 }
 

@@ -1,6 +1,7 @@
 import type { CanonicalRequest, ImagePart, ToolChoice } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
+import { searchesAsText, webSearchUnavailable } from '../../core/web-search.js';
 import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
@@ -21,6 +22,9 @@ export interface ChatEncodeOptions {
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
  */
 export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: ChatEncodeOptions = {}): ChatRequestBody {
+  // Chat Completions servers have no search of their own to rely on (those that take web_search_options
+  // ignore it silently elsewhere): search runs only through the route's search target, never dropped.
+  if (request.webSearch) throw webSearchUnavailable(request.webSearch, request.model, 'openai-chat');
   const same = request.forwardBody?.format === 'chat';
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
   const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
@@ -44,7 +48,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
 }
 
 function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions): ChatRequestBody {
-  const messages = encodeChatMessages(request, { cacheControl: options.cacheControl === true });
+  const messages = encodeChatMessages({ ...request, messages: searchesAsText(request.messages) }, { cacheControl: options.cacheControl === true });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({

@@ -1,4 +1,4 @@
-import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsBase, WebSearchTool } from 'openai/resources/responses/responses';
 import { absentOrString, checkedUpstream, items, name, nested, object, optionalArray, optionalNumber, optionalObject, optionalString, string, type Json } from '../http/upstream-fields.js';
 
 /**
@@ -13,7 +13,10 @@ import { absentOrString, checkedUpstream, items, name, nested, object, optionalA
  * types are the ones the API returns (with ids, `strict`, `detail` and `annotations` required);
  * what the router sends, and the API accepts, leaves those out.
  */
-export type ResponsesRequestBody = Omit<ResponseCreateParamsBase, 'input' | 'tools'> & { input: ResponsesRequestItem[]; tools?: ResponsesRequestTool[] };
+export type ResponsesRequestBody = Omit<ResponseCreateParamsBase, 'input' | 'tools'> & { input: ResponsesRequestItem[]; tools?: Array<ResponsesRequestTool | WebSearchTool>;
+  /** The cap on hosted tool calls in one response (the API reference's create parameter; the SDK types it on the response only). */
+  max_tool_calls?: number;
+};
 
 export interface ResponsesRequestTool {
   type: 'function';
@@ -59,7 +62,10 @@ export interface ResponsesUsage {
 export interface ResponsesOutputItem {
   type: string;
   /** message */
-  content?: Array<{ text?: string | null; refusal?: string | null }> | null;
+  content?: Array<{ text?: string | null; refusal?: string | null; annotations?: unknown }> | null;
+  /** web_search_call: the query and the sources, as given. */
+  action?: unknown;
+  status?: string | null;
   /** function_call and custom_tool_call: required, not empty. */
   call_id?: string;
   name?: string;
@@ -167,6 +173,9 @@ export interface ResponsesStreamItem {
   /** A custom tool call's whole input, on its `.done` event (required there). */
   input?: string;
   encrypted_content?: string | null;
+  /** web_search_call, on its `.done` event. */
+  action?: unknown;
+  status?: string | null;
 }
 
 export interface ResponsesStreamEvent {
@@ -174,6 +183,8 @@ export interface ResponsesStreamEvent {
   item_id?: string | null;
   item?: ResponsesStreamItem | null;
   delta?: string | null;
+  /** response.output_text.annotation.added: the annotation, read by its type. */
+  annotation?: unknown;
   response?: {
     id?: string | null;
     status?: string | null;

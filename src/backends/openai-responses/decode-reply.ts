@@ -6,6 +6,7 @@ import { canonicalToolName, customToolArguments } from '../../core/tool-conventi
 import { readResponsesReply } from './api.js';
 import { responsesFinish, usageFromResponses } from './decode-usage.js';
 import { openaiReasoningMetadata } from './reasoning-metadata.js';
+import { citationsOf, searchPartOfItem } from './web-search.js';
 
 /** A Responses `response` body in canonical form. */
 export function decodeResponsesReply(backend: string, raw: unknown, request?: CanonicalRequest): Reply {
@@ -15,8 +16,15 @@ export function decodeResponsesReply(backend: string, raw: unknown, request?: Ca
   const content: ReplyPart[] = [];
   for (const item of body.output) {
     if (item.type === 'message') {
-      const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? '').join('');
-      if (text) content.push({ type: 'text', text });
+      let text = '';
+      const citations = [];
+      for (const part of item.content ?? []) {
+        citations.push(...citationsOf(part.annotations, text.length));
+        text += part.text ?? part.refusal ?? '';
+      }
+      if (text) content.push({ type: 'text', text, ...(citations.length ? { citations } : {}) });
+    } else if (item.type === 'web_search_call') {
+      content.push(searchPartOfItem(item));
     } else if (item.type === 'function_call') {
       content.push({ type: 'tool-call', id: item.call_id ?? '', name: canonicalToolName(item.name ?? '', item.namespace), arguments: item.arguments ?? '' });
     } else if (item.type === 'custom_tool_call') {

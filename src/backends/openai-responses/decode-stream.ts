@@ -9,6 +9,8 @@ import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readResponsesEvent } from './api.js';
 import { responsesFinish, usageFromResponses } from './decode-usage.js';
 import { openaiReasoningMetadata } from './reasoning-metadata.js';
+import type { Citation } from '../../core/web-search.js';
+import { citationsOf, searchPartOfItem } from './web-search.js';
 
 /**
  * Responses stream events to canonical events: output items open and close blocks; text, reasoning
@@ -18,6 +20,14 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
   const calls = new Map<string, string>(); // item id → call id
   let textOpen = false;
   let reasoningOpen = false;
+  /** The open message's url_citation annotations, for its text-end. */
+  let citations: Citation[] = [];
+  const textEnd = () => {
+    const event = { type: 'text-end' as const, ...(citations.length ? { citations } : {}) };
+    citations = [];
+    textOpen = false;
+    return event;
+  };
 
   let finished = false;
   yield* eventBatches(batches, () => finished, (frame, out) => {
@@ -45,6 +55,9 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
         }
         if (event.delta) out.push({ type: 'text-delta', text: event.delta });
         break;
+      case 'response.output_text.annotation.added':
+        if (textOpen) citations.push(...citationsOf([event.annotation]));
+        break;
       case 'response.reasoning_summary_text.delta':
         if (reasoningOpen && event.delta) out.push({ type: 'reasoning-delta', text: event.delta });
         break;
@@ -55,8 +68,10 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
       }
       case 'response.output_item.done':
         if (event.item?.type === 'message' && textOpen) {
-          textOpen = false;
-          out.push({ type: 'text-end' });
+          out.push(textEnd());
+        } else if (event.item?.type === 'web_search_call') {
+          if (textOpen) out.push(textEnd());
+          out.push({ type: 'web-search', part: searchPartOfItem(event.item) });
         } else if (event.item?.type === 'reasoning' && reasoningOpen) {
           reasoningOpen = false;
           const providerMetadata = openaiReasoningMetadata(event.item);
@@ -70,7 +85,7 @@ export async function* decodeResponsesStream(backend: string, batches: AsyncIter
         break;
       case 'response.completed':
       case 'response.incomplete':
-        if (textOpen) out.push({ type: 'text-end' });
+        if (textOpen) out.push(textEnd());
       {
         const finish = responsesFinish(event.response, calls.size > 0, request?.maxOutputTokens);
         out.push({ type: 'finish', reason: finish.unified, finish, usage: usageFromResponses(event.response?.usage) });

@@ -4,6 +4,8 @@ import { metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
+import { searchesAsText } from '../../core/web-search.js';
+import { encodeResponsesSearchTool } from './web-search.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
 type Item = ResponsesRequestItem;
@@ -17,7 +19,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   }
   const body: ResponsesRequestBody = {
     model: upstreamModel,
-    input: request.messages.flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
+    input: searchesAsText(request.messages).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
     store: false,
     include: ['reasoning.encrypted_content'],
     stream,
@@ -44,6 +46,13 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   }
   // The Responses API has no stop sequences, top_k, seed or penalties: https://platform.openai.com/docs/api-reference/responses/create
   const warnings = translatableOrRefuse(request);
+  if (request.webSearch) {
+    const search = encodeResponsesSearchTool(request.webSearch, warnings);
+    (body.tools ??= []).push(search.tool);
+    if (search.maxToolCalls !== undefined) body.max_tool_calls = search.maxToolCalls;
+    // The pages each search found, not only those the answer cites.
+    body.include = [...(body.include ?? []), 'web_search_call.action.sources'];
+  }
   if (request.stop?.length) warnings.push('stop sequences not sent: the OpenAI Responses API has no such setting.');
   if (request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
   const unsent = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);

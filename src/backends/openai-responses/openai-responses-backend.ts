@@ -15,6 +15,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
     headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'responses'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
     encode: encodeResponsesRequest,
+    nativeWebSearch: true,
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,
     forward: responsesForwardTap,

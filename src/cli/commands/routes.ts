@@ -124,6 +124,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
     rules?: TaskRule[];
     weights?: Record<string, number>;
     guardrails?: { secrets?: SecretsMode };
+    search?: string;
   };
   const rows: Row[] = Object.entries(routes).map(([model, targets]) => {
     const policy = Object.hasOwn(routePolicies, model) ? routePolicies[model] : undefined;
@@ -135,6 +136,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
       ...(policy?.rules?.length ? { rules: policy.rules } : {}),
       ...(policy?.weights ? { weights: { ...policy.weights } } : {}),
       ...(policy?.guardrails?.secrets ? { guardrails: { secrets: policy.guardrails.secrets } } : {}),
+      ...(policy?.search ? { search: policy.search } : {}),
     };
   });
   for (const sku of SKUS) if (!Object.hasOwn(routes, sku)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default', contextWindow: null });
@@ -145,6 +147,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
     lines.push([row.model, row.targets.map(weighted).join(' → '), row.contextWindow === null ? '-' : String(row.contextWindow), row.source]);
     for (const rule of row.rules ?? []) lines.push([`  rule ${rule.name}`, `${describeConditions(rule.when)}: ${rule.targets.map(weighted).join(' → ')}`, '', '']);
     if (row.guardrails?.secrets) lines.push(['  guard', `secrets: ${row.guardrails.secrets}`, '', '']);
+    if (row.search) lines.push(['  search', row.search, '', '']);
   }
   printTable(lines, ['MODEL', 'TARGETS (fallback order)', 'WINDOW', 'SOURCE']);
 }
@@ -252,6 +255,39 @@ export async function runRoutesGuard(model: string, mode: string | undefined, op
     policy.guardrails = { ...policy.guardrails, secrets: mode as SecretsMode };
   });
   printLine(`${chalk.green('✓')} ${chalk.bold(model)}: credentials in a request are ${GUARD_VERBS[mode as SecretsMode]}`);
+}
+
+/** Backend types whose upstream searches the web itself (Backend.nativeWebSearch). */
+const SEARCHING_TYPES = new Set(['anthropic', 'openai-responses', 'gemini']);
+
+/**
+ * Names where web search runs for a route's targets that have none of their own (a target
+ * `BACKEND[:UPSTREAM_MODEL]` of a type that searches natively), or with `--unset` removes it:
+ * requests offering search to such a target are then refused.
+ */
+export async function runRoutesSearch(model: string, target: string | undefined, options: { unset?: boolean } = {}): Promise<void> {
+  if (!options.unset && target === undefined) throw usageError('give the search target BACKEND[:UPSTREAM_MODEL] (a backend of type anthropic, openai-responses or gemini), or --unset');
+  const config = await openConfig();
+  requireRoute(config, model);
+  if (options.unset) {
+    config.update((draft) => {
+      const policy = draft.routePolicies[model];
+      if (!policy?.search) return;
+      delete policy.search;
+      if (Object.keys(policy).length === 0) delete draft.routePolicies[model];
+    });
+    printLine(`${chalk.green('✓')} ${chalk.bold(model)} has no search target: web search runs only where the upstream has its own`);
+    return;
+  }
+  const settings = config.read();
+  checkTargets([target!], settings.backends);
+  const { backend } = parseTarget(target!);
+  const type = backend === OFFLINE_BACKEND ? OFFLINE_BACKEND : settings.backends[backend]!.type;
+  if (!SEARCHING_TYPES.has(type)) throw failedError(`'${backend}' is a ${type} backend, which has no web search of its own; name one of type ${[...SEARCHING_TYPES].join(', ')}`);
+  config.update((draft) => {
+    (draft.routePolicies[model] ??= {}).search = target!;
+  });
+  printLine(`${chalk.green('✓')} ${chalk.bold(model)}: web search runs on ${target} where the answering upstream has none of its own`);
 }
 
 const GUARD_VERBS: Record<SecretsMode, string> = {

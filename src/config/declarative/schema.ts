@@ -208,9 +208,14 @@ export const declarativeSchema = z
             .meta({ description: 'Target → weight: which weighted target leads the chain for each new session, and for each request that names none (smooth weighted round-robin).' })
             .optional(),
           guardrails: guardrailsSchema.meta({ description: "This route's guardrails, over the router's." }).optional(),
+          search: z
+            .string()
+            .min(1)
+            .meta({ description: 'BACKEND[:UPSTREAM_MODEL] with web search of its own (anthropic, openai-responses, gemini): it runs the searches of requests that offer web search when the answering target has none.' })
+            .optional(),
         }),
       )
-      .meta({ description: 'Route name (as in routes) → its task rules, weights and guardrails. When present, replaces the stored ones.' })
+      .meta({ description: 'Route name (as in routes) → its task rules, weights, guardrails and search target. When present, replaces the stored ones.' })
       .optional(),
     routing: z
       .strictObject({

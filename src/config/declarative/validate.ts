@@ -53,6 +53,7 @@ export function validateText(text: string, options: ValidateOptions = {}): Valid
   if (!result.success) for (const issue of result.error.issues) describeIssue(issue, parsed, at);
   checkNames(value, at);
   checkTargets(value, options.storedBackends ?? [], at);
+  checkSearchTargets(value, options.storedBackends ?? [], at);
   checkUsageStore(value, at);
   checkEnvNames(value, options.env ?? process.env, (path, message) => at(path, message, warnings));
 
@@ -211,6 +212,18 @@ function checkTargets(config: Record<string, unknown>, storedBackends: readonly 
       if (backend === OFFLINE_BACKEND || known.includes(backend)) return;
       at(['routes', model, index], `unknown backend "${backend}"${didYouMean(backend, known)}${known.length ? ` (backends: ${known.join(', ')}, ${OFFLINE_BACKEND})` : ''}`);
     });
+  }
+}
+
+/** A route's search target names a backend the file (or the stored config) has. */
+function checkSearchTargets(config: Record<string, unknown>, storedBackends: readonly string[], at: At): void {
+  if (!isObject(config.routePolicies)) return;
+  const known = isObject(config.backends) ? Object.keys(config.backends) : [...storedBackends];
+  for (const [model, policy] of Object.entries(config.routePolicies)) {
+    const search = isObject(policy) ? policy.search : undefined;
+    if (typeof search !== 'string' || !search) continue;
+    const { backend } = parseTarget(search);
+    if (!known.includes(backend)) at(['routePolicies', model, 'search'], `unknown backend "${backend}"${didYouMean(backend, known)}${known.length ? ` (backends: ${known.join(', ')})` : ''}`);
   }
 }
 

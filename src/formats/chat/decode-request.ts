@@ -18,6 +18,7 @@ import {
 } from '../shared/read-fields.js';
 import { decodePromptCache } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
+import { readContextSize, readUserLocation, searchSpec } from '../shared/web-search-options.js';
 
 export interface ChatOptions {
   includeUsage: boolean;
@@ -60,6 +61,7 @@ export function decodeChatRequest(body: unknown): Decoded<ChatOptions> {
   const effort = parseReasoningEffort(optionalString(json, 'reasoning_effort'), 'reasoning_effort');
   if (effort) request.reasoningEffort = effort;
   decodeResponseFormat(json.response_format, request);
+  decodeWebSearchOptions(json, request);
   decodeSampling(json, request, kept);
   const metadata = optionalMetadata(json, 'metadata');
   const user = optionalString(json, 'user');
@@ -171,6 +173,20 @@ function decodeFile(raw: unknown, path: string): FilePart {
   if (data) return { type: 'file', ...inlineFile(data, filename), ...named };
   if (id) return { type: 'file', source: { kind: 'file-id', id, provider: 'openai' }, ...named };
   throw invalidRequest(`${path}: a file part needs file_data or file_id.`, path, 'missing_required_parameter');
+}
+
+/**
+ * `web_search_options`: Chat's offer of search, a request setting rather than a tool
+ * (https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat). Every route runs it,
+ * natively or through its search target (core/web-search.ts).
+ */
+function decodeWebSearchOptions(json: Json, request: CanonicalRequest): void {
+  if (json.web_search_options === undefined || json.web_search_options === null) return;
+  const options = asObject(json.web_search_options, 'web_search_options');
+  request.webSearch = searchSpec('web_search_options', 'web_search_options', {
+    contextSize: readContextSize(options, 'search_context_size', 'web_search_options.search_context_size'),
+    userLocation: readUserLocation(options.user_location, 'web_search_options.user_location'),
+  });
 }
 
 function decodeTools(json: Json, kept: SameFormatOnly[]): ToolSpec[] {

@@ -5,17 +5,29 @@ import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
 import { chatFinishReason } from './map-finish-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
+import type { WebSearchPart } from '../../core/web-search.js';
+import { chatUrlCitation, unshownSearchesWarning } from '../shared/citations.js';
 
 /** A Chat Completions body (`chat.completion`) plus svc_meta. */
 export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions>) {
   let text: string | null = null;
   let reasoning: string | undefined;
   const toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  // Web search citations as url_citation annotations over the message's content:
+  // https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat
+  const annotations: Array<ReturnType<typeof chatUrlCitation>> = [];
+  const searches: WebSearchPart[] = [];
   for (const part of reply.content) {
-    if (part.type === 'text') text = (text ?? '') + part.text;
-    else if (part.type === 'reasoning') reasoning = (reasoning ?? '') + part.text;
+    if (part.type === 'text') {
+      const start = text?.length ?? 0;
+      text = (text ?? '') + part.text;
+      for (const citation of part.citations ?? []) annotations.push(chatUrlCitation(citation, start, part.text.length));
+    } else if (part.type === 'reasoning') reasoning = (reasoning ?? '') + part.text;
+    else if (part.type === 'web-search') searches.push(part);
     else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
+  const searchWarning = unshownSearchesWarning(searches);
+  const warnings = searchWarning ? [...(reply.warnings ?? []), searchWarning] : reply.warnings;
   return {
     id: newId('chatcmpl-'),
     object: 'chat.completion',
@@ -30,12 +42,13 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
           refusal: null,
           ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          ...(annotations.length ? { annotations } : {}),
         },
         logprobs: null,
         finish_reason: chatFinishReason(reply.finishReason),
       },
     ],
     usage: chatUsage(reply.usage),
-    svc_meta: withReplyWarnings(context.svcMeta(), reply.warnings),
+    svc_meta: withReplyWarnings(context.svcMeta(), warnings),
   };
 }

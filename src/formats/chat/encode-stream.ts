@@ -8,6 +8,8 @@ import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 import { chatFinishReason } from './map-finish-reason.js';
+import type { WebSearchPart } from '../../core/web-search.js';
+import { chatUrlCitation, unshownSearchesWarning } from '../shared/citations.js';
 
 /**
  * Chat Completions chunks from canonical events: a role chunk first, content / reasoning /
@@ -28,6 +30,10 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
   }
   const toolIndex = new Map<string, number>();
   let started = false;
+  /** The content's length so far and where the open text part began: citations are offsets into the whole content. */
+  let contentLength = 0;
+  let partStart = 0;
+  const searches: WebSearchPart[] = [];
 
   // The batches end at the terminal event (finish or error): the pipeline hands on nothing after it.
   for await (const batch of batches) {
@@ -38,9 +44,20 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
         out += chunk({ role: 'assistant', content: '' });
       }
       switch (event.type) {
+        case 'text-start':
+          partStart = contentLength;
+          break;
+        case 'text-end':
+          // Citations go in a delta of their own once the text they cover is out.
+          if (event.citations?.length) out += chunk({ annotations: event.citations.map((citation) => chatUrlCitation(citation, partStart, contentLength - partStart)) });
+          break;
+        case 'web-search':
+          searches.push(event.part);
+          break;
         case 'text-delta':
         case 'reasoning-delta': {
           if (!event.text) break;
+          if (event.type === 'text-delta') contentLength += event.text.length;
           if (event.text.length > PIECE_CHARS) {
             if (out) yield out;
             out = '';
@@ -72,7 +89,8 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
           break;
         }
         case 'finish': {
-          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.svcMeta(), event.warnings))}`;
+          const searchWarning = unshownSearchesWarning(searches);
+          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.svcMeta(), searchWarning ? [...(event.warnings ?? []), searchWarning] : event.warnings))}`;
           const reason = chatFinishReason(event.reason);
           if (context.options.includeUsage) {
             out += chunk({}, reason);

@@ -20,6 +20,8 @@ import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import type { AppliedContextEdit } from '../../core/context-edits.js';
 import { decodeContextManagement } from './context-management.js';
 import { nameUnhonouredBetas } from './beta-features.js';
+import type { WebSearchPart, WebSearchSpec } from '../../core/web-search.js';
+import { readDomains, readMaxUses, readUserLocation, searchSpec, unmodelledSearchFields } from '../shared/web-search-options.js';
 
 export interface MessagesOptions {
   /** What the router's context editing cleared, when the request asked for edits (context-management.ts). */
@@ -50,6 +52,8 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
     maxOutputTokens: maxTokens,
   };
   holdBackDeferredTools(request, kept);
+  if (tools.webSearch) request.webSearch = tools.webSearch;
+  if (tools.webSearchUnsent) kept.push(tools.webSearchUnsent);
   if (kept.length) request.sameFormatOnly = kept;
   const toolChoice = decodeToolChoice(json.tool_choice, request);
   if (toolChoice) request.toolChoice = toolChoice;
@@ -105,7 +109,11 @@ function decodeBlocks(raw: unknown, path: string, kept: SameFormatOnly[]): Part[
   const parts: Part[] = [];
   raw.forEach((item, index) => {
     const part = decodeBlock(item, `${path}.${index}`, kept);
-    if (part) parts.push(part);
+    if (!part) return;
+    // A replayed search's result joins the server_tool_use that asked for it: one canonical search.
+    const call = part.type === 'web-search' ? parts.find((earlier): earlier is WebSearchPart => earlier.type === 'web-search' && earlier.id === part.id) : undefined;
+    if (call && part.type === 'web-search') Object.assign(call, { results: part.results, ...(part.errorCode ? { errorCode: part.errorCode } : {}) });
+    else parts.push(part);
   });
   return parts;
 }
@@ -171,6 +179,11 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       return { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: requiredString(block, 'data', `${path}.data`) } } };
     case 'document':
       return decodeDocument(block, path);
+    case 'server_tool_use':
+      if (block.name !== 'web_search') break;
+      return { type: 'web-search', id: requiredString(block, 'id', `${path}.id`), query: searchQuery(block.input), results: [] };
+    case 'web_search_tool_result':
+      return replayedSearchResult(block, path);
     case 'tool_reference': {
       // A tool search's answer (Claude Code's ToolSearch): its tool_result loads the tool named.
       const name = requiredString(block, 'tool_name', `${path}.tool_name`);
@@ -178,17 +191,37 @@ function decodeBlockPart(block: Json, path: string, kept: SameFormatOnly[]): Par
       TOOL_REFERENCES.set(part, name);
       return part;
     }
-    default:
-      // search_result blocks, replayed server-tool blocks (server_tool_use, web_search_tool_result,
-      // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
-      // the forwarded body; any other route refuses the request rather than leave them out.
-      kept.push({
-        param: path,
-        message: `content blocks of type '${type}' can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.`,
-        refuse: true,
-      });
-      return undefined;
   }
+  // search_result blocks, replayed server-tool blocks other than web search (web_fetch,
+  // mcp_tool_result, …) and block types not modelled here: an Anthropic upstream gets them in
+  // the forwarded body; any other route refuses the request rather than leave them out.
+  kept.push({
+    param: path,
+    message: `content blocks of type '${type}' can be passed only to an Anthropic upstream, and this model routes elsewhere; leave the block out or send what it holds as text.`,
+    refuse: true,
+  });
+  return undefined;
+}
+
+const searchQuery = (input: unknown): string => (input && typeof input === 'object' && typeof (input as Json).query === 'string' ? ((input as Json).query as string) : '');
+
+/** A replayed web_search_tool_result: the pages found (with the encrypted content Anthropic needs back), or the error. */
+function replayedSearchResult(block: Json, path: string): WebSearchPart {
+  const id = requiredString(block, 'tool_use_id', `${path}.tool_use_id`);
+  const content = block.content;
+  if (!Array.isArray(content)) {
+    const error = asObject(content, `${path}.content`);
+    return { type: 'web-search', id, query: '', results: [], errorCode: optionalString(error, 'error_code', `${path}.content.error_code`) ?? 'unavailable' };
+  }
+  const results = content.map((item, index) => {
+    const result = asObject(item, `${path}.content.${index}`);
+    const where = `${path}.content.${index}`;
+    const title = optionalString(result, 'title', `${where}.title`);
+    const pageAge = optionalString(result, 'page_age', `${where}.page_age`);
+    const encryptedContent = optionalString(result, 'encrypted_content', `${where}.encrypted_content`);
+    return { url: requiredString(result, 'url', `${where}.url`), ...(title !== undefined ? { title } : {}), ...(pageAge !== undefined ? { pageAge } : {}), ...(encryptedContent !== undefined ? { encryptedContent } : {}) };
+  });
+  return { type: 'web-search', id, query: '', results };
 }
 
 /** The text parts decoded from tool_reference blocks, by the tool each names (read by the enclosing tool_result). */
@@ -271,17 +304,34 @@ function decodeImage(block: Json, path: string): ImagePart {
 /**
  * Client tools become canonical specs. Server tools (web_search_20250305, code_execution_…, …) have
  * a versioned type and no input_schema: an Anthropic upstream runs them; elsewhere they are left
- * out and listed in svc_meta.dropped_tools, as Responses hosted tools are. Tool search is the
- * exception: without it the deferred tools could never load, so a translating route refuses it.
+ * out and listed in svc_meta.dropped_tools, as Responses hosted tools are. Two are exceptions: web
+ * search, which every route runs (core/web-search.ts), and tool search, without which the deferred
+ * tools could never load, so a translating route refuses it.
  */
-function decodeTools(raw: unknown, kept: SameFormatOnly[]): { specs: ToolSpec[]; dropped: string[] } {
+function decodeTools(raw: unknown, kept: SameFormatOnly[]): { specs: ToolSpec[]; dropped: string[]; webSearch?: WebSearchSpec; webSearchUnsent?: SameFormatOnly } {
   const tools: ToolSpec[] = [];
   const dropped: string[] = [];
+  let webSearch: WebSearchSpec | undefined;
+  let webSearchUnsent: SameFormatOnly | undefined;
   if (raw === undefined || raw === null) return { specs: tools, dropped };
   asArray(raw, 'tools').forEach((item, index) => {
     const tool = asObject(item, `tools.${index}`);
     if (typeof tool.type === 'string' && TOOL_SEARCH_TYPE.test(tool.type)) {
       kept.push({ param: `tools.${index}`, message: `the server tool '${tool.type}' runs only on an Anthropic upstream, and this model routes elsewhere; route it to an anthropic backend, or answer tool search in the client with a tool whose result holds tool_reference blocks (as Claude Code's ToolSearch does).`, refuse: true });
+      return;
+    }
+    if (typeof tool.type === 'string' && WEB_SEARCH_TOOL.test(tool.type)) {
+      // Web search: every route runs it (core/web-search.ts), natively or through its search target.
+      const path = `tools.${index}`;
+      webSearch = searchSpec(tool.type, path, {
+        allowedDomains: readDomains(tool, 'allowed_domains', `${path}.allowed_domains`),
+        blockedDomains: readDomains(tool, 'blocked_domains', `${path}.blocked_domains`),
+        maxUses: readMaxUses(tool, 'max_uses', `${path}.max_uses`),
+        userLocation: readUserLocation(tool.user_location, `${path}.user_location`),
+      });
+      // A breakpoint on the tool list is the router's to place on a translating route.
+      const unsent = unmodelledSearchFields(tool, ['type', 'name', 'allowed_domains', 'blocked_domains', 'max_uses', 'user_location', 'cache_control']);
+      if (unsent.length) webSearchUnsent = { param: path, message: `web search ${unsent.join(', ')} not applied: only an Anthropic upstream takes them; the search runs without.`, refuse: false };
       return;
     }
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
@@ -299,11 +349,13 @@ function decodeTools(raw: unknown, kept: SameFormatOnly[]): { specs: ToolSpec[];
     if (tool.defer_loading === true) spec.deferred = true;
     tools.push(spec);
   });
-  return { specs: tools, dropped };
+  return { specs: tools, dropped, ...(webSearch ? { webSearch } : {}), ...(webSearchUnsent ? { webSearchUnsent } : {}) };
 }
 
 /** Anthropic's tool search server tools, every version: tool_search_tool_regex_20251119, tool_search_tool_bm25_20251119, … */
 const TOOL_SEARCH_TYPE = /^tool_search_tool_(regex|bm25)(_\d+)?$/;
+/** Anthropic's web search server tool, any version: https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool */
+const WEB_SEARCH_TOOL = /^web_search_\d{8}$/;
 
 function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;

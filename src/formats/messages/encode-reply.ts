@@ -8,6 +8,7 @@ import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 import { metadataOf } from '../../core/provider-metadata.js';
+import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
 
 /** Tool arguments as an object; text a model produced that is not JSON is kept under `_raw`. */
 function parseToolInput(args: string): unknown {
@@ -41,7 +42,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     model: context.model,
     content,
     ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
-    usage: anthropicUsage(reply.usage),
+    usage: { ...anthropicUsage(reply.usage), ...serverToolUsage(reply.content.filter((part) => part.type === 'web-search').length) },
     ...own.messageStartExtra,
     ...own.messageDeltaEventExtra,
     ...own.messageDeltaExtra,
@@ -54,9 +55,11 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
 function partBlocks(part: ReplyPart): Array<Record<string, unknown>> {
   switch (part.type) {
     case 'text': {
-      const citations = metadataOf(part.providerMetadata, 'anthropic')?.citations;
+      const citations = messagesCitations(part.text, part.citations, part.providerMetadata);
       return [{ type: 'text', text: part.text, ...(citations ? { citations } : {}) }];
     }
+    case 'web-search':
+      return [serverToolUseBlock(part), searchResultBlock(part)];
     case 'reasoning': {
       // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
       // any other upstream's reasoning shows as its readable text, unsigned.

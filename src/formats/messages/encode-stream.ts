@@ -14,6 +14,7 @@ import { anthropicStop } from './map-stop-reason.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
 import { ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
+import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'raw';
 
@@ -37,6 +38,9 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
   let open: { index: number; kind: BlockKind } | undefined;
   let started = false;
   let thinkingPending = false;
+  /** The open text block's text (for citations that cite a span of it) and the searches so far (for usage). */
+  let blockText = '';
+  let searches = 0;
 
   const startMessage = (usage: Usage | undefined, providerMetadata: ProviderMetadata | undefined) =>
     sse(
@@ -98,9 +102,11 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
       switch (event.type) {
         case 'text-start':
           out += closeBlock() + relayBlocks(event.providerMetadata, 'precedingBlocks') + startBlock('text', { type: 'text', text: '' });
+          blockText = '';
           break;
         case 'text-delta':
           if (!event.text) break;
+          blockText += event.text;
           if (event.text.length <= PIECE_CHARS) {
             out += delta({ type: 'text_delta', text: event.text });
             break;
@@ -157,9 +163,18 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           yield* deltaInPieces({ type: 'input_json_delta', partial_json: event.argumentsDelta });
           break;
         case 'text-end': {
-          const citations = metadataOf(event.providerMetadata, 'anthropic')?.citations;
-          if (open?.kind === 'text' && Array.isArray(citations)) for (const citation of citations) out += delta({ type: 'citations_delta', citation });
+          const citations = messagesCitations(blockText, event.citations, event.providerMetadata);
+          if (open?.kind === 'text' && citations) for (const citation of citations) out += delta({ type: 'citations_delta', citation });
           out += closeBlock();
+          blockText = '';
+          break;
+        }
+        case 'web-search': {
+          // The call with its query as one input_json_delta, then the result block whole, as Anthropic streams them.
+          const { input, ...call } = serverToolUseBlock(event.part);
+          searches++;
+          out += closeBlock() + startBlock('raw', { ...call, input: {} }) + delta({ type: 'input_json_delta', partial_json: JSON.stringify(input) }) + closeBlock();
+          out += startBlock('raw', searchResultBlock(event.part)) + closeBlock();
           break;
         }
         case 'tool-call-end':
@@ -174,7 +189,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
               {
                 type: 'message_delta',
                 delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
-                usage: anthropicUsage(event.usage),
+                usage: { ...anthropicUsage(event.usage), ...serverToolUsage(searches) },
                 ...own.messageDeltaEventExtra,
                 ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
                 ...(meta.warnings ? { svc_meta: { warnings: meta.warnings } } : {}),

@@ -3,6 +3,7 @@ import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import { metadataString } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
+import type { WebSearchPart } from '../../core/web-search.js';
 import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
 import {
@@ -42,6 +43,8 @@ export interface ResponsesOptions {
   toolsByName: Map<string, ClientTool>;
   /** `include: ["reasoning.encrypted_content"]`: return sealed reasoning the client can replay. */
   includeEncryptedReasoning: boolean;
+  /** `include: ["web_search_call.action.sources"]`: a search's item lists the pages it found. */
+  includeSearchSources: boolean;
 }
 
 /** Decodes an OpenAI Responses request body: `input` as a string or a list of items, as Codex sends it. */
@@ -70,6 +73,11 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const request: CanonicalRequest = { model, system, messages, tools: tools.specs };
   kept.push(...tools.sameFormatOnly);
   holdBackDeferredTools(request, tools.byCanonicalName, kept);
+  if (tools.webSearch) request.webSearch = tools.webSearch;
+  if (tools.webSearchUnsent) {
+    const { param, fields } = tools.webSearchUnsent;
+    kept.push({ param, message: `web search ${fields.join(', ')} not applied: only an OpenAI Responses upstream takes them; the search runs without.`, refuse: false });
+  }
   if (kept.length) request.sameFormatOnly = kept;
   decodeToolChoice(json.tool_choice, request);
   const parallel = optionalBoolean(json, 'parallel_tool_calls');
@@ -121,6 +129,7 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
       promptCacheKey: optionalString(json, 'prompt_cache_key') ?? null,
       toolsByName: tools.byCanonicalName,
       includeEncryptedReasoning: include.includes('reasoning.encrypted_content'),
+      includeSearchSources: include.includes('web_search_call.action.sources'),
     },
   };
 }
@@ -174,6 +183,8 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
       return decodeToolSearchOutput(item, path, kept);
     case 'reasoning':
       return decodeReasoning(item, path, context);
+    case 'web_search_call':
+      return { role: 'assistant', content: [replayedSearch(item, path)] };
     case 'item_reference': {
       // An earlier item by id, for the server to look up (what `store: true` clients such as the
       // AI SDK send). svc-router keeps no state, and the ids it issued name nothing upstream.
@@ -196,6 +207,16 @@ function decodeItem(raw: unknown, path: string, context: DecodeContext, kept: Sa
       keepOnly(kept, path, `a replayed '${type}' item can be passed only to an OpenAI Responses upstream, and this model routes elsewhere; leave it out or send what it holds as a message.`);
       return undefined;
   }
+}
+
+/** A replayed web_search_call: its query and the sources it listed (urls only, as OpenAI gives them). */
+function replayedSearch(item: Json, path: string): WebSearchPart {
+  const action = item.action === undefined || item.action === null ? {} : asObject(item.action, `${path}.action`);
+  const queries = Array.isArray(action.queries) ? action.queries.filter((query): query is string => typeof query === 'string') : [];
+  const query = optionalString(action, 'query', `${path}.action.query`) ?? queries.join('; ');
+  const sources = Array.isArray(action.sources) ? action.sources : [];
+  const results = sources.flatMap((source) => (source && typeof (source as Json).url === 'string' ? [{ url: (source as Json).url as string }] : []));
+  return { type: 'web-search', id: optionalString(item, 'id', `${path}.id`) ?? `ws_${path}`, query, results, ...(item.status === 'failed' ? { errorCode: 'unavailable' } : {}) };
 }
 
 const keepOnly = (kept: SameFormatOnly[], param: string, message: string, refuse = true): void => {
@@ -345,7 +366,12 @@ function decodeToolChoice(raw: unknown, request: CanonicalRequest): void {
     request.toolChoice = request.tools.length ? mode : 'none';
     return;
   }
-  // A hosted tool (web_search_preview, file_search, mcp, …): left out on a translating route.
+  // Web search runs on every route, but only an OpenAI Responses upstream can be made to search.
+  if (/^web_search/.test(type)) {
+    keepOnly((request.sameFormatOnly ??= []), 'tool_choice', `tool_choice forces the hosted tool '${type}'; on this route the model is offered search but chooses for itself whether to search.`, false);
+    return;
+  }
+  // A hosted tool (file_search, mcp, …): left out on a translating route.
   keepOnly((request.sameFormatOnly ??= []), 'tool_choice', `tool_choice forces the hosted tool '${type}', which this route leaves out (see dropped_tools); the model chooses for itself.`, false);
 }
 

@@ -2,7 +2,7 @@ import type { Reply } from '../../core/reply.js';
 import type { EncodeContext } from '../client-format.js';
 import { newId } from '../shared/ids.js';
 import type { ResponsesOptions } from './decode-request.js';
-import { finishedReasoningItem, messageItem, toolCallItem } from './output-items.js';
+import { finishedReasoningItem, messageItem, textAnnotations, toolCallItem, webSearchCallItem } from './output-items.js';
 import { responseObject, responsesStatus } from './response-object.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 
@@ -11,7 +11,9 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
   const output = reply.content.map((part) => {
     switch (part.type) {
       case 'text':
-        return messageItem(part.text);
+        return messageItem(part.text, undefined, undefined, textAnnotations(part));
+      case 'web-search':
+        return webSearchCallItem(part, context.options);
       case 'reasoning':
         return finishedReasoningItem(part, context.options, context.secret);
       case 'tool-call':

@@ -5,7 +5,7 @@ import { newId } from '../shared/ids.js';
 import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
-import { finishedReasoningItem, messageItem, reasoningItem, toolCallItem } from './output-items.js';
+import { finishedReasoningItem, messageItem, reasoningItem, textAnnotations, toolCallItem, webSearchCallItem } from './output-items.js';
 import { responseObject, responsesStatus } from './response-object.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 
@@ -76,10 +76,16 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
         case 'text-end': {
           if (!text) break;
           const { id, index, text: whole } = text;
-          const item = messageItem(whole, id);
+          const annotations = textAnnotations({ text: whole, ...(event.citations ? { citations: event.citations } : {}) });
+          const item = messageItem(whole, id, 'completed', annotations);
           output[index] = item;
           text = undefined;
           const done: Array<[string, Record<string, unknown>]> = [
+            // Each citation once its text is out, then the text's end: https://platform.openai.com/docs/api-reference/responses-streaming/response/output_text/annotation/added
+            ...annotations.map((annotation, annotationIndex): [string, Record<string, unknown>] => [
+              'response.output_text.annotation.added',
+              { item_id: id, output_index: index, content_index: 0, annotation_index: annotationIndex, annotation },
+            ]),
             ['response.output_text.done', { item_id: id, output_index: index, content_index: 0, text: whole, logprobs: [] }],
             ['response.content_part.done', { item_id: id, output_index: index, content_index: 0, part: item.content[0] }],
             ['response.output_item.done', { output_index: index, item }],
@@ -174,6 +180,19 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           if (out) yield out;
           out = '';
           for (const [type, payload] of done) yield* emitInPieces(type, payload);
+          break;
+        }
+        case 'web-search': {
+          // A search item's life: added, in_progress, searching, completed, done, as OpenAI streams it.
+          const item = webSearchCallItem(event.part, options);
+          const index = output.length;
+          output.push(item);
+          const where = { item_id: item.id, output_index: index };
+          out += emit('response.output_item.added', { output_index: index, item: { id: item.id, type: item.type, status: 'in_progress', action: { type: 'search' } } }) +
+            emit('response.web_search_call.in_progress', where) +
+            emit('response.web_search_call.searching', where) +
+            emit('response.web_search_call.completed', where) +
+            emit('response.output_item.done', { output_index: index, item });
           break;
         }
         case 'finish': {

@@ -1,6 +1,8 @@
 import type { SameFormatOnly, ToolSpec } from '../../core/request.js';
 import { CUSTOM_TOOL_INPUT as CUSTOM_INPUT, canonicalToolName } from '../../core/tool-conventions.js';
 import { asObject, optionalString, requiredString, type Json } from '../shared/read-fields.js';
+import type { WebSearchSpec } from '../../core/web-search.js';
+import { readContextSize, readDomains, readUserLocation, searchSpec, unmodelledSearchFields } from '../shared/web-search-options.js';
 
 /** How a canonical tool name maps back to what the client declared. */
 export interface ClientTool {
@@ -17,10 +19,17 @@ export interface DecodedTools {
   dropped: string[];
   /** Tools only an OpenAI Responses upstream can take, refused elsewhere (hosted tool search). */
   sameFormatOnly: SameFormatOnly[];
+  /** The hosted web search tool, which every route runs (core/web-search.ts). */
+  webSearch?: WebSearchSpec;
+  /** Its fields no other upstream takes, for the warnings of a translating route. */
+  webSearchUnsent?: { param: string; fields: string[] };
 }
 
 /** The canonical name of a client-executed `tool_search` tool, offered to other upstreams as a function. */
 export const TOOL_SEARCH_NAME = 'tool_search';
+
+/** The hosted web search tool's types, current and preview: https://platform.openai.com/docs/guides/tools-web-search */
+const WEB_SEARCH_TOOL = /^web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
 
 /**
  * Responses tools in canonical form: functions as they are, namespaces flattened, custom
@@ -56,6 +65,16 @@ function addTool(tools: DecodedTools, tool: Json, path: string, namespace?: stri
     }, tool.defer_loading === true);
   } else if (type === 'tool_search' && !namespace) {
     addToolSearch(tools, tool, path);
+  } else if (WEB_SEARCH_TOOL.test(type) && !namespace) {
+    const filters = tool.filters === undefined || tool.filters === null ? {} : asObject(tool.filters, `${path}.filters`);
+    tools.webSearch = searchSpec(type, path, {
+      allowedDomains: readDomains(filters, 'allowed_domains', `${path}.filters.allowed_domains`),
+      blockedDomains: readDomains(filters, 'blocked_domains', `${path}.filters.blocked_domains`),
+      userLocation: readUserLocation(tool.user_location, `${path}.user_location`),
+      contextSize: readContextSize(tool, 'search_context_size', `${path}.search_context_size`),
+    });
+    const unsent = unmodelledSearchFields(tool, ['type', 'filters', 'user_location', 'search_context_size']);
+    if (unsent.length) tools.webSearchUnsent = { param: path, fields: unsent };
   } else if (type === 'namespace' && !namespace) {
     const name = requiredString(tool, 'name', `${path}.name`);
     const inner = Array.isArray(tool.tools) ? tool.tools : [];

@@ -1,17 +1,40 @@
-import type { ReasoningPart, ToolCallPart } from '../../core/request.js';
+import type { ReasoningPart, TextPart, ToolCallPart } from '../../core/request.js';
+import type { WebSearchPart } from '../../core/web-search.js';
+import { responsesUrlCitation } from '../shared/citations.js';
 import { newId } from '../shared/ids.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { customToolInput } from '../../core/tool-conventions.js';
 import { sealReasoning } from './seal-reasoning.js';
 
 /** Output items; each carries the id and status a client replays in its next request. */
-export const messageItem = (text: string, id = newId('msg_'), status = 'completed') => ({
+export const messageItem = (text: string, id = newId('msg_'), status = 'completed', annotations: unknown[] = []) => ({
   id,
   type: 'message' as const,
   status,
   role: 'assistant' as const,
-  content: [{ type: 'output_text' as const, text, annotations: [] as unknown[], logprobs: [] as unknown[] }],
+  content: [{ type: 'output_text' as const, text, annotations, logprobs: [] as unknown[] }],
 });
+
+/** The output_text's url_citation annotations for a text part's citations. */
+export const textAnnotations = (part: Pick<TextPart, 'text' | 'citations'>) => (part.citations ?? []).map((citation) => responsesUrlCitation(citation, 0, part.text.length));
+
+/**
+ * A search as a `web_search_call` item: its query, and the pages found as `action.sources` when the
+ * client asked for them (`include: ["web_search_call.action.sources"]`), as OpenAI gives them.
+ * https://platform.openai.com/docs/guides/tools-web-search
+ */
+export function webSearchCallItem(part: WebSearchPart, options: ResponsesOptions, status = 'completed') {
+  return {
+    id: part.id.startsWith('ws_') ? part.id : `ws_${part.id}`,
+    type: 'web_search_call' as const,
+    status: part.errorCode && status === 'completed' ? 'failed' : status,
+    action: {
+      type: 'search' as const,
+      query: part.query,
+      ...(options.includeSearchSources ? { sources: part.results.map((result) => ({ type: 'url' as const, url: result.url })) } : {}),
+    },
+  };
+}
 
 export const reasoningItem = (text: string, id = newId('rs_'), status = 'completed', encryptedContent?: string) => ({
   id,

@@ -4,7 +4,8 @@ import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { ClientFormat, Decoded, FormatForwarder } from '../../formats/client-format.js';
 import type { Target } from '../../core/target.js';
-import { startStream, tryInOrder, type Attempted, type StartedStream } from '../call-chain.js';
+import { startEvents, startStream, tryInOrder, type Attempted, type StartedStream } from '../call-chain.js';
+import { servedSearchReply, servedSearchStream } from '../served-search.js';
 import type { RequestContext } from '../context.js';
 
 /** A forwarded stream whose first frames have arrived: that batch, and the iterator for the rest. */
@@ -23,9 +24,17 @@ export function forwarderFor<Options>(format: ClientFormat<Options>, decoded: De
   return forwarder && decoded.request.forwardBody?.format === format.name && forwarder.allows(decoded) ? forwarder : undefined;
 }
 
-/** The backend's forwarding side when it speaks the client's format, else undefined (the call is translated). */
-const forwardingOf = (backend: Backend, format: string | undefined): ForwardingBackend | undefined =>
-  format !== undefined && backend.wireFormat === format ? backend.forward : undefined;
+/**
+ * The backend's forwarding side when it speaks the client's format, else undefined (the call is
+ * translated). A request offering web search to an upstream without search of its own is
+ * translated too: the router serves the search, or the backend refuses it.
+ */
+const forwardingOf = (backend: Backend, format: string | undefined, request: CanonicalRequest): ForwardingBackend | undefined =>
+  format !== undefined && backend.wireFormat === format && !(request.webSearch && !backend.nativeWebSearch) ? backend.forward : undefined;
+
+/** Whether the router runs this request's web search for this backend (src/handlers/served-search.ts). */
+const servesSearch = (backend: Backend, request: CanonicalRequest, searchTarget: Target | undefined): searchTarget is Target =>
+  request.webSearch !== undefined && !backend.nativeWebSearch && searchTarget !== undefined;
 
 /**
  * Calls the chain (tryInOrder) for a JSON reply, each same-format target forwarded: the chain may
@@ -36,10 +45,12 @@ export function completeOrForward(
   targets: Target[],
   request: CanonicalRequest,
   forwardFormat: string | undefined,
+  searchTarget?: Target,
 ): Promise<Attempted & { reply: { reply: Reply } | { forwarded: ForwardedReply } }> {
   return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
+    if (servesSearch(backend, request, searchTarget)) return { reply: await servedSearchReply(context, backend, request, upstreamModel, apiKey, searchTarget) };
     const call = { request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) };
-    const forwarding = forwardingOf(backend, forwardFormat);
+    const forwarding = forwardingOf(backend, forwardFormat, request);
     return forwarding ? { forwarded: await forwarding.complete(call) } : { reply: await backend.complete(call) };
   });
 }
@@ -54,9 +65,11 @@ export function streamOrForward(
   targets: Target[],
   request: CanonicalRequest,
   forwardFormat: string | undefined,
+  searchTarget?: Target,
 ): Promise<Attempted & { reply: { started: StartedStream } | { forwarded: StartedForward } }> {
   return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
-    const forwarding = forwardingOf(backend, forwardFormat);
+    if (servesSearch(backend, request, searchTarget)) return { started: await startEvents(servedSearchStream(context, backend, request, upstreamModel, apiKey, searchTarget)) };
+    const forwarding = forwardingOf(backend, forwardFormat, request);
     if (!forwarding) return { started: await startStream(context, backend, request, upstreamModel, apiKey) };
     const rest = forwarding.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
     const first = await rest.next();

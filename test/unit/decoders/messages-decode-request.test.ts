@@ -411,7 +411,7 @@ describe('decodeMessagesRequest: every part is carried, kept for a same-format u
     expect(request.sameFormatOnly).toEqual([{ param: 'messages.0.content.1', message: `content blocks of type 'search_result' ${ROUTES_ELSEWHERE}`, refuse: true }]);
   });
 
-  it.each(['server_tool_use', 'web_search_tool_result', 'code_execution_tool_result', 'mcp_tool_result', 'a_future_block'])(
+  it.each(['server_tool_use', 'web_fetch_tool_result', 'code_execution_tool_result', 'mcp_tool_result', 'a_future_block'])(
     'a replayed %s block is kept for an Anthropic upstream and refused elsewhere',
     (type) => {
       const request = decodeMessagesRequest(turns(USER_HI, assistant({ type, id: 'srvtoolu_1' }, text('done')))).request;
@@ -420,10 +420,22 @@ describe('decodeMessagesRequest: every part is carried, kept for a same-format u
     },
   );
 
-  it('server tools in `tools` are listed in droppedTools, as Responses hosted tools are', () => {
-    const decoded = decodeMessagesRequest(body({ tools: [{ type: 'web_search_20250305', name: 'web_search' }, { name: 'f', input_schema: { type: 'object' } }, { type: 'code_execution_20250825', name: 'code_execution' }] }));
-    expect(decoded.droppedTools).toEqual(['web_search_20250305', 'code_execution_20250825']);
+  it('server tools in `tools` are listed in droppedTools, as Responses hosted tools are; web search is offered on every route', () => {
+    const decoded = decodeMessagesRequest(body({ tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2, allowed_domains: ['a.com'] }, { name: 'f', input_schema: { type: 'object' } }, { type: 'code_execution_20250825', name: 'code_execution' }] }));
+    expect(decoded.droppedTools).toEqual(['code_execution_20250825']);
     expect(decoded.request.tools.map((tool) => tool.name)).toEqual(['f']);
+    expect(decoded.request.webSearch).toEqual({ tool: 'web_search_20250305', param: 'tools.0', maxUses: 2, allowedDomains: ['a.com'] });
+  });
+
+  it('a replayed web search (server_tool_use and its web_search_tool_result) is one canonical search', () => {
+    const call = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    const result = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://e.com', title: 'E', encrypted_content: 'enc', page_age: 'May 1' }] };
+    const request = decodeMessagesRequest(turns(USER_HI, assistant(call, result, text('done')))).request;
+    expect(request.sameFormatOnly).toBeUndefined();
+    expect(request.messages[1]!.content).toEqual([
+      { type: 'web-search', id: 'srvtoolu_1', query: 'q', results: [{ url: 'https://e.com', title: 'E', encryptedContent: 'enc', pageAge: 'May 1' }] },
+      { type: 'text', text: 'done' },
+    ]);
   });
 
   it('citations on a replayed text block ride in the anthropic namespace', () => {

@@ -247,7 +247,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
 
   it.each<[string, Record<string, unknown>, string[]]>([
     ['no tools', body(), []],
-    ['built-in tools, listed by type', body({ tools: [{ type: 'web_search' }, { type: 'file_search' }, { type: 'function', name: 'f' }] }), ['web_search', 'file_search']],
+    // Web search is offered on every route (request.webSearch), so it is not dropped.
+    ['built-in tools, listed by type', body({ tools: [{ type: 'web_search' }, { type: 'file_search' }, { type: 'function', name: 'f' }] }), ['file_search']],
     ['a namespace inside a namespace, listed as dropped', body({ tools: [{ type: 'namespace', name: 'a', tools: [{ type: 'namespace', name: 'b', tools: [] }] }] }), ['namespace']],
   ])('droppedTools: %s', (_label, input, dropped) => {
     expect(decode(input).droppedTools).toEqual(dropped);
@@ -489,7 +490,18 @@ describe('decodeResponsesRequest: every part is carried, kept for a same-format 
     });
   });
 
-  it.each(['web_search_call', 'file_search_call', 'image_generation_call', 'computer_call', 'code_interpreter_call', 'mcp_call', 'some_future_item'])(
+  it('a replayed web_search_call item is a canonical search, its query and sources kept', () => {
+    const input = items(HI_ITEM, { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q', sources: [{ type: 'url', url: 'https://e.com' }] } });
+    expect(kept(input)).toBeUndefined();
+    expect(decode(input).request.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'web-search', id: 'ws_1', query: 'q', results: [{ url: 'https://e.com' }] }] });
+  });
+
+  it('the hosted web_search tool becomes request.webSearch with its options', () => {
+    const tool = { type: 'web_search', filters: { allowed_domains: ['a.com'] }, search_context_size: 'high', user_location: { type: 'approximate', city: 'Paris', country: 'FR' } };
+    expect(decode(body({ tools: [tool] })).request.webSearch).toEqual({ tool: 'web_search', param: 'tools[0]', allowedDomains: ['a.com'], contextSize: 'high', userLocation: { city: 'Paris', country: 'FR' } });
+  });
+
+  it.each(['file_search_call', 'image_generation_call', 'computer_call', 'code_interpreter_call', 'mcp_call', 'some_future_item'])(
     'a replayed %s item is kept for a Responses upstream and refused elsewhere',
     (type) => {
       const input = items(HI_ITEM, { type, id: 'x_1', status: 'completed' });
@@ -564,7 +576,7 @@ describe('decodeResponsesRequest: every part is carried, kept for a same-format 
 
   it('a tool_choice forcing a hosted tool is a warning on a translating route', () => {
     expect(kept(body({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }))).toEqual([
-      { param: 'tool_choice', message: "tool_choice forces the hosted tool 'web_search', which this route leaves out (see dropped_tools); the model chooses for itself.", refuse: false },
+      { param: 'tool_choice', message: "tool_choice forces the hosted tool 'web_search'; on this route the model is offered search but chooses for itself whether to search.", refuse: false },
     ]);
   });
 

@@ -31,7 +31,7 @@ describe('anthropic decodeAnthropicReply', () => {
   });
 
   it('keeps server-tool blocks by position and unread reply fields for a Messages client, and warns for any other', () => {
-    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: { url: 'https://e.com' } };
     const reply = decodeAnthropicReply('claude', {
       id: 'msg_1',
       type: 'message',

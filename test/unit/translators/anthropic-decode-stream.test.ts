@@ -103,8 +103,8 @@ describe('anthropic decodeAnthropicStream', () => {
   it('keeps server-tool blocks whole for a Messages client, names them in the finish warnings for any other, and ignores unknown event types', async () => {
     const text =
       messageStart +
-      frame({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }) +
-      frame({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' } }) +
+      frame({ type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: {} } }) +
+      frame({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"url":"x"}' } }) +
       frame({ type: 'content_block_stop', index: 0 }) +
       frame({ type: 'some_future_event', detail: 1 }) +
       frame({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } }) +
@@ -121,8 +121,8 @@ describe('anthropic decodeAnthropicStream', () => {
             stopReason: 'end_turn',
             trailingBlocks: [
               {
-                block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
-                deltas: [{ type: 'input_json_delta', partial_json: '{"query":"x"}' }],
+                block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_fetch', input: {} },
+                deltas: [{ type: 'input_json_delta', partial_json: '{"url":"x"}' }],
               },
             ],
             relayedBlockWarnings: ["The upstream's server_tool_use content blocks have no form in the router's canonical reply and were left out."],
@@ -139,7 +139,7 @@ describe('anthropic decodeAnthropicStream', () => {
     const citation = { type: 'web_search_result_location', url: 'https://e.com', title: 'E', encrypted_index: 'x', cited_text: 'c' };
     const text =
       messageStart +
-      frame({ type: 'content_block_start', index: 0, content_block: { type: 'web_search_tool_result', tool_use_id: 's1', content: [] } }) +
+      frame({ type: 'content_block_start', index: 0, content_block: { type: 'web_fetch_tool_result', tool_use_id: 's1', content: {} } }) +
       frame({ type: 'content_block_stop', index: 0 }) +
       frame({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }) +
       frame({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } }) +
@@ -150,9 +150,10 @@ describe('anthropic decodeAnthropicStream', () => {
     const { items } = await decodeText(text);
     expect(items[1]).toEqual({
       type: 'text-start',
-      providerMetadata: { anthropic: { precedingBlocks: [{ block: { type: 'web_search_tool_result', tool_use_id: 's1', content: [] }, deltas: [] }] } },
+      providerMetadata: { anthropic: { precedingBlocks: [{ block: { type: 'web_fetch_tool_result', tool_use_id: 's1', content: {} }, deltas: [] }] } },
     });
-    expect(items[3]).toEqual({ type: 'text-end', providerMetadata: { anthropic: { citations: [citation] } } });
+    // Anthropic's own citations ride along for a Messages client; the canonical ones serve every other.
+    expect(items[3]).toEqual({ type: 'text-end', citations: [{ url: 'https://e.com', title: 'E', citedText: 'c' }], providerMetadata: { anthropic: { citations: [citation] } } });
     const finish = items.at(-1) as Extract<StreamEvent, { type: 'finish' }>;
     expect(finish.providerMetadata?.anthropic).toMatchObject({
       messageDeltaExtra: { safeguard_results: results },
