@@ -933,7 +933,7 @@ describe('a Codex-shaped request (from captured Codex CLI traffic) over an anthr
     expect(output[2]).toMatchObject({ type: 'function_call', status: 'completed', call_id: 'toolu_spawn', name: 'spawn_agent', namespace: 'multi_agent_v1' });
     expect(JSON.parse(output[2]!.arguments)).toEqual({ message: 'Review hello.txt' });
     expect(completed.response).toMatchObject({ status: 'completed', store: false, text: { verbosity: 'low' }, tools });
-    expect(metaOf(completed.response).dropped_tools).toEqual(['web_search']);
+    expect(metaOf(completed.response).dropped_tools).toBeUndefined();
 
     const customEvents = events.filter((event) => event.output_index === 1).map((event) => event.type);
     expect(customEvents).toEqual([
