@@ -1,5 +1,6 @@
 import { invalidRequest, type RouterError } from './errors.js';
 import type { ProviderMetadata } from './provider-metadata.js';
+import type { CanonicalRequest } from './request.js';
 
 /**
  * Web search, as every client format offers it and every upstream with a search of its own runs
@@ -83,6 +84,23 @@ export function webSearchUnavailable(spec: WebSearchSpec, model: string, upstrea
     `${spec.param}: web search ('${spec.tool}') cannot run on this route: its upstream (${upstream}) has no web search of its own, and the route names no search target. ` +
       `Name one with \`svc-router routes search '${model}' BACKEND[:MODEL]\` (a backend with native search: anthropic, openai-responses or gemini), or leave the tool out.`,
     spec.param,
+  );
+}
+
+/**
+ * A route whose upstream cannot search and that names no search target. A request that is there to
+ * search (web search its only tool, as in Claude Code's WebSearch, or the one tool_choice names)
+ * cannot be answered honestly without it: refused (webSearchUnavailable). One that only offers search
+ * beside its own tools (Codex offers web_search on every turn) goes on without it, and the warning
+ * returned says so and how to add it, so no turn of an agent fails for a tool it may never call.
+ */
+export function leaveOutSearch(request: CanonicalRequest, upstream: string): string {
+  const spec = request.webSearch!;
+  const forced = typeof request.toolChoice === 'object' && request.toolChoice.name === 'web_search';
+  if (forced || (request.tools.length === 0 && !request.deferredTools?.length)) throw webSearchUnavailable(spec, request.model, upstream);
+  return (
+    `${spec.param}: web search ('${spec.tool}') not offered to the model: this route's upstream (${upstream}) has no web search of its own and the route names no search target; ` +
+    `name one with \`svc-router routes search '${request.model}' BACKEND[:MODEL]\`.`
   );
 }
 

@@ -57,7 +57,7 @@ async function post(format: Format, body: Record<string, unknown>) {
   } catch {
     json = undefined;
   }
-  return { status: response.status, json, text };
+  return { status: response.status, headers: response.headers, json, text };
 }
 
 interface Served {
@@ -207,14 +207,37 @@ function offeredNatively(route: Route, body: any): boolean {
   return false;
 }
 
+describe.each(['messages', 'responses'] as const)('a %s client offering web search beside its own tools, on a route that cannot search', (format) => {
+  const tool = format === 'messages' ? { name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } } } } : { type: 'function', name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } };
+  it.each([false, true])('goes on without search, and says so and how to add it (streaming: %s)', async (stream) => {
+    // Codex offers web_search on every turn: one it never calls must not fail the turn.
+    const { upstream } = await serve('openai-chat');
+    const offer = OFFER[format] as { tools: unknown[] };
+    const reply = await post(format, { ...offer, tools: [tool, ...offer.tools], stream });
+    expect(reply.status, reply.text).toBe(200);
+    const sent = upstream.requests[0]!.body;
+    expect(sent.tools.map((each: any) => each.function.name)).toEqual([format === 'messages' ? 'Bash' : 'exec_command']);
+    expect(sent).not.toHaveProperty('web_search_options');
+    const warning = decodeURIComponent(reply.headers.get('x-svc-warning') ?? '');
+    expect(warning).toContain('not offered to the model');
+    expect(warning).toContain(`svc-router routes search '${SKU}'`);
+  });
+});
+
 describe.each(FORMATS)('a %s client offering web search', (format) => {
   describe.each(ROUTES)('over %s', (route) => {
     it.each([false, true])('streaming: %s', async (stream) => {
       const { upstream, searcher } = await serve(route);
       const reply = await post(format, { ...OFFER[format], stream });
 
+      if (route === 'openai-chat' && format === 'chat') {
+        // A Chat client's own web_search_options reach its Chat upstream as sent (OpenAI's search models take them).
+        expect(reply.status, reply.text).toBe(200);
+        expect(upstream.requests[0]!.body.web_search_options).toEqual({});
+        return;
+      }
       if (route === 'openai-chat') {
-        // Neither search of its own nor a search target: refused in the client's format, naming the tool and the setting.
+        // Neither search of its own nor a search target, and search is the request's one tool: refused in the client's format, naming the tool and the setting.
         expect(reply.status).toBe(400);
         const message: string = format === 'messages' ? reply.json.error.message : reply.json.error.message;
         if (format === 'messages') expect(reply.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });

@@ -4,7 +4,7 @@ import { estimateRequestTokens, estimateTokens } from '../../core/estimate-token
 import type { FinishReason } from '../../core/reply.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
-import { webSearchUnavailable } from '../../core/web-search.js';
+import { leaveOutSearch } from '../../core/web-search.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendCall } from '../backend.js';
 import { composeTurn } from './compose-reply.js';
@@ -19,8 +19,8 @@ export function createOfflineBackend(script?: ScriptedTurn[]): Backend {
   async function* stream({ request }: BackendCall): AsyncGenerator<StreamEvent[]> {
     // The offline backend stands in for a real upstream that translates: it refuses and warns
     // about the same parts one would, so a script tried offline meets what it will meet live.
-    setBackendWarnings(request, translatableOrRefuse(request));
-    if (request.webSearch) throw webSearchUnavailable(request.webSearch, request.model, 'offline');
+    const unsearched = request.webSearch ? leaveOutSearch(request, 'offline') : undefined;
+    setBackendWarnings(request, [...translatableOrRefuse(request), ...(unsearched ? [unsearched] : [])]);
     yield [...turnEvents(request)];
   }
 

@@ -1,7 +1,7 @@
 import type { CanonicalRequest, ImagePart, ToolChoice } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
-import { searchesAsText, webSearchUnavailable } from '../../core/web-search.js';
+import { leaveOutSearch, searchesAsText } from '../../core/web-search.js';
 import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
@@ -22,10 +22,12 @@ export interface ChatEncodeOptions {
  * body with the model renamed; streaming always asks for usage, since the ledger needs it.
  */
 export function encodeChatRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: ChatEncodeOptions = {}): ChatRequestBody {
-  // Chat Completions servers have no search of their own to rely on (those that take web_search_options
-  // ignore it silently elsewhere): search runs only through the route's search target, never dropped.
-  if (request.webSearch) throw webSearchUnavailable(request.webSearch, request.model, 'openai-chat');
   const same = request.forwardBody?.format === 'chat';
+  // A Chat client's own web_search_options go to its Chat upstream as it sent them (OpenAI's search
+  // models take them). Other formats' search: Chat servers have none of their own to rely on, so it
+  // runs only through the route's search target, else it is refused or left out with a warning
+  // (leaveOutSearch), never dropped unsaid.
+  const unsearched = request.webSearch && !same ? leaveOutSearch(request, 'openai-chat') : undefined;
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
   const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
   const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel, options);
@@ -36,6 +38,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
   if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
+  if (unsearched) warnings.push(unsearched);
   setBackendWarnings(request, warnings);
   if (stream) {
     body.stream = true;
