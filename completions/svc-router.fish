@@ -162,6 +162,11 @@ complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a decla
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
 
+# models
+complete -c svc-router -n '__svc_router_is models' -a info -d 'what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source'
+complete -c svc-router -n '__svc_router_is models' -a help -d 'display help for command'
+complete -c svc-router -n '__svc_router_is models help' -a 'info'
+
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind (default: config server.host, 127.0.0.1)'
 complete -c svc-router -n '__svc_router_in serve' -l port -x -d 'port to listen on; 0 picks a free one (default: config server.port, 8787)'
@@ -346,10 +351,9 @@ complete -c svc-router -n '__svc_router_in sessions' -l base-url -x -d 'the rout
 complete -c svc-router -n '__svc_router_in sessions' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in sessions' -l json -d 'print the report as GET /admin/sessions returns it'
 
-# models
-complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
-complete -c svc-router -n '__svc_router_in models' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
-complete -c svc-router -n '__svc_router_in models' -l json -d 'print the raw response body'
+# models info
+complete -c svc-router -n '__svc_router_in models info' -l json -d 'print JSON'
+complete -c svc-router -n '__svc_router_in models info; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
 # chat
 complete -c svc-router -n '__svc_router_in chat' -s m -l model -x -a "$skus" -d 'model to ask'

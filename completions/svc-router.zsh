@@ -327,6 +327,21 @@ _svc_router_config_args() {
   esac
 }
 
+_svc_router_models_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    info)
+      _arguments \
+        '--json[print JSON]' \
+        ':model:_svc_router_route_models' \
+        $help
+      ;;
+    help) _arguments ':command:(info)' ;;
+    *) return 1 ;;
+  esac
+}
+
 _svc_router() {
   local curcontext=$curcontext state state_descr line ret=1
   typeset -A opt_args
@@ -455,11 +470,9 @@ _svc_router() {
         $help && ret=0
       ;;
     models)
-      _arguments \
-        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
-        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
-        '--json[print the raw response body]' \
-        $help && ret=0
+      _svc_router_group models \
+        'info:what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source'
+      ret=$?
       ;;
     chat)
       _arguments \
