@@ -252,14 +252,15 @@ export function buildProgram(version: string): Command {
     .option('--key <key>', 'key to send (env SVC_ROUTER_KEY; default: the stored local key)')
     .option('--json', 'print the report as GET /admin/sessions returns it')
     .action(async (options) => (await import('./commands/sessions.js')).runSessions(options));
-  const models = connection(program.command('models').description('list the models the router serves')).action(async (options) =>
+  const models = program.command('models').description('the models the router serves, and what the catalog knows of each');
+  // `svc-router models` alone lists them, as it did before `info` joined it.
+  connection(models.command('list', { isDefault: true }).description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),
   );
   completeArguments(models.command('info <model>'), 'route-models')
     .description("what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source")
     .option('--json', 'print JSON')
-    // `--json` after `info` is read by `models` too (it has its own): either one asks for JSON.
-    .action(async (model, options, command: Command) => (await import('./commands/models-info.js')).runModelsInfo(model, { json: options.json === true || command.parent?.opts().json === true }));
+    .action(async (model, options) => (await import('./commands/models-info.js')).runModelsInfo(model, options));
   connection(
     program
       .command('chat [prompt...]')
