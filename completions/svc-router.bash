@@ -202,6 +202,7 @@ _svc_router() {
         sessions) options="--base-url --key --json $help" ;;
         models)
             case $sub in
+                list) options="--base-url --key --json $help" ;;
                 info) options="--json $help" ;;
             esac
             ;;
@@ -448,8 +449,9 @@ _svc_router() {
         sessions) words=$options ;;
         models)
             case $sub in
-                '') words='info help' ;;
-                help) ((nargs == 0)) && words='info' ;;
+                '') words='list info help' ;;
+                help) ((nargs == 0)) && words='list info' ;;
+                list) words=$options ;;
                 info)
                     if ((nargs == 0)); then
                         COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
