@@ -101,6 +101,23 @@ describe('the Codex catalog and Claude Code are told the same window', () => {
   });
 });
 
+describe("the Codex catalog offers the route model's reasoning levels", () => {
+  it("lists the levels the lead target's model takes, within Codex's own, else low, medium and high", () => {
+    const settings = withDefaults({
+      backends: { oa: { type: 'openai-responses' }, anth: { type: 'anthropic' } },
+      routes: { [PRO]: ['offline', 'oa:gpt-5.2'], [BASIC]: ['anth:claude-opus-4-7'], [LITE]: ['oa:my-model'] },
+    } as never);
+    const catalog = JSON.parse(codexModelCatalogJson(SKUS, undefined, settings)) as { models: Array<{ slug: string; supported_reasoning_levels: Array<{ effort: string }> }> };
+    const levels = Object.fromEntries(catalog.models.map((model) => [model.slug, model.supported_reasoning_levels.map((level) => level.effort)]));
+    expect(levels).toEqual({
+      [PRO]: ['none', 'low', 'medium', 'high', 'xhigh'],
+      // Anthropic's max is no Codex level.
+      [BASIC]: ['low', 'medium', 'high', 'xhigh'],
+      [LITE]: ['low', 'medium', 'high'],
+    });
+  });
+});
+
 /** Any config of the three SKUs, each unrouted, offline or routed to a real backend. */
 type SkuRoutes = Record<string, readonly string[] | undefined>;
 const skuRoutes: fc.Arbitrary<SkuRoutes> = fc.record({

@@ -15,7 +15,7 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   name: 'responses',
   routes: [{ method: 'POST', path: '/v1/responses' }],
   keySources: API_KEY_OR_BEARER,
-  models: { claims: isCodex, list: (ids, _headers, contextWindow) => codexModelCatalog(ids, undefined, contextWindow), entry: openaiModelEntry },
+  models: { claims: isCodex, list: (ids, _headers, contextWindow, reasoningLevels) => codexModelCatalog(ids, undefined, contextWindow, reasoningLevels), entry: openaiModelEntry },
   decode: decodeResponsesRequest,
   encodeReply: encodeResponsesReply,
   encodeStream: encodeResponsesStream,
