@@ -60,7 +60,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const unsent = unsentSampling(request, capabilities, upstreamModel, plan.effortSent);
   if (unsent.warning) warnings.push(unsent.warning);
   const sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined && !unsent.settings.includes(key));
-  if (plan.thinking) {
+  if (plan.thinking && plan.thinking.type !== 'disabled') {
     // With thinking on, Anthropic accepts only the default sampling settings.
     if (sampling.length) warnings.push(`${sampling.map(settingName).join(', ')} not sent: Anthropic takes only its default sampling while thinking.`);
   } else {

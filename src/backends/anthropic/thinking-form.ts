@@ -6,7 +6,7 @@ type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /** How thinking goes to this model, and what could not be sent as asked. */
 export interface ThinkingPlan {
-  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
   /** `output_config.effort`, for the models that take one. */
   effort?: Effort;
   /** The effort the request is sent with, for the sampling rules. */
@@ -23,7 +23,8 @@ export interface ThinkingPlan {
  */
 export function thinkingPlan(request: CanonicalRequest, maxTokens: number, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
   const asked = request.reasoningBudget !== undefined || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none');
-  if (!asked) return { warnings: [] };
+  // Effort none: thinking off, said outright, since the Claude 5 family thinks when a request names no thinking.
+  if (!asked) return request.reasoningEffort === 'none' && capabilities?.reasoning ? { thinking: { type: 'disabled' }, warnings: [] } : { warnings: [] };
   if (capabilities && !capabilities.reasoning) return { warnings: [`reasoning not sent: ${model} does not think.`] };
   const reasoning = capabilities?.reasoning;
   if (!thinkingAllowed(request)) return { warnings: [] };

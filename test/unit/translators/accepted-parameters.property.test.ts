@@ -113,6 +113,13 @@ describe('parameters the target accepts', () => {
     expect(sonnetBody.output_config).toBeUndefined();
   });
 
+  it('turns thinking off outright for effort none on a Claude that thinks, and sends nothing to one the catalog does not know', () => {
+    const off = encodeAnthropicRequest(userRequest('hi', { reasoningEffort: 'none' }), 'claude-sonnet-5', false) as unknown as Record<string, any>;
+    expect(off.thinking).toEqual({ type: 'disabled' });
+    expect(off.output_config).toBeUndefined();
+    expect((encodeAnthropicRequest(userRequest('hi', { reasoningEffort: 'none' }), 'claude-unknown-9', false) as unknown as Record<string, any>).thinking).toBeUndefined();
+  });
+
   it("maps an effort one to one where the model has it, else to the nearest, named: gpt-5 has no 'none', gpt-5.1 no 'minimal'", () => {
     const effort = (model: string, asked: ReasoningEffort) => {
       const request = userRequest('hi', { reasoningEffort: asked });
