@@ -154,7 +154,7 @@ export function buildProgram(version: string): Command {
     .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
   completeArguments(routes.command('window <name> [tokens]'), 'route-models')
     .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')
-    .option('--unset', 'remove the set window (the model family\'s default applies again)')
+    .option('--unset', 'remove the set window (the model catalog\'s applies again)')
     .action(async (name, tokens, options) => (await import('./commands/routes.js')).runRoutesWindow(name, tokens, options));
   routes
     .command('list')

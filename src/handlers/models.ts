@@ -40,7 +40,7 @@ export async function handleModel({ request, settings, params }: RequestContext)
   return { status: 200, json: modelsFormatOf(request.headers).models.entry(id) };
 }
 
-/** A model's context window where the config or its route's model family tells it. */
+/** A model's context window where the config or the model catalog tells it. */
 export const knownWindow =
   (settings: Settings) =>
   (id: string): number | undefined => {
