@@ -268,7 +268,7 @@ complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_ro
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
 
 # routes window
-complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model family\'s default applies again)'
+complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model catalog\'s applies again)'
 complete -c svc-router -n '__svc_router_in routes window; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'name'
 
 # routes list

@@ -226,7 +226,7 @@ _svc_router_routes_args() {
       ;;
     window)
       _arguments \
-        '--unset[remove the set window (the model family'\''s default applies again)]' \
+        '--unset[remove the set window (the model catalog'\''s applies again)]' \
         ':name:_svc_router_route_models' \
         '::tokens:' \
         $help
