@@ -51,8 +51,10 @@ const MAX_NAME = 200;
 export function packageEntry(type: BackendType | undefined, upstreamModel: string): PackageEntry | undefined {
   const name = bare(upstreamModel);
   if (!name || name.length > MAX_NAME) return undefined;
-  const providers = type ? [findProvider({ providerId: PROVIDER_OF[type] })] : [];
-  if (type === undefined || type === 'openai-chat') providers.push(findProvider({ modelId: name }));
+  // Own keys only: a hand-edited config's backend type reaches here unchecked, and one not known is no type.
+  const known = type !== undefined && Object.hasOwn(PROVIDER_OF, type) ? type : undefined;
+  const providers = known ? [findProvider({ providerId: PROVIDER_OF[known] })] : [];
+  if (known === undefined || known === 'openai-chat') providers.push(findProvider({ modelId: name }));
   for (const provider of providers) {
     if (!provider) continue;
     const model = findModel(provider, name) ?? findModel(provider, dashedDate(name));

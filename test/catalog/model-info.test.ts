@@ -45,6 +45,13 @@ describe('modelInfo', () => {
     );
   });
 
+  it('takes a backend type from a hand-edited config as no type, never as a prototype key', () => {
+    for (const type of ['__proto__', 'constructor', 'toString']) {
+      const info = modelInfo({ type: type as never, upstreamModel: 'claude-haiku-4-5' });
+      expect(info.price?.value.input.base).toBe(1);
+    }
+  });
+
   it('finds nothing in the config through the prototype', () => {
     for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {
       const info = modelInfo({ type: undefined, upstreamModel: name, backendName: 'x' }, { prices: {}, contextWindows: {} });
