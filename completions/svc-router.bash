@@ -73,7 +73,7 @@ _svc_router() {
             *)
                 if [[ -z $cmd ]]; then
                     cmd=$word
-                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|prices|config)$ ]]; then
+                elif [[ -z $sub && $cmd =~ ^(keys|backends|routes|prices|config|models)$ ]]; then
                     sub=$word
                 else
                     args+=("$word")
@@ -204,7 +204,12 @@ _svc_router() {
         whoami) options="--base-url --key --json $help" ;;
         usage) options="--base-url --key --json $help" ;;
         sessions) options="--base-url --key --json $help" ;;
-        models) options="--base-url --key --json $help" ;;
+        models)
+            case $sub in
+                list) options="--base-url --key --json $help" ;;
+                info) options="--json $help" ;;
+            esac
+            ;;
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
         doctor) options="--base-url --key --timeout --live --client --json $help" ;;
@@ -459,7 +464,23 @@ _svc_router() {
         whoami) words=$options ;;
         usage) words=$options ;;
         sessions) words=$options ;;
-        models) words=$options ;;
+        models)
+            case $sub in
+                '') words='list info help' ;;
+                help) ((nargs == 0)) && words='list info' ;;
+                list) words=$options ;;
+                info)
+                    if ((nargs == 0)); then
+                        COMPREPLY=($(compgen -W 'svc.intelligent-pro svc.intelligent-basic svc.intelligent-lite claude-*' -- "$cur"))
+                        # Escape the '*' so the shell passes the pattern on instead of globbing it.
+                        COMPREPLY=("${COMPREPLY[@]//\*/\\*}")
+                        return 0
+                    else
+                        words=$options
+                    fi
+                    ;;
+            esac
+            ;;
         chat)
             if ((nargs >= 0)); then
                 :

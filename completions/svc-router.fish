@@ -108,7 +108,7 @@ complete -c svc-router -n '__svc_router_is' -a config -d 'read and change settin
 complete -c svc-router -n '__svc_router_is' -a whoami -d 'show who the key belongs to and its usage against the 30-day cap'
 complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
 complete -c svc-router -n '__svc_router_is' -a sessions -d 'each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
-complete -c svc-router -n '__svc_router_is' -a models -d 'list the models the router serves'
+complete -c svc-router -n '__svc_router_is' -a models -d 'the models the router serves, and what the catalog knows of each'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
 complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
 complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, each backend\'s key, routes, config file and serve port; exit code = number of failures'
@@ -163,6 +163,12 @@ complete -c svc-router -n '__svc_router_is config' -a import -d 'write a declara
 complete -c svc-router -n '__svc_router_is config' -a validate -d 'check a declarative file (default: $SVC_ROUTER_CONFIG, else the running serve\'s), naming the line and column of each problem; exit code 2 if it is not valid'
 complete -c svc-router -n '__svc_router_is config' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is config help' -a 'path get set export import validate'
+
+# models
+complete -c svc-router -n '__svc_router_is models' -a list -d 'list the models the router serves'
+complete -c svc-router -n '__svc_router_is models' -a info -d 'what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source'
+complete -c svc-router -n '__svc_router_is models' -a help -d 'display help for command'
+complete -c svc-router -n '__svc_router_is models help' -a 'list info'
 
 # serve
 complete -c svc-router -n '__svc_router_in serve' -l host -x -d 'address to bind (default: config server.host, 127.0.0.1)'
@@ -267,7 +273,7 @@ complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_ro
 complete -c svc-router -n '__svc_router_in routes set; and test (count (__svc_router_words)) -ge 3' -a '(__svc_router_targets)' -d 'targets'
 
 # routes window
-complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model family\'s default applies again)'
+complete -c svc-router -n '__svc_router_in routes window' -l unset -d 'remove the set window (the model catalog\'s applies again)'
 complete -c svc-router -n '__svc_router_in routes window; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'name'
 
 # routes list
@@ -356,10 +362,14 @@ complete -c svc-router -n '__svc_router_in sessions' -l base-url -x -d 'the rout
 complete -c svc-router -n '__svc_router_in sessions' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in sessions' -l json -d 'print the report as GET /admin/sessions returns it'
 
-# models
-complete -c svc-router -n '__svc_router_in models' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
-complete -c svc-router -n '__svc_router_in models' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
-complete -c svc-router -n '__svc_router_in models' -l json -d 'print the raw response body'
+# models list
+complete -c svc-router -n '__svc_router_in models list' -l base-url -x -d 'talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)'
+complete -c svc-router -n '__svc_router_in models list' -l key -x -d 'key to send (env SVC_ROUTER_KEY; default: the stored local key)'
+complete -c svc-router -n '__svc_router_in models list' -l json -d 'print the raw response body'
+
+# models info
+complete -c svc-router -n '__svc_router_in models info' -l json -d 'print JSON'
+complete -c svc-router -n '__svc_router_in models info; and test (count (__svc_router_words)) -eq 2' -a "$skus 'claude-*'" -d 'model'
 
 # chat
 complete -c svc-router -n '__svc_router_in chat' -s m -l model -x -a "$skus" -d 'model to ask'

@@ -107,7 +107,7 @@ _svc_router_commands() {
     'whoami:show who the key belongs to and its usage against the 30-day cap'
     'usage:everyone'\''s usage and cost over the 30-day window by key, SKU, upstream model and day, with bar charts (needs an admin key: the local key, or one with --tier admin)'
     'sessions:each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
-    'models:list the models the router serves'
+    'models:the models the router serves, and what the catalog knows of each'
     'chat:send one chat message (prompt from the arguments, or standard input)'
     'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
     'doctor:check the key, base URL, router, each backend'\''s key, routes, config file and serve port; exit code = number of failures'
@@ -231,7 +231,7 @@ _svc_router_routes_args() {
       ;;
     window)
       _arguments \
-        '--unset[remove the set window (the model family'\''s default applies again)]' \
+        '--unset[remove the set window (the model catalog'\''s applies again)]' \
         ':name:_svc_router_route_models' \
         '::tokens:' \
         $help
@@ -335,6 +335,28 @@ _svc_router_config_args() {
         $help
       ;;
     help) _arguments ':command:(path get set export import validate)' ;;
+    *) return 1 ;;
+  esac
+}
+
+_svc_router_models_args() {
+  local -a help
+  help=('(- *)'{-h,--help}'[display help for command]')
+  case $words[1] in
+    list)
+      _arguments \
+        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
+        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
+        '--json[print the raw response body]' \
+        $help
+      ;;
+    info)
+      _arguments \
+        '--json[print JSON]' \
+        ':model:_svc_router_route_models' \
+        $help
+      ;;
+    help) _arguments ':command:(list info)' ;;
     *) return 1 ;;
   esac
 }
@@ -468,11 +490,10 @@ _svc_router() {
         $help && ret=0
       ;;
     models)
-      _arguments \
-        '--base-url[talk to a router over HTTP instead of in-process (env SVC_ROUTER_BASE_URL)]:baseUrl:' \
-        '--key[key to send (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
-        '--json[print the raw response body]' \
-        $help && ret=0
+      _svc_router_group models \
+        'list:list the models the router serves' \
+        'info:what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source'
+      ret=$?
       ;;
     chat)
       _arguments \

@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog, knownWindow } from '../handlers/models.js';
+import { CODEX_BASE_INSTRUCTIONS, codexModelCatalog, knownReasoningLevels, knownWindow } from '../handlers/models.js';
 import { SKUS } from '../core/model-names.js';
 
 /**
@@ -13,11 +13,12 @@ import { SKUS } from '../core/model-names.js';
  * no file.
  *
  * Each entry's `context_window` is the SKU's window under `settings` (see
- * src/routing/context-windows.ts), else a conservative fallback.
+ * src/routing/context-windows.ts), else a conservative fallback; its reasoning levels are those the
+ * route's lead model takes, from the model catalog (src/catalog/), else low, medium and high.
  *
  * Codex refuses an entry without instructions and sends them as the session's system prompt in
  * place of its built-in one, so `baseInstructions` is what the upstream model is told first.
  */
 export function codexModelCatalogJson(ids: readonly string[] = SKUS, baseInstructions: string = CODEX_BASE_INSTRUCTIONS, settings?: Settings): string {
-  return `${JSON.stringify(codexModelCatalog(ids, baseInstructions, settings ? knownWindow(settings) : undefined), null, 2)}\n`;
+  return `${JSON.stringify(codexModelCatalog(ids, baseInstructions, settings ? knownWindow(settings) : undefined, settings ? knownReasoningLevels(settings) : undefined), null, 2)}\n`;
 }

@@ -157,7 +157,7 @@ export function buildProgram(version: string): Command {
     .action(async (model, targets, options) => (await import('./commands/routes.js')).runRoutesSet(model, targets, options));
   completeArguments(routes.command('window <name> [tokens]'), 'route-models')
     .description('set the context window clients are told for a route, or for a target BACKEND:UPSTREAM_MODEL')
-    .option('--unset', 'remove the set window (the model family\'s default applies again)')
+    .option('--unset', 'remove the set window (the model catalog\'s applies again)')
     .action(async (name, tokens, options) => (await import('./commands/routes.js')).runRoutesWindow(name, tokens, options));
   routes
     .command('list')
@@ -259,9 +259,15 @@ export function buildProgram(version: string): Command {
     .option('--key <key>', 'key to send (env SVC_ROUTER_KEY; default: the stored local key)')
     .option('--json', 'print the report as GET /admin/sessions returns it')
     .action(async (options) => (await import('./commands/sessions.js')).runSessions(options));
-  connection(program.command('models').description('list the models the router serves')).action(async (options) =>
+  const models = program.command('models').description('the models the router serves, and what the catalog knows of each');
+  // `svc-router models` alone lists them, as it did before `info` joined it.
+  connection(models.command('list', { isDefault: true }).description('list the models the router serves')).action(async (options) =>
     (await import('./commands/quick-checks.js')).runModels(options),
   );
+  completeArguments(models.command('info <model>'), 'route-models')
+    .description("what the model catalog knows of a model (a route, BACKEND:MODEL or an upstream model): context window, output cap, prices, capabilities, each with its source")
+    .option('--json', 'print JSON')
+    .action(async (model, options) => (await import('./commands/models-info.js')).runModelsInfo(model, options));
   connection(
     program
       .command('chat [prompt...]')

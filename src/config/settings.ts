@@ -269,7 +269,7 @@ export interface Settings {
   routing: RoutingSettings;
   /**
    * Context windows in tokens, by route name (`svc.intelligent-pro`, `claude-*`) or by target
-   * (`BACKEND:UPSTREAM_MODEL`). Without one, a known model family's window is used
+   * (`BACKEND:UPSTREAM_MODEL`). Without one, the model catalog's window is used
    * (src/routing/context-windows.ts); `connect` and the model catalogs tell clients the number.
    */
   contextWindows: Record<string, number>;
@@ -283,8 +283,8 @@ export interface Settings {
   safeguards: SafeguardSettings;
   usage: { store: string };
   /**
-   * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the shipped defaults
-   * (src/usage/default-prices.ts); src/usage/prices.ts reads them.
+   * Prices by upstream model name (`gpt-4.1`) or by `BACKEND:MODEL`, over the model catalog's
+   * (src/catalog/); src/usage/prices.ts reads them.
    */
   prices: Record<string, ModelPrice>;
   defaults: { organisation: string; tier: string; capTokens: number };

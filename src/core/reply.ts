@@ -29,6 +29,8 @@ export interface Usage {
   cachedInputTokens?: number;
   /** Input tokens written to the upstream's prompt cache (part of inputTokens). */
   cacheWriteInputTokens?: number;
+  /** Of those, the ones written to a one-hour cache (Anthropic's `ttl: "1h"`), which cost more than the 5-minute default. */
+  cacheWrite1hInputTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens?: number;
   /** The upstream's own usage object, as it reported it. */

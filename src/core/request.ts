@@ -107,7 +107,15 @@ export interface SameFormatOnly {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+/**
+ * How hard a model should reason, on the whole scale the providers name, lowest first: OpenAI's
+ * none…xhigh (https://platform.openai.com/docs/api-reference/responses/create#responses-create-reasoning)
+ * and Anthropic's low…max (https://platform.claude.com/docs/en/build-with-claude/effort). Each
+ * backend sends the level its model takes, or the nearest one, named in a warning (src/catalog/effort.ts).
+ */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 /**
  * The client wire formats by name: a backend names the one its upstream speaks (`wireFormat`), a

@@ -2,7 +2,7 @@ import type { RouterError } from '../core/errors.js';
 import type { ForwardedFrame } from '../core/forwarded.js';
 import type { ModelIds } from '../core/model-names.js';
 import type { Reply } from '../core/reply.js';
-import type { CanonicalRequest, FormatName } from '../core/request.js';
+import type { CanonicalRequest, FormatName, ReasoningEffort } from '../core/request.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { KeySource } from '../identity/authenticate.js';
 
@@ -107,8 +107,8 @@ export interface RequiredHeader {
 export interface ModelsShape {
   /** Whether a request to the shared models endpoints comes from a client of this format. */
   claims(headers: Headers): boolean;
-  /** `contextWindow` gives a listed model's window in tokens, where one is known. */
-  list(ids: readonly string[], headers: Headers, contextWindow?: (id: string) => number | undefined): unknown;
+  /** `contextWindow` gives a listed model's window in tokens, where one is known; `reasoningLevels` the effort levels its route's model takes. */
+  list(ids: readonly string[], headers: Headers, contextWindow?: (id: string) => number | undefined, reasoningLevels?: (id: string) => readonly ReasoningEffort[] | undefined): unknown;
   entry(id: string): unknown;
 }
 

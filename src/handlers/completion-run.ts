@@ -13,7 +13,7 @@ import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
 import type { Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
-import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import { backendTypeOf, costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 import type { Target } from '../core/target.js';
 import type { Attempted } from './call-chain.js';
 import { consultRoute } from './consult-route.js';
@@ -161,7 +161,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     if (this.recorded) return this.recorded;
     const { attempted, trace, request } = this;
     const total = usage.inputTokens + usage.outputTokens;
-    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline)) : undefined;
+    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline, backendTypeOf(this.settings, attempted.backend.name))) : undefined;
     if (trace) {
       trace.inputTokens = usage.inputTokens;
       trace.outputTokens = usage.outputTokens;

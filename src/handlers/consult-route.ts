@@ -5,7 +5,7 @@ import type { ClientFormat } from '../formats/client-format.js';
 import { FORMATS } from '../formats/registry.js';
 import { newId } from '../formats/shared/ids.js';
 import { resolveChain } from '../routing/resolve-route.js';
-import { costNanoUsd, priceFor } from '../usage/prices.js';
+import { backendTypeOf, costNanoUsd, priceFor } from '../usage/prices.js';
 import { tryInOrder } from './call-chain.js';
 import type { Target } from '../core/target.js';
 import type { RequestContext } from './context.js';
@@ -46,7 +46,7 @@ export async function consultTargets(context: RequestContext, label: string, tar
     );
     const { backend, upstreamModel, reply } = answered;
     const usage = reply.usage;
-    const cost = costNanoUsd(usage, priceFor(settings.prices, backend.name, upstreamModel, backend.offline));
+    const cost = costNanoUsd(usage, priceFor(settings.prices, backend.name, upstreamModel, backend.offline, backendTypeOf(settings, backend.name)));
     context.app.ledger.record({
       ts: Date.now(),
       developer: identity.developer,

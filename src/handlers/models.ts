@@ -2,6 +2,10 @@ import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
 import { modelsFormatOf } from '../formats/registry.js';
 import { contextWindowOf } from '../routing/context-windows.js';
+import { findConfiguredRoute } from '../routing/resolve-route.js';
+import { capabilitiesOf } from '../catalog/index.js';
+import { OFFLINE_BACKEND, parseTarget } from '../core/target.js';
+import type { ReasoningEffort } from '../core/request.js';
 import { isSkuName, SKUS } from '../core/model-names.js';
 import type { ApiResponse } from './api.js';
 import type { RequestContext } from './context.js';
@@ -13,7 +17,7 @@ export { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../formats/responses
  * format whose client asks (Anthropic's list, Codex's model catalog, OpenAI's list by default).
  */
 export async function handleModels({ request, settings }: RequestContext): Promise<ApiResponse> {
-  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers, knownWindow(settings)) };
+  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers, knownWindow(settings), knownReasoningLevels(settings)) };
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
@@ -36,12 +40,25 @@ export async function handleModel({ request, settings, params }: RequestContext)
   return { status: 200, json: modelsFormatOf(request.headers).models.entry(id) };
 }
 
-/** A model's context window where the config or its route's model family tells it. */
+/** A model's context window where the config or the model catalog tells it. */
 export const knownWindow =
   (settings: Settings) =>
   (id: string): number | undefined => {
     const lookup = contextWindowOf(settings, id);
     return lookup.known ? lookup.window.tokens : undefined;
+  };
+
+/**
+ * The effort levels a model's route leads with, from the model catalog: the levels its first real
+ * target's model takes (a fallback takes the nearest of its own). Undefined when unknown.
+ */
+export const knownReasoningLevels =
+  (settings: Settings) =>
+  (id: string): readonly ReasoningEffort[] | undefined => {
+    const lead = findConfiguredRoute(settings.routes, id)?.targets.map(parseTarget).find((target) => target.backend !== OFFLINE_BACKEND);
+    if (!lead) return undefined;
+    const type = Object.hasOwn(settings.backends, lead.backend) ? settings.backends[lead.backend]!.type : undefined;
+    return capabilitiesOf(type, lead.upstreamModel ?? id)?.reasoning?.efforts;
   };
 
 /** The three SKUs plus any other plain svc.* name a route serves. */

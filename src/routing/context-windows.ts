@@ -1,6 +1,8 @@
 import type { Settings } from '../config/settings.js';
 import { findConfiguredRoute } from './resolve-route.js';
 import { formatTarget, OFFLINE_BACKEND, parseTarget, type Target } from '../core/target.js';
+import type { BackendType } from '../core/backend-types.js';
+import { modelInfo } from '../catalog/index.js';
 
 /**
  * Context windows: the most tokens a routed model holds. Clients that compact their history
@@ -9,36 +11,23 @@ import { formatTarget, OFFLINE_BACKEND, parseTarget, type Target } from '../core
  */
 
 /**
- * Known model families, most specific first, from the vendors' model pages (OpenAI's "Models",
- * Anthropic's "Models overview", Google's "Gemini models"). Where a vendor caps the prompt below
- * the window (GPT-5: 400,000 in all, at most 128,000 of them output), the prompt's cap is used:
- * it is what a client must compact under.
+ * The window of an upstream model from the model catalog (src/catalog/): where the vendor caps the
+ * prompt below the window (GPT-5: 400,000 in all, at most 128,000 of them output, so 272,000 in),
+ * the prompt's cap, which is what a client must compact under; else the window. Undefined when
+ * the catalog does not know the model.
  */
-const FAMILY_WINDOWS: ReadonlyArray<readonly [RegExp, number]> = [
-  [/^gpt-5/i, 272_000],
-  [/^gpt-4\.1/i, 1_047_576],
-  [/^gpt-4o/i, 128_000],
-  [/^gpt-4-turbo/i, 128_000],
-  [/^gpt-4(?:-\d{4})?$/i, 8_192],
-  [/^gpt-3\.5-turbo/i, 16_385],
-  [/^o1-mini/i, 128_000],
-  [/^o\d(?:-(?:mini|pro))?(?:-\d{4}-\d{2}-\d{2})?$/i, 200_000],
-  // Sonnet's 1M window needs a beta header the router does not add: 200k is what every Claude takes.
-  [/^claude-/i, 200_000],
-  [/^gemini-1\.5-pro/i, 2_097_152],
-  [/^gemini-/i, 1_048_576],
-];
-
-/** The window of a known upstream model family, else undefined. */
-export function familyWindow(upstreamModel: string): number | undefined {
-  const bare = upstreamModel.replace(/^.*\//, ''); // `models/gemini-…`, `openai/gpt-…`
-  return FAMILY_WINDOWS.find(([family]) => family.test(bare))?.[1];
+export function catalogWindow(type: BackendType | undefined, upstreamModel: string): ContextWindow | undefined {
+  const info = modelInfo({ type, upstreamModel });
+  const known = info.maxInput ?? info.contextWindow;
+  return known ? { tokens: known.value, source: 'catalog', from: known.source } : undefined;
 }
 
 export interface ContextWindow {
   tokens: number;
-  /** `config`: set for the route or a target; `default`: from a known model family. */
-  source: 'config' | 'default';
+  /** `config`: set for the route or a target; `catalog`: the model catalog's. */
+  source: 'config' | 'catalog';
+  /** Where the number came from, for `models info` and `doctor` (the config key, the package and version, the vendor page). */
+  from: string;
 }
 
 /** What is known of a model's window: a window, or why there is none. */
@@ -54,14 +43,17 @@ function configured(settings: Settings, name: string): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-/** A target's window: set for `BACKEND:MODEL`, else the upstream model's family. */
+/** A target's window: set for `BACKEND:MODEL`, else the catalog's for the upstream model on that backend's type. */
 function targetWindow(settings: Settings, target: Target, clientModel: string): ContextWindow | undefined {
   const upstreamModel = target.upstreamModel ?? clientModel;
-  const set = configured(settings, formatTarget({ backend: target.backend, upstreamModel }));
-  if (set !== undefined) return { tokens: set, source: 'config' };
-  const family = familyWindow(upstreamModel);
-  return family === undefined ? undefined : { tokens: family, source: 'default' };
+  const key = formatTarget({ backend: target.backend, upstreamModel });
+  const set = configured(settings, key);
+  if (set !== undefined) return { tokens: set, source: 'config', from: configSource(key) };
+  const type = Object.hasOwn(settings.backends, target.backend) ? settings.backends[target.backend]!.type : undefined;
+  return catalogWindow(type, upstreamModel);
 }
+
+const configSource = (key: string): string => `config: contextWindows[${JSON.stringify(key)}]`;
 
 /**
  * The window of a model name as clients use it (an SKU, a claude-* id): the window set for it,
@@ -70,11 +62,11 @@ function targetWindow(settings: Settings, target: Target, clientModel: string): 
  */
 export function contextWindowOf(settings: Settings, model: string): WindowLookup {
   const set = configured(settings, model);
-  if (set !== undefined) return { known: true, window: { tokens: set, source: 'config' } };
+  if (set !== undefined) return { known: true, window: { tokens: set, source: 'config', from: configSource(model) } };
   const route = findConfiguredRoute(settings.routes, model);
   if (route) {
     const set = configured(settings, route.name);
-    if (set !== undefined) return { known: true, window: { tokens: set, source: 'config' } };
+    if (set !== undefined) return { known: true, window: { tokens: set, source: 'config', from: configSource(route.name) } };
   }
   const targets = (route?.targets ?? []).map(parseTarget).filter((target) => target.backend !== OFFLINE_BACKEND);
   if (targets.length === 0) return { known: false, reason: 'offline' };

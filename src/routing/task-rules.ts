@@ -22,7 +22,7 @@ export function requestTraits(request: CanonicalRequest, contextTokens: number, 
   return {
     model: request.model,
     background: SMALL_MODEL.test(request.model),
-    thinking: (request.reasoningBudget ?? 0) > 0 || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'minimal'),
+    thinking: (request.reasoningBudget ?? 0) > 0 || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none' && request.reasoningEffort !== 'minimal'),
     contextTokens,
     image: request.messages.some((message) =>
       message.content.some((part) => part.type === 'image' || (part.type === 'tool-result' && part.content.some((inner) => inner.type === 'image'))),

@@ -335,9 +335,9 @@ describe('routes', () => {
     const rows = await runCliJson<Array<{ model: string; targets: string[]; source: string }>>(['routes', 'list', '--json'], { home });
     expect(rows).toEqual(
       expect.arrayContaining([
-        // gpt-4o-mini's family window; claude-* ids pass through to Claude models.
+        // gpt-4o-mini's window from the model catalog; claude-* passes Claude models of different windows through, so none is claimed.
         { model: 'svc.intelligent-pro', targets: ['oa:gpt-4o-mini', 'offline'], source: 'config', contextWindow: 128_000 },
-        { model: 'claude-*', targets: ['oa'], source: 'config', contextWindow: 200_000 },
+        { model: 'claude-*', targets: ['oa'], source: 'config', contextWindow: null },
         { model: 'svc.intelligent-basic', targets: ['offline'], source: 'default', contextWindow: null },
         { model: 'svc.intelligent-lite', targets: ['offline'], source: 'default', contextWindow: null },
       ]),

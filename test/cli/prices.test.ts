@@ -9,10 +9,11 @@ describe('svc-router prices', () => {
   });
   afterAll(() => removeHome(home));
 
-  it('lists the shipped defaults with their date', async () => {
-    const listed = await runCliJson<{ defaults_date: string; prices: Array<{ model: string; source: string; input: number }> }>(['prices', 'list', '--json'], { home });
-    expect(listed.defaults_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(listed.prices.find((row) => row.model === 'gpt-4.1')).toMatchObject({ input: 2, source: `default ${listed.defaults_date}` });
+  it("lists the model catalog's prices under the price package and its version", async () => {
+    const listed = await runCliJson<{ defaults_source: string; prices: Array<{ model: string; source: string; input: number; cacheWrite1h?: number }> }>(['prices', 'list', '--json'], { home });
+    expect(listed.defaults_source).toMatch(/^@pydantic\/genai-prices \d+\.\d+\.\d+$/);
+    expect(listed.prices.find((row) => row.model === 'gpt-4.1')).toMatchObject({ input: 2, source: listed.defaults_source });
+    expect(listed.prices.find((row) => row.model === 'claude-haiku-4-5')).toMatchObject({ input: 1, cacheWrite1h: 2 });
   });
 
   it('sets a config price over a default, and unsets it back', async () => {

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ModelPrice } from '../../src/config/settings.js';
 import type { Usage } from '../../src/core/reply.js';
-import { DEFAULT_PRICES } from '../../src/usage/default-prices.js';
-import { baseNames, costNanoUsd, priceFor, usdOf } from '../../src/usage/prices.js';
+import { fromOverride, modelInfo, packagePriceList, PRICE_PACKAGE_SOURCE } from '../../src/catalog/index.js';
+import { costNanoUsd, priceFor, usdOf } from '../../src/usage/prices.js';
 
 const NO_CONFIG: Record<string, ModelPrice> = {};
-const cost = (usage: Usage, model: string, backend = 'upstream', configured = NO_CONFIG): number | undefined => {
-  const nano = costNanoUsd(usage, priceFor(configured, backend, model));
+const cost = (usage: Usage, model: string, backend = 'upstream', configured = NO_CONFIG, type?: Parameters<typeof priceFor>[4]): number | undefined => {
+  const nano = costNanoUsd(usage, priceFor(configured, backend, model, false, type));
   return nano === undefined ? undefined : usdOf(nano);
 };
 
@@ -23,6 +23,26 @@ describe('cost arithmetic, worked by hand', () => {
     // 999,500 × $0.15 + 500 × $0.075 + 2,000 × $0.60 = $151,162.5 per million = $0.1511625.
     const usage: Usage = { inputTokens: 1_000_000, cachedInputTokens: 500, outputTokens: 2_000 };
     expect(cost(usage, 'gpt-4o-mini-2024-07-18')).toBe(0.1511625);
+  });
+
+  it('prices one-hour cache writes at their own rate, apart from 5-minute ones (Claude Sonnet 4.5)', () => {
+    // 10,000 input = 2,000 uncached + 6,000 read + 500 written for 5 minutes + 1,500 for an hour; 1,000 output.
+    // 2,000 × $3 + 6,000 × $0.30 + 500 × $3.75 + 1,500 × $6 + 1,000 × $15 = $33,675 per million.
+    const usage: Usage = { inputTokens: 10_000, cachedInputTokens: 6_000, cacheWriteInputTokens: 2_000, cacheWrite1hInputTokens: 1_500, outputTokens: 1_000 };
+    expect(cost(usage, 'claude-sonnet-4-5-20250929')).toBe(0.033675);
+  });
+
+  it('prices every kind of token at its long-context rate past 200K (Claude Sonnet 4.5), cache lifetimes included', () => {
+    // 250,000 input = 170,000 uncached × $6 + 50,000 read × $0.60 + 20,000 5-minute writes × $7.50
+    // + 10,000 one-hour writes × $12; 10,000 output × $22.50 = $1,545,000 per million.
+    const usage: Usage = { inputTokens: 250_000, cachedInputTokens: 50_000, cacheWriteInputTokens: 30_000, cacheWrite1hInputTokens: 10_000, outputTokens: 10_000 };
+    expect(cost(usage, 'claude-sonnet-4-5')).toBe(1.545);
+  });
+
+  it('switches GPT-5.4 to its long-context rates past 272K input tokens, and not before', () => {
+    // 272,000 × $5 + 1,000 × $22.50 = $1,382,500 per million; 271,999 × $2.50 + 1,000 × $15 = $694,997.50.
+    expect(cost({ inputTokens: 272_000, outputTokens: 1_000 }, 'gpt-5.4', 'oa', NO_CONFIG, 'openai-responses')).toBe(1.3825);
+    expect(cost({ inputTokens: 271_999, outputTokens: 1_000 }, 'gpt-5.4', 'oa', NO_CONFIG, 'openai-responses')).toBe(0.6949975);
   });
 
   it('switches every rate to the long-context tier once the input passes the threshold (Gemini 2.5 Pro)', () => {
@@ -54,12 +74,19 @@ describe('cost arithmetic, worked by hand', () => {
     expect(cost({ inputTokens: 1_000_000, outputTokens: 0 }, 'gpt-4.1', 'x', configured)).toBe(2);
   });
 
-  it('finds snapshots by their base name only: a date or -latest suffix, a models/ prefix', () => {
-    expect(baseNames('claude-haiku-4-5@20251001')).toContain('claude-haiku-4-5');
-    expect(baseNames('gpt-4.1-2025-04-14')).toContain('gpt-4.1');
-    expect(baseNames('models/gemini-2.5-flash')).toContain('gemini-2.5-flash');
+  it('finds dated snapshots and prefixed names as the price package matches them', () => {
+    expect(priceFor(NO_CONFIG, 'anth', 'claude-haiku-4-5-20251001', false, 'anthropic')?.input.base).toBe(1);
+    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-2025-04-14', false, 'openai-chat')?.input.base).toBe(2);
+    expect(priceFor(NO_CONFIG, 'gem', 'models/gemini-2.5-flash', false, 'gemini')?.input.base).toBe(0.3);
     // A different model whose name starts like a priced one is not priced as it.
-    expect(priceFor(NO_CONFIG, 'openai', 'gpt-4o-audio-preview')).toBeUndefined();
+    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-turbo-imaginary', false, 'openai-chat')).toBeUndefined();
+  });
+
+  it('a config price has no one-hour write rate: a request that wrote for an hour gets no cost under it', () => {
+    const configured = { 'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } };
+    const usage: Usage = { inputTokens: 100, cacheWriteInputTokens: 50, cacheWrite1hInputTokens: 10, outputTokens: 1 };
+    expect(cost(usage, 'claude-sonnet-4-5', 'anth', configured)).toBeUndefined();
+    expect(cost({ ...usage, cacheWrite1hInputTokens: 0 }, 'claude-sonnet-4-5', 'anth', configured)).toBe((50 * 3 + 50 * 3.75 + 15) / 1e6);
   });
 });
 
@@ -69,13 +96,13 @@ describe('cost properties', () => {
     .record({ uncached: tokens, read: tokens, write: tokens, output: tokens })
     .map(({ uncached, read, write, output }): Usage => ({ inputTokens: uncached + read + write, cachedInputTokens: read, cacheWriteInputTokens: write, outputTokens: output }));
 
-  it('every shipped price gives a whole, non-negative number of nano-dollars, or none when a rate it needs is missing', () => {
+  it('every price the package ships gives a whole, non-negative number of nano-dollars, or none when a rate it needs is missing', () => {
+    const shipped = packagePriceList(new Date());
+    expect(shipped.length).toBeGreaterThan(100);
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(DEFAULT_PRICES)), usageArb, (model, usage) => {
-        const price = DEFAULT_PRICES[model]!;
+      fc.property(fc.constantFrom(...shipped), usageArb, ({ price }, usage) => {
         const nano = costNanoUsd(usage, price);
-        const rates = price.longContext && usage.inputTokens > price.longContext.aboveInputTokens ? price.longContext : price;
-        const missing = (usage.cachedInputTokens! > 0 && rates.cacheRead === undefined) || (usage.cacheWriteInputTokens! > 0 && rates.cacheWrite === undefined);
+        const missing = (usage.cachedInputTokens! > 0 && !price.cacheRead) || (usage.cacheWriteInputTokens! > 0 && !price.cacheWrite5m);
         if (missing) return nano === undefined;
         return nano !== undefined && Number.isSafeInteger(nano) && nano >= 0;
       }),
@@ -83,7 +110,7 @@ describe('cost properties', () => {
   });
 
   it('a request costs what its parts cost, each priced alone (to the nano-dollar)', () => {
-    const price: ModelPrice = { input: 2.5, output: 10, cacheRead: 0.25, cacheWrite: 3.125 };
+    const price = fromOverride({ input: 2.5, output: 10, cacheRead: 0.25, cacheWrite: 3.125 });
     fc.assert(
       fc.property(usageArb, (usage) => {
         const whole = costNanoUsd(usage, price)!;
@@ -102,7 +129,7 @@ describe('cost properties', () => {
     fc.assert(
       fc.property(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'), fc.string()), (name) => {
         const price = priceFor(configured, 'x', name);
-        return price === undefined || name === 'known-model' || baseNames(name).some((base) => Object.hasOwn(DEFAULT_PRICES, base));
+        return price === undefined || name === 'known-model' || modelInfo({ type: undefined, upstreamModel: name }).price?.source === PRICE_PACKAGE_SOURCE;
       }),
     );
     expect(priceFor({}, 'x', '__proto__')).toBeUndefined();

@@ -5,6 +5,8 @@ interface AnthropicUsage {
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** The writes by lifetime: https://platform.claude.com/docs/en/build-with-claude/prompt-caching#1-hour-cache-duration */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
 }
 
 /**
@@ -24,6 +26,9 @@ export function usageFromAnthropic(raw: unknown, previous?: Usage): Usage {
   };
   if (cacheRead) result.cachedInputTokens = cacheRead;
   if (cacheWrite) result.cacheWriteInputTokens = cacheWrite;
+  // The one-hour part is priced apart (2x input rather than 1.25x); a report without the breakdown keeps the earlier one.
+  const cacheWrite1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? (usage.cache_creation == null ? previous?.cacheWrite1hInputTokens : undefined) ?? 0;
+  if (cacheWrite && cacheWrite1h) result.cacheWrite1hInputTokens = Math.min(cacheWrite, cacheWrite1h);
   if (raw && typeof raw === 'object') result.raw = previous?.raw && typeof previous.raw === 'object' ? { ...previous.raw, ...raw } : raw;
   return result;
 }

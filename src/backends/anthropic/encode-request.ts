@@ -7,7 +7,8 @@ import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../.
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
-import { thinkingBudget } from './thinking-budget.js';
+import { capabilitiesOf, unsentSampling } from '../../catalog/index.js';
+import { thinkingPlan } from './thinking-form.js';
 import { encodeAnthropicSearchTool, encodeSearchPart } from './web-search.js';
 
 /** The first anthropic-version without temperature, top_p and top_k. */
@@ -47,8 +48,8 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   } else if (request.jsonObject) {
     warnings.push('JSON mode (json_object) not sent: Anthropic holds an answer to JSON only given a schema; send a json_schema format instead.');
   }
-  const unsent = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);
-  if (unsent.length) warnings.push(`${unsent.map(settingName).join(', ')} not sent: Anthropic has no such setting.`);
+  const noSuchSetting = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);
+  if (noSuchSetting.length) warnings.push(`${noSuchSetting.map(settingName).join(', ')} not sent: Anthropic has no such setting.`);
   if (hasImageDetail(request)) warnings.push('image detail not sent: Anthropic has no such setting, and sizes images itself.');
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
@@ -60,24 +61,30 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
     if (choice) body.tool_choice = choice;
   }
   if (request.webSearch) (body.tools ??= []).push(encodeAnthropicSearchTool(request.webSearch, warnings));
-  const budget = thinkingBudget(request, maxTokens);
-  const sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
+  const capabilities = capabilitiesOf('anthropic', upstreamModel);
+  const plan = thinkingPlan(request, maxTokens, capabilities, upstreamModel);
+  warnings.push(...plan.warnings);
+  if (plan.thinking) body.thinking = plan.thinking;
+  if (plan.effort) body.output_config = { ...body.output_config, effort: plan.effort };
+  // Sampling the model refuses (outright, or two together) is left out and named, rather than refused upstream with a 400.
+  const unsent = unsentSampling(request, capabilities, upstreamModel, plan.effortSent);
+  if (unsent.warning) warnings.push(unsent.warning);
+  let sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined && !unsent.settings.includes(key));
   if (options.version !== undefined && options.version >= SAMPLING_REMOVED && sampling.length) {
     // https://platform.claude.com/docs/en/api/migration-2026-10-21: the version refuses them, even at their defaults.
     warnings.push(`${sampling.map(settingName).join(', ')} not sent: this backend is pinned to anthropic-version ${options.version}, which has no sampling settings.`);
-    if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
-  } else if (budget !== undefined) {
+    sampling = [];
+  }
+  if (plan.thinking && plan.thinking.type !== 'disabled') {
     // With thinking on, Anthropic accepts only the default sampling settings.
-    body.thinking = { type: 'enabled', budget_tokens: budget };
-    const dropped = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
-    if (dropped.length) warnings.push(`${dropped.map(settingName).join(', ')} not sent: Anthropic takes only its default sampling while thinking.`);
+    if (sampling.length) warnings.push(`${sampling.map(settingName).join(', ')} not sent: Anthropic takes only its default sampling while thinking.`);
   } else {
-    if (request.temperature !== undefined) {
-      body.temperature = Math.min(1, request.temperature);
-      if (request.temperature > 1) warnings.push(`temperature ${request.temperature} sent as 1, Anthropic's highest.`);
+    if (sampling.includes('temperature')) {
+      body.temperature = Math.min(1, request.temperature!);
+      if (request.temperature! > 1) warnings.push(`temperature ${request.temperature} sent as 1, Anthropic's highest.`);
     }
-    if (request.topP !== undefined) body.top_p = request.topP;
-    if (request.topK !== undefined) body.top_k = request.topK;
+    if (sampling.includes('topP')) body.top_p = request.topP;
+    if (sampling.includes('topK')) body.top_k = request.topK;
   }
   if (request.stop?.length) body.stop_sequences = request.stop;
   if (request.metadata?.user_id) body.metadata = { user_id: request.metadata.user_id };

@@ -2,7 +2,8 @@ import { metadataOf } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, Message, ReasoningEffort } from '../../core/request.js';
 
 const MIN_BUDGET = 1024;
-const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16_384 };
+/** A budget for each level, for the models that take a budget and no effort; `none` asks for no thinking. */
+const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { none: 0, minimal: 1024, low: 2048, medium: 8192, high: 16_384, xhigh: 24_576, max: 32_768 };
 
 /**
  * The thinking budget to send, or undefined when thinking must stay off: not asked for, no room
@@ -17,12 +18,17 @@ const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { minimal: 1024, low: 
  * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching#what-invalidates-the-cache).
  */
 export function thinkingBudget(request: CanonicalRequest, maxTokens: number): number | undefined {
-  if (request.reasoningBudget === undefined && request.reasoningEffort === undefined) return undefined;
-  if (request.toolChoice === 'required' || typeof request.toolChoice === 'object') return undefined;
-  if (request.messages.some(isToolTurnWithoutThinking)) return undefined;
+  if (!thinkingAllowed(request)) return undefined;
   const wanted = request.reasoningBudget ?? BUDGET_BY_EFFORT[request.reasoningEffort ?? 'medium'];
   const budget = Math.min(wanted, maxTokens - 1);
   return budget >= MIN_BUDGET ? budget : undefined;
+}
+
+/** Whether thinking may be on at all (asked for, and none of the reasons above keeps it off); adaptive thinking obeys the same rules. */
+export function thinkingAllowed(request: CanonicalRequest): boolean {
+  if (request.reasoningBudget === undefined && (request.reasoningEffort === undefined || request.reasoningEffort === 'none')) return false;
+  if (request.toolChoice === 'required' || typeof request.toolChoice === 'object') return false;
+  return !request.messages.some(isToolTurnWithoutThinking);
 }
 
 const isToolTurnWithoutThinking = (message: Message): boolean =>

@@ -72,7 +72,8 @@ export interface GeminiRequestBody {
     frequencyPenalty?: number;
     responseMimeType?: string;
     responseSchema?: Record<string, unknown>;
-    thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean };
+    /** A budget (2.5) or a level (3): https://ai.google.dev/gemini-api/docs/thinking */
+    thinkingConfig?: { thinkingBudget?: number; thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high'; includeThoughts?: boolean };
   };
 }
 

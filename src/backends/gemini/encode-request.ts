@@ -5,13 +5,14 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
+import { capabilitiesOf, mapEffort } from '../../catalog/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
 import { signatureOf } from './thought-signature.js';
 import { readToolCallId } from './tool-call-id.js';
 
-/** Thinking budgets for a bare effort, within what every 2.5 model accepts. */
-const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { minimal: 512, low: 2048, medium: 8192, high: 24_576 };
+/** Thinking budgets for a bare effort, within what every 2.5 model accepts (Flash's highest is 24,576); `none` is 0, off. */
+const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 24_576, max: 24_576 };
 
 /**
  * Google's documented stand-in for a function call Gemini did not make itself (a conversation
@@ -24,7 +25,7 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
  * The `generateContent` body for a canonical request (the stream variant takes the same body;
  * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
  */
-export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: string, _stream: boolean): GeminiRequestBody {
+export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
   // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
   const warnings = translatableOrRefuse(request);
   const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
@@ -68,13 +69,39 @@ export function encodeGeminiRequest(request: CanonicalRequest, _upstreamModel: s
   if (request.messages.some((message) => message.content.some((part) => detailed(part) || (part.type === 'tool-result' && part.content.some(detailed))))) {
     warnings.push('image detail not sent: Gemini sets media resolution per request, not per image.');
   }
-  const budget = request.reasoningBudget ?? (request.reasoningEffort ? BUDGET_BY_EFFORT[request.reasoningEffort] : undefined);
+  const thinking = thinkingConfig(request, upstreamModel, warnings);
   // Asked-for reasoning comes back as thought summaries, which clients show as reasoning, unless
   // the client asked for it omitted.
-  if (budget !== undefined) config.thinkingConfig = { thinkingBudget: budget, includeThoughts: request.reasoningDisplay !== 'omitted' };
+  if (thinking) config.thinkingConfig = { ...thinking, ...(thinking.thinkingBudget !== 0 ? { includeThoughts: request.reasoningDisplay !== 'omitted' } : {}) };
   if (Object.keys(config).length) body.generationConfig = config;
   setBackendWarnings(request, warnings);
   return body;
+}
+
+/**
+ * Thinking in the form the model takes (https://ai.google.dev/gemini-api/docs/thinking): Gemini 3
+ * a level (its nearest to the effort asked, named in a warning), 2.5 and models the catalog does
+ * not know a budget; an explicit budget goes as a budget, which Gemini 3 still takes. A model that
+ * cannot stop thinking (2.5 Pro, 3) keeps its default when asked for none, and says so.
+ */
+function thinkingConfig(request: CanonicalRequest, model: string, warnings: string[]): { thinkingBudget?: number; thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high' } | undefined {
+  const effort = request.reasoningEffort;
+  if (request.reasoningBudget === undefined && effort === undefined) return undefined;
+  const reasoning = capabilitiesOf('gemini', model)?.reasoning;
+  if (request.reasoningBudget === undefined && effort === 'none') {
+    if (!reasoning) return undefined;
+    if (!reasoning.canTurnOff) {
+      warnings.push(`reasoning effort 'none' not applied: ${model} always thinks; it thinks as much as it chooses.`);
+      return undefined;
+    }
+    return { thinkingBudget: 0 };
+  }
+  if (request.reasoningBudget === undefined && reasoning && !reasoning.budget && reasoning.efforts.length) {
+    const mapped = mapEffort(effort!, reasoning.efforts, model);
+    if (mapped?.warning) warnings.push(mapped.warning);
+    return mapped ? { thinkingLevel: mapped.effort as 'minimal' | 'low' | 'medium' | 'high' } : undefined;
+  }
+  return { thinkingBudget: request.reasoningBudget ?? BUDGET_BY_EFFORT[effort!] };
 }
 
 function encodeToolChoice(choice: ToolChoice): NonNullable<GeminiRequestBody['toolConfig']>['functionCallingConfig'] {

@@ -5,9 +5,7 @@ import { leaveOutSearch, searchesAsText } from '../../core/web-search.js';
 import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
-
-/** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
-const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
+import { openAiReasoning, type OpenAiReasoning } from './reasoning-effort.js';
 
 /** OpenAI's own model families, the ones served where `prompt_cache_key` is known. */
 const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
@@ -30,7 +28,9 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   const unsearched = request.webSearch && !same ? leaveOutSearch(request, 'openai-chat') : undefined;
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
   const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
-  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel, options);
+  // The effort the model takes, and only the sampling it takes at that effort (the catalog's, src/catalog/).
+  const reasoning = same ? undefined : openAiReasoning(request, 'openai-chat', upstreamModel);
+  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel, options, reasoning!);
   // An upstream that caches only at breakpoints gets them where the client set none, forwarded or not.
   if (options.cacheControl && Array.isArray(body.messages)) body.messages = withChatBreakpoints(body.messages);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
@@ -39,6 +39,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
   if (unsearched) warnings.push(unsearched);
+  if (reasoning) warnings.push(...reasoning.warnings);
   setBackendWarnings(request, warnings);
   if (stream) {
     body.stream = true;
@@ -50,7 +51,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   return body;
 }
 
-function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions): ChatRequestBody {
+function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning): ChatRequestBody {
   const messages = encodeChatMessages({ ...request, messages: searchesAsText(request.messages) }, { cacheControl: options.cacheControl === true });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
@@ -62,11 +63,10 @@ function buildBody(request: CanonicalRequest, model: string, options: ChatEncode
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.temperature !== undefined && !reasoning.unsent.includes('temperature')) body.temperature = request.temperature;
+  if (request.topP !== undefined && !reasoning.unsent.includes('topP')) body.top_p = request.topP;
   if (request.stop?.length) body.stop = request.stop;
-  // Chat servers refuse reasoning_effort for models that do not reason; send it only to those that do.
-  if (request.reasoningEffort && REASONING_MODEL.test(model)) body.reasoning_effort = request.reasoningEffort;
+  if (reasoning.effort) body.reasoning_effort = reasoning.effort as ChatRequestBody['reasoning_effort'];
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.response_format = { type: 'json_schema', json_schema: { name, schema, ...(strict !== undefined ? { strict } : {}) } };

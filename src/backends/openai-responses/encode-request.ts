@@ -6,6 +6,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { searchesAsText } from '../../core/web-search.js';
 import { encodeResponsesSearchTool } from './web-search.js';
+import { openAiReasoning } from '../openai-chat/reasoning-effort.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
 type Item = ResponsesRequestItem;
@@ -32,10 +33,12 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
+  // The effort the model takes, and only the sampling it takes at that effort (the catalog's, src/catalog/).
+  const reasoning = openAiReasoning(request, 'openai-responses', upstreamModel);
+  if (request.temperature !== undefined && !reasoning.unsent.includes('temperature')) body.temperature = request.temperature;
+  if (request.topP !== undefined && !reasoning.unsent.includes('topP')) body.top_p = request.topP;
   // Readable summaries only when the client asked to see them; 'omitted' leaves the sealed reasoning alone.
-  if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort, ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
+  if (reasoning.effort) body.reasoning = { effort: reasoning.effort as NonNullable<ResponsesRequestBody['reasoning']>['effort'], ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
   if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
   if (request.outputSchema) {
@@ -53,6 +56,7 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     // The pages each search found, not only those the answer cites.
     body.include = [...(body.include ?? []), 'web_search_call.action.sources'];
   }
+  warnings.push(...reasoning.warnings);
   if (request.stop?.length) warnings.push('stop sequences not sent: the OpenAI Responses API has no such setting.');
   if (request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
   const unsent = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);

@@ -1,6 +1,6 @@
 import type { ModelPrice } from '../../config/settings.js';
 import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
-import { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
+import { fromOverride, PRICE_PACKAGE_SOURCE, packagePriceList, type CatalogPrice } from '../../catalog/index.js';
 import { usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
@@ -37,23 +37,33 @@ export async function runPricesUnset(model: string): Promise<void> {
   const config = await openConfig();
   requireStored(config, 'prices', model, `no config price for '${model}'${didYouMean(model, Object.keys(config.read().prices))} (shipped defaults cannot be removed, only overridden; svc-router prices list shows them)`);
   config.update((settings) => void delete settings.prices[model]);
-  printLine(`${chalk.green('✓')} Removed the config price of ${chalk.bold(model)}${Object.hasOwn(DEFAULT_PRICES, model) ? '; the shipped default applies again' : ''}.`);
+  printLine(`${chalk.green('✓')} Removed the config price of ${chalk.bold(model)}; the model catalog's price (${PRICE_PACKAGE_SOURCE}), if it lists one, applies again.`);
 }
 
-/** `prices list`: the prices in force, config over shipped defaults. */
+/** `prices list`: the prices in force, config over the model catalog's (src/catalog/). */
 export async function runPricesList(options: { json?: boolean }): Promise<void> {
   const configured = (await openConfig()).read().prices;
+  const row = (model: string, source: string, price: CatalogPrice) => ({
+    model,
+    source,
+    input: price.input.base,
+    output: price.output.base,
+    ...(price.cacheRead ? { cacheRead: price.cacheRead.base } : {}),
+    ...(price.cacheWrite5m ? { cacheWrite: price.cacheWrite5m.base } : {}),
+    ...(price.cacheWrite1h ? { cacheWrite1h: price.cacheWrite1h.base } : {}),
+    ...(price.input.tiers.length ? { longContextAbove: price.input.tiers[0]!.aboveInputTokens } : {}),
+  });
   const rows = [
-    ...Object.entries(configured).map(([model, price]) => ({ model, source: 'config', ...price })),
-    ...Object.entries(DEFAULT_PRICES)
-      .filter(([model]) => !Object.hasOwn(configured, model))
-      .map(([model, price]) => ({ model, source: `default ${DEFAULT_PRICES_DATE}`, ...price })),
+    ...Object.entries(configured).map(([model, price]) => row(model, 'config', fromOverride(price))),
+    ...packagePriceList(new Date())
+      .filter(({ id }) => !Object.hasOwn(configured, id))
+      .map(({ id, price }) => row(id, PRICE_PACKAGE_SOURCE, price)),
   ];
-  if (options.json) return printJson({ defaults_date: DEFAULT_PRICES_DATE, prices: rows });
+  if (options.json) return printJson({ defaults_source: PRICE_PACKAGE_SOURCE, prices: rows });
   const rate = (value: number | undefined) => (value === undefined ? '-' : formatUsdRate(value));
   printTable(
-    rows.map((row) => [row.model, rate(row.input), rate(row.output), rate(row.cacheRead), rate(row.cacheWrite), row.longContext ? `> ${formatCount(row.longContext.aboveInputTokens)} in` : '', row.source]),
-    ['MODEL', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LONG CONTEXT', 'SOURCE'],
+    rows.map((line) => [line.model, rate(line.input), rate(line.output), rate(line.cacheRead), rate(line.cacheWrite), rate(line.cacheWrite1h), line.longContextAbove !== undefined ? `> ${formatCount(line.longContextAbove)} in` : '', line.source]),
+    ['MODEL', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE 5M', 'CACHE WRITE 1H', 'LONG CONTEXT', 'SOURCE'],
   );
   printLine(chalk.dim('US dollars per million tokens. A model not listed has no price: its requests get no cost (never $0).'));
 }

@@ -94,7 +94,7 @@ export async function runRoutesWindow(name: string, tokens: string | undefined, 
 /** One line on what clients are told of a route's window. */
 function describeWindow(settings: Settings, model: string): string {
   const lookup = contextWindowOf(settings, model);
-  if (lookup.known) return chalk.dim(`  context window: ${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'the model family\'s'})`);
+  if (lookup.known) return chalk.dim(`  context window: ${formatCount(lookup.window.tokens)} tokens (${lookup.window.from})`);
   if (lookup.reason === 'offline') return chalk.dim('  context window: none (served offline)');
   return chalk.yellow(
     `  context window: unknown for ${lookup.targets.join(', ')}; clients will guess. Set it: svc-router routes window ${model} TOKENS (or for a target: svc-router routes window ${lookup.targets[0]} TOKENS)`,

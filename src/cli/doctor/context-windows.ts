@@ -15,7 +15,7 @@ export function checkContextWindows(settings: Settings): CheckResult[] {
     .map((model) => {
       const id = `window:${model}`;
       const lookup = contextWindowOf(settings, model);
-      if (lookup.known) return pass(id, `${formatCount(lookup.window.tokens)} tokens (${lookup.window.source === 'config' ? 'set' : 'model family default'})`);
+      if (lookup.known) return pass(id, `${formatCount(lookup.window.tokens)} tokens (${lookup.window.from})`);
       if (lookup.reason === 'offline') return pass(id, 'served offline; no window to tell clients');
       return warn(
         id,

@@ -1,3 +1,5 @@
+import type { ReasoningEffort } from '../../core/request.js';
+
 /**
  * Codex names itself in `originator` (codex_exec, codex_cli_rs, codex_vscode, …) and in its
  * user agent. It asks for `/models?client_version=…` only for providers whose key comes from an
@@ -26,6 +28,15 @@ export const CODEX_BASE_INSTRUCTIONS = [
  */
 export const FALLBACK_CONTEXT_WINDOW = 128_000;
 
+/** The levels Codex names (its `ReasoningEffort`); Anthropic's `max` is not one of them. */
+const CODEX_LEVELS: readonly ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+/** The route model's levels Codex can offer, else low, medium and high (the router maps any level to the nearest the model takes). */
+const codexLevels = (levels: readonly ReasoningEffort[] | undefined): readonly ReasoningEffort[] => {
+  const offered = (levels ?? []).filter((level) => CODEX_LEVELS.includes(level));
+  return offered.length ? offered : ['low', 'medium', 'high'];
+};
+
 /**
  * Codex 0.169's model catalog (`{"models": [ModelInfo…]}`), the shape of both its `/models`
  * answer and its `model_catalog_json` file. Listing the SKUs here stops the "model metadata not
@@ -36,13 +47,14 @@ export function codexModelCatalog(
   ids: readonly string[],
   baseInstructions: string = CODEX_BASE_INSTRUCTIONS,
   contextWindow: (id: string) => number | undefined = () => undefined,
+  reasoningLevels: (id: string) => readonly ReasoningEffort[] | undefined = () => undefined,
 ) {
   return {
     models: ids.map((slug, index) => ({
       slug,
       display_name: slug,
       description: `svc-router SKU ${slug}`,
-      supported_reasoning_levels: (['low', 'medium', 'high'] as const).map((effort) => ({ effort, description: `${effort} reasoning effort` })),
+      supported_reasoning_levels: codexLevels(reasoningLevels(slug)).map((effort) => ({ effort, description: `${effort} reasoning effort` })),
       shell_type: 'shell_command',
       visibility: 'list',
       supported_in_api: true,

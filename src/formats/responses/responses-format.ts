@@ -21,7 +21,7 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   ],
   keySources: API_KEY_OR_BEARER,
   forwardHeaders: OPENAI_FORWARD_HEADERS,
-  models: { claims: isCodex, list: (ids, _headers, contextWindow) => codexModelCatalog(ids, undefined, contextWindow), entry: openaiModelEntry },
+  models: { claims: isCodex, list: (ids, _headers, contextWindow, reasoningLevels) => codexModelCatalog(ids, undefined, contextWindow, reasoningLevels), entry: openaiModelEntry },
   decode: decodeResponsesRequest,
   encodeReply: encodeResponsesReply,
   encodeStream: encodeResponsesStream,

@@ -1,12 +1,9 @@
 import { invalidRequest } from '../../core/errors.js';
-import type { ReasoningEffort } from '../../core/request.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../../core/request.js';
 
-const EFFORTS: readonly string[] = ['minimal', 'low', 'medium', 'high'];
-
-/** Reads a reasoning effort; `none` and `xhigh` are folded to the nearest level every backend knows. */
+/** Reads a reasoning effort as the client named it; each backend maps it to what its model takes. */
 export function parseReasoningEffort(value: string | undefined, path: string): ReasoningEffort | undefined {
-  if (value === undefined || value === 'none') return undefined;
-  if (value === 'xhigh' || value === 'max') return 'high';
-  if (EFFORTS.includes(value)) return value as ReasoningEffort;
-  throw invalidRequest(`${path}: expected one of minimal, low, medium, high.`, path);
+  if (value === undefined) return undefined;
+  if ((REASONING_EFFORTS as readonly string[]).includes(value)) return value as ReasoningEffort;
+  throw invalidRequest(`${path}: expected one of ${REASONING_EFFORTS.join(', ')}.`, path);
 }

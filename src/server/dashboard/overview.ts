@@ -2,7 +2,7 @@ import type { ServerSettings, Settings } from '../../config/settings.js';
 import type { App } from '../../handlers/app.js';
 import { SKUS } from '../../core/model-names.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
-import { DEFAULT_PRICES_DATE } from '../../usage/default-prices.js';
+import { PRICE_PACKAGE_SOURCE } from '../../catalog/index.js';
 import { sliceUsage, type UsageReport } from '../../usage/slice.js';
 import type { StoredRequest } from '../request-records.js';
 
@@ -121,7 +121,7 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
       server: { ...settings.server, ...inForce.server },
       usage_store: (inForce.usageStore ?? settings.usage.store).replace(/\/\/[^@/]*@/, '//[redacted]@'),
       keys: Object.keys(settings.keys).length,
-      prices_date: DEFAULT_PRICES_DATE,
+      prices_source: PRICE_PACKAGE_SOURCE,
       price_overrides: { ...settings.prices },
       defaults: settings.defaults,
     },

@@ -178,8 +178,8 @@ describe('decodeChatRequest: valid bodies', () => {
     ["reasoning_effort 'low'", body({ reasoning_effort: 'low' }), { reasoningEffort: 'low' }],
     ["reasoning_effort 'medium'", body({ reasoning_effort: 'medium' }), { reasoningEffort: 'medium' }],
     ["reasoning_effort 'high'", body({ reasoning_effort: 'high' }), { reasoningEffort: 'high' }],
-    ["reasoning_effort 'xhigh', folded to high", body({ reasoning_effort: 'xhigh' }), { reasoningEffort: 'high' }],
-    ["reasoning_effort 'none', as no effort", body({ reasoning_effort: 'none' }), { reasoningEffort: undefined }],
+    ["reasoning_effort 'xhigh', kept for the backend to map", body({ reasoning_effort: 'xhigh' }), { reasoningEffort: 'xhigh' }],
+    ["reasoning_effort 'none', kept: no reasoning asked", body({ reasoning_effort: 'none' }), { reasoningEffort: 'none' }],
     // structured output
     [
       'response_format json_schema with name and strict',
@@ -314,7 +314,7 @@ describe('decodeChatRequest: invalid bodies are a 400 naming the field', () => {
     ['top_p over 1', body({ top_p: 1.2 }), atMost('top_p', 1)],
     ['top_p under 0', body({ top_p: -1 }), atLeast('top_p', 0)],
     ['stop holding a number', body({ stop: ['a', 1] }), expected('stop', 'a string or an array of strings')],
-    ['an unknown reasoning_effort', body({ reasoning_effort: 'extreme' }), { param: 'reasoning_effort', message: 'reasoning_effort: expected one of minimal, low, medium, high.' }],
+    ['an unknown reasoning_effort', body({ reasoning_effort: 'extreme' }), { param: 'reasoning_effort', message: 'reasoning_effort: expected one of none, minimal, low, medium, high, xhigh, max.' }],
     ['reasoning_effort that is a number', body({ reasoning_effort: 3 }), expected('reasoning_effort', 'a string')],
     ['metadata that is an array', body({ metadata: ['a'] }), expected('metadata', 'an object')],
     ['stream that is a string', body({ stream: 'true' }), expected('stream', 'a boolean')],

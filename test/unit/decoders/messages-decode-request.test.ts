@@ -180,7 +180,7 @@ describe('decodeMessagesRequest: valid bodies', () => {
     ['adaptive thinking with output_config.effort low', body({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }), { reasoningEffort: 'low' }],
     ['thinking disabled', body({ thinking: { type: 'disabled' } }), { reasoningBudget: undefined, reasoningEffort: undefined }],
     ['output_config.effort alone', body({ output_config: { effort: 'low' } }), { reasoningEffort: 'low' }],
-    ["output_config.effort 'max', folded to high", body({ output_config: { effort: 'max' } }), { reasoningEffort: 'high' }],
+    ["output_config.effort 'max', kept for the backend to map", body({ output_config: { effort: 'max' } }), { reasoningEffort: 'max' }],
     ['output_config with no effort', body({ output_config: {} }), { reasoningEffort: undefined }],
     ['null thinking and output_config', body({ thinking: null, output_config: null }), { reasoningEffort: undefined, reasoningBudget: undefined }],
     // Claude Code: tool search results, a deferred placeholder tool
@@ -356,9 +356,9 @@ describe('decodeMessagesRequest: invalid bodies are a 400 naming the field', () 
     ['a budget of 0', body({ thinking: { type: 'enabled', budget_tokens: 0 } }), atLeast('thinking.budget_tokens', 1)],
     ['a budget that is a string', body({ thinking: { type: 'enabled', budget_tokens: '2048' } }), expected('thinking.budget_tokens', 'an integer')],
     ['output_config that is a string', body({ output_config: 'high' }), expected('output_config', 'an object')],
-    ['an unknown output_config.effort', body({ output_config: { effort: 'huge' } }), { param: 'output_config.effort', message: 'output_config.effort: expected one of minimal, low, medium, high.' }],
+    ['an unknown output_config.effort', body({ output_config: { effort: 'huge' } }), { param: 'output_config.effort', message: 'output_config.effort: expected one of none, minimal, low, medium, high, xhigh, max.' }],
     ['output_config.effort that is a number', body({ output_config: { effort: 3 } }), expected('output_config.effort', 'a string')],
-    ['an unknown effort with thinking disabled', body({ thinking: { type: 'disabled' }, output_config: { effort: 'huge' } }), { param: 'output_config.effort', message: 'output_config.effort: expected one of minimal, low, medium, high.' }],
+    ['an unknown effort with thinking disabled', body({ thinking: { type: 'disabled' }, output_config: { effort: 'huge' } }), { param: 'output_config.effort', message: 'output_config.effort: expected one of none, minimal, low, medium, high, xhigh, max.' }],
     // metadata and stream
     ['metadata that is a string', body({ metadata: 'u-42' }), expected('metadata', 'an object')],
     ['metadata.user_id that is a number', body({ metadata: { user_id: 42 } }), expected('metadata.user_id', 'a string')],

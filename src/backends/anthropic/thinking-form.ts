@@ -1,0 +1,46 @@
+import { mapEffort, type Capabilities } from '../../catalog/index.js';
+import type { CanonicalRequest, ReasoningEffort } from '../../core/request.js';
+import { thinkingAllowed, thinkingBudget } from './thinking-budget.js';
+
+type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** How thinking goes to this model, and what could not be sent as asked. */
+export interface ThinkingPlan {
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+  /** `output_config.effort`, for the models that take one. */
+  effort?: Effort;
+  /** The effort the request is sent with, for the sampling rules. */
+  effortSent?: ReasoningEffort;
+  warnings: string[];
+}
+
+/**
+ * Thinking in the form the model takes (https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking,
+ * /effort): adaptive with an effort where budgets are no longer taken (Opus 4.7, the Claude 5
+ * family) and where the client named an effort but no budget (Opus and Sonnet 4.6); a budget
+ * elsewhere, with the effort too where the model has one (Opus 4.5). A model the catalog does
+ * not know gets a budget, as every thinking Claude before 4.6 takes.
+ */
+export function thinkingPlan(request: CanonicalRequest, maxTokens: number, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
+  const asked = request.reasoningBudget !== undefined || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none');
+  // Effort none: thinking off, said outright, since the Claude 5 family thinks when a request names no thinking.
+  if (!asked) return request.reasoningEffort === 'none' && capabilities?.reasoning ? { thinking: { type: 'disabled' }, warnings: [] } : { warnings: [] };
+  if (capabilities && !capabilities.reasoning) return { warnings: [`reasoning not sent: ${model} does not think.`] };
+  const reasoning = capabilities?.reasoning;
+  if (!thinkingAllowed(request)) return { warnings: [] };
+  const warnings: string[] = [];
+  const mapped = request.reasoningEffort && reasoning ? mapEffort(request.reasoningEffort, reasoning.efforts, model) : undefined;
+  if (mapped?.warning) warnings.push(mapped.warning);
+  const effort = mapped ? (mapped.effort as Effort) : undefined;
+  const adaptive = reasoning?.adaptive === true && (!reasoning.budget || request.reasoningBudget === undefined);
+  if (adaptive) {
+    if (request.reasoningBudget !== undefined) warnings.push(`thinking budget of ${request.reasoningBudget} tokens not sent: ${model} takes adaptive thinking only${effort ? `, at effort '${effort}'` : ''}.`);
+    return { thinking: { type: 'adaptive' }, ...(effort ? { effort, effortSent: effort } : {}), warnings };
+  }
+  const budget = thinkingBudget(request, maxTokens);
+  if (budget === undefined) {
+    warnings.push(`thinking not sent: max_tokens ${maxTokens} leaves no room for Anthropic's 1,024-token minimum budget.`);
+    return { warnings };
+  }
+  return { thinking: { type: 'enabled', budget_tokens: budget }, ...(effort ? { effort, effortSent: effort } : {}), warnings };
+}

