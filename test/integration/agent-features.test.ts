@@ -13,12 +13,16 @@ import { Fakes, setRoute, SKU } from './support.js';
 
 let router: TestRouter;
 const fakes = new Fakes();
+const closers: Array<() => Promise<unknown>> = [];
 const measured = new Map<string, FeatureRow>();
 
 beforeAll(async () => {
   router = await startRouter();
 });
-afterEach(() => fakes.closeAll());
+afterEach(async () => {
+  await fakes.closeAll();
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
 afterAll(() => router.close());
 
 describe.each(PROBES.map((probe) => [probe.feature, probe] as const))('%s', (_feature, probe) => {
@@ -34,6 +38,7 @@ describe.each(PROBES.map((probe) => [probe.feature, probe] as const))('%s', (_fe
         const { fake } = await fakes.routeSku(router, route, script);
         return fake.requests;
       },
+      closeLater: (close) => closers.push(close),
     });
     const key = `${probe.agent}\u0000${probe.feature}`;
     const row = measured.get(key) ?? { agent: probe.agent, feature: probe.feature, cells: {} as Record<Route, Outcome> };

@@ -35,7 +35,7 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
   });
   const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'upstream', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
   return {
-    name: http.name,
+    ...http,
     async complete(call) {
       try {
         return await http.complete(call);

@@ -1,9 +1,10 @@
 import type { RecordedRequest } from '../../fakes/fake-server.js';
 import type { ScriptedTurn } from '../../fakes/scripted-turn.js';
 import type { TestRouter } from '../../helpers/router.js';
+import { openResponsesSocket } from '../../helpers/responses-socket.js';
 import { parseSse } from '../../helpers/sse-frames.js';
 import { autoModeRequest, available } from '../../server/safety-verdicts-support.js';
-import { SKU, toolNamesOf, type UpstreamKind } from '../support.js';
+import { addBackend, SKU, startUpstream, toolNamesOf, type UpstreamKind } from '../support.js';
 import type { Outcome, Route } from './outcomes.js';
 
 /** What a probe is given: the router, and a way to put a fake upstream of the route's type behind SKU. */
@@ -12,6 +13,8 @@ export interface ProbeContext {
   route: Route;
   /** Routes SKU to a fresh fake of the route's type answering `script` (to the offline backend on that route): its requests, or [] offline. */
   upstream(script: ScriptedTurn[]): Promise<RecordedRequest[]>;
+  /** Closed once the probe has run. */
+  closeLater(close: () => Promise<unknown>): void;
 }
 
 export interface Probe {
@@ -72,6 +75,8 @@ const CLAUDE_CODE: Probe[] = [
       if (requests[0]?.body?.safeguards !== undefined) return { by: 'lost', how: 'sent to an upstream that ignores it' };
       // With a classifier route set the router writes the verdicts (see the auto-mode tests); without one, the answer that has Claude Code ask.
       if (results?.type === 'unavailable' && /safeguards\.classifier/.test(warningsOf(answer))) return { by: 'router', how: 'verdicts from `safeguards.classifier`; none set: Claude Code asks' };
+      // The offline backend answers without tool calls: there is nothing to judge, and the router says so.
+      if (route === 'offline' && results?.type === 'available') return { by: 'router', how: 'no tool calls to judge' };
       return { by: 'lost', how: JSON.stringify(results) };
     },
   },
@@ -120,6 +125,16 @@ const CLAUDE_CODE: Probe[] = [
   },
   {
     agent: 'Claude Code',
+    feature: 'web search (`web_search_20250305`)',
+    run: (context) => claudeWebSearch(context, false),
+  },
+  {
+    agent: 'Claude Code',
+    feature: 'web search with a search target (`routes search`)',
+    run: (context) => claudeWebSearch(context, true),
+  },
+  {
+    agent: 'Claude Code',
     feature: 'thinking (`thinking`, `output_config.effort`)',
     async run({ router, route, upstream }) {
       const requests = await upstream([{ text: 'Thought.' }]);
@@ -130,7 +145,8 @@ const CLAUDE_CODE: Probe[] = [
         case 'anthropic':
           return body.thinking ? { by: 'upstream' } : { by: 'lost' };
         case 'openai-chat':
-          return body.reasoning_effort === 'high' ? { by: 'upstream', how: '`reasoning_effort`' } : { by: 'lost' };
+          // Sent to models the catalog knows take it; otherwise named, not guessed at.
+          return body.reasoning_effort === 'high' ? { by: 'upstream', how: '`reasoning_effort`' } : refusedOrWarned(answer, /effort/, 'only to models known to reason');
         case 'openai-responses':
           return body.reasoning?.effort === 'high' ? { by: 'upstream', how: '`reasoning.effort`' } : { by: 'lost' };
         case 'gemini':
@@ -164,6 +180,45 @@ const CLAUDE_CODE: Probe[] = [
   },
 ];
 
+/** Whether the upstream request offered search in that upstream's own form. */
+function offeredSearch(route: Route, body: any): boolean {
+  const tools: any[] = body?.tools ?? [];
+  if (route === 'anthropic') return tools.some((tool) => /^web_search_/.test(tool.type ?? ''));
+  if (route === 'openai-responses') return tools.some((tool) => tool.type === 'web_search');
+  if (route === 'gemini') return tools.some((tool) => tool.googleSearch !== undefined || tool.google_search !== undefined);
+  return false;
+}
+
+/** Names a Gemini backend as the route's search target (`routes search`). */
+async function searchTarget(context: ProbeContext): Promise<void> {
+  const searcher = await startUpstream('gemini', [{ webSearch: {}, text: 'Two pages say it.' }]);
+  context.closeLater(() => searcher.close());
+  addBackend(context.router, 'searcher', 'gemini', searcher.url);
+  context.router.config.update((settings) => {
+    settings.routePolicies[SKU] = { search: 'searcher:gemini-2.5-flash' };
+  });
+}
+
+/** Claude Code's WebSearch tool sends a request of its own whose one tool is Anthropic's search. */
+async function claudeWebSearch(context: ProbeContext, withTarget: boolean): Promise<Outcome> {
+  const { router, route, upstream } = context;
+  const serves = route === 'openai-chat' || route === 'offline';
+  const requests = await upstream(serves && withTarget ? [{ toolCalls: [{ id: 'call_q', name: 'web_search', arguments: { query: 'svc-router' } }] }, { text: 'Found.' }] : [{ webSearch: {}, text: 'Found.' }]);
+  if (withTarget) await searchTarget(context);
+  try {
+    const answer = await post(router, '/v1/messages', { model: SKU, max_tokens: 256, messages: [{ role: 'user', content: 'Perform a web search for the query: svc-router' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
+    if (!serves) return offeredSearch(route, requests[0]?.body) && answer.status === 200 ? { by: 'upstream', how: route === 'anthropic' ? undefined : "the provider's own search" } : { by: 'lost', how: `status ${answer.status}` };
+    if (!withTarget) return refusedOrWarned(answer, /routes search/, 'names `routes search`');
+    if (answer.status !== 200) return { by: 'lost', how: `status ${answer.status}` };
+    const searched = (answer.json?.content ?? []).some((block: any) => block.type === 'web_search_tool_result');
+    return searched || route === 'offline' ? { by: 'router', how: 'the target searches, the model reads the pages' } : { by: 'lost' };
+  } finally {
+    router.config.update((settings) => {
+      delete settings.routePolicies[SKU];
+    });
+  }
+}
+
 const responsesTool = (name: string) => ({ type: 'function', name, parameters: schema('cmd'), strict: false });
 
 /** Codex's features, sent as it sends them on /v1/responses. */
@@ -180,7 +235,8 @@ const CODEX: Probe[] = [
         case 'anthropic':
           return body.thinking || body.output_config?.effort ? { by: 'upstream', how: '`thinking`' } : { by: 'lost' };
         case 'openai-chat':
-          return body.reasoning_effort === 'high' ? { by: 'upstream', how: '`reasoning_effort`' } : { by: 'lost' };
+          // Sent to models the catalog knows take it; otherwise named, not guessed at.
+          return body.reasoning_effort === 'high' ? { by: 'upstream', how: '`reasoning_effort`' } : refusedOrWarned(answer, /effort/, 'only to models known to reason');
         case 'openai-responses':
           return body.reasoning?.effort === 'high' ? { by: 'upstream' } : { by: 'lost' };
         case 'gemini':
@@ -202,6 +258,31 @@ const CODEX: Probe[] = [
       if (route === 'offline') return { by: 'router', how: 'search offered as a function, loaded tools sent' };
       const names = toolNamesOf(kindOf(route), requests[0]?.body ?? {});
       return names.join() === 'exec_command,tool_search' ? { by: 'router', how: 'search offered as a function, loaded tools sent' } : { by: 'lost', how: names.join() };
+    },
+  },
+  {
+    agent: 'Codex',
+    feature: 'web search (`web_search` beside its own tools)',
+    async run({ router, route, upstream }) {
+      const requests = await upstream([{ text: 'Done.' }]);
+      const answer = await post(router, '/v1/responses', { model: SKU, input: 'List the files.', tools: [responsesTool('exec_command'), { type: 'web_search', external_web_access: true }], store: false });
+      if (answer.status !== 200) return { by: 'lost', how: `status ${answer.status}` };
+      if (route === 'openai-chat' || route === 'offline') return refusedOrWarned(answer, /routes search/, 'search left out, the turn goes on');
+      return offeredSearch(route, requests[0]?.body) ? { by: 'upstream', how: route === 'openai-responses' ? undefined : "the provider's own search" } : { by: 'lost' };
+    },
+  },
+  {
+    agent: 'Codex',
+    feature: 'Responses over WebSocket (`supports_websockets`)',
+    async run({ router, upstream }) {
+      await upstream([{ text: 'Over the socket.' }]);
+      const socket = await openResponsesSocket(router);
+      try {
+        const events = await socket.create({ model: SKU, input: 'Hello.', store: false });
+        return events.at(-1)?.type === 'response.completed' ? { by: 'router', how: 'the socket is served, the upstream called as over HTTP' } : { by: 'lost', how: events.at(-1)?.type };
+      } finally {
+        socket.ws.close();
+      }
     },
   },
   {
