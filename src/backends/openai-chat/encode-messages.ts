@@ -145,7 +145,17 @@ function contentWriter(options: ChatContentOptions) {
       const pictures = part.content.filter((inner): inner is ImagePart => inner.type === 'image');
       if (pictures.length) images.push({ type: 'text', text: `The result of tool call ${part.callId} includes ${pictures.length === 1 ? 'this image' : 'these images'}:` }, ...pictures.map(image));
     }
-    if (images.length) results.push({ role: 'user', content: images });
+    if (images.length) {
+      // The images are part of their results: a breakpoint the client set on a result goes after
+      // them, where it ends the same prompt it ends on Anthropic (the result with its images).
+      const marked = results.findLastIndex((result) => Array.isArray(result.content) && (result.content as MarkedPart[])[0]?.cache_control !== undefined);
+      if (marked !== -1) {
+        const { cache_control: control, ...unmarked } = (results[marked]!.content as MarkedPart[])[0]!;
+        results[marked] = { ...results[marked]!, content: [unmarked] } as ChatMessage;
+        images[images.length - 1] = { ...images.at(-1)!, cache_control: control };
+      }
+      results.push({ role: 'user', content: images });
+    }
     return results;
   };
 
