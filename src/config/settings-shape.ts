@@ -59,6 +59,7 @@ const SETTINGS_SHAPE: Shape = {
         auth: string,
         anthropicVersion: string,
         apiVersion: string,
+        profile: string,
       },
       required: ['type', 'baseUrl'],
     }),

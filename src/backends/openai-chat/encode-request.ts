@@ -4,6 +4,8 @@ import { setBackendWarnings } from '../../core/warnings.js';
 import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
+import { applyChatProfile } from './profiles/index.js';
+import type { ChatProfileName } from '../../core/chat-profiles.js';
 
 /** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
 const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
@@ -14,6 +16,8 @@ const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
 export interface ChatEncodeOptions {
   /** The backend was declared to take cache_control on content parts (`backends add … --cache-control`). */
   cacheControl?: boolean;
+  /** The provider profile the backend names (`backends add … --profile`): profiles/index.ts. */
+  profile?: ChatProfileName;
 }
 
 /**
@@ -40,6 +44,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
     delete body.stream;
     delete body.stream_options;
   }
+  applyChatProfile(body, request, options.profile);
   return body;
 }
 

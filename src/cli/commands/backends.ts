@@ -1,5 +1,6 @@
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
+import { CHAT_PROFILE_NAMES, isChatProfileName, suggestedChatProfile } from '../../core/chat-profiles.js';
 import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, settingElsewhere } from '../../config/type-settings.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
@@ -28,6 +29,7 @@ export interface AddBackendOptions {
   auth?: string;
   anthropicVersion?: string;
   apiVersion?: string;
+  profile?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -56,6 +58,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.auth !== undefined) backend.auth = options.auth as AnthropicAuth;
   if (options.anthropicVersion !== undefined) backend.anthropicVersion = options.anthropicVersion;
   if (options.apiVersion !== undefined) backend.apiVersion = options.apiVersion;
+  if (options.profile !== undefined && isChatProfileName(options.profile)) backend.profile = options.profile;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -67,6 +70,8 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})${pool ? `; its pool of ${pool.keys.length} keys is kept` : ''}`);
   const bearerService = backend.type === 'anthropic' && backend.auth === undefined ? bearerServiceOf(backend.baseUrl) : undefined;
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
+  const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
+  if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
 }
 
 /** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
@@ -78,6 +83,10 @@ function checkTypeSettings(options: AddBackendOptions): void {
   if (options.anthropicVersion !== undefined) {
     if (options.type !== 'anthropic') throw usageError(settingElsewhere('anthropicVersion', '--anthropic-version'));
     if (!ANTHROPIC_VERSION_FORMAT.test(options.anthropicVersion)) throw usageError(`--anthropic-version must be a date such as 2023-06-01, got '${options.anthropicVersion}'`);
+  }
+  if (options.profile !== undefined) {
+    if (options.type !== 'openai-chat') throw usageError(settingElsewhere('profile', '--profile'));
+    if (!isChatProfileName(options.profile)) throw usageError(`--profile must be one of ${CHAT_PROFILE_NAMES.join(', ')}, got '${options.profile}'`);
   }
   if (options.apiVersion !== undefined) {
     if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
@@ -119,6 +128,7 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.auth ? { auth: backend.auth } : {}),
     ...(backend.anthropicVersion ? { anthropic_version: backend.anthropicVersion } : {}),
     ...(backend.apiVersion ? { api_version: backend.apiVersion } : {}),
+    ...(backend.profile ? { profile: backend.profile } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');

@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../core/backend-types.js';
+import { CHAT_PROFILE_NAMES } from '../../core/chat-profiles.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
@@ -73,6 +74,10 @@ const backendSchema = z
       .string()
       .regex(GEMINI_API_VERSION_FORMAT)
       .meta({ description: 'gemini only: the API version in the path, v1beta (the default) or v1, v1alpha.' })
+      .optional(),
+    profile: z
+      .enum(CHAT_PROFILE_NAMES)
+      .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });

@@ -1,0 +1,30 @@
+import type { ChatProfileName } from '../../../core/chat-profiles.js';
+import type { CanonicalRequest } from '../../../core/request.js';
+import type { ChatRequestBody } from '../api.js';
+import { deepseekProfile } from './deepseek.js';
+import { groqProfile } from './groq.js';
+import { mistralProfile } from './mistral.js';
+import { openrouterProfile } from './openrouter.js';
+import type { ChatBody, ChatProfile } from './profile.js';
+import { xaiProfile } from './xai.js';
+
+/** Every profile, by the name a backend's `profile` setting gives (src/core/chat-profiles.ts lists them). */
+export const CHAT_PROFILES: Readonly<Record<ChatProfileName, ChatProfile>> = {
+  openrouter: openrouterProfile,
+  deepseek: deepseekProfile,
+  groq: groqProfile,
+  mistral: mistralProfile,
+  xai: xaiProfile,
+};
+
+/**
+ * The backend's profile applied to a body about to be sent, forwarded or built; what it left out
+ * joins the backend's warnings (svc_meta.warnings), so a refused field never reaches the provider
+ * and never goes unmentioned.
+ */
+export function applyChatProfile(body: ChatRequestBody, request: CanonicalRequest, profile: ChatProfileName | undefined): void {
+  if (!profile || !Object.hasOwn(CHAT_PROFILES, profile)) return;
+  const warnings: string[] = [];
+  CHAT_PROFILES[profile].apply(body as unknown as ChatBody, { request, forwarded: request.forwardBody?.format === 'chat', warnings });
+  if (warnings.length) request.backendWarnings = [...new Set([...(request.backendWarnings ?? []), ...warnings])];
+}
