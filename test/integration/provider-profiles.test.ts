@@ -3,6 +3,7 @@ import type { ChatProfileName } from '../../src/core/chat-profiles.js';
 import { startChatProvider, type ChatProviderUpstream, type ProviderRules } from '../fakes/providers/chat-provider-server.js';
 import { deepseekRules } from '../fakes/providers/deepseek.js';
 import { groqRules } from '../fakes/providers/groq.js';
+import { startLocalAnthropic, type LocalAnthropicUpstream } from '../fakes/providers/local-anthropic.js';
 import { mistralRules } from '../fakes/providers/mistral.js';
 import { openrouterRules } from '../fakes/providers/openrouter.js';
 import { vllmRules } from '../fakes/providers/vllm.js';
@@ -202,5 +203,53 @@ describe('backends add', () => {
     const unknown = await runCli(['backends', 'add', 'bad', '--type', 'openai-chat', '--base-url', 'https://a.example', '--profile', 'nonesuch'], { home });
     expect(unknown.code).toBe(2);
     expect(configText(home)).toBe(before);
+  });
+});
+
+describe('a local server’s Anthropic-compatible /v1/messages (Ollama, llama.cpp, LM Studio) as an anthropic backend', () => {
+  const local = async (): Promise<LocalAnthropicUpstream> => {
+    const fake = await startLocalAnthropic();
+    open.push(fake as unknown as ChatProviderUpstream);
+    router.config.update((draft) => {
+      draft.backends.up = { type: 'anthropic', baseUrl: fake.url, apiKey: 'ollama' };
+      draft.routes[SKU] = ['up:qwen3-coder'];
+    });
+    return fake;
+  };
+
+  it.each(cases)('a %s client (streamed: %s) runs a two-turn tool loop', async (client, stream) => {
+    const fake = await local();
+    const first = firstRequest(client, SKU);
+    const one = await send(router.origin, router.key, client, first, stream);
+    expect(one.status, one.raw).toBe(200);
+    expect(shownReasoning(client, one.reply)).toBe('local thought 1');
+    const two = await send(router.origin, router.key, client, secondRequest(client, first, one.reply, 'sunny'), stream);
+    expect(two.status, two.raw).toBe(200);
+    expect(answerText(client, two.reply)).toBe('done: sunny');
+    expect(fake.answered).toHaveLength(2);
+  });
+
+  it('count_tokens, which it does not serve, is the router’s estimate rather than an error', async () => {
+    const fake = await local();
+    const response = await fetch(`${router.origin}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': router.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: SKU, messages: [{ role: 'user', content: 'How many tokens is this?' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-svc-count-source')).toBe('estimate');
+    expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+    expect(fake.requests.map((request) => request.path)).toEqual(['/v1/messages/count_tokens']);
+  });
+});
+
+describe('Groq and a Chat client’s message names', () => {
+  it.each([false, true])('messages[].name never reaches it, and is named in a warning (streamed: %s)', async (stream) => {
+    const fake = await provider(groqRules, 'openai/gpt-oss-20b', 'groq');
+    const request = { ...firstRequest('chat', SKU), messages: [{ role: 'user', name: 'alice', content: 'What is the weather in Paris?' }] };
+    const reply = await send(router.origin, router.key, 'chat', request, stream);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(fake.answered[0]!.messages[0]).toEqual({ role: 'user', content: 'What is the weather in Paris?' });
+    expect(reply.warnings).toContain('messages[].name not sent: Groq refuses it.');
   });
 });
