@@ -132,6 +132,7 @@ export function buildProgram(version: string): Command {
     .option('--anthropic-version <date>', "anthropic only: the anthropic-version every call sends, in place of the client's")
     .option('--api-version <version>', 'gemini only: the API version in the path, e.g. v1 (default v1beta)')
     .addOption(new Option('--profile <name>', "openai-chat only: the provider's own rules (reasoning sent back as it requires, refused fields left out with a warning)").choices(CHAT_PROFILE_NAMES))
+    .option('--provider-routing <json>', 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\'')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

@@ -32,6 +32,12 @@ export interface BackendSettings {
   apiVersion?: string;
   /** openai-chat only: the provider whose particular rules the backend follows (src/backends/openai-chat/profiles/). */
   profile?: ChatProfileName;
+  /**
+   * openrouter profile only: OpenRouter's `provider` object (order, allow_fallbacks, only, ignore,
+   * sort, data_collection, require_parameters …), sent with every request
+   * (https://openrouter.ai/docs/features/provider-routing).
+   */
+  providerRouting?: Record<string, unknown>;
 }
 
 /** How an Anthropic-compatible upstream takes its key. */

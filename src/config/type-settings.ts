@@ -17,6 +17,9 @@ export const baseUrlApiVersion = (baseUrl: string): string | undefined => /\/(v\
 /** The one type each of these settings is for. */
 export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat' } as const;
 
+/** Provider routing is OpenRouter's: it goes with that profile only. */
+export const PROVIDER_ROUTING_ELSEWHERE = 'provider routing is for openai-chat backends with profile openrouter only';
+
 /** Why a setting given for another type is refused (`what` is the option or field as the user wrote it). */
 export function settingElsewhere(setting: keyof typeof SETTING_TYPES, what: string): string {
   return `${what} is for ${SETTING_TYPES[setting]} backends only`;

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BackendSettings } from '../../src/config/settings.js';
 import type { ChatProfileName } from '../../src/core/chat-profiles.js';
 import { startChatProvider, type ChatProviderUpstream, type ProviderRules } from '../fakes/providers/chat-provider-server.js';
 import { deepseekRules } from '../fakes/providers/deepseek.js';
@@ -65,11 +66,11 @@ afterEach(async () => {
 });
 afterAll(() => router.close());
 
-async function provider(rules: ProviderRules, upstreamModel: string, profile: ChatProfileName | undefined): Promise<ChatProviderUpstream> {
+async function provider(rules: ProviderRules, upstreamModel: string, profile: ChatProfileName | undefined, settings: Partial<BackendSettings> = {}): Promise<ChatProviderUpstream> {
   const fake = await startChatProvider(rules);
   open.push(fake);
   router.config.update((draft) => {
-    draft.backends.up = { type: 'openai-chat', baseUrl: fake.url, apiKey: UPSTREAM_KEY, ...(profile ? { profile } : {}) };
+    draft.backends.up = { type: 'openai-chat', baseUrl: fake.url, apiKey: UPSTREAM_KEY, ...(profile ? { profile } : {}), ...settings };
     draft.routes[SKU] = [`up:${upstreamModel}`];
   });
   return fake;
@@ -109,6 +110,15 @@ describe('the reasoning a provider does not ask back for', () => {
     const two = await ask(replayed);
     expect(two.status, two.raw).toBe(200);
     expect(assistantOf(fake.answered[1]!).reasoning_content).toBeUndefined();
+  });
+
+  it.each(CLIENTS)('OpenRouter: the backend’s provider routing goes with a %s client’s request, over any the client set', async (client) => {
+    const routing = { order: ['anthropic', 'google-vertex'], allow_fallbacks: false };
+    const fake = await provider(openrouterRules, 'anthropic/claude-sonnet-4.5', 'openrouter', { providerRouting: routing });
+    const extra = client === 'chat' ? { provider: { sort: 'price', allow_fallbacks: true } } : {};
+    const reply = await send(router.origin, router.key, client, firstRequest(client, SKU, extra), false);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(fake.answered[0]!.provider).toEqual(client === 'chat' ? { sort: 'price', ...routing } : routing);
   });
 
   it('OpenRouter: the reasoning request object replaces reasoning_effort, for any model', async () => {
@@ -191,6 +201,20 @@ describe('backends add', () => {
     expect(given.code).toBe(0);
     expect(given.stderr).not.toContain('--profile');
     expect(readConfig(home)!.backends.up.profile).toBe(profile);
+  });
+
+  it('stores OpenRouter provider routing with its profile, and refuses it without', async () => {
+    const routing = '{"order":["anthropic"],"allow_fallbacks":false}';
+    const added = await runCli(['backends', 'add', 'or', '--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1', '--profile', 'openrouter', '--provider-routing', routing], { home });
+    expect(added.code, added.stderr).toBe(0);
+    expect(readConfig(home)!.backends.or).toMatchObject({ profile: 'openrouter', providerRouting: { order: ['anthropic'], allow_fallbacks: false } });
+    const before = configText(home);
+    const without = await runCli(['backends', 'add', 'bad', '--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1', '--provider-routing', routing], { home });
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain('--profile openrouter');
+    const notJson = await runCli(['backends', 'add', 'bad', '--type', 'openai-chat', '--base-url', 'https://openrouter.ai/api/v1', '--profile', 'openrouter', '--provider-routing', '[1]'], { home });
+    expect(notJson.code).toBe(2);
+    expect(configText(home)).toBe(before);
   });
 
   it('suggests none for another host, and refuses a profile on another type or an unknown one', async () => {

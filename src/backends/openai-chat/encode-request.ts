@@ -18,6 +18,8 @@ export interface ChatEncodeOptions {
   cacheControl?: boolean;
   /** The provider profile the backend names (`backends add … --profile`): profiles/index.ts. */
   profile?: ChatProfileName;
+  /** The openrouter profile's provider routing object. */
+  providerRouting?: Record<string, unknown>;
 }
 
 /**
@@ -44,7 +46,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
     delete body.stream;
     delete body.stream_options;
   }
-  applyChatProfile(body, request, options.profile);
+  applyChatProfile(body, request, options);
   return body;
 }
 

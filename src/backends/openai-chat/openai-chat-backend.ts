@@ -14,7 +14,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
     url: (base): string => `${base}/chat/completions`,
     // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
     headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'chat'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
-    encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true, ...(settings.profile ? { profile: settings.profile } : {}) }),
+    encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true, ...(settings.profile ? { profile: settings.profile } : {}), ...(settings.providerRouting ? { providerRouting: settings.providerRouting } : {}) }),
     decodeReply: decodeChatReply,
     forward: chatForwardTap,
     decodeStream: decodeChatStream,

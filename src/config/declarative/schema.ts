@@ -79,6 +79,18 @@ const backendSchema = z
       .enum(CHAT_PROFILE_NAMES)
       .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })
       .optional(),
+    providerRouting: z
+      .looseObject({
+        order: z.array(z.string()).optional(),
+        allow_fallbacks: z.boolean().optional(),
+        only: z.array(z.string()).optional(),
+        ignore: z.array(z.string()).optional(),
+        sort: z.string().optional(),
+        require_parameters: z.boolean().optional(),
+        data_collection: z.enum(['allow', 'deny']).optional(),
+      })
+      .meta({ description: "profile openrouter only: OpenRouter's provider routing object (order, allow_fallbacks, only, ignore, sort, …), sent with every request." })
+      .optional(),
   })
   .meta({ description: 'An upstream backend.' });
 

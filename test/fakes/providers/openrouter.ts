@@ -16,6 +16,7 @@ const details = (n: number) => [
 export const openrouterRules: ProviderRules = {
   name: 'openrouter',
   refuse(body, produced) {
+    if (body.provider !== undefined && (typeof body.provider !== 'object' || body.provider === null || Array.isArray(body.provider))) return openAIError(400, 'provider must be an object', 'provider');
     if (body.reasoning !== undefined && (typeof body.reasoning !== 'object' || body.reasoning === null)) return openAIError(400, 'reasoning must be an object', 'reasoning');
     for (const { index, message, callId } of toolCallingAssistants(body)) {
       const made = produced.find((reply) => reply.toolCallId === callId);

@@ -5,7 +5,7 @@ import { deepseekProfile } from './deepseek.js';
 import { groqProfile } from './groq.js';
 import { mistralProfile } from './mistral.js';
 import { openrouterProfile } from './openrouter.js';
-import type { ChatBody, ChatProfile } from './profile.js';
+import type { ChatBody, ChatProfile, ProfileSettings } from './profile.js';
 import { xaiProfile } from './xai.js';
 
 /** Every profile, by the name a backend's `profile` setting gives (src/core/chat-profiles.ts lists them). */
@@ -22,9 +22,10 @@ export const CHAT_PROFILES: Readonly<Record<ChatProfileName, ChatProfile>> = {
  * joins the backend's warnings (svc_meta.warnings), so a refused field never reaches the provider
  * and never goes unmentioned.
  */
-export function applyChatProfile(body: ChatRequestBody, request: CanonicalRequest, profile: ChatProfileName | undefined): void {
+export function applyChatProfile(body: ChatRequestBody, request: CanonicalRequest, settings: ProfileSettings): void {
+  const { profile } = settings;
   if (!profile || !Object.hasOwn(CHAT_PROFILES, profile)) return;
   const warnings: string[] = [];
-  CHAT_PROFILES[profile].apply(body as unknown as ChatBody, { request, forwarded: request.forwardBody?.format === 'chat', warnings });
+  CHAT_PROFILES[profile].apply(body as unknown as ChatBody, { request, forwarded: request.forwardBody?.format === 'chat', warnings, settings });
   if (warnings.length) request.backendWarnings = [...new Set([...(request.backendWarnings ?? []), ...warnings])];
 }

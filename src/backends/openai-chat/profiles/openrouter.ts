@@ -2,6 +2,8 @@ import { metadataOf } from '../../../core/provider-metadata.js';
 import { REASONING_DETAILS_KEY } from '../reasoning-details.js';
 import { assistantPairs, type ChatProfile } from './profile.js';
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
  * OpenRouter (https://openrouter.ai/docs/api-reference/chat-completion). Reasoning is asked for with
  * its own `reasoning` object, `{ effort }` or `{ max_tokens }`, for every model that reasons, not
@@ -13,7 +15,9 @@ import { assistantPairs, type ChatProfile } from './profile.js';
 export const openrouterProfile: ChatProfile = {
   name: 'openrouter',
   doc: 'https://openrouter.ai/docs/use-cases/reasoning-tokens',
-  apply(body, { request, forwarded }) {
+  apply(body, { request, forwarded, settings }) {
+    // The backend's routing is the operator's: it holds over any the client set (https://openrouter.ai/docs/features/provider-routing).
+    if (settings.providerRouting) body.provider = { ...(isObject(body.provider) ? body.provider : {}), ...settings.providerRouting };
     if (forwarded) return;
     const effort = request.reasoningEffort;
     if (request.reasoningBudget !== undefined) body.reasoning = { max_tokens: request.reasoningBudget };

@@ -4,7 +4,14 @@ import type { CanonicalRequest, Message } from '../../../core/request.js';
 /** A Chat body as a profile edits it: any field, since profiles add and remove provider-only ones. */
 export type ChatBody = Record<string, unknown> & { model: string; messages?: unknown };
 
+/** The backend settings profiles read. */
+export interface ProfileSettings {
+  profile?: ChatProfileName;
+  providerRouting?: Record<string, unknown>;
+}
+
 export interface ChatProfileContext {
+  settings: ProfileSettings;
   request: CanonicalRequest;
   /** The body is the client's own Chat request, forwarded (its assistant messages are the client's). */
   forwarded: boolean;
