@@ -277,3 +277,13 @@ describe('Groq and a Chat client’s message names', () => {
     expect(reply.warnings).toContain('messages[].name not sent: Groq refuses it.');
   });
 });
+
+describe('a profile this release does not know (a hand-edited config.json)', () => {
+  it('is named in a warning rather than ignored', async () => {
+    const fake = await provider(vllmRules('reasoning'), 'Qwen/Qwen3-8B', 'nonesuch' as ChatProfileName);
+    const reply = await send(router.origin, router.key, 'responses', firstRequest('responses', SKU), false);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(fake.answered).toHaveLength(1);
+    expect(reply.warnings.some((warning) => warning.startsWith("profile 'nonesuch' not applied"))).toBe(true);
+  });
+});

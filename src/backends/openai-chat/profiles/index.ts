@@ -24,8 +24,10 @@ export const CHAT_PROFILES: Readonly<Record<ChatProfileName, ChatProfile>> = {
  */
 export function applyChatProfile(body: ChatRequestBody, request: CanonicalRequest, settings: ProfileSettings): void {
   const { profile } = settings;
-  if (!profile || !Object.hasOwn(CHAT_PROFILES, profile)) return;
+  if (!profile) return;
   const warnings: string[] = [];
-  CHAT_PROFILES[profile].apply(body as unknown as ChatBody, { request, forwarded: request.forwardBody?.format === 'chat', warnings, settings });
+  // A hand-edited config.json may name a profile this release does not have: said, not ignored.
+  if (!Object.hasOwn(CHAT_PROFILES, profile)) warnings.push(`profile '${String(profile).slice(0, 40)}' not applied: the router knows ${Object.keys(CHAT_PROFILES).join(', ')}.`);
+  else CHAT_PROFILES[profile].apply(body as unknown as ChatBody, { request, forwarded: request.forwardBody?.format === 'chat', warnings, settings });
   if (warnings.length) request.backendWarnings = [...new Set([...(request.backendWarnings ?? []), ...warnings])];
 }
