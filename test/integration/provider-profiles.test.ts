@@ -121,6 +121,18 @@ describe('the reasoning a provider does not ask back for', () => {
     expect(fake.answered[0]!.provider).toEqual(client === 'chat' ? { sort: 'price', ...routing } : routing);
   });
 
+  it.each([
+    ['anthropic/claude-sonnet-4.5', true],
+    ['google/gemini-2.5-pro', true],
+    ['openai/gpt-5', false],
+  ] as const)('OpenRouter: %s gets prompt-cache breakpoints (cache_control) with the profile alone: %s', async (model, marked) => {
+    const fake = await provider(openrouterRules, model, 'openrouter');
+    const request = { ...firstRequest('messages', SKU), system: 'You are terse.' };
+    const reply = await send(router.origin, router.key, 'messages', request, false);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(JSON.stringify(fake.answered[0]!.messages).includes('"cache_control"')).toBe(marked);
+  });
+
   it('OpenRouter: the reasoning request object replaces reasoning_effort, for any model', async () => {
     const fake = await provider(openrouterRules, 'anthropic/claude-sonnet-4.5', 'openrouter');
     const reply = await send(router.origin, router.key, 'responses', { ...firstRequest('responses', SKU), reasoning: { effort: 'high' } }, false);

@@ -47,7 +47,9 @@ export async function startChatProvider(rules: ProviderRules): Promise<ChatProvi
     const last = messages.at(-1);
     const tool = Array.isArray(body.tools) && body.tools.length ? (body.tools[0].function.name as string) : undefined;
     const call = last?.role !== 'tool' && tool ? { id: `call_${rules.name}_${n}`, name: tool, arguments: '{"city":"Paris"}' } : undefined;
-    const text = call ? null : `done: ${last?.role === 'tool' ? String(typeof last.content === 'string' ? last.content : JSON.stringify(last.content)) : 'no tool'}`;
+    // A tool message's content is a string or a list of text parts (OpenRouter with cache_control).
+    const said = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: any) => part.text).join('') : '');
+    const text = call ? null : `done: ${last?.role === 'tool' ? said(last.content) : 'no tool'}`;
     produced.push({ n, fields: rules.reasoning(n), ...(call ? { toolCallId: call.id } : {}) });
     const usage = { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 };
     const finish = call ? 'tool_calls' : 'stop';

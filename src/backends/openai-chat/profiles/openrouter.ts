@@ -12,6 +12,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * reasoning across tool calls sees its reasoning again (…#preserving-reasoning-blocks).
  * Prompt-cache breakpoints for its Anthropic and Gemini models are the backend's `cacheControl`.
  */
+/**
+ * The model families OpenRouter caches only at `cache_control` breakpoints on content parts:
+ * Anthropic's and Google's (https://openrouter.ai/docs/features/prompt-caching). With the profile,
+ * they get breakpoints as a backend declared with `cacheControl` does; other models cache by
+ * prefix on their own.
+ */
+export const openrouterCachesAtBreakpoints = (model: string): boolean => /^(?:anthropic|google)\//i.test(model);
+
 export const openrouterProfile: ChatProfile = {
   name: 'openrouter',
   doc: 'https://openrouter.ai/docs/use-cases/reasoning-tokens',
