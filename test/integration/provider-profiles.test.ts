@@ -133,6 +133,16 @@ describe('the reasoning a provider does not ask back for', () => {
     expect(JSON.stringify(fake.answered[0]!.messages).includes('"cache_control"')).toBe(marked);
   });
 
+  it.each([
+    ['deepseek', 'deepseek-reasoner', deepseekRules, 'medium'],
+    ['xai', 'grok-3-mini', xaiRules, 'high'],
+  ] as const)('%s: a Messages client’s thinking reaches %s as the effort it takes', async (profile, model, rules, effort) => {
+    const fake = await provider(rules, model, profile);
+    const reply = await send(router.origin, router.key, 'messages', { ...firstRequest('messages', SKU), thinking: { type: 'enabled', budget_tokens: 1024 } }, false);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(fake.answered[0]!.reasoning_effort).toBe(effort);
+  });
+
   it('OpenRouter: the reasoning request object replaces reasoning_effort, for any model', async () => {
     const fake = await provider(openrouterRules, 'anthropic/claude-sonnet-4.5', 'openrouter');
     const reply = await send(router.origin, router.key, 'responses', { ...firstRequest('responses', SKU), reasoning: { effort: 'high' } }, false);

@@ -9,6 +9,7 @@ import { openAIError, toolCallingAssistants, type ProviderRules } from './chat-p
 export const deepseekRules: ProviderRules = {
   name: 'deepseek',
   refuse(body, produced) {
+    if (body.reasoning_effort !== undefined && !['minimal', 'low', 'medium', 'high', 'xhigh', 'max', 'ultra'].includes(body.reasoning_effort)) return openAIError(400, `unknown reasoning_effort ${body.reasoning_effort}`, 'reasoning_effort');
     for (const field of ['logprobs', 'top_logprobs']) if (body[field] !== undefined && /reasoner/.test(body.model)) return openAIError(400, `${field} is not supported by ${body.model}`, field);
     for (const { index, message, callId } of toolCallingAssistants(body)) {
       const made = produced.find((reply) => reply.toolCallId === callId);

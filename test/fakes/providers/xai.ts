@@ -12,6 +12,7 @@ export const xaiRules: ProviderRules = {
     for (const field of ['presence_penalty', 'frequency_penalty', 'stop']) {
       if (body[field] !== undefined) return openAIError(400, `Argument not supported on this model: ${field}`, field);
     }
+    if (body.reasoning_effort !== undefined && !['low', 'high'].includes(body.reasoning_effort)) return openAIError(400, `reasoning_effort must be low or high, got ${body.reasoning_effort}`, 'reasoning_effort');
     if (body.reasoning_effort !== undefined && !/^grok-3-mini/.test(body.model)) return openAIError(400, 'Model does not support parameter reasoningEffort', 'reasoning_effort');
     return undefined;
   },

@@ -13,8 +13,10 @@ const TAKES_EFFORT = /^(?:[\w.-]+\/)?grok-3-mini/i;
 export const xaiProfile: ChatProfile = {
   name: 'xai',
   doc: 'https://docs.x.ai/docs/guides/reasoning',
-  apply(body, { warnings }) {
+  apply(body, { request, forwarded, warnings }) {
     if (!REASONING.test(body.model) || /non-reasoning/i.test(body.model)) return;
+    // Grok 3 Mini takes low or high (https://docs.x.ai/docs/guides/reasoning): the client's level, rounded to one of them.
+    if (!forwarded && request.reasoningEffort && TAKES_EFFORT.test(body.model)) body.reasoning_effort = request.reasoningEffort === 'minimal' || request.reasoningEffort === 'low' ? 'low' : 'high';
     const why = `xAI refuses it for the reasoning model ${body.model}`;
     dropRefused(body, ['presence_penalty', 'frequency_penalty', 'stop'], why, warnings);
     if (!TAKES_EFFORT.test(body.model)) dropRefused(body, ['reasoning_effort'], why, warnings);
