@@ -5,7 +5,7 @@ import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
 import { applyChatProfile } from './profiles/index.js';
-import type { ChatProfileName } from '../../core/chat-profiles.js';
+import type { ProfileSettings } from './profiles/profile.js';
 
 /** OpenAI's reasoning model families (o1, o3, o4-mini, gpt-5 …), the ones that take reasoning_effort. */
 const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
@@ -13,13 +13,10 @@ const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
 /** OpenAI's own model families, the ones served where `prompt_cache_key` is known. */
 const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
 
-export interface ChatEncodeOptions {
+/** With the backend's provider profile (`backends add … --profile`, profiles/index.ts). */
+export interface ChatEncodeOptions extends ProfileSettings {
   /** The backend was declared to take cache_control on content parts (`backends add … --cache-control`). */
   cacheControl?: boolean;
-  /** The provider profile the backend names (`backends add … --profile`): profiles/index.ts. */
-  profile?: ChatProfileName;
-  /** The openrouter profile's provider routing object. */
-  providerRouting?: Record<string, unknown>;
 }
 
 /**
