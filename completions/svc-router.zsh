@@ -196,6 +196,8 @@ _svc_router_backends_args() {
         '--auth[anthropic only: send the key as x-api-key (default) or as Authorization: Bearer]:auth:(x-api-key bearer)' \
         '--anthropic-version[anthropic only: the anthropic-version every call sends, in place of the client'\''s]:anthropicVersion:' \
         '--api-version[gemini only: the API version in the path, e.g. v1 (default v1beta)]:apiVersion:' \
+        '--profile[openai-chat only: the provider'\''s own rules (reasoning sent back as it requires, refused fields left out with a warning)]:profile:(openrouter deepseek groq mistral xai)' \
+        '--provider-routing[with --profile openrouter: OpenRouter'\''s provider routing object sent with every request, e.g. '\''{"order":\["anthropic"\],"allow_fallbacks":false}'\'']:providerRouting:' \
         ':name:' \
         $help
       ;;

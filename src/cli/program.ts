@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { BACKEND_TYPES } from '../core/backend-types.js';
+import { CHAT_PROFILE_NAMES } from '../core/chat-profiles.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, SECRETS_MODES } from '../config/settings.js';
 import { SKUS } from '../core/model-names.js';
 import { completeArguments, completeWith, SHELLS } from './completion-hints.js';
@@ -130,6 +131,8 @@ export function buildProgram(version: string): Command {
     .addOption(new Option('--auth <auth>', 'anthropic only: send the key as x-api-key (default) or as Authorization: Bearer').choices(ANTHROPIC_AUTHS))
     .option('--anthropic-version <date>', "anthropic only: the anthropic-version every call sends, in place of the client's")
     .option('--api-version <version>', 'gemini only: the API version in the path, e.g. v1 (default v1beta)')
+    .addOption(new Option('--profile <name>', "openai-chat only: the provider's own rules (reasoning sent back as it requires, refused fields left out with a warning)").choices(CHAT_PROFILE_NAMES))
+    .option('--provider-routing <json>', 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\'')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

@@ -2,6 +2,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { BackendType } from '../core/backend-types.js';
+import type { ChatProfileName } from '../core/chat-profiles.js';
 
 /** The backend types are those src/core/backend-types.ts lists (BACKEND_TYPES there). */
 export type { BackendType };
@@ -29,6 +30,14 @@ export interface BackendSettings {
   anthropicVersion?: string;
   /** gemini only: the API version in the path (`v1beta`, the default, or `v1`, `v1alpha`). */
   apiVersion?: string;
+  /** openai-chat only: the provider whose particular rules the backend follows (src/backends/openai-chat/profiles/). */
+  profile?: ChatProfileName;
+  /**
+   * openrouter profile only: OpenRouter's `provider` object (order, allow_fallbacks, only, ignore,
+   * sort, data_collection, require_parameters …), sent with every request
+   * (https://openrouter.ai/docs/features/provider-routing).
+   */
+  providerRouting?: Record<string, unknown>;
 }
 
 /** How an Anthropic-compatible upstream takes its key. */

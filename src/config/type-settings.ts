@@ -1,6 +1,7 @@
 /**
  * Backend settings that only one type of upstream takes: how an Anthropic-compatible service
- * takes its key and which `anthropic-version` it is sent, and the API version in a Gemini path.
+ * takes its key and which `anthropic-version` it is sent, the API version in a Gemini path, and the
+ * provider profile of an OpenAI Chat server.
  * `backends add` and the declarative file refuse them on another type, with the same words.
  */
 
@@ -14,7 +15,10 @@ export const GEMINI_API_VERSION_FORMAT = /^v\d+(?:alpha|beta)?\d*$/;
 export const baseUrlApiVersion = (baseUrl: string): string | undefined => /\/(v\d+(?:alpha|beta)?\d*)\/*$/.exec(baseUrl)?.[1];
 
 /** The one type each of these settings is for. */
-export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini' } as const;
+export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat' } as const;
+
+/** Provider routing is OpenRouter's: it goes with that profile only. */
+export const PROVIDER_ROUTING_ELSEWHERE = 'provider routing is for openai-chat backends with profile openrouter only';
 
 /** Why a setting given for another type is refused (`what` is the option or field as the user wrote it). */
 export function settingElsewhere(setting: keyof typeof SETTING_TYPES, what: string): string {

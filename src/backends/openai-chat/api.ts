@@ -53,6 +53,8 @@ export interface ChatReplyMessage {
   /** DeepSeek, vLLM and others put reasoning beside the content under one of these names. */
   reasoning_content?: string | null;
   reasoning?: string | null;
+  /** OpenRouter's reasoning blocks (reasoning-details.ts). */
+  reasoning_details?: unknown[] | null;
   tool_calls?: ChatReplyToolCall[] | null;
 }
 
@@ -88,6 +90,7 @@ function checkReply(raw: unknown): ChatReply {
   optionalString(message.refusal, 'choices[0].message.refusal');
   optionalString(message.reasoning_content, 'choices[0].message.reasoning_content');
   optionalString(message.reasoning, 'choices[0].message.reasoning');
+  optionalArray(message.reasoning_details, 'choices[0].message.reasoning_details');
   const calls = optionalArray(message.tool_calls, 'choices[0].message.tool_calls');
   if (calls) items(calls, 'choices[0].message.tool_calls', checkReplyToolCall);
   return body as ChatReply;
@@ -116,6 +119,8 @@ export interface ChatChunkDelta {
   refusal?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
+  /** OpenRouter's reasoning blocks, in pieces (reasoning-details.ts). */
+  reasoning_details?: unknown[] | null;
   tool_calls?: ChatChunkToolCall[] | null;
 }
 
@@ -153,6 +158,7 @@ function checkChunk(raw: unknown): ChatChunk {
   optionalString(delta.refusal, 'choices[0].delta.refusal');
   optionalString(delta.reasoning_content, 'choices[0].delta.reasoning_content');
   optionalString(delta.reasoning, 'choices[0].delta.reasoning');
+  optionalArray(delta.reasoning_details, 'choices[0].delta.reasoning_details');
   const calls = optionalArray(delta.tool_calls, 'choices[0].delta.tool_calls');
   if (calls) items(calls, 'choices[0].delta.tool_calls', checkChunkToolCall);
   return chunk as ChatChunk;

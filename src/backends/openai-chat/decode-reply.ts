@@ -7,6 +7,7 @@ import { errorMessageOf } from '../http/upstream-error.js';
 import { readChatReply } from './api.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
+import { readReasoningDetails, reasoningDetailsMetadata } from './reasoning-details.js';
 
 /** A `chat.completion` body in canonical form; a 200 that carries no choice is an upstream fault. */
 export function decodeChatReply(backend: string, raw: unknown, request: CanonicalRequest): Reply {
@@ -17,7 +18,9 @@ export function decodeChatReply(backend: string, raw: unknown, request: Canonica
   }
   const content: ReplyPart[] = [];
   const reasoning = choice.message.reasoning_content ?? choice.message.reasoning;
-  if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+  // OpenRouter's blocks go with the reasoning, even when they hold it only encrypted.
+  const details = reasoningDetailsMetadata(readReasoningDetails(choice.message.reasoning_details));
+  if (reasoning || details) content.push({ type: 'reasoning', text: reasoning ?? '', ...(details ? { providerMetadata: details } : {}) });
   const text = choice.message.content || choice.message.refusal;
   if (text) content.push({ type: 'text', text });
   const calls = choice.message.tool_calls ?? [];

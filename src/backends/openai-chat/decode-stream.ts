@@ -11,6 +11,7 @@ import { openedCallName, readChatChunk, type ChatChunkToolCall } from './api.js'
 import { readCommonChatChunk } from './common-chunks.js';
 import { usageFromChat } from './decode-usage.js';
 import { finishReasonFromChat } from './map-finish-reason.js';
+import { ReasoningDetailsJoiner, readReasoningDetails, reasoningDetailsMetadata } from './reasoning-details.js';
 
 /**
  * Chat Completions chunks to canonical events. Tool calls are keyed by their `index`; their id and
@@ -30,10 +31,14 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
   let usage: Usage | undefined;
   let outputChars = 0;
   let done = false;
+  const details = new ReasoningDetailsJoiner();
 
   const close = (out: StreamEvent[]): void => {
     if (open === 'text') out.push({ type: 'text-end' });
-    if (open === 'reasoning') out.push({ type: 'reasoning-end' });
+    if (open === 'reasoning') {
+      const metadata = reasoningDetailsMetadata(details.take());
+      out.push({ type: 'reasoning-end', ...(metadata ? { providerMetadata: metadata } : {}) });
+    }
     open = undefined;
   };
   /** Text or reasoning arrives: open its block (closing any other) and pass the delta on. */
@@ -68,6 +73,16 @@ export async function* decodeChatStream(backend: string, batches: AsyncIterable<
     const delta = choice.delta ?? {};
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (reasoning) pushDelta('reasoning', reasoning, out);
+    // OpenRouter's reasoning blocks belong to the reasoning block, which they open when they come alone (encrypted).
+    const pieces = readReasoningDetails(delta.reasoning_details);
+    if (pieces.length) {
+      if (open !== 'reasoning') {
+        close(out);
+        open = 'reasoning';
+        out.push({ type: 'reasoning-start' });
+      }
+      details.add(pieces);
+    }
     // A refusal is what the model said instead of an answer: the client sees it as text.
     const text = delta.content || delta.refusal;
     if (text) pushDelta('text', text, out);

@@ -6,11 +6,14 @@ import type { ChatRequestBody, ChatRequestToolChoice } from './api.js';
 import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
 import { openAiReasoning, type OpenAiReasoning } from './reasoning-effort.js';
+import { applyChatProfile } from './profiles/index.js';
+import type { ProfileSettings } from './profiles/profile.js';
 
 /** OpenAI's own model families, the ones served where `prompt_cache_key` is known. */
 const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
 
-export interface ChatEncodeOptions {
+/** With the backend's provider profile (`backends add … --profile`, profiles/index.ts). */
+export interface ChatEncodeOptions extends ProfileSettings {
   /** The backend was declared to take cache_control on content parts (`backends add … --cache-control`). */
   cacheControl?: boolean;
 }
@@ -48,6 +51,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
     delete body.stream;
     delete body.stream_options;
   }
+  applyChatProfile(body, request, options);
   return body;
 }
 

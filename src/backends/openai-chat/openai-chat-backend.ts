@@ -6,6 +6,7 @@ import { chatForwardTap } from './forward-tap.js';
 import { decodeChatReply } from './decode-reply.js';
 import { decodeChatStream } from './decode-stream.js';
 import { encodeChatRequest } from './encode-request.js';
+import { openrouterCachesAtBreakpoints } from './profiles/openrouter.js';
 
 /** Any OpenAI-compatible Chat Completions server: OpenAI, vLLM, Ollama, llama.cpp, OpenRouter, Groq… */
 export function createOpenAIChatBackend(name: string, settings: BackendSettings): Backend {
@@ -14,7 +15,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
     url: (base): string => `${base}/chat/completions`,
     // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
     headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'chat'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
-    encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true }),
+    encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true || (settings.profile === 'openrouter' && openrouterCachesAtBreakpoints(upstreamModel)), ...(settings.profile ? { profile: settings.profile } : {}), ...(settings.providerRouting ? { providerRouting: settings.providerRouting } : {}) }),
     decodeReply: decodeChatReply,
     forward: chatForwardTap,
     decodeStream: decodeChatStream,

@@ -1,6 +1,7 @@
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
-import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, settingElsewhere } from '../../config/type-settings.js';
+import { CHAT_PROFILE_NAMES, isChatProfileName, suggestedChatProfile } from '../../core/chat-profiles.js';
+import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere } from '../../config/type-settings.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
@@ -28,6 +29,8 @@ export interface AddBackendOptions {
   auth?: string;
   anthropicVersion?: string;
   apiVersion?: string;
+  profile?: string;
+  providerRouting?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -56,6 +59,8 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.auth !== undefined) backend.auth = options.auth as AnthropicAuth;
   if (options.anthropicVersion !== undefined) backend.anthropicVersion = options.anthropicVersion;
   if (options.apiVersion !== undefined) backend.apiVersion = options.apiVersion;
+  if (options.profile !== undefined && isChatProfileName(options.profile)) backend.profile = options.profile;
+  if (options.providerRouting !== undefined) backend.providerRouting = parseProviderRouting(options.providerRouting);
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -67,6 +72,8 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   printLine(`${chalk.green('✓')} ${replaced ? 'Updated' : 'Added'} backend ${chalk.bold(name)} (${backend.type}, ${backend.baseUrl})${pool ? `; its pool of ${pool.keys.length} keys is kept` : ''}`);
   const bearerService = backend.type === 'anthropic' && backend.auth === undefined ? bearerServiceOf(backend.baseUrl) : undefined;
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
+  const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
+  if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
 }
 
 /** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
@@ -79,12 +86,29 @@ function checkTypeSettings(options: AddBackendOptions): void {
     if (options.type !== 'anthropic') throw usageError(settingElsewhere('anthropicVersion', '--anthropic-version'));
     if (!ANTHROPIC_VERSION_FORMAT.test(options.anthropicVersion)) throw usageError(`--anthropic-version must be a date such as 2023-06-01, got '${options.anthropicVersion}'`);
   }
+  if (options.profile !== undefined) {
+    if (options.type !== 'openai-chat') throw usageError(settingElsewhere('profile', '--profile'));
+    if (!isChatProfileName(options.profile)) throw usageError(`--profile must be one of ${CHAT_PROFILE_NAMES.join(', ')}, got '${options.profile}'`);
+  }
+  if (options.providerRouting !== undefined && options.profile !== 'openrouter') throw usageError(`--provider-routing: ${PROVIDER_ROUTING_ELSEWHERE}; add --profile openrouter`);
   if (options.apiVersion !== undefined) {
     if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
     if (!GEMINI_API_VERSION_FORMAT.test(options.apiVersion)) throw usageError(`--api-version must be an API version such as v1beta or v1, got '${options.apiVersion}'`);
     const conflict = apiVersionConflict(options.baseUrl, options.apiVersion);
     if (conflict) throw usageError(`--api-version: ${conflict}`);
   }
+}
+
+/** OpenRouter's provider routing object, as JSON (https://openrouter.ai/docs/features/provider-routing). */
+function parseProviderRouting(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw usageError(`--provider-routing must be a JSON object such as '{"order":["anthropic"],"allow_fallbacks":false}', got '${text}'`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError(`--provider-routing must be a JSON object, got '${text}'`);
+  return value as Record<string, unknown>;
 }
 
 function parseHeader(text: string): [string, string] {
@@ -119,6 +143,8 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.auth ? { auth: backend.auth } : {}),
     ...(backend.anthropicVersion ? { anthropic_version: backend.anthropicVersion } : {}),
     ...(backend.apiVersion ? { api_version: backend.apiVersion } : {}),
+    ...(backend.profile ? { profile: backend.profile } : {}),
+    ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');

@@ -50,6 +50,8 @@ export const BACKEND_PLACEMENT = {
   auth: 'file',
   anthropicVersion: 'file',
   apiVersion: 'file',
+  profile: 'file',
+  providerRouting: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };
 
 type FileKeys<Table> = { [K in keyof Table]: Table[K] extends 'table' | 'group' | 'file' ? K : Table[K] extends { env: infer E } ? E : never }[keyof Table];

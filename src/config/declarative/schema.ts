@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { BACKEND_TYPES, type BackendType } from '../../core/backend-types.js';
+import { CHAT_PROFILE_NAMES } from '../../core/chat-profiles.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
@@ -73,6 +74,22 @@ const backendSchema = z
       .string()
       .regex(GEMINI_API_VERSION_FORMAT)
       .meta({ description: 'gemini only: the API version in the path, v1beta (the default) or v1, v1alpha.' })
+      .optional(),
+    profile: z
+      .enum(CHAT_PROFILE_NAMES)
+      .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })
+      .optional(),
+    providerRouting: z
+      .looseObject({
+        order: z.array(z.string()).optional(),
+        allow_fallbacks: z.boolean().optional(),
+        only: z.array(z.string()).optional(),
+        ignore: z.array(z.string()).optional(),
+        sort: z.string().optional(),
+        require_parameters: z.boolean().optional(),
+        data_collection: z.enum(['allow', 'deny']).optional(),
+      })
+      .meta({ description: "profile openrouter only: OpenRouter's provider routing object (order, allow_fallbacks, only, ignore, sort, …), sent with every request." })
       .optional(),
   })
   .meta({ description: 'An upstream backend.' });

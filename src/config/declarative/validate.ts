@@ -11,7 +11,7 @@ import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { cacheControlElsewhere } from '../cache-control.js';
-import { apiVersionConflict, SETTING_TYPES, settingElsewhere } from '../type-settings.js';
+import { apiVersionConflict, PROVIDER_ROUTING_ELSEWHERE, SETTING_TYPES, settingElsewhere } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
 import { closest } from '../../core/closest.js';
@@ -168,6 +168,7 @@ function checkNames(config: Record<string, unknown>, at: At): void {
         }
         const conflict = typeof backend.baseUrl === 'string' && typeof backend.apiVersion === 'string' ? apiVersionConflict(backend.baseUrl, backend.apiVersion) : undefined;
         if (conflict) at(['backends', name, 'apiVersion'], conflict);
+        if (backend.providerRouting !== undefined && backend.profile !== 'openrouter') at(['backends', name, 'providerRouting'], PROVIDER_ROUTING_ELSEWHERE);
       }
       const headers = isObject(backend) ? backend.headers : undefined;
       if (!isObject(headers)) continue;

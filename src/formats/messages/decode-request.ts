@@ -1,3 +1,4 @@
+import { unsealThinking } from './foreign-reasoning.js';
 import { invalidRequest } from '../../core/errors.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
@@ -73,7 +74,8 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
-  keepForwardBody(request, { format: 'messages', body: json });
+  // Thinking this router signed for another upstream: what it sealed, and never forwarded as written.
+  if (!unsealThinking(messages, context?.secret)) keepForwardBody(request, { format: 'messages', body: json });
   return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement: contextManagement.applied, originalInputTokens: contextManagement.originalInputTokens } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 

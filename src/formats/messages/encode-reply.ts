@@ -1,3 +1,4 @@
+import { thinkingSignature } from './foreign-reasoning.js';
 import type { Reply, ReplyPart } from '../../core/reply.js';
 import { foldedBlock, ownReplyExtras, placedBlocksOf, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import type { EncodeContext } from '../client-format.js';
@@ -29,7 +30,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
   reply.content.forEach((part, index) => {
     for (const entry of placed) if (entry.at === index) content.push(foldedBlock(entry));
     for (const raw of rawBlocksOf(part.providerMetadata, 'precedingBlocks')) content.push(foldedBlock(raw));
-    content.push(...partBlocks(part));
+    content.push(...partBlocks(part, context.secret));
   });
   for (const entry of placed) if (entry.at >= reply.content.length) content.push(foldedBlock(entry));
   for (const raw of rawBlocksOf(reply.providerMetadata, 'trailingBlocks')) content.push(foldedBlock(raw));
@@ -52,7 +53,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
   };
 }
 
-function partBlocks(part: ReplyPart): Array<Record<string, unknown>> {
+function partBlocks(part: ReplyPart, secret: string): Array<Record<string, unknown>> {
   switch (part.type) {
     case 'text': {
       const citations = messagesCitations(part.text, part.citations, part.providerMetadata);
@@ -61,12 +62,12 @@ function partBlocks(part: ReplyPart): Array<Record<string, unknown>> {
     case 'web-search':
       return [serverToolUseBlock(part), searchResultBlock(part)];
     case 'reasoning': {
-      // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
-      // any other upstream's reasoning shows as its readable text, unsigned.
+      // Anthropic's own signature as it is; what another upstream needs again, sealed into it (foreign-reasoning.ts).
       const own = metadataOf(part.providerMetadata, 'anthropic');
       if (typeof own?.redactedData === 'string' && !part.text) return [{ type: 'redacted_thinking', data: own.redactedData }];
-      if (!part.text && typeof own?.signature !== 'string') return [];
-      return [{ type: 'thinking', thinking: part.text, signature: typeof own?.signature === 'string' ? own.signature : '' }];
+      const signature = thinkingSignature(part.providerMetadata, secret);
+      if (!part.text && signature === undefined) return [];
+      return [{ type: 'thinking', thinking: part.text, signature: signature ?? '' }];
     }
     case 'tool-call':
       return [{ type: 'tool_use', id: part.id, name: part.name, input: parseToolInput(part.arguments) }];

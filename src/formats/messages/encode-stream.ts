@@ -1,3 +1,4 @@
+import { thinkingSignature } from './foreign-reasoning.js';
 import { estimateRequestTokens } from '../../core/estimate-tokens.js';
 import type { Usage } from '../../core/reply.js';
 import { sequenceToolCalls } from '../../core/sequence-tool-calls.js';
@@ -135,10 +136,9 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           yield* deltaInPieces({ type: 'thinking_delta', thinking: event.text });
           break;
         case 'reasoning-end': {
-          // Only Anthropic's own signature or sealed data means anything to an Anthropic client;
-          // any other upstream's reasoning shows as its readable text, unsigned.
+          // Anthropic's own signature as it is; what another upstream needs again, sealed into it (foreign-reasoning.ts).
           const own = metadataOf(event.providerMetadata, 'anthropic');
-          const signature = typeof own?.signature === 'string' ? own.signature : undefined;
+          const signature = thinkingSignature(event.providerMetadata, context.secret);
           if (thinkingPending) {
             thinkingPending = false;
             if (typeof own?.redactedData === 'string') out += startBlock('thinking', { type: 'redacted_thinking', data: own.redactedData }) + closeBlock();

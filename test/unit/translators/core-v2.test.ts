@@ -56,9 +56,18 @@ describe('reasoning is replayed only from the encoder’s own namespace', () => 
     }
   });
 
-  it('shows a Messages client another upstream’s reasoning as unsigned thinking', () => {
+  it('gives a Messages client another upstream’s reasoning with what that upstream needs sealed in the signature, and replays it only to that upstream', () => {
     const reply: Reply = { content: [{ type: 'reasoning', text: 'Thought.', providerMetadata: { gemini: { thoughtSignature: 'CiQB' } } }], finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
-    expect(encodeMessagesReply(reply, encodeContext({})).content).toEqual([{ type: 'thinking', thinking: 'Thought.', signature: '' }]);
+    const context = encodeContext({});
+    const [block] = encodeMessagesReply(reply, context).content as Array<{ type: string; thinking: string; signature: string }>;
+    expect(block).toMatchObject({ type: 'thinking', thinking: 'Thought.' });
+    expect(isSealedByUs(block!.signature)).toBe(true);
+    expect(block!.signature).not.toContain('CiQB');
+    const replayed = { model: 'svc.test', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [block] }, { role: 'user', content: 'Again' }] };
+    const { request } = decodeMessagesRequest(replayed, { secret: context.secret });
+    expect(request.messages[1]!.content).toEqual([{ type: 'reasoning', text: 'Thought.', providerMetadata: { gemini: { thoughtSignature: 'CiQB' } } }]);
+    // Anthropic cannot read the seal: the conversation is not forwarded to it as written.
+    expect(request.forwardBody).toBeUndefined();
   });
 });
 
