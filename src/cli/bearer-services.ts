@@ -1,3 +1,5 @@
+import { hostOfUrl } from '../core/host-names.js';
+
 /**
  * Anthropic-compatible services whose own guides give the key as `Authorization: Bearer` (Claude
  * Code's ANTHROPIC_AUTH_TOKEN) rather than `x-api-key`, by host: `backends add` suggests
@@ -12,11 +14,6 @@ const BEARER_HOSTS: ReadonlyMap<string, string> = new Map([
 
 /** The service's name when a base URL is one of them. */
 export function bearerServiceOf(baseUrl: string): string | undefined {
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
-  return BEARER_HOSTS.get(host);
+  const host = hostOfUrl(baseUrl);
+  return host === undefined ? undefined : BEARER_HOSTS.get(host);
 }

@@ -1,3 +1,5 @@
+import { hostOfUrl } from './host-names.js';
+
 /**
  * The provider profiles an openai-chat backend may name (`backends add … --profile NAME`): what a
  * provider needs that the generic Chat encoder must not do for every other server. The names and
@@ -20,11 +22,7 @@ const PROFILE_HOSTS: Readonly<Record<ChatProfileName, string>> = {
 
 /** The profile a base URL's host suggests, if it is one of the providers above. */
 export function suggestedChatProfile(baseUrl: string): ChatProfileName | undefined {
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
+  const host = hostOfUrl(baseUrl);
+  if (host === undefined) return undefined;
   return CHAT_PROFILE_NAMES.find((name) => host === PROFILE_HOSTS[name] || host.endsWith(`.${PROFILE_HOSTS[name]}`));
 }

@@ -100,3 +100,12 @@ export function parseOrigin(text: string): string | undefined {
   if (parseHost(url.host) === undefined) return undefined;
   return url.origin;
 }
+
+/** A base URL's host name, lower-cased; undefined when it is not a URL. */
+export function hostOfUrl(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
