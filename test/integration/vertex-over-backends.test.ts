@@ -231,16 +231,38 @@ describe('Google credentials', () => {
     expect(source.requests).toHaveLength(0);
   });
 
-  it('never shows the access token, even when Vertex quotes it in a refusal', async () => {
-    const { source } = await withServiceAccount('gemini-2.5-flash', [{ text: 'never' }], { quoteRefusedToken: true });
-    // Vertex no longer takes the token it was given.
-    const issued = source.issued;
-    const tokens = issued.splice(0);
-    await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
-    tokens.push(...issued.splice(0));
-    expect(tokens.length).toBeGreaterThan(0);
-    const error = await refusal(() => openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'again' }] }));
-    for (const token of tokens) expect(JSON.stringify(error.error) + error.message).not.toContain(token);
+  it('forgets a token Vertex refuses, fetches another for the next call, and never shows either', async () => {
+    const { source } = await withServiceAccount('gemini-2.5-flash', [{ text: 'fine' }], { quoteRefusedToken: true });
+    await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'first' }] });
+    // Vertex stops taking the token it was given (revoked), and its refusal quotes it.
+    const revoked = source.issued.splice(0);
+    expect(revoked).toHaveLength(1);
+    for (const stream of [false, true]) {
+      const error = await refusal(() =>
+        stream ? openai.chat.completions.stream({ model: SKU, messages: [{ role: 'user', content: 'again' }] }).finalChatCompletion() : openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'again' }] }),
+      );
+      expect(error.status).toBe(502);
+      expect(error.message).toContain('Vertex AI refused its Google access token (HTTP 401)');
+      expect(JSON.stringify(error.error) + error.message).not.toContain(revoked[0]!);
+      // The next call has a fresh token, which Vertex takes.
+      const completion = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'and again' }] });
+      expect(completion.choices[0]!.message.content).toBe('fine');
+      revoked.push(...source.issued.splice(0));
+    }
+    expect(source.requests).toHaveLength(3);
+  });
+
+  it('says a 403 is the service account lacking access to the project, keeping the token', async () => {
+    const { source } = await withServiceAccount('claude-sonnet-4-5', [{ text: 'never' }]);
+    router.config.update((settings) => {
+      settings.backends[BACKEND]!.project = 'someone-elses';
+    });
+    for (let i = 0; i < 2; i++) {
+      const error = await refusal(() => openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hi' }] }));
+      expect(error.status).toBe(502);
+      expect(error.message).toContain('Vertex AI denied its service account access to project someone-elses in us-east5 (HTTP 403)');
+    }
+    expect(source.requests).toHaveLength(1);
   });
 });
 

@@ -27,13 +27,14 @@ interface Cached {
   pending?: Promise<string>;
 }
 const cache = new Map<string, Cached>();
+const cacheKey = (credentialsFile: string | undefined): string => (credentialsFile ? `file:${credentialsFile}` : `metadata:${metadataHost()}`);
 
 /** The credentials file the backend uses, if any. */
 export const credentialsFileOf = (configured: string | undefined): string | undefined => configured || process.env.GOOGLE_APPLICATION_CREDENTIALS || undefined;
 
 /** A valid access token for the backend's credentials, fetched only when the cached one is near its end. */
 export async function accessToken(backend: string, credentialsFile: string | undefined): Promise<string> {
-  const key = credentialsFile ? `file:${credentialsFile}` : `metadata:${metadataHost()}`;
+  const key = cacheKey(credentialsFile);
   let entry = cache.get(key);
   if (!entry) {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
@@ -52,6 +53,12 @@ export async function accessToken(backend: string, credentialsFile: string | und
       held.pending = undefined;
     });
   return held.pending;
+}
+
+/** Forgets a token Vertex refused (revoked, or its account changed), so the next call fetches another; a newer one is kept. */
+export function forgetAccessToken(credentialsFile: string | undefined, token: string): void {
+  const entry = cache.get(cacheKey(credentialsFile));
+  if (entry?.token?.value === token) entry.token = undefined;
 }
 
 /** Forgets every cached token (tests, and a changed credentials file that must be read again). */

@@ -8,7 +8,7 @@ import { decodeGeminiReply } from '../gemini/decode-reply.js';
 import { decodeGeminiStream } from '../gemini/decode-stream.js';
 import { encodeGeminiRequest } from '../gemini/encode-request.js';
 import { createHttpBackend, type HttpBackendSpec } from '../http/http-backend.js';
-import { accessToken, credentialsFileOf } from './access-token.js';
+import { accessToken, credentialsFileOf, forgetAccessToken } from './access-token.js';
 import { encodeVertexAnthropicRequest } from './encode-request.js';
 import { publisherOf, vertexUrl } from './endpoint.js';
 
@@ -59,16 +59,37 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
     return [publisher === 'anthropic' ? claude : gemini, { ...call, apiKey: token }];
   }
 
+  /**
+   * Vertex refusing the token (401) or the account (403) is the backend's credentials failing: a
+   * refused token is forgotten, so the next call fetches another, and the error says which it was
+   * in Google's terms rather than an API key's.
+   */
+  function refused(error: unknown, token: string | undefined): unknown {
+    const status = error instanceof RouterError && error.status === 502 ? /rejected its API key \(HTTP (401|403)\)/.exec(error.message)?.[1] : undefined;
+    if (!status || !token) return error;
+    if (status === '401') forgetAccessToken(credentialsFileOf(settings.credentials), token);
+    const what = status === '401' ? 'refused its Google access token (HTTP 401); another is fetched for the next call' : `denied its service account access to project ${project} in ${region} (HTTP 403); grant it the Vertex AI User role`;
+    return new RouterError(502, 'upstream', `Backend '${name}': Vertex AI ${what}.`, undefined, 'upstream_auth', undefined, { cause: error, retryable: true });
+  }
+
   return {
     name,
     nativeWebSearch: true,
     async complete(call) {
       const [wire, authorised] = await prepared(call);
-      return wire.complete(authorised);
+      try {
+        return await wire.complete(authorised);
+      } catch (error) {
+        throw refused(error, authorised.apiKey);
+      }
     },
     async *stream(call): AsyncGenerator<StreamEvent[]> {
       const [wire, authorised] = await prepared(call);
-      yield* wire.stream(authorised);
+      try {
+        yield* wire.stream(authorised);
+      } catch (error) {
+        throw refused(error, authorised.apiKey);
+      }
     },
   };
 }
