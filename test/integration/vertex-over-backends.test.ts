@@ -154,6 +154,12 @@ describe('Google credentials', () => {
     expect(source.requests).toHaveLength(1);
   });
 
+  it('fetches one token for calls that start together', async () => {
+    const { source } = await withServiceAccount('claude-haiku-4-5', [{ text: 'hi' }]);
+    await Promise.all([0, 1, 2, 3].map((i) => anthropic.messages.create({ model: SKU, max_tokens: 32, messages: [{ role: 'user', content: `call ${i}` }] })));
+    expect(source.requests).toHaveLength(1);
+  });
+
   it('asks again for a token that expires within minutes', async () => {
     const source = await startGoogleTokenEndpoint({ clientEmail: CLIENT_EMAIL, publicKey: keys.publicKey }, { expiresIn: 60 });
     open.push(source);
