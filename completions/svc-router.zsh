@@ -183,8 +183,8 @@ _svc_router_backends_args() {
   case $words[1] in
     add)
       _arguments \
-        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini)' \
-        '--base-url[upstream base URL, e.g. https://api.openai.com/v1]:baseUrl:' \
+        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini vertex)' \
+        '--base-url[upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex, whose default is the region'\''s endpoint)]:baseUrl:' \
         '--api-key[upstream API key (stored in the 0600 config file)]:apiKey:' \
         '--api-key-env[environment variable holding the upstream API key]:apiKeyEnv:' \
         '*--header[extra header sent upstream (repeatable)]:header:' \
@@ -196,6 +196,9 @@ _svc_router_backends_args() {
         '--auth[anthropic only: send the key as x-api-key (default) or as Authorization: Bearer]:auth:(x-api-key bearer)' \
         '--anthropic-version[anthropic only: the anthropic-version every call sends, in place of the client'\''s]:anthropicVersion:' \
         '--api-version[gemini only: the API version in the path, e.g. v1 (default v1beta)]:apiVersion:' \
+        '--project[vertex only: the Google Cloud project]:project:' \
+        '--region[vertex only: the Vertex AI location, e.g. us-east5, europe-west1, global]:region:' \
+        '--credentials[vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server]:credentials:' \
         '--profile[openai-chat only: the provider'\''s own rules (reasoning sent back as it requires, refused fields left out with a warning)]:profile:(openrouter deepseek groq mistral xai)' \
         '--provider-routing[with --profile openrouter: OpenRouter'\''s provider routing object sent with every request, e.g. '\''{"order":\["anthropic"\],"allow_fallbacks":false}'\'']:providerRouting:' \
         ':name:' \

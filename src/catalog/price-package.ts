@@ -28,7 +28,7 @@ function packageVersion(): string {
 }
 
 /** The package's provider for each backend type (an OpenAI-compatible server is matched by model name too). */
-const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google' };
+const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google', vertex: 'google' };
 
 export interface PackageEntry {
   provider: string;
@@ -54,7 +54,8 @@ export function packageEntry(type: BackendType | undefined, upstreamModel: strin
   // Own keys only: a hand-edited config's backend type reaches here unchecked, and one not known is no type.
   const known = type !== undefined && Object.hasOwn(PROVIDER_OF, type) ? type : undefined;
   const providers = known ? [findProvider({ providerId: PROVIDER_OF[known] })] : [];
-  if (known === undefined || known === 'openai-chat') providers.push(findProvider({ modelId: name }));
+  // Vertex serves Anthropic's models beside Google's: those are found by their name.
+  if (known === undefined || known === 'openai-chat' || known === 'vertex') providers.push(findProvider({ modelId: name }));
   for (const provider of providers) {
     if (!provider) continue;
     const model = findModel(provider, name) ?? findModel(provider, dashedDate(name));

@@ -59,6 +59,9 @@ const SETTINGS_SHAPE: Shape = {
         auth: string,
         anthropicVersion: string,
         apiVersion: string,
+        project: string,
+        region: string,
+        credentials: string,
         profile: string,
         providerRouting: {
           fields: { order: list(string), allow_fallbacks: boolean, only: list(string), ignore: list(string), sort: string, require_parameters: boolean, data_collection: string, quantizations: list(string) },

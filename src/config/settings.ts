@@ -30,6 +30,15 @@ export interface BackendSettings {
   anthropicVersion?: string;
   /** gemini only: the API version in the path (`v1beta`, the default, or `v1`, `v1alpha`). */
   apiVersion?: string;
+  /** vertex only: the Google Cloud project whose Vertex AI serves the models. */
+  project?: string;
+  /** vertex only: the location (us-east5, europe-west1, global …) in the model's path. */
+  region?: string;
+  /**
+   * vertex only: a service-account key file (JSON) for Google access tokens; without it,
+   * $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server of the machine.
+   */
+  credentials?: string;
   /** openai-chat only: the provider whose particular rules the backend follows (src/backends/openai-chat/profiles/). */
   profile?: ChatProfileName;
   /**

@@ -15,7 +15,7 @@ export const GEMINI_API_VERSION_FORMAT = /^v\d+(?:alpha|beta)?\d*$/;
 export const baseUrlApiVersion = (baseUrl: string): string | undefined => /\/(v\d+(?:alpha|beta)?\d*)\/*$/.exec(baseUrl)?.[1];
 
 /** The one type each of these settings is for. */
-export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat' } as const;
+export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat', project: 'vertex', region: 'vertex', credentials: 'vertex' } as const;
 
 /** Provider routing is OpenRouter's: it goes with that profile only. */
 export const PROVIDER_ROUTING_ELSEWHERE = 'provider routing is for openai-chat backends with profile openrouter only';

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
+import { defaultVertexBaseUrl, PROJECT_FORMAT, REGION_FORMAT } from '../../backends/vertex/endpoint.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
 import { CHAT_PROFILE_NAMES, isChatProfileName, suggestedChatProfile } from '../../core/chat-profiles.js';
 import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere } from '../../config/type-settings.js';
@@ -17,7 +20,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface AddBackendOptions {
   type: string;
-  baseUrl: string;
+  /** Required, but for vertex: its default is the region's endpoint. */
+  baseUrl?: string;
   apiKey?: string;
   apiKeyEnv?: string;
   header?: string[];
@@ -31,6 +35,9 @@ export interface AddBackendOptions {
   apiVersion?: string;
   profile?: string;
   providerRouting?: string;
+  project?: string;
+  region?: string;
+  credentials?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -45,7 +52,10 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
-  const backend: BackendSettings = { type: options.type, baseUrl: parseHttpUrl(options.baseUrl, '--base-url') };
+  const baseUrl = options.baseUrl ?? (options.type === 'vertex' && options.region ? defaultVertexBaseUrl(options.region) : undefined);
+  // Commander's own words for a missing required option: --base-url is one for every type but vertex.
+  if (baseUrl === undefined) throw usageError("required option '--base-url <url>' not specified");
+  const backend: BackendSettings = { type: options.type, baseUrl: parseHttpUrl(baseUrl, '--base-url') };
   if (options.apiKey !== undefined) backend.apiKey = options.apiKey;
   if (options.apiKeyEnv !== undefined) backend.apiKeyEnv = options.apiKeyEnv;
   if (options.header?.length) backend.headers = Object.fromEntries(options.header.map(parseHeader));
@@ -61,6 +71,9 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.apiVersion !== undefined) backend.apiVersion = options.apiVersion;
   if (options.profile !== undefined && isChatProfileName(options.profile)) backend.profile = options.profile;
   if (options.providerRouting !== undefined) backend.providerRouting = parseProviderRouting(options.providerRouting);
+  if (options.project !== undefined) backend.project = options.project;
+  if (options.region !== undefined) backend.region = options.region;
+  if (options.credentials !== undefined) backend.credentials = path.resolve(options.credentials);
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -91,12 +104,25 @@ function checkTypeSettings(options: AddBackendOptions): void {
     if (!isChatProfileName(options.profile)) throw usageError(`--profile must be one of ${CHAT_PROFILE_NAMES.join(', ')}, got '${options.profile}'`);
   }
   if (options.providerRouting !== undefined && options.profile !== 'openrouter') throw usageError(`--provider-routing: ${PROVIDER_ROUTING_ELSEWHERE}; add --profile openrouter`);
+  checkVertexSettings(options);
   if (options.apiVersion !== undefined) {
     if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
     if (!GEMINI_API_VERSION_FORMAT.test(options.apiVersion)) throw usageError(`--api-version must be an API version such as v1beta or v1, got '${options.apiVersion}'`);
-    const conflict = apiVersionConflict(options.baseUrl, options.apiVersion);
+    const conflict = options.baseUrl === undefined ? undefined : apiVersionConflict(options.baseUrl, options.apiVersion);
     if (conflict) throw usageError(`--api-version: ${conflict}`);
   }
+}
+
+/** A vertex backend's project and region (both required, in the form the URL path takes) and its key file. */
+function checkVertexSettings(options: AddBackendOptions): void {
+  for (const [setting, option] of [['project', '--project'], ['region', '--region'], ['credentials', '--credentials']] as const) {
+    if (options[setting] !== undefined && options.type !== 'vertex') throw usageError(settingElsewhere(setting, option));
+  }
+  if (options.type !== 'vertex') return;
+  if (options.project === undefined || options.region === undefined) throw usageError('a vertex backend needs --project and --region');
+  if (!PROJECT_FORMAT.test(options.project)) throw usageError(`--project must be a Google Cloud project id, got '${options.project}'`);
+  if (!REGION_FORMAT.test(options.region)) throw usageError(`--region must be a Vertex AI location such as us-east5 or global, got '${options.region}'`);
+  if (options.credentials !== undefined && !fs.existsSync(options.credentials)) throw usageError(`--credentials: no file at ${options.credentials}`);
 }
 
 /** OpenRouter's provider routing object, as JSON (https://openrouter.ai/docs/features/provider-routing). */
@@ -144,6 +170,10 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.anthropicVersion ? { anthropic_version: backend.anthropicVersion } : {}),
     ...(backend.apiVersion ? { api_version: backend.apiVersion } : {}),
     ...(backend.profile ? { profile: backend.profile } : {}),
+    ...(backend.project ? { project: backend.project } : {}),
+    ...(backend.region ? { region: backend.region } : {}),
+    // The key file's path only; its contents are never read here.
+    ...(backend.type === 'vertex' ? { credentials: backend.credentials ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS ? 'env:GOOGLE_APPLICATION_CREDENTIALS' : 'metadata server') } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
   }));
   if (options.json) return printJson(rows);

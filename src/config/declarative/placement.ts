@@ -50,6 +50,9 @@ export const BACKEND_PLACEMENT = {
   auth: 'file',
   anthropicVersion: 'file',
   apiVersion: 'file',
+  project: 'file',
+  region: 'file',
+  credentials: 'file',
   profile: 'file',
   providerRouting: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };

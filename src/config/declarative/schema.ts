@@ -75,6 +75,21 @@ const backendSchema = z
       .regex(GEMINI_API_VERSION_FORMAT)
       .meta({ description: 'gemini only: the API version in the path, v1beta (the default) or v1, v1alpha.' })
       .optional(),
+    project: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/)
+      .meta({ description: 'vertex only: the Google Cloud project whose Vertex AI serves the models.' })
+      .optional(),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{1,40}$/)
+      .meta({ description: 'vertex only: the Vertex AI location in the model path, e.g. us-east5, europe-west1, global.' })
+      .optional(),
+    credentials: z
+      .string()
+      .min(1)
+      .meta({ description: 'vertex only: a service-account key file (JSON) for Google access tokens; without it $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server.' })
+      .optional(),
     profile: z
       .enum(CHAT_PROFILE_NAMES)
       .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeAnthropicRequest } from '../../../src/backends/anthropic/encode-request.js';
 import { encodeGeminiRequest } from '../../../src/backends/gemini/encode-request.js';
+import { encodeVertexRequest } from '../../../src/backends/vertex/encode-request.js';
 import { encodeChatRequest } from '../../../src/backends/openai-chat/encode-request.js';
 import { encodeResponsesRequest } from '../../../src/backends/openai-responses/encode-request.js';
 import { capabilitiesOf, type SamplingSetting } from '../../../src/catalog/index.js';
@@ -24,6 +25,8 @@ const read = (type: BackendType, body: Record<string, any>): Sent => {
       return { sampling: { temperature: body.temperature, topP: body.top_p }, effort: body.reasoning?.effort };
     case 'anthropic':
       return { sampling: { temperature: body.temperature, topP: body.top_p, topK: body.top_k }, effort: body.output_config?.effort, thinking: body.thinking?.type };
+    case 'vertex':
+      return read(body.contents ? 'gemini' : 'anthropic', body);
     case 'gemini': {
       const config = body.generationConfig ?? {};
       return { sampling: { temperature: config.temperature, topP: config.topP, topK: config.topK }, effort: config.thinkingConfig?.thinkingLevel };
@@ -36,6 +39,7 @@ const ENCODERS: Record<BackendType, (request: CanonicalRequest, model: string) =
   'openai-responses': (request, model) => encodeResponsesRequest(request, model, false) as unknown as Record<string, any>,
   anthropic: (request, model) => encodeAnthropicRequest(request, model, false) as unknown as Record<string, any>,
   gemini: (request, model) => encodeGeminiRequest(request, model, false) as unknown as Record<string, any>,
+  vertex: (request, model) => encodeVertexRequest(request, model, false) as Record<string, any>,
 };
 
 const OPENAI = ['gpt-5', 'gpt-5-mini', 'gpt-5-pro', 'gpt-5.1', 'gpt-5.1-codex-max', 'gpt-5.2', 'gpt-5.4', 'gpt-5.5-pro', 'gpt-5.6-sol', 'o3', 'o4-mini', 'o1-mini', 'gpt-4.1', 'gpt-4o', 'my-llama'];
@@ -44,6 +48,7 @@ const MODELS: Record<BackendType, readonly string[]> = {
   'openai-responses': OPENAI,
   anthropic: ['claude-opus-4-7', 'claude-opus-5-5', 'claude-sonnet-5', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-opus-4', 'claude-3-5-haiku', 'claude-unknown-9'],
   gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.0-flash'],
+  vertex: ['claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'gemini-2.5-pro', 'gemini-3-flash-preview'],
 };
 
 const WIRE: Record<SamplingSetting, string> = { temperature: 'temperature', topP: 'top_p', topK: 'top_k' };
