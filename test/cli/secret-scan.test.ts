@@ -224,7 +224,8 @@ describe('the banner', () => {
     const logFile = path.join(home, 'logs', 'router.log');
     const run = runInPty(['serve', '--port', '0', '--log-file', logFile], { home, cols: 200, rows: 50 });
     try {
-      await until(() => run.output().includes('export SVC_ROUTER_KEY='), 20_000, 'the banner on the terminal');
+      // The Log: line is the last the terminal gets, after the banner: it may arrive in a later read.
+      await until(() => run.output().includes('export SVC_ROUTER_KEY=') && run.output().includes(`Log: ${logFile}`), 20_000, 'the banner on the terminal');
       const terminal = run.output().replace(/\r/g, '');
       expect(terminal).toContain(`export OPENAI_API_KEY=${key}`);
       expect(terminal).toContain(`Log: ${logFile}`);
