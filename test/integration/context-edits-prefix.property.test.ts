@@ -219,8 +219,11 @@ async function run(upstream: Upstream, p: Plan): Promise<void> {
         // changes there too, so the change may start at the first block either way.
         const lost = [...previous.cleared].filter((marker) => !cleared.has(marker));
         const fresh = [...expected.cleared.filter((marker) => !previous!.cleared.has(marker)), ...lost];
-        // The first block whose cleared state changed that the upstream sees (reasoning from another upstream is never sent to it).
-        const indices = fresh.map((marker) => previous!.parts.findIndex((part) => part.text.includes(marker))).filter((index) => index !== -1);
+        // The first block whose cleared state changed that the upstream sees (reasoning from another
+        // upstream is never sent to it). A cleared block no longer holds its marker, so a newly cleared
+        // one is found in the last prompt and a restored one in this prompt.
+        const holding = (prompt: PromptPart[], marker: string) => prompt.findIndex((part) => part.text.includes(marker));
+        const indices = fresh.map((marker) => (lost.includes(marker) ? holding(parts, marker) : holding(previous!.parts, marker))).filter((index) => index !== -1);
         const at = indices.length ? Math.min(...indices) : undefined;
         const changed = firstDifference(previous.parts, parts);
         const want = at ?? previous.parts.length;
