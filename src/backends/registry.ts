@@ -12,4 +12,5 @@ export const LOADERS: { readonly [Type in BackendType]: () => Promise<BackendMod
   'openai-responses': () => import('./openai-responses/openai-responses-backend.js'),
   anthropic: () => import('./anthropic/anthropic-backend.js'),
   gemini: () => import('./gemini/gemini-backend.js'),
+  bedrock: () => import('./bedrock/bedrock-backend.js'),
 };

@@ -60,6 +60,8 @@ const SETTINGS_SHAPE: Shape = {
         anthropicVersion: string,
         apiVersion: string,
         profile: string,
+        region: string,
+        awsProfile: string,
         providerRouting: {
           fields: { order: list(string), allow_fallbacks: boolean, only: list(string), ignore: list(string), sort: string, require_parameters: boolean, data_collection: string, quantizations: list(string) },
         },

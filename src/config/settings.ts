@@ -38,6 +38,10 @@ export interface BackendSettings {
    * (https://openrouter.ai/docs/features/provider-routing).
    */
   providerRouting?: Record<string, unknown>;
+  /** bedrock only: the AWS region of the endpoint and the signature (else $AWS_REGION, then $AWS_DEFAULT_REGION). */
+  region?: string;
+  /** bedrock only: the profile of the shared AWS config/credentials files to sign with (else $AWS_PROFILE, then `default`). */
+  awsProfile?: string;
 }
 
 /** How an Anthropic-compatible upstream takes its key. */

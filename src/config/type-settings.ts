@@ -11,11 +11,14 @@ export const ANTHROPIC_VERSION_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 /** A Gemini API version as its paths name it: v1, v1beta, v1alpha (https://ai.google.dev/gemini-api/docs/api-versions). */
 export const GEMINI_API_VERSION_FORMAT = /^v\d+(?:alpha|beta)?\d*$/;
 
+/** An AWS region name (https://docs.aws.amazon.com/general/latest/gr/rande.html): us-east-1, eu-central-2, us-gov-west-1. */
+export const AWS_REGION_FORMAT = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
+
 /** The API version a Gemini base URL ends with, if it names one (…/v1beta). */
 export const baseUrlApiVersion = (baseUrl: string): string | undefined => /\/(v\d+(?:alpha|beta)?\d*)\/*$/.exec(baseUrl)?.[1];
 
 /** The one type each of these settings is for. */
-export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat' } as const;
+export const SETTING_TYPES = { auth: 'anthropic', anthropicVersion: 'anthropic', apiVersion: 'gemini', profile: 'openai-chat', region: 'bedrock', awsProfile: 'bedrock' } as const;
 
 /** Provider routing is OpenRouter's: it goes with that profile only. */
 export const PROVIDER_ROUTING_ELSEWHERE = 'provider routing is for openai-chat backends with profile openrouter only';

@@ -14,7 +14,7 @@ import { HEADER_NAME } from '../../core/header-name.js';
 import { HOST_NAME_PATTERN, ORIGIN_PATTERN, parseHostName, parseOrigin } from '../../core/host-names.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, SECRETS_MODES, type AnthropicAuth, type KeyPoolStrategy, type SecretsMode } from '../settings.js';
-import { ANTHROPIC_VERSION_FORMAT, GEMINI_API_VERSION_FORMAT } from '../type-settings.js';
+import { ANTHROPIC_VERSION_FORMAT, AWS_REGION_FORMAT, GEMINI_API_VERSION_FORMAT } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 
 /** Backend names as `backends add` accepts them: they appear in targets before a `:`. */
@@ -78,6 +78,16 @@ const backendSchema = z
     profile: z
       .enum(CHAT_PROFILE_NAMES)
       .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })
+      .optional(),
+    region: z
+      .string()
+      .regex(AWS_REGION_FORMAT)
+      .meta({ description: 'bedrock only: the AWS region of the endpoint and the signature (e.g. us-east-1; else $AWS_REGION).' })
+      .optional(),
+    awsProfile: z
+      .string()
+      .min(1)
+      .meta({ description: 'bedrock only: the profile of the shared AWS config and credentials files to sign with (else $AWS_PROFILE, then default).' })
       .optional(),
     providerRouting: z
       .looseObject({
