@@ -9,10 +9,14 @@ import type { Script } from './scripted-turn.js';
 import { bedrockChunk } from './event-stream-frames.js';
 
 export interface BedrockUpstreamOptions {
-  accessKeyId: string;
-  secretAccessKey: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
   sessionToken?: string;
-  region: string;
+  region?: string;
+  /** A Bedrock API key, taken as `Authorization: Bearer` in place of a signature. */
+  apiKey?: string;
+  /** Ids GET /foundation-models lists. */
+  models?: string[];
 }
 
 export interface BedrockUpstream extends FakeUpstream {
@@ -47,19 +51,24 @@ export async function startBedrockUpstream(script: Script, options: BedrockUpstr
     }
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
     const route = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !route) return awsError(res, 404, 'UnknownOperationException', 'Unknown operation');
-    const problem = signatureProblem(req, raw, options);
+    const listing = req.method === 'GET' && req.url === '/foundation-models';
+    if (!listing && (req.method !== 'POST' || !route)) return awsError(res, 404, 'UnknownOperationException', 'Unknown operation');
+    const problem = authProblem(req, raw, options);
     if (problem) {
       refused++;
       return awsError(res, 403, problem.type, problem.message);
+    }
+    if (listing) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ modelSummaries: (options.models ?? []).map((modelId) => ({ modelId, providerName: 'Anthropic' })) }));
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return (refused++, awsError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.'));
     if (body.anthropic_version !== 'bedrock-2023-05-31') return (refused++, awsError(res, 400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] not found'));
     for (const field of ['model', 'stream']) {
       if (field in body) return (refused++, awsError(res, 400, 'ValidationException', `Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`));
     }
-    const model = decodeURIComponent(route[1]!);
-    const stream = route[2] === 'invoke-with-response-stream';
+    const model = decodeURIComponent(route![1]!);
+    const stream = route![2] === 'invoke-with-response-stream';
     const { anthropic_version: _version, anthropic_beta: beta, ...rest } = body;
     const answer = await fetch(`${inner.url}/v1/messages`, {
       method: 'POST',
@@ -110,6 +119,13 @@ function awsError(res: ServerResponse, status: number, type: string, message: st
 
 const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/;
 
+/** A bearer API key when the fake has one and the request carries one; else the signature. */
+function authProblem(req: IncomingMessage, raw: Buffer, options: BedrockUpstreamOptions): { type: string; message: string } | undefined {
+  const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+  if (bearer === undefined) return options.secretAccessKey === undefined ? { type: 'AccessDeniedException', message: 'Authentication failed: a Bedrock API key is required.' } : signatureProblem(req, raw, options);
+  return bearer === options.apiKey ? undefined : { type: 'AccessDeniedException', message: 'Authentication failed: Please make sure your API Key is valid.' };
+}
+
 /** Recomputes the signature from the request as it arrived; what AWS would say if it differs. */
 function signatureProblem(req: IncomingMessage, raw: Buffer, options: BedrockUpstreamOptions): { type: string; message: string } | undefined {
   const parsed = AUTHORIZATION.exec(String(req.headers.authorization ?? ''));
@@ -118,6 +134,7 @@ function signatureProblem(req: IncomingMessage, raw: Buffer, options: BedrockUps
   if (accessKeyId !== options.accessKeyId) return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
   if (options.sessionToken !== undefined && req.headers['x-amz-security-token'] !== options.sessionToken) return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
   const date = String(req.headers['x-amz-date'] ?? '');
+  const secret = options.secretAccessKey!;
   const payloadHash = createHash('sha256').update(raw).digest('hex');
   const signed = signedList!.split(';');
   for (const required of ['host', 'x-amz-date']) if (!signed.includes(required)) return { type: 'IncompleteSignatureException', message: `'${required}' must be a signed header.` };
@@ -126,7 +143,7 @@ function signatureProblem(req: IncomingMessage, raw: Buffer, options: BedrockUps
   if (day !== date.slice(0, 8) || region !== options.region || service !== 'bedrock') return { type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region and service: ${region}/${service}.` };
   const headers = Object.fromEntries(signed.map((name) => [name, String(req.headers[name] ?? '')]));
   const canonical = canonicalRequest(req.method ?? 'POST', new URL(req.url ?? '/', 'http://fake'), headers, signed, payloadHash);
-  const expected = signature(options.secretAccessKey, date, options.region, 'bedrock', stringToSign(date, `${day}/${region}/${service}/aws4_request`, canonical));
+  const expected = signature(secret, date, region!, 'bedrock', stringToSign(date, `${day}/${region}/${service}/aws4_request`, canonical));
   if (timingSafeEqual(Buffer.from(expected), Buffer.from(given!))) return undefined;
   // As AWS says it, quoting the canonical string it computed (which carries the session token).
   return {

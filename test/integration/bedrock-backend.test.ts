@@ -149,6 +149,21 @@ describe('a bedrock backend (Claude over InvokeModel, SigV4-signed)', () => {
     expect(fake.refused).toBe(0);
   });
 
+  it("doctor's probe lists the foundation models with a signed GET, and a wrong secret is refused", async () => {
+    const { probe } = await import('../../src/backends/bedrock/probe.js');
+    const fake = await startBedrockUpstream([{ text: 'unused' }], { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, region: REGION, models: ['anthropic.claude-sonnet-4-5-20250929-v1:0'] });
+    open.push(fake);
+    process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID;
+    for (const [secret, status] of [[SECRET, 200], ['not-the-secret', 403]] as const) {
+      process.env.AWS_SECRET_ACCESS_KEY = secret;
+      const { url, headers } = probe.modelList(fake.url, undefined, { region: REGION });
+      const answer = await fetch(url, { headers });
+      expect(answer.status).toBe(status);
+      if (status === 200) expect(probe.readModels(await answer.json())).toEqual({ ids: ['anthropic.claude-sonnet-4-5-20250929-v1:0'], complete: true });
+    }
+    expect(probe.listedAs!(MODEL)).toBe('anthropic.claude-sonnet-4-5-20250929-v1:0');
+  });
+
   it('refuses a model that is not Claude with a 400 that says what bedrock serves', async () => {
     const fake = await bedrock([{ text: 'never' }]);
     router.config.update((config) => {

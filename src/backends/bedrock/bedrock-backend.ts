@@ -37,5 +37,6 @@ export function createBedrockBackend(name: string, settings: BackendSettings): B
   });
 }
 
-/** What src/backends/registry.ts loads when a configured backend has type `bedrock`. No probe: doctor checks the connection only (a signed model list is another host). */
+/** What src/backends/registry.ts loads when a configured backend has type `bedrock`. */
+export { probe } from './probe.js';
 export const createBackend: BackendModule['createBackend'] = createBedrockBackend;

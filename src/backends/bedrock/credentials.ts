@@ -36,7 +36,11 @@ export async function resolveAwsCredentials(options: CredentialOptions): Promise
   return credentials;
 }
 
-async function findCredentials(options: CredentialOptions): Promise<AwsCredentials> {
+/**
+ * The credentials a named profile, the environment or the default profile hold, read at once
+ * (doctor's probe builds its request without waiting); undefined when only the endpoints may.
+ */
+export function staticCredentials(options: CredentialOptions): AwsCredentials | undefined {
   const env = options.env ?? process.env;
   const named = options.profile ?? (env.AWS_PROFILE || undefined);
   if (named !== undefined) {
@@ -48,6 +52,13 @@ async function findCredentials(options: CredentialOptions): Promise<AwsCredentia
   if (fromEnv) return fromEnv;
   const profile = readProfile('default', env);
   if (profile && (profile.aws_access_key_id || profile.role_arn || profile.sso_session || profile.credential_process)) return fromProfile(options.backend, 'default', profile);
+  return undefined;
+}
+
+async function findCredentials(options: CredentialOptions): Promise<AwsCredentials> {
+  const env = options.env ?? process.env;
+  const known = staticCredentials(options);
+  if (known) return known;
   const container = containerEndpoint(env);
   if (container) return temporary(`container ${container.url}`, () => fromContainer(options, container));
   if (env.AWS_EC2_METADATA_DISABLED !== 'true') {
