@@ -119,7 +119,7 @@ export function buildProgram(version: string): Command {
     .command('add <name>')
     .description('add or replace a backend')
     .addOption(new Option('--type <type>', 'wire format the upstream speaks').choices(BACKEND_TYPES).makeOptionMandatory())
-    .requiredOption('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1')
+    .option('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1 (required, but for bedrock, whose URL --region gives)')
     .option('--api-key <key>', 'upstream API key (stored in the 0600 config file)')
     .option('--api-key-env <var>', 'environment variable holding the upstream API key')
     .option('--header <name=value...>', 'extra header sent upstream (repeatable)')
@@ -133,6 +133,8 @@ export function buildProgram(version: string): Command {
     .option('--api-version <version>', 'gemini only: the API version in the path, e.g. v1 (default v1beta)')
     .addOption(new Option('--profile <name>', "openai-chat only: the provider's own rules (reasoning sent back as it requires, refused fields left out with a warning)").choices(CHAT_PROFILE_NAMES))
     .option('--provider-routing <json>', 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\'')
+    .option('--region <region>', 'bedrock only: the AWS region to call and sign for, e.g. us-east-1 (default $AWS_REGION)')
+    .option('--aws-profile <name>', 'bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

@@ -1,8 +1,9 @@
 import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
 import { CHAT_PROFILE_NAMES, isChatProfileName, suggestedChatProfile } from '../../core/chat-profiles.js';
-import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere } from '../../config/type-settings.js';
+import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, AWS_REGION_FORMAT, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere } from '../../config/type-settings.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
+import { bedrockRuntimeUrl } from '../../backends/bedrock/region.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
@@ -17,7 +18,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface AddBackendOptions {
   type: string;
-  baseUrl: string;
+  /** Required but for bedrock, whose URL the region gives. */
+  baseUrl?: string;
   apiKey?: string;
   apiKeyEnv?: string;
   header?: string[];
@@ -31,6 +33,8 @@ export interface AddBackendOptions {
   apiVersion?: string;
   profile?: string;
   providerRouting?: string;
+  region?: string;
+  awsProfile?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -45,7 +49,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
-  const backend: BackendSettings = { type: options.type, baseUrl: parseHttpUrl(options.baseUrl, '--base-url') };
+  const backend: BackendSettings = { type: options.type, baseUrl: baseUrlOf(options) };
   if (options.apiKey !== undefined) backend.apiKey = options.apiKey;
   if (options.apiKeyEnv !== undefined) backend.apiKeyEnv = options.apiKeyEnv;
   if (options.header?.length) backend.headers = Object.fromEntries(options.header.map(parseHeader));
@@ -61,6 +65,8 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.apiVersion !== undefined) backend.apiVersion = options.apiVersion;
   if (options.profile !== undefined && isChatProfileName(options.profile)) backend.profile = options.profile;
   if (options.providerRouting !== undefined) backend.providerRouting = parseProviderRouting(options.providerRouting);
+  if (options.region !== undefined) backend.region = options.region;
+  if (options.awsProfile !== undefined) backend.awsProfile = options.awsProfile;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -74,6 +80,14 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
   const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
   if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
+}
+
+/** The base URL given, or (bedrock) the runtime endpoint of the region. */
+function baseUrlOf(options: AddBackendOptions): string {
+  if (options.baseUrl !== undefined) return parseHttpUrl(options.baseUrl, '--base-url');
+  if (options.type !== 'bedrock') throw usageError("required option '--base-url <url>' not specified");
+  if (options.region === undefined) throw usageError('a bedrock backend needs --region (or --base-url for an endpoint of its own)');
+  return bedrockRuntimeUrl(options.region);
 }
 
 /** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
@@ -91,10 +105,18 @@ function checkTypeSettings(options: AddBackendOptions): void {
     if (!isChatProfileName(options.profile)) throw usageError(`--profile must be one of ${CHAT_PROFILE_NAMES.join(', ')}, got '${options.profile}'`);
   }
   if (options.providerRouting !== undefined && options.profile !== 'openrouter') throw usageError(`--provider-routing: ${PROVIDER_ROUTING_ELSEWHERE}; add --profile openrouter`);
+  if (options.region !== undefined) {
+    if (options.type !== 'bedrock') throw usageError(settingElsewhere('region', '--region'));
+    if (!AWS_REGION_FORMAT.test(options.region)) throw usageError(`--region must be an AWS region such as us-east-1, got '${options.region}'`);
+  }
+  if (options.awsProfile !== undefined) {
+    if (options.type !== 'bedrock') throw usageError(settingElsewhere('awsProfile', '--aws-profile'));
+    if (!/^[\w.@+-]{1,64}$/.test(options.awsProfile)) throw usageError(`--aws-profile must name a profile of the shared AWS files, got '${options.awsProfile}'`);
+  }
   if (options.apiVersion !== undefined) {
     if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
     if (!GEMINI_API_VERSION_FORMAT.test(options.apiVersion)) throw usageError(`--api-version must be an API version such as v1beta or v1, got '${options.apiVersion}'`);
-    const conflict = apiVersionConflict(options.baseUrl, options.apiVersion);
+    const conflict = options.baseUrl === undefined ? undefined : apiVersionConflict(options.baseUrl, options.apiVersion);
     if (conflict) throw usageError(`--api-version: ${conflict}`);
   }
 }
@@ -128,7 +150,9 @@ const keySource = (backend: BackendSettings): string =>
       ? 'stored'
       : backend.apiKeyEnv !== undefined
         ? `env:${backend.apiKeyEnv}`
-        : 'none';
+        : backend.type === 'bedrock'
+          ? 'aws-sigv4'
+          : 'none';
 
 export async function runBackendsList(options: { json?: boolean }): Promise<void> {
   const backends = (await openConfig()).read().backends;
@@ -145,6 +169,8 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.apiVersion ? { api_version: backend.apiVersion } : {}),
     ...(backend.profile ? { profile: backend.profile } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
+    ...(backend.region ? { region: backend.region } : {}),
+    ...(backend.awsProfile ? { aws_profile: backend.awsProfile } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');
