@@ -183,8 +183,8 @@ _svc_router_backends_args() {
   case $words[1] in
     add)
       _arguments \
-        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini)' \
-        '--base-url[upstream base URL, e.g. https://api.openai.com/v1]:baseUrl:' \
+        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini bedrock)' \
+        '--base-url[upstream base URL, e.g. https://api.openai.com/v1 (required, but for bedrock, whose URL --region gives)]:baseUrl:' \
         '--api-key[upstream API key (stored in the 0600 config file)]:apiKey:' \
         '--api-key-env[environment variable holding the upstream API key]:apiKeyEnv:' \
         '*--header[extra header sent upstream (repeatable)]:header:' \
@@ -198,6 +198,8 @@ _svc_router_backends_args() {
         '--api-version[gemini only: the API version in the path, e.g. v1 (default v1beta)]:apiVersion:' \
         '--profile[openai-chat only: the provider'\''s own rules (reasoning sent back as it requires, refused fields left out with a warning)]:profile:(openrouter deepseek groq mistral xai)' \
         '--provider-routing[with --profile openrouter: OpenRouter'\''s provider routing object sent with every request, e.g. '\''{"order":\["anthropic"\],"allow_fallbacks":false}'\'']:providerRouting:' \
+        '--region[bedrock only: the AWS region to call and sign for, e.g. us-east-1 (default $AWS_REGION)]:region:' \
+        '--aws-profile[bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)]:awsProfile:' \
         ':name:' \
         $help
       ;;
