@@ -164,6 +164,14 @@ describe('a bedrock backend (Claude over InvokeModel, SigV4-signed)', () => {
     expect(probe.listedAs!(MODEL)).toBe('anthropic.claude-sonnet-4-5-20250929-v1:0');
   });
 
+  it("passes a refused request on as a 400 in the client's format with AWS's message", async () => {
+    await bedrock([{ status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'messages: text content blocks must be non-empty' } } }]);
+    const error = await anthropic.messages.create({ model: SKU, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
+    expect((error as Error).message).toContain("Backend 'aws' rejected the request (HTTP 400): messages: text content blocks must be non-empty");
+  });
+
   it('refuses a model that is not Claude with a 400 that says what bedrock serves', async () => {
     const fake = await bedrock([{ text: 'never' }]);
     router.config.update((config) => {
