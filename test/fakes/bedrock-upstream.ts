@@ -6,7 +6,7 @@ import { canonicalRequest, signature, stringToSign } from '../../src/backends/be
 import { startAnthropicUpstream } from './anthropic-upstream.js';
 import type { FakeUpstream, RecordedRequest } from './fake-server.js';
 import type { Script } from './scripted-turn.js';
-import { bedrockChunk } from './event-stream-frames.js';
+import { bedrockChunk, bedrockException } from './event-stream-frames.js';
 
 export interface BedrockUpstreamOptions {
   accessKeyId?: string;
@@ -17,6 +17,8 @@ export interface BedrockUpstreamOptions {
   apiKey?: string;
   /** Ids GET /foundation-models lists. */
   models?: string[];
+  /** A stream breaks off after this many events with an exception message, as AWS's do mid-stream. */
+  streamException?: { afterEvents: number; type: string; message: string };
 }
 
 export interface BedrockUpstream extends FakeUpstream {
@@ -82,13 +84,21 @@ export async function startBedrockUpstream(script: Script, options: BedrockUpstr
       return void res.end(text);
     }
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-fake' });
+    let sent = 0;
     for (const frame of text.split(/\n\n/)) {
+      if (options.streamException && sent === options.streamException.afterEvents) {
+        res.write(bedrockException(options.streamException.type, options.streamException.message));
+        break;
+      }
       const data = frame
         .split('\n')
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).trimStart())
         .join('\n');
-      if (data) res.write(bedrockChunk(JSON.parse(data)));
+      if (data) {
+        res.write(bedrockChunk(JSON.parse(data)));
+        sent++;
+      }
     }
     res.end();
   });

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startBedrockUpstream, type BedrockUpstream } from '../fakes/bedrock-upstream.js';
+import { startBedrockUpstream, type BedrockUpstream, type BedrockUpstreamOptions } from '../fakes/bedrock-upstream.js';
 import type { Script } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { SKU, WEATHER_SCHEMA } from './support.js';
@@ -37,8 +37,8 @@ afterEach(async () => {
 afterAll(() => router.close());
 
 /** A fake that knows the right secret, and the router's backend pointing at it with credentials from the environment. */
-async function bedrock(script: Script, environment: { secret?: string; sessionToken?: string } = {}, settings: { awsProfile?: string } = {}) {
-  const fake = await startBedrockUpstream(script, { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN, region: REGION });
+async function bedrock(script: Script, environment: { secret?: string; sessionToken?: string } = {}, settings: { awsProfile?: string } = {}, fakeOptions: Partial<BedrockUpstreamOptions> = {}) {
+  const fake = await startBedrockUpstream(script, { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN, region: REGION, ...fakeOptions });
   open.push(fake);
   if (!settings.awsProfile) {
     process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY_ID;
@@ -170,6 +170,21 @@ describe('a bedrock backend (Claude over InvokeModel, SigV4-signed)', () => {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
     expect((error as Error).message).toContain("Backend 'aws' rejected the request (HTTP 400): messages: text content blocks must be non-empty");
+  });
+
+  it('ends a stream that AWS breaks off with an exception in an error event, in the client format, with AWS words', async () => {
+    await bedrock([{ text: 'A long answer that will not finish', chunkSize: 4 }], {}, {}, { streamException: { afterEvents: 4, type: 'modelStreamErrorException', message: 'The model stopped unexpectedly.' } });
+    const response = await fetch(`${router.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': router.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SKU, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await response.text();
+    expect(text).toContain('event: message_start');
+    const last = text.trim().split('\n\n').at(-1)!;
+    expect(last).toContain('event: error');
+    expect(last).toContain('modelStreamErrorException: The model stopped unexpectedly.');
+    expect(text).not.toContain('message_stop');
   });
 
   it('refuses a model that is not Claude with a 400 that says what bedrock serves', async () => {
