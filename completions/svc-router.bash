@@ -16,7 +16,7 @@ _svc_router_backends() {
 # Options that take a value, so the word after them is not a command or an argument.
 _svc_router_takes_value() {
     case $1 in
-        --host | --port | --offline-script | --usage-store | --log-format | --otel | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --session | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --auth | --anthropic-version | --api-version | --project | --region | --credentials | --profile | --provider-routing | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
+        --host | --port | --offline-script | --usage-store | --log-format | --otel | --config | --tls-cert | --tls-key | --log-file | --log-max-size | --log-keep | --since | --caller | --status | --session | --limit | --timeout | --developer | --org | --tier | --cap | --rpm | --tpm | --type | --base-url | --api-key | --api-key-env | --header | --connect-timeout | --first-byte-timeout | --idle-timeout | --total-timeout | --auth | --anthropic-version | --api-version | --project | --region | --credentials | --profile | --provider-routing | --aws-profile | --key | --key-env | --strategy | --rate-limit-cooldown | --payment-cooldown | --context-window | --context-above | --model | --input | --output | --cache-read | --cache-write | -o | --schema-ref | -m | -s | --system | --max-tokens | --client)
             return 0 ;;
     esac
     return 1
@@ -114,7 +114,7 @@ _svc_router() {
                 COMPREPLY=($(compgen -f -- "$cur"))
                 ;;
             --type)
-                COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini vertex' -- "$cur"))
+                COMPREPLY=($(compgen -W 'openai-chat openai-responses anthropic gemini vertex bedrock' -- "$cur"))
                 ;;
             --auth)
                 COMPREPLY=($(compgen -W 'x-api-key bearer' -- "$cur"))
@@ -168,7 +168,7 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --cache-control --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing $help" ;;
+                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --cache-control --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing --aws-profile $help" ;;
                 list) options="--json $help" ;;
                 pool) options="--key --key-env --strategy --rate-limit-cooldown --payment-cooldown --clear $help" ;;
                 remove) options="$help" ;;

@@ -17,7 +17,7 @@ function __svc_router_words
             continue
         end
         switch $token
-            case --host --port --offline-script --usage-store --log-format --otel --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --session --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
+            case --host --port --offline-script --usage-store --log-format --otel --config --tls-cert --tls-key --log-file --log-max-size --log-keep --since --caller --status --session --limit --timeout --developer --org --tier --cap --rpm --tpm --type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing --aws-profile --key --key-env --strategy --rate-limit-cooldown --payment-cooldown --context-window --context-above --model --input --output --cache-read --cache-write -o --schema-ref -m -s --system --max-tokens --client
                 set skip 1
             case '-*'
             case '*'
@@ -237,8 +237,8 @@ complete -c svc-router -n '__svc_router_in keys limit' -l clear -d 'remove the l
 # keys revoke
 
 # backends add
-complete -c svc-router -n '__svc_router_in backends add' -l type -x -a 'openai-chat openai-responses anthropic gemini vertex' -d 'wire format the upstream speaks'
-complete -c svc-router -n '__svc_router_in backends add' -l base-url -x -d 'upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex, whose default is the region\'s endpoint)'
+complete -c svc-router -n '__svc_router_in backends add' -l type -x -a 'openai-chat openai-responses anthropic gemini vertex bedrock' -d 'wire format the upstream speaks'
+complete -c svc-router -n '__svc_router_in backends add' -l base-url -x -d 'upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex and bedrock, whose region gives it)'
 complete -c svc-router -n '__svc_router_in backends add' -l api-key -x -d 'upstream API key (stored in the 0600 config file)'
 complete -c svc-router -n '__svc_router_in backends add' -l api-key-env -x -d 'environment variable holding the upstream API key'
 complete -c svc-router -n '__svc_router_in backends add' -l header -x -d 'extra header sent upstream (repeatable)'
@@ -251,10 +251,11 @@ complete -c svc-router -n '__svc_router_in backends add' -l auth -x -a 'x-api-ke
 complete -c svc-router -n '__svc_router_in backends add' -l anthropic-version -x -d 'anthropic only: the anthropic-version every call sends, in place of the client\'s'
 complete -c svc-router -n '__svc_router_in backends add' -l api-version -x -d 'gemini only: the API version in the path, e.g. v1 (default v1beta)'
 complete -c svc-router -n '__svc_router_in backends add' -l project -x -d 'vertex only: the Google Cloud project'
-complete -c svc-router -n '__svc_router_in backends add' -l region -x -d 'vertex only: the Vertex AI location, e.g. us-east5, europe-west1, global'
+complete -c svc-router -n '__svc_router_in backends add' -l region -x -d 'vertex: the Vertex AI location, e.g. us-east5, europe-west1, global; bedrock: the AWS region to call and sign for, e.g. us-east-1'
 complete -c svc-router -n '__svc_router_in backends add' -l credentials -x -d 'vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server'
 complete -c svc-router -n '__svc_router_in backends add' -l profile -x -a 'openrouter deepseek groq mistral xai' -d 'openai-chat only: the provider\'s own rules (reasoning sent back as it requires, refused fields left out with a warning)'
 complete -c svc-router -n '__svc_router_in backends add' -l provider-routing -x -d 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\''
+complete -c svc-router -n '__svc_router_in backends add' -l aws-profile -x -d 'bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)'
 
 # backends list
 complete -c svc-router -n '__svc_router_in backends list' -l json -d 'print JSON'

@@ -183,8 +183,8 @@ _svc_router_backends_args() {
   case $words[1] in
     add)
       _arguments \
-        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini vertex)' \
-        '--base-url[upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex, whose default is the region'\''s endpoint)]:baseUrl:' \
+        '--type[wire format the upstream speaks]:type:(openai-chat openai-responses anthropic gemini vertex bedrock)' \
+        '--base-url[upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex and bedrock, whose region gives it)]:baseUrl:' \
         '--api-key[upstream API key (stored in the 0600 config file)]:apiKey:' \
         '--api-key-env[environment variable holding the upstream API key]:apiKeyEnv:' \
         '*--header[extra header sent upstream (repeatable)]:header:' \
@@ -197,10 +197,11 @@ _svc_router_backends_args() {
         '--anthropic-version[anthropic only: the anthropic-version every call sends, in place of the client'\''s]:anthropicVersion:' \
         '--api-version[gemini only: the API version in the path, e.g. v1 (default v1beta)]:apiVersion:' \
         '--project[vertex only: the Google Cloud project]:project:' \
-        '--region[vertex only: the Vertex AI location, e.g. us-east5, europe-west1, global]:region:' \
+        '--region[vertex: the Vertex AI location, e.g. us-east5, europe-west1, global; bedrock: the AWS region to call and sign for, e.g. us-east-1]:region:' \
         '--credentials[vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server]:credentials:' \
         '--profile[openai-chat only: the provider'\''s own rules (reasoning sent back as it requires, refused fields left out with a warning)]:profile:(openrouter deepseek groq mistral xai)' \
         '--provider-routing[with --profile openrouter: OpenRouter'\''s provider routing object sent with every request, e.g. '\''{"order":\["anthropic"\],"allow_fallbacks":false}'\'']:providerRouting:' \
+        '--aws-profile[bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)]:awsProfile:' \
         ':name:' \
         $help
       ;;

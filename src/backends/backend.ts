@@ -66,7 +66,7 @@ export interface BackendModule {
  */
 export interface BackendProbe {
   /** The model-list request for a configured base URL (no trailing slash) and key, authenticated and versioned as the backend's calls are. */
-  modelList(baseUrl: string, key: string | undefined, settings?: Pick<BackendSettings, 'auth' | 'anthropicVersion' | 'apiVersion'>): { url: string; headers: Record<string, string> };
+  modelList(baseUrl: string, key: string | undefined, settings?: Pick<BackendSettings, 'auth' | 'anthropicVersion' | 'apiVersion' | 'region' | 'awsProfile'>): { url: string; headers: Record<string, string> };
   /** The ids a model-list answer names, in the form a route target gives them; `complete` is false when more pages follow. */
   readModels(body: unknown): { ids: string[]; complete: boolean } | undefined;
   /** The id a target's upstream model has in the list, when the two forms differ. */

@@ -13,4 +13,5 @@ export const LOADERS: { readonly [Type in BackendType]: () => Promise<BackendMod
   anthropic: () => import('./anthropic/anthropic-backend.js'),
   gemini: () => import('./gemini/gemini-backend.js'),
   vertex: () => import('./vertex/vertex-backend.js'),
+  bedrock: () => import('./bedrock/bedrock-backend.js'),
 };

@@ -28,7 +28,7 @@ function packageVersion(): string {
 }
 
 /** The package's provider for each backend type (an OpenAI-compatible server is matched by model name too). */
-const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google', vertex: 'google' };
+const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google', vertex: 'google', bedrock: 'aws' };
 
 export interface PackageEntry {
   provider: string;

@@ -119,7 +119,7 @@ export function buildProgram(version: string): Command {
     .command('add <name>')
     .description('add or replace a backend')
     .addOption(new Option('--type <type>', 'wire format the upstream speaks').choices(BACKEND_TYPES).makeOptionMandatory())
-    .option('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex, whose default is the region\'s endpoint)')
+    .option('--base-url <url>', 'upstream base URL, e.g. https://api.openai.com/v1 (required but for vertex and bedrock, whose region gives it)')
     .option('--api-key <key>', 'upstream API key (stored in the 0600 config file)')
     .option('--api-key-env <var>', 'environment variable holding the upstream API key')
     .option('--header <name=value...>', 'extra header sent upstream (repeatable)')
@@ -132,10 +132,11 @@ export function buildProgram(version: string): Command {
     .option('--anthropic-version <date>', "anthropic only: the anthropic-version every call sends, in place of the client's")
     .option('--api-version <version>', 'gemini only: the API version in the path, e.g. v1 (default v1beta)')
     .option('--project <id>', 'vertex only: the Google Cloud project')
-    .option('--region <location>', 'vertex only: the Vertex AI location, e.g. us-east5, europe-west1, global')
+    .option('--region <region>', 'vertex: the Vertex AI location, e.g. us-east5, europe-west1, global; bedrock: the AWS region to call and sign for, e.g. us-east-1')
     .option('--credentials <file>', 'vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server')
     .addOption(new Option('--profile <name>', "openai-chat only: the provider's own rules (reasoning sent back as it requires, refused fields left out with a warning)").choices(CHAT_PROFILE_NAMES))
     .option('--provider-routing <json>', 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\'')
+    .option('--aws-profile <name>', 'bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)')
     .action(async (name, options) => (await import('./commands/backends.js')).runBackendsAdd(name, options));
   backends
     .command('list')

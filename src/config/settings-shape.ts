@@ -63,6 +63,7 @@ const SETTINGS_SHAPE: Shape = {
         region: string,
         credentials: string,
         profile: string,
+        awsProfile: string,
         providerRouting: {
           fields: { order: list(string), allow_fallbacks: boolean, only: list(string), ignore: list(string), sort: string, require_parameters: boolean, data_collection: string, quantizations: list(string) },
         },

@@ -32,7 +32,10 @@ export interface BackendSettings {
   apiVersion?: string;
   /** vertex only: the Google Cloud project whose Vertex AI serves the models. */
   project?: string;
-  /** vertex only: the location (us-east5, europe-west1, global …) in the model's path. */
+  /**
+   * vertex: the location (us-east5, europe-west1, global …) in the model's path; bedrock: the AWS
+   * region of the endpoint and the signature (else $AWS_REGION, then $AWS_DEFAULT_REGION).
+   */
   region?: string;
   /**
    * vertex only: a service-account key file (JSON) for Google access tokens; without it,
@@ -47,6 +50,8 @@ export interface BackendSettings {
    * (https://openrouter.ai/docs/features/provider-routing).
    */
   providerRouting?: Record<string, unknown>;
+  /** bedrock only: the profile of the shared AWS config/credentials files to sign with (else $AWS_PROFILE, then `default`). */
+  awsProfile?: string;
 }
 
 /** How an Anthropic-compatible upstream takes its key. */

@@ -5,7 +5,7 @@
  * completion scripts and the CLI reference derive from this list. Kept here, below config, so that the
  * settings name a type without loading any backend.
  */
-export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'vertex'] as const;
+export const BACKEND_TYPES = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'vertex', 'bedrock'] as const;
 
 export type BackendType = (typeof BACKEND_TYPES)[number];
 

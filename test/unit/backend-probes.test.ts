@@ -5,6 +5,7 @@ import { checkBackends } from '../../src/cli/doctor/backend-checks.js';
 import type { BackendSettings, Settings } from '../../src/config/settings.js';
 import { BACKEND_TYPES } from '../../src/core/backend-types.js';
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import { startBedrockUpstream } from '../fakes/bedrock-upstream.js';
 import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startOpenAIResponsesUpstream } from '../fakes/openai-responses-upstream.js';
@@ -28,6 +29,7 @@ const FAKES: Record<string, (models: string[]) => Promise<{ url: string; close()
   'openai-responses': (models) => startOpenAIResponsesUpstream([{ text: 'unused' }], { apiKey: KEY, models }),
   anthropic: (models) => startAnthropicUpstream([{ text: 'unused' }], { apiKey: KEY, models }),
   gemini: (models) => startGeminiUpstream([{ text: 'unused' }], { apiKey: KEY, models }),
+  bedrock: (models) => startBedrockUpstream([{ text: 'unused' }], { apiKey: KEY, models }),
 };
 
 async function list(probe: BackendProbe, baseUrl: string, key: string | undefined): Promise<{ status: number; body: unknown }> {

@@ -14,9 +14,10 @@ describe('backend registry', () => {
 
   it('runs every type through the upstream matrices of the integration and reliability suites', () => {
     // Each has a fake of the type's upstream; a new type is added to both lists with its fake.
-    // vertex is Anthropic's and Gemini's wires behind Google credentials: its own suite
-    // (test/integration/vertex-over-backends.test.ts) runs the client formats over both.
-    const wires = BACKEND_TYPES.filter((type) => type !== 'vertex');
+    // vertex is Anthropic's and Gemini's wires behind Google credentials, bedrock Anthropic's behind
+    // SigV4 and AWS event-stream framing: their own suites (test/integration/vertex-over-backends.test.ts,
+    // test/integration/bedrock-backend.test.ts) run the client formats over them.
+    const wires = BACKEND_TYPES.filter((type) => type !== 'vertex' && type !== 'bedrock');
     expect([...INTEGRATION_KINDS].sort()).toEqual([...wires].sort());
     expect([...RELIABILITY_KINDS].sort()).toEqual([...wires].sort());
   });

@@ -40,6 +40,23 @@ export interface HttpBackendSpec {
   forward?: ForwardTap;
   /** The upstream runs web search itself (Backend.nativeWebSearch). */
   nativeWebSearch?: boolean;
+  /**
+   * Sees the request exactly as it will be sent (URL, method, headers, body bytes) and returns
+   * headers to add to it: a signature over those bytes (AWS Signature Version 4). Nothing changes
+   * the request after it; a failure (no credentials) is the call's error.
+   */
+  sign?(request: OutgoingRequest): Promise<Record<string, string>>;
+  /** Reads a streamed body as frames, for an upstream whose stream is not SSE (AWS event-stream); SSE otherwise. */
+  frames?(body: AsyncIterable<Buffer>): AsyncIterable<SseFrame[]>;
+}
+
+/** A request as it goes on the wire, for HttpBackendSpec.sign. */
+export interface OutgoingRequest {
+  url: string;
+  method: 'POST';
+  /** Every header the request carries but those the HTTP client adds itself (host, content-length). */
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 /** Model names come from clients (through routes): remember a bounded number of their URLs. */
@@ -122,15 +139,27 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
 
   const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
 
-  function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
+  const readFrames = spec.frames ?? decodeSse;
+
+  async function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
     const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
+    const url = urlFor(call.upstreamModel, stream);
+    // Configured headers first, so they can add to but never replace the upstream's auth (or its accept).
+    let headers: Record<string, string> = { ...settings.headers, ...(stream ? { accept: 'text/event-stream' } : {}), ...spec.headers(key, call.request) };
+    let body: unknown = spec.encode(call.request, call.upstreamModel, stream);
+    if (spec.sign) {
+      // Signed bytes are sent as they are: serialised once, here, not again by the client.
+      const bytes = Buffer.from(JSON.stringify(body));
+      headers = { 'content-type': 'application/json', ...headers };
+      headers = { ...headers, ...(await spec.sign({ url, method: 'POST', headers, body: bytes })) };
+      body = bytes;
+    }
     return client.postJson({
       backend: name,
-      url: urlFor(call.upstreamModel, stream),
-      // Configured headers first, so they can add to but never replace the upstream's auth.
-      headers: { ...settings.headers, ...spec.headers(key, call.request), ...(stream ? { accept: 'text/event-stream' } : {}) },
-      body: spec.encode(call.request, call.upstreamModel, stream),
+      url,
+      headers,
+      body,
       signal: call.signal,
       secrets: key ? [key] : [],
       ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
@@ -182,7 +211,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
         const reader = tap.stream(name, call.request);
         let ended = false;
         try {
-          for await (const frames of decodeSse(view)) {
+          for await (const frames of readFrames(view)) {
             const out: ForwardedFrame[] = [];
             for (const frame of frames) {
               let note;
@@ -249,7 +278,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       const { body, view } = await openStream(call);
       let complete = false;
       try {
-        for await (const batch of spec.decodeStream(name, decodeSse(view), call.request)) {
+        for await (const batch of spec.decodeStream(name, readFrames(view), call.request)) {
           for (let i = 0; i < batch.length; i++) {
             const event = batch[i]!;
             if (event.type === 'error') batch[i] = { type: 'error', error: redactError(event.error, secretsOf()) };

@@ -42,6 +42,7 @@ export interface UpstreamRequest {
   backend: string;
   url: string;
   headers: Record<string, string>;
+  /** JSON to send; a Buffer is sent as it is (bytes already serialised, and signed). */
   body: unknown;
   signal: ClientSignal;
   /** Values to scrub from any upstream text a client might see. */
@@ -65,7 +66,7 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
       path: url.path,
       method: 'POST',
       headers: { 'content-type': 'application/json', ...call.headers },
-      body: JSON.stringify(call.body),
+      body: Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body),
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.idleMs,
     });

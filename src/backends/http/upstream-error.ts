@@ -40,12 +40,16 @@ function redact(text: string, secrets: string[]): string {
   return redactText(text, secrets, MAX_UPSTREAM_TEXT);
 }
 
-/** The message inside an OpenAI- or Anthropic-shaped error body, if there is one. */
+/** The message inside an OpenAI-, Anthropic- or AWS-shaped error body, if there is one. */
 export function errorMessageOf(body: unknown): string | undefined {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error === 'string') return error;
   const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : undefined;
+  if (typeof message === 'string') return message;
+  // AWS's JSON errors put it at the top, as `message` (Bedrock) or `Message`.
+  const top = body as { message?: unknown; Message?: unknown } | null;
+  const own = typeof top === 'object' && top !== null && error === undefined ? (top.message ?? top.Message) : undefined;
+  return typeof own === 'string' ? own : undefined;
 }
 
 /** `retry-after` as seconds or an HTTP date (and OpenAI's `retry-after-ms`), in milliseconds. */

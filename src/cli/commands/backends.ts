@@ -4,8 +4,9 @@ import { BACKEND_TYPES, isBackendType } from '../../core/backend-types.js';
 import { defaultVertexBaseUrl, PROJECT_FORMAT, REGION_FORMAT } from '../../backends/vertex/endpoint.js';
 import { cacheControlElsewhere } from '../../config/cache-control.js';
 import { CHAT_PROFILE_NAMES, isChatProfileName, suggestedChatProfile } from '../../core/chat-profiles.js';
-import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere } from '../../config/type-settings.js';
+import { ANTHROPIC_VERSION_FORMAT, apiVersionConflict, AWS_REGION_FORMAT, GEMINI_API_VERSION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, settingElsewhere, settingFits } from '../../config/type-settings.js';
 import { ANTHROPIC_AUTHS, KEY_POOL_STRATEGIES, type AnthropicAuth, type BackendSettings, type BackendTimeouts, type KeyPoolSettings, type KeyPoolStrategy, type PooledKey } from '../../config/settings.js';
+import { bedrockRuntimeUrl } from '../../backends/bedrock/region.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
@@ -20,7 +21,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface AddBackendOptions {
   type: string;
-  /** Required, but for vertex: its default is the region's endpoint. */
+  /** Required but for vertex and bedrock, whose region gives it. */
   baseUrl?: string;
   apiKey?: string;
   apiKeyEnv?: string;
@@ -38,6 +39,7 @@ export interface AddBackendOptions {
   project?: string;
   region?: string;
   credentials?: string;
+  awsProfile?: string;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -52,10 +54,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
   }
-  const baseUrl = options.baseUrl ?? (options.type === 'vertex' && options.region ? defaultVertexBaseUrl(options.region) : undefined);
-  // Commander's own words for a missing required option: --base-url is one for every type but vertex.
-  if (baseUrl === undefined) throw usageError("required option '--base-url <url>' not specified");
-  const backend: BackendSettings = { type: options.type, baseUrl: parseHttpUrl(baseUrl, '--base-url') };
+  const backend: BackendSettings = { type: options.type, baseUrl: baseUrlOf(options) };
   if (options.apiKey !== undefined) backend.apiKey = options.apiKey;
   if (options.apiKeyEnv !== undefined) backend.apiKeyEnv = options.apiKeyEnv;
   if (options.header?.length) backend.headers = Object.fromEntries(options.header.map(parseHeader));
@@ -74,6 +73,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.project !== undefined) backend.project = options.project;
   if (options.region !== undefined) backend.region = options.region;
   if (options.credentials !== undefined) backend.credentials = path.resolve(options.credentials);
+  if (options.awsProfile !== undefined) backend.awsProfile = options.awsProfile;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -87,6 +87,15 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
   const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
   if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
+}
+
+/** The base URL given, or (vertex, bedrock) the endpoint of the region. */
+function baseUrlOf(options: AddBackendOptions): string {
+  if (options.baseUrl !== undefined) return parseHttpUrl(options.baseUrl, '--base-url');
+  if (options.type === 'vertex' && options.region !== undefined) return defaultVertexBaseUrl(options.region);
+  if (options.type !== 'bedrock') throw usageError("required option '--base-url <url>' not specified");
+  if (options.region === undefined) throw usageError('a bedrock backend needs --region (or --base-url for an endpoint of its own)');
+  return bedrockRuntimeUrl(options.region);
 }
 
 /** The settings only one type takes: on that type, in their form, and (Gemini) agreeing with the base URL. */
@@ -105,6 +114,7 @@ function checkTypeSettings(options: AddBackendOptions): void {
   }
   if (options.providerRouting !== undefined && options.profile !== 'openrouter') throw usageError(`--provider-routing: ${PROVIDER_ROUTING_ELSEWHERE}; add --profile openrouter`);
   checkVertexSettings(options);
+  checkBedrockSettings(options);
   if (options.apiVersion !== undefined) {
     if (options.type !== 'gemini') throw usageError(settingElsewhere('apiVersion', '--api-version'));
     if (!GEMINI_API_VERSION_FORMAT.test(options.apiVersion)) throw usageError(`--api-version must be an API version such as v1beta or v1, got '${options.apiVersion}'`);
@@ -116,13 +126,21 @@ function checkTypeSettings(options: AddBackendOptions): void {
 /** A vertex backend's project and region (both required, in the form the URL path takes) and its key file. */
 function checkVertexSettings(options: AddBackendOptions): void {
   for (const [setting, option] of [['project', '--project'], ['region', '--region'], ['credentials', '--credentials']] as const) {
-    if (options[setting] !== undefined && options.type !== 'vertex') throw usageError(settingElsewhere(setting, option));
+    if (options[setting] !== undefined && !settingFits(setting, options.type)) throw usageError(settingElsewhere(setting, option));
   }
   if (options.type !== 'vertex') return;
   if (options.project === undefined || options.region === undefined) throw usageError('a vertex backend needs --project and --region');
   if (!PROJECT_FORMAT.test(options.project)) throw usageError(`--project must be a Google Cloud project id, got '${options.project}'`);
   if (!REGION_FORMAT.test(options.region)) throw usageError(`--region must be a Vertex AI location such as us-east5 or global, got '${options.region}'`);
   if (options.credentials !== undefined && !fs.existsSync(options.credentials)) throw usageError(`--credentials: no file at ${options.credentials}`);
+}
+
+/** A bedrock backend's region (an AWS name) and the shared-files profile it signs with. */
+function checkBedrockSettings(options: AddBackendOptions): void {
+  if (options.awsProfile !== undefined && options.type !== 'bedrock') throw usageError(settingElsewhere('awsProfile', '--aws-profile'));
+  if (options.type !== 'bedrock') return;
+  if (options.region !== undefined && !AWS_REGION_FORMAT.test(options.region)) throw usageError(`--region must be an AWS region such as us-east-1, got '${options.region}'`);
+  if (options.awsProfile !== undefined && !/^[\w.@+-]{1,64}$/.test(options.awsProfile)) throw usageError(`--aws-profile must name a profile of the shared AWS files, got '${options.awsProfile}'`);
 }
 
 /** OpenRouter's provider routing object, as JSON (https://openrouter.ai/docs/features/provider-routing). */
@@ -154,7 +172,9 @@ const keySource = (backend: BackendSettings): string =>
       ? 'stored'
       : backend.apiKeyEnv !== undefined
         ? `env:${backend.apiKeyEnv}`
-        : 'none';
+        : backend.type === 'bedrock'
+          ? 'aws-sigv4'
+          : 'none';
 
 export async function runBackendsList(options: { json?: boolean }): Promise<void> {
   const backends = (await openConfig()).read().backends;
@@ -175,6 +195,7 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     // The key file's path only; its contents are never read here.
     ...(backend.type === 'vertex' ? { credentials: backend.credentials ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS ? 'env:GOOGLE_APPLICATION_CREDENTIALS' : 'metadata server') } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
+    ...(backend.awsProfile ? { aws_profile: backend.awsProfile } : {}),
   }));
   if (options.json) return printJson(rows);
   if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');

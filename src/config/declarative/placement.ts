@@ -55,6 +55,7 @@ export const BACKEND_PLACEMENT = {
   credentials: 'file',
   profile: 'file',
   providerRouting: 'file',
+  awsProfile: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };
 
 type FileKeys<Table> = { [K in keyof Table]: Table[K] extends 'table' | 'group' | 'file' ? K : Table[K] extends { env: infer E } ? E : never }[keyof Table];

@@ -83,7 +83,7 @@ const backendSchema = z
     region: z
       .string()
       .regex(/^[a-z0-9-]{1,40}$/)
-      .meta({ description: 'vertex only: the Vertex AI location in the model path, e.g. us-east5, europe-west1, global.' })
+      .meta({ description: 'vertex: the Vertex AI location in the model path, e.g. us-east5, europe-west1, global; bedrock: the AWS region of the endpoint and the signature, e.g. us-east-1 (else $AWS_REGION).' })
       .optional(),
     credentials: z
       .string()
@@ -93,6 +93,11 @@ const backendSchema = z
     profile: z
       .enum(CHAT_PROFILE_NAMES)
       .meta({ description: "openai-chat only: the provider whose own rules the backend follows: reasoning sent back as it requires, fields it refuses left out with a warning (docs/coding-agents.md)." })
+      .optional(),
+    awsProfile: z
+      .string()
+      .min(1)
+      .meta({ description: 'bedrock only: the profile of the shared AWS config and credentials files to sign with (else $AWS_PROFILE, then default).' })
       .optional(),
     providerRouting: z
       .looseObject({

@@ -11,7 +11,7 @@ import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
 import { cacheControlElsewhere } from '../cache-control.js';
-import { apiVersionConflict, PROVIDER_ROUTING_ELSEWHERE, SETTING_TYPES, settingElsewhere } from '../type-settings.js';
+import { apiVersionConflict, AWS_REGION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, SETTING_TYPES, settingElsewhere, settingFits, type TypeSetting } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
 import { closest } from '../../core/closest.js';
@@ -163,8 +163,12 @@ function checkNames(config: Record<string, unknown>, at: At): void {
         at(['backends', name, 'cacheControl'], `only an openai-chat backend takes "cacheControl": ${cacheControlElsewhere(backend.type)}`);
       }
       if (isObject(backend)) {
-        for (const setting of Object.keys(SETTING_TYPES) as (keyof typeof SETTING_TYPES)[]) {
-          if (backend[setting] !== undefined && backend.type !== SETTING_TYPES[setting]) at(['backends', name, setting], settingElsewhere(setting, `"${setting}"`));
+        for (const setting of Object.keys(SETTING_TYPES) as TypeSetting[]) {
+          if (backend[setting] !== undefined && !settingFits(setting, backend.type)) at(['backends', name, setting], settingElsewhere(setting, `"${setting}"`));
+        }
+        // One region setting, in the form of each type's own names.
+        if (backend.type === 'bedrock' && typeof backend.region === 'string' && !AWS_REGION_FORMAT.test(backend.region)) {
+          at(['backends', name, 'region'], `"region" must be an AWS region such as us-east-1, got "${backend.region}"`);
         }
         const conflict = typeof backend.baseUrl === 'string' && typeof backend.apiVersion === 'string' ? apiVersionConflict(backend.baseUrl, backend.apiVersion) : undefined;
         if (conflict) at(['backends', name, 'apiVersion'], conflict);

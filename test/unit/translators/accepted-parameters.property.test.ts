@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeAnthropicRequest } from '../../../src/backends/anthropic/encode-request.js';
+import { encodeBedrockRequest } from '../../../src/backends/bedrock/encode-request.js';
 import { encodeGeminiRequest } from '../../../src/backends/gemini/encode-request.js';
 import { encodeVertexRequest } from '../../../src/backends/vertex/encode-request.js';
 import { encodeChatRequest } from '../../../src/backends/openai-chat/encode-request.js';
@@ -24,6 +25,7 @@ const read = (type: BackendType, body: Record<string, any>): Sent => {
     case 'openai-responses':
       return { sampling: { temperature: body.temperature, topP: body.top_p }, effort: body.reasoning?.effort };
     case 'anthropic':
+    case 'bedrock':
       return { sampling: { temperature: body.temperature, topP: body.top_p, topK: body.top_k }, effort: body.output_config?.effort, thinking: body.thinking?.type };
     case 'vertex':
       return read(body.contents ? 'gemini' : 'anthropic', body);
@@ -40,6 +42,7 @@ const ENCODERS: Record<BackendType, (request: CanonicalRequest, model: string) =
   anthropic: (request, model) => encodeAnthropicRequest(request, model, false) as unknown as Record<string, any>,
   gemini: (request, model) => encodeGeminiRequest(request, model, false) as unknown as Record<string, any>,
   vertex: (request, model) => encodeVertexRequest(request, model, false) as Record<string, any>,
+  bedrock: (request, model) => encodeBedrockRequest('bedrock', request, model),
 };
 
 const OPENAI = ['gpt-5', 'gpt-5-mini', 'gpt-5-pro', 'gpt-5.1', 'gpt-5.1-codex-max', 'gpt-5.2', 'gpt-5.4', 'gpt-5.5-pro', 'gpt-5.6-sol', 'o3', 'o4-mini', 'o1-mini', 'gpt-4.1', 'gpt-4o', 'my-llama'];
@@ -47,6 +50,7 @@ const MODELS: Record<BackendType, readonly string[]> = {
   'openai-chat': OPENAI,
   'openai-responses': OPENAI,
   anthropic: ['claude-opus-4-7', 'claude-opus-5-5', 'claude-sonnet-5', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-opus-4', 'claude-3-5-haiku', 'claude-unknown-9'],
+  bedrock: ['anthropic.claude-sonnet-4-5-20250929-v1:0', 'us.anthropic.claude-opus-4-1-20250805-v1:0', 'anthropic.claude-3-5-haiku-20241022-v1:0'],
   gemini: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.0-flash'],
   vertex: ['claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'gemini-2.5-pro', 'gemini-3-flash-preview'],
 };
