@@ -22,6 +22,8 @@ export interface BenchOptions {
   against?: string;
   /** Also measure other gateways (bench/peers.ts), installed into a temporary directory; off by default. */
   peers: boolean;
+  /** Rewrite the run's block in docs/performance.md from this run (bench/docs-block.ts). */
+  writeDocs: boolean;
   /** The secrets guardrail's mode on this build's router (`guardrails.secrets`); off when not given. */
   guardrail?: 'warn' | 'mask' | 'refuse';
 }
@@ -35,8 +37,10 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --rounds N     rounds per measurement (default 2; the median is reported)
   --seconds S    seconds per throughput measurement (default 5)
   --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)
-  --peers        also measure other gateways on the Chat path (Portkey's gateway, npm-installed into a
-                 temporary directory), for a peer row with its ratio to the bare proxy and svc-router
+  --peers        also measure other gateways, npm-installed into a temporary directory: Portkey's gateway
+                 on chat->openai-chat, claude-code-router on messages->openai-chat; a row each with
+                 its ratio to the bare proxy and to svc-router on the same path
+  --write-docs   rewrite the run block in docs/performance.md from this run (full runs only)
   --against REF  also measure the router built from git REF (temporary worktree), alternating with
                  this one in every round; default rounds 3 (--quick) or 4, at least 2
   --guardrail MODE  turn the secrets guardrail on (warn, mask or refuse) on this build's router, to
@@ -56,6 +60,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       load: { type: 'string' },
       against: { type: 'string' },
       peers: { type: 'boolean', default: false },
+      'write-docs': { type: 'boolean', default: false },
       guardrail: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -88,6 +93,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     streamRounds: Math.max(1, number(values['stream-rounds'], 3, '--stream-rounds')),
     memoryOnly: values['memory-only'],
     peers: values.peers,
+    writeDocs: values['write-docs'],
     ...(values.load ? { load: values.load } : {}),
     ...(against ? { against } : {}),
     ...(guardrail ? { guardrail } : {}),
