@@ -140,7 +140,11 @@ async function main(): Promise<void> {
     baseline?.remove();
 
     log('per-phase overhead (a router with --metrics)…');
-    const phases: PhaseRow[] | null = await measurePhases({ load, pinning, routerCommand: [node, BIN, ...routerArgs], home: phaseHome, paths, seconds: Math.max(1, options.seconds / 2) }, log);
+    // Context for the tables above, never a reason to lose them: a router that cannot serve /metrics (no prom-client) gives no phases.
+    const phases: PhaseRow[] | null = await measurePhases({ load, pinning, routerCommand: [node, BIN, ...routerArgs], home: phaseHome, paths, seconds: Math.max(1, options.seconds / 2) }, log).catch((error: Error) => {
+      log(`phases: not measured (${error.message.split('\n')[0]})`);
+      return null;
+    });
 
     log('big streams (memory)…');
     const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
