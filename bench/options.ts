@@ -40,7 +40,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --peers        also measure other gateways, npm-installed into a temporary directory: Portkey's gateway
                  on chat->openai-chat, claude-code-router on messages->openai-chat; a row each with
                  its ratio to the bare proxy and to svc-router on the same path
-  --write-docs   rewrite the run block in docs/performance.md from this run (full runs only)
+  --write-docs   rewrite the run block in docs/performance.md from this run (a full run: not with
+                 --quick, --only or --memory-only)
   --against REF  also measure the router built from git REF (temporary worktree), alternating with
                  this one in every round; default rounds 3 (--quick) or 4, at least 2
   --guardrail MODE  turn the secrets guardrail on (warn, mask or refuse) on this build's router, to
@@ -83,6 +84,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   const rounds = number(values.rounds, against ? (values.quick ? 3 : 4) : values.quick ? 1 : 2, '--rounds');
   if (against && rounds < 2) throw new Error(`--against needs --rounds 2 or more: a path is slower only beyond the spread between rounds\n${USAGE}`);
   if (against && values['memory-only']) throw new Error(`--against compares req/s and CPU per path; --memory-only measures neither\n${USAGE}`);
+  // The page shows the run the targets are judged on: every path, every measurement, the default rounds or more.
+  if (values['write-docs'] && (values.quick || only.length || values['memory-only'])) throw new Error(`--write-docs puts a full run into docs/performance.md: drop --quick, --only and --memory-only\n${USAGE}`);
   return {
     quick: values.quick,
     rounds,
