@@ -118,7 +118,8 @@ export function roundTargets({ paths, streams, cli, peers }: TargetInputs): Targ
       ' µs',
       0,
       narrowed,
-      (path) => `${Math.round(path.cpu_us_per_req)} − ${Math.round(path.bare_cpu_us_per_req)} µs`,
+      // The value pairs rounds; the medians beside it say what each side cost.
+      (path) => `medians ${Math.round(path.cpu_us_per_req)} and bare ${Math.round(path.bare_cpu_us_per_req)} µs`,
     ),
     worstOf('+p50 over bare at concurrency 1', paths, (path) => path.added_p50_vs_bare_ms_c1, 'max', ADDED_P50_LIMIT_MS, ' ms', 3, narrowed),
   ];
