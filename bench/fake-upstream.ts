@@ -3,6 +3,7 @@
  *
  *   POST /v1/chat/completions   OpenAI Chat Completions (JSON, or a 20-chunk SSE stream)
  *   POST /v1/messages           Anthropic Messages (JSON, or a 20-delta SSE stream)
+ *   POST /v1/responses          OpenAI Responses (JSON, or a stream of 20 output_text deltas)
  *   POST /slow/v1/...           the same endpoints, streaming one chunk every 100 ms (30 chunks)
  *   POST /big/v1/chat/completions      a 50 MiB streamed answer (4 KiB of text per chunk), as fast as it is read
  *   POST /bigevent/v1/chat/completions a stream with one 16 MiB event (a line just under the router's cap)
@@ -21,6 +22,7 @@ const STREAM_MARK = Buffer.from('"stream":true');
 const replies: Record<string, Replies> = {
   '/v1/chat/completions': buildReplies('openai-chat'),
   '/v1/messages': buildReplies('anthropic'),
+  '/v1/responses': buildReplies('openai-responses'),
 };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };

@@ -22,6 +22,8 @@ export interface BenchOptions {
   against?: string;
   /** Also measure other gateways (bench/peers.ts), installed into a temporary directory; off by default. */
   peers: boolean;
+  /** Rewrite the run's block in docs/performance.md from this run (bench/docs-block.ts). */
+  writeDocs: boolean;
   /** The secrets guardrail's mode on this build's router (`guardrails.secrets`); off when not given. */
   guardrail?: 'warn' | 'mask' | 'refuse';
 }
@@ -35,8 +37,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--only PATH[,PATH…]] [--stre
   --rounds N     rounds per measurement (default 2; the median is reported)
   --seconds S    seconds per throughput measurement (default 5)
   --load NAME    wrk or autocannon (default: wrk, installed with apt-get as root; else autocannon)
-  --peers        also measure other gateways on the Chat path (Portkey's gateway, npm-installed into a
-                 temporary directory), for a peer row with its ratio to the bare proxy and svc-router
+  --peers        also measure other gateways, npm-installed into a temporary directory: Portkey's gateway
+                 on chat->openai-chat, claude-code-router on messages->openai-chat; a row each with
+                 its ratio to the bare proxy and to svc-router on the same path
+  --write-docs   rewrite the run block in docs/performance.md from this run (a full run: not with
+                 --quick, --only or --memory-only)
   --against REF  also measure the router built from git REF (temporary worktree), alternating with
                  this one in every round; default rounds 3 (--quick) or 4, at least 2
   --guardrail MODE  turn the secrets guardrail on (warn, mask or refuse) on this build's router, to
@@ -56,6 +61,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       load: { type: 'string' },
       against: { type: 'string' },
       peers: { type: 'boolean', default: false },
+      'write-docs': { type: 'boolean', default: false },
       guardrail: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -78,6 +84,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   const rounds = number(values.rounds, against ? (values.quick ? 3 : 4) : values.quick ? 1 : 2, '--rounds');
   if (against && rounds < 2) throw new Error(`--against needs --rounds 2 or more: a path is slower only beyond the spread between rounds\n${USAGE}`);
   if (against && values['memory-only']) throw new Error(`--against compares req/s and CPU per path; --memory-only measures neither\n${USAGE}`);
+  // The page shows the run the targets are judged on: every path, every measurement, the default rounds or more.
+  if (values['write-docs'] && (values.quick || only.length || values['memory-only'])) throw new Error(`--write-docs puts a full run into docs/performance.md: drop --quick, --only and --memory-only\n${USAGE}`);
   return {
     quick: values.quick,
     rounds,
@@ -88,6 +96,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     streamRounds: Math.max(1, number(values['stream-rounds'], 3, '--stream-rounds')),
     memoryOnly: values['memory-only'],
     peers: values.peers,
+    writeDocs: values['write-docs'],
     ...(values.load ? { load: values.load } : {}),
     ...(against ? { against } : {}),
     ...(guardrail ? { guardrail } : {}),

@@ -22,11 +22,16 @@ export interface RequestSpec {
 
 const CLIENTS: ClientFormat[] = ['chat', 'messages', 'responses'];
 const UPSTREAMS: UpstreamFormat[] = ['openai-chat', 'anthropic'];
-const NATIVE: Record<UpstreamFormat, ClientFormat> = { 'openai-chat': 'chat', anthropic: 'messages' };
+const NATIVE: Record<UpstreamFormat, ClientFormat> = { 'openai-chat': 'chat', anthropic: 'messages', 'openai-responses': 'responses' };
 
-export const PATHS: PathSpec[] = CLIENTS.flatMap((client) =>
-  UPSTREAMS.map((upstream) => ({ name: `${client}->${upstream}`, client, upstream, sameFormat: NATIVE[upstream] === client })),
-);
+const path = (client: ClientFormat, upstream: UpstreamFormat): PathSpec => ({ name: `${client}->${upstream}`, client, upstream, sameFormat: NATIVE[upstream] === client });
+
+/**
+ * Every client format to the openai-chat and anthropic backends, plus Responses forwarded to a
+ * Responses backend, so each of the three same-format paths is measured (the other clients to a
+ * Responses backend would only add translated paths, which the first six already cover).
+ */
+export const PATHS: PathSpec[] = [...CLIENTS.flatMap((client) => UPSTREAMS.map((upstream) => path(client, upstream))), path('responses', 'openai-responses')];
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const PROMPT = 'Say hello in twenty words.';

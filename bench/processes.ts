@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import readline from 'node:readline';
 
 export interface Server {
@@ -18,7 +19,11 @@ export interface StartOptions {
   ipc?: boolean;
   /** A stdout line that carries the listening port in its first group. */
   ready?: RegExp;
+  /** For a server that prints no such line: ready once this port on 127.0.0.1 accepts a connection. */
+  port?: number;
 }
+
+const PORT_POLL_MS = 50;
 
 const READY_LINE = /^READY (\d+)$/;
 const START_TIMEOUT_MS = 30_000;
@@ -45,19 +50,45 @@ export function startServer(options: StartOptions): Promise<Server> {
   const pattern = options.ready ?? READY_LINE;
 
   return new Promise((resolve, reject) => {
+    let settled = false;
     const timer = setTimeout(() => fail(new Error(`${options.name} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     const onExit = (code: number | null) => fail(new Error(`${options.name} exited (${code}) before listening:\n${stderr}`));
     child.once('exit', onExit);
     child.once('error', (error) => fail(error));
     // Keep draining stdout after the ready line so the child never blocks on a full pipe.
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const port = pattern.exec(line)?.[1];
-      if (port === undefined) return;
+    const lines = readline.createInterface({ input: child.stdout! });
+    if (options.port === undefined) {
+      lines.on('line', (line) => {
+        const port = pattern.exec(line)?.[1];
+        if (port !== undefined) ready(Number(port));
+      });
+    } else {
+      lines.on('line', () => {});
+      const port = options.port;
+      const probe = () => {
+        if (settled) return;
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          ready(port);
+        });
+        socket.once('error', () => {
+          socket.destroy();
+          setTimeout(probe, PORT_POLL_MS);
+        });
+      };
+      probe();
+    }
+    function ready(port: number) {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       child.off('exit', onExit);
       resolve({ name: options.name, pid: child.pid!, origin: `http://127.0.0.1:${port}`, child, stop: () => stop(child) });
-    });
+    }
     function fail(error: Error) {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       child.kill('SIGKILL');
       reject(error);

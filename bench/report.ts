@@ -5,6 +5,7 @@ import type { BigStreamResult } from './big-streams.js';
 import type { CliTimes } from './cli-start.js';
 import type { FrameTapRow } from './frame-taps.js';
 import type { PeerRow } from './peers.js';
+import { orderPhases, type PhaseRow } from './phases.js';
 import type { StreamsResult } from './slow-streams.js';
 import type { FloorResult, PathResult } from './summarise.js';
 import { fixed, formatTable, whole } from './table.js';
@@ -12,7 +13,7 @@ import { ratioTarget, type TargetCheck } from './targets.js';
 
 export interface BenchReport {
   machine: { cpus: number; model: string; node: string };
-  run: { quick: boolean; rounds: number; seconds_per_measurement: number; connections: number; load_generator: string; router_command: string; guardrail: string; pinned: boolean; note?: string };
+  run: { command?: string; commit?: string; quick: boolean; rounds: number; seconds_per_measurement: number; connections: number; load_generator: string; router_command: string; guardrail: string; pinned: boolean; note?: string };
   router: { rss_mb_idle: number };
   bare_proxy: { rss_mb_idle: number };
   floor: FloorResult[];
@@ -25,8 +26,10 @@ export interface BenchReport {
   targets: TargetCheck[];
   /** with `--against`: the build that every path was also measured on, and the verdict */
   against: AgainstResult | null;
-  /** with `--peers`: other gateways on the Chat path, measured in the same run */
+  /** with `--peers`: other gateways, each on the path it serves, measured in the same run */
   peers?: PeerRow[] | null;
+  /** the router's own mean µs per request in each phase, from its /metrics histogram; null when the build has none */
+  phases?: PhaseRow[] | null;
 }
 
 export interface AgainstResult {
@@ -98,6 +101,19 @@ function pathsTable(paths: PathResult[]): string {
   );
 }
 
+/** Mean µs per request in each phase, per path and mode, and their sum. */
+export function phasesTable(rows: PhaseRow[]): string {
+  const phases = orderPhases(rows.flatMap((row) => Object.keys(row.phases_us)));
+  return formatTable(
+    ['path', 'mode', ...phases.map((phase) => `${phase} µs`), 'sum µs'],
+    rows.map((row) => {
+      const values = phases.map((phase) => row.phases_us[phase]);
+      const sum = values.reduce<number>((total, value) => total + (value ?? 0), 0);
+      return [row.path, mode(row.stream), ...values.map((value) => fixed(value, 1)), fixed(sum, 1)];
+    }),
+  );
+}
+
 function floorTable(floor: FloorResult[]): string {
   return formatTable(
     ['upstream endpoint', 'mode', 'bare req/s', 'spread', 'bare µs/req', 'CPU0', 'direct p50', 'bare p50', 'direct p99', 'direct TTFB', 'bare TTFB'],
@@ -139,18 +155,34 @@ function frameTapsTable(rows: FrameTapRow[]): string {
   );
 }
 
+const GOAL_SIGN: Record<TargetCheck['kind'], string> = { min: '≥', max: '≤', below: '<' };
+
+function targetValue(t: TargetCheck): string {
+  const digits = t.unit === '×' ? 2 : t.unit === ' MB' || t.unit === ' µs' ? 0 : Math.abs(t.value) >= 10 ? 0 : 3;
+  const value = fixed(t.value, digits);
+  return value === '—' ? value : `${value}${t.unit}`;
+}
+
 export function targetsTable(targets: TargetCheck[]): string {
   return formatTable(
     ['target', 'value', 'goal', '', ''],
-    targets.map((t) => [
-      t.target,
-      `${fixed(t.value, t.unit === '×' ? 2 : t.unit === ' MB' ? 0 : 3)}${t.unit}`,
-      `${t.kind === 'min' ? '≥' : '≤'} ${t.limit}${t.unit}`,
-      t.pass ? 'PASS' : 'FAIL',
-      t.note ?? '',
-    ]),
+    targets.map((t) => [t.target, targetValue(t), `${GOAL_SIGN[t.kind]} ${t.limit}${t.unit}`, t.status, t.note ?? '']),
     [0, 4],
   );
+}
+
+/** The targets as printed at the end of a run: this round's table, then the standing ones, then the count. */
+export function targetsSection(targets: TargetCheck[]): string[] {
+  const round = targets.filter((t) => t.group === 'round');
+  const standing = targets.filter((t) => t.group === 'standing');
+  const lines: string[] = [];
+  if (round.length) lines.push("targets (ratios and differences paired by round in this run; SKIP: not measured in this run):", targetsTable(round));
+  if (standing.length) lines.push(...(round.length ? [''] : []), 'standing targets (earlier rounds):', targetsTable(standing));
+  const passed = targets.filter((t) => t.status === 'PASS').length;
+  const measured = targets.filter((t) => t.status !== 'SKIP').length;
+  const skipped = targets.length - measured;
+  lines.push(`${passed}/${measured} targets met${skipped ? ` (${skipped} not measured in this run)` : ''}`);
+  return lines;
 }
 
 export function printReport(report: BenchReport, print: (text: string) => void): void {
@@ -167,6 +199,11 @@ export function printReport(report: BenchReport, print: (text: string) => void):
     'req/s at 64 connections; × bare = ÷ bare proxy req/s, × CPU = bare CPU µs/req ÷ router CPU µs/req (both paired by round); CPU0 = share of its core the router used;\n' +
       'latency in ms at concurrency 1: +p50 over the upstream called directly, +p50 bare / +TTFB bare over the bare proxy; TTFB = first body chunk; RSS after the path\'s load.',
   );
+  if (report.phases?.length) {
+    print('');
+    print('router time per phase (mean µs per request from its /metrics histogram, upstream wait excluded; a router of its own with --metrics, 64 connections):');
+    print(phasesTable(report.phases));
+  }
   const against = report.against;
   if (against) {
     print(
@@ -179,7 +216,7 @@ export function printReport(report: BenchReport, print: (text: string) => void):
   }
   if (report.peers?.length) {
     print('');
-    print('peers (same upstream, same run, pinned like the router; svc-router ÷ peer and peer × bare paired by round):');
+    print('peers (same upstream, same run, pinned like the router, each on its own path; svc-router ÷ peer and peer × bare paired by round):');
     print(
       formatTable(
         ['peer', 'path', 'mode', 'req/s', 'CPU µs/req', '× bare', '±', 'svc-router ÷ peer', 'failures'],
@@ -218,11 +255,11 @@ export function printReport(report: BenchReport, print: (text: string) => void):
     print('');
     print(frameTapsTable(report.frame_taps));
   }
-  if (report.cli) print(`CLI: --version ${fixed(report.cli.version_ms, 0)} ms · whoami (in-process) ${fixed(report.cli.whoami_ms, 0)} ms (median of 10)`);
+  if (report.cli) {
+    print(`CLI: node -e 0 ${fixed(report.cli.node_ms, 0)} ms · --version ${fixed(report.cli.version_ms, 0)} ms · whoami (in-process) ${fixed(report.cli.whoami_ms, 0)} ms (median of 10, interleaved)`);
+  }
   print('');
-  print(targetsTable(report.targets));
-  const passed = report.targets.filter((t) => t.pass).length;
-  print(`${passed}/${report.targets.length} targets met`);
+  for (const line of targetsSection(report.targets)) print(line);
 }
 
 /** Memory for big answers (peak RSS over the RSS before, one stream per fresh process) and across slow-stream rounds. */

@@ -9,6 +9,7 @@ import { ConfigStore } from '../src/config/store.js';
 export const MODELS = {
   'openai-chat': 'svc.intelligent-basic',
   anthropic: 'svc.intelligent-pro',
+  'openai-responses': 'svc.bench-responses',
   /** openai-chat backend whose upstream streams one chunk every 100 ms */
   slow: 'svc.intelligent-lite',
 } as const;
@@ -25,7 +26,7 @@ export interface RouterHome {
 
 /**
  * A fresh SVC_ROUTER_HOME: a local key with a cap the bench cannot reach, and backends `oa`
- * (openai-chat) and `an` (anthropic) on the fake upstream. With no upstream, only the key.
+ * (openai-chat), `an` (anthropic) and `or` (openai-responses) on the fake upstream. With no upstream, only the key.
  */
 export function createRouterHome(upstreamOrigin?: string): RouterHome {
   return createHome({ initialise, ConfigStore }, upstreamOrigin);
@@ -67,6 +68,8 @@ function configure(config: ConfigStore, initialise: HomeCode['initialise'], upst
       settings.backends.slow = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/slow/v1`, apiKey: 'sk-bench-openai' };
       settings.routes[MODELS['openai-chat']] = ['oa:m'];
       settings.routes[MODELS.anthropic] = ['an:m'];
+      settings.backends.or = { type: 'openai-responses', baseUrl: `${upstreamOrigin}/v1`, apiKey: 'sk-bench-openai' };
+      settings.routes[MODELS['openai-responses']] = ['or:m'];
       settings.routes[MODELS.slow] = ['slow:m'];
       settings.backends.big = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/big/v1`, apiKey: 'sk-bench-openai' };
       settings.backends.bigevent = { type: 'openai-chat', baseUrl: `${upstreamOrigin}/bigevent/v1`, apiKey: 'sk-bench-openai' };

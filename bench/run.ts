@@ -5,9 +5,11 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { prepareBaseline, type Baseline } from './baseline.js';
 import { runBigStreams, type BigStreamResult } from './big-streams.js';
 import { compileChildEntries } from './child-entries.js';
+import { writeDocs } from './docs-block.js';
 import { measureCliStart, type CliTimes } from './cli-start.js';
 import { DRIVER_CPU, SUT_CPU, setUpPinning } from './cpu-pinning.js';
 import { ensureDist } from './ensure-dist.js';
@@ -17,9 +19,11 @@ import { CONNECTIONS } from './measure.js';
 import { parseOptions } from './options.js';
 import { PATHS, routerRequest } from './paths.js';
 import { installPeers, measurePeers, type PeerRow } from './peers.js';
+import { measurePhases } from './phase-run.js';
+import type { PhaseRow } from './phases.js';
 import { rssMb } from './proc-stats.js';
 import { startServer } from './processes.js';
-import { againstVerdict, machine, printMemory, printReport, targetsTable, writeReport, type AgainstResult, type BenchReport } from './report.js';
+import { againstVerdict, machine, printMemory, printReport, targetsSection, writeReport, type AgainstResult, type BenchReport } from './report.js';
 import { ConfigStore } from '../src/config/store.js';
 import { createRouterHome, createRouterHomeFrom, type RouterHome } from './router-home.js';
 import { runRounds } from './rounds.js';
@@ -31,6 +35,7 @@ import { checkTargets } from './targets.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
 const BIN = path.join(ROOT, 'bin', 'svc-router.js');
+const DOCS = path.join(ROOT, 'docs', 'performance.md');
 
 const started = Date.now();
 const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
@@ -66,6 +71,7 @@ async function main(): Promise<void> {
   }
   const streamsHome = createRouterHome(upstream.origin);
   const cliHome = createRouterHome();
+  const phaseHome = createRouterHome(upstream.origin);
   let baseHome: RouterHome | undefined;
   let baseStop: (() => Promise<void>) | undefined;
   try {
@@ -75,7 +81,8 @@ async function main(): Promise<void> {
       const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
       const streams = options.streams > 0 ? await slowStreams() : undefined;
       printMemory(big, streams, console.log);
-      console.log(targetsTable(checkTargets({ paths: [], idleRssMb: NaN, big }).filter((check) => check.target.includes('peak RSS added'))));
+      // Only the rows this mode measures: memory for big answers and, with --streams, the slow-stream rows.
+      for (const line of targetsSection(checkTargets({ paths: [], idleRssMb: NaN, big, streams }).filter((check) => check.status !== 'SKIP'))) console.log(line);
       return;
     }
     const bare = await startServer({ name: 'bare proxy', command: [...pinning.prefix(SUT_CPU), node, entry('bare-proxy.ts'), upstream.origin] });
@@ -114,7 +121,6 @@ async function main(): Promise<void> {
     let peers: PeerRow[] | null = null;
     if (peerInstall) {
       log('peers…');
-      const chat = PATHS.find((spec) => spec.name === 'chat->openai-chat')!;
       peers = await measurePeers(
         {
           load,
@@ -122,7 +128,7 @@ async function main(): Promise<void> {
           dir: peerInstall.dir,
           upstream: upstream.origin,
           bare,
-          router: { origin: router.origin, pid: router.pid, request: (stream) => routerRequest(router.origin, chat, stream, home.key) },
+          router: { origin: router.origin, pid: router.pid, request: (spec, stream) => routerRequest(router.origin, spec, stream, home.key) },
           rounds: Math.max(2, options.rounds),
           seconds: options.seconds,
         },
@@ -132,6 +138,13 @@ async function main(): Promise<void> {
     }
     await Promise.all([bare.stop(), router.stop(), baseStop?.()]);
     baseline?.remove();
+
+    log('per-phase overhead (a router with --metrics)…');
+    // Context for the tables above, never a reason to lose them: a router that cannot serve /metrics (no prom-client) gives no phases.
+    const phases: PhaseRow[] | null = await measurePhases({ load, pinning, routerCommand: [node, BIN, ...routerArgs], home: phaseHome, paths, seconds: Math.max(1, options.seconds / 2) }, log).catch((error: Error) => {
+      log(`phases: not measured (${error.message.split('\n')[0]})`);
+      return null;
+    });
 
     log('big streams (memory)…');
     const big = await runBigStreams({ routerCommand: [node, BIN, ...routerArgs], routerEnv: { SVC_ROUTER_HOME: home.dir }, bareCommand: [node, entry('bare-proxy.ts'), upstream.origin], key: home.key, pinning }, log);
@@ -154,6 +167,8 @@ async function main(): Promise<void> {
     const report: BenchReport = {
       machine: machine(),
       run: {
+        command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+        commit: headCommit(),
         quick: options.quick,
         rounds: options.rounds,
         seconds_per_measurement: options.seconds,
@@ -172,15 +187,20 @@ async function main(): Promise<void> {
       big_streams: big,
       cli,
       frame_taps: frameTaps,
-      targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big }),
+      targets: checkTargets({ paths: pathResults, idleRssMb: idleRss, streams, cli, big, peers }),
       against,
       peers,
+      phases,
     };
     writeReport(report, RESULTS);
     printReport(report, console.log);
     printMemory(big, streams, console.log);
     console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)} · ${((Date.now() - started) / 1000).toFixed(0)} s`);
     if (against) console.log(`verdict: ${against.verdict}`);
+    if (options.writeDocs) {
+      writeDocs(report, DOCS);
+      console.log(`wrote the run into ${path.relative(process.cwd(), DOCS)}`);
+    }
 
     async function slowStreams(): Promise<StreamsResult> {
       log(`${options.streams} concurrent slow streams through the router, ${options.streamRounds} round(s)…`);
@@ -189,10 +209,19 @@ async function main(): Promise<void> {
   } finally {
     await baseStop?.();
     await upstream.stop();
-    for (const dir of [home, streamsHome, cliHome, baseHome]) dir?.remove();
+    for (const dir of [home, streamsHome, cliHome, phaseHome, baseHome]) dir?.remove();
     peerInstall?.remove();
     baseline?.remove();
   }
+}
+
+/** The commit measured, marked when the working tree differs from it (the numbers are then of uncommitted code). */
+function headCommit(): string | undefined {
+  const git = (args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const head = git(['rev-parse', '--short', 'HEAD']);
+  if (head.status !== 0) return undefined;
+  const dirty = git(['status', '--porcelain', '--untracked-files=no', '--', 'src', 'bin', 'package.json']).stdout.trim() !== '';
+  return `${head.stdout.trim()}${dirty ? ' + uncommitted changes' : ''}`;
 }
 
 main().then(

@@ -20,6 +20,8 @@ export interface PathResult {
   /** share of CPU 0 that went to other processes while the router ran (neighbours; null when unpinned) */
   cpu0_others_share: number;
   bare_cpu_us_per_req: number;
+  /** median over rounds of (router CPU µs/req − bare proxy CPU µs/req in the same round): the router's own CPU per request */
+  added_cpu_us_vs_bare: number;
   p50_ms_c1: number;
   /** router p50 − upstream-direct p50, paired by round */
   added_p50_ms_c1: number;
@@ -120,6 +122,7 @@ export function summarisePath(spec: PathSpec, stream: boolean, samples: Samples)
     cpu_share: medianOf(router, (r) => r.throughput?.cpuShare),
     cpu0_others_share: medianOf(router, (r) => r.throughput?.othersShare),
     bare_cpu_us_per_req: medianOf(bare, cpu),
+    added_cpu_us_vs_bare: pairedMedian(router, bare, cpu, (a, b) => a - b),
     p50_ms_c1: medianOf(router, p50),
     added_p50_ms_c1: pairedMedian(router, direct, p50, (a, b) => a - b),
     added_p50_vs_bare_ms_c1: pairedMedian(router, bare, p50, (a, b) => a - b),

@@ -1,9 +1,9 @@
 /**
- * The fake upstream's answers, encoded once: exact OpenAI Chat and Anthropic Messages wire bytes,
- * so serving a request costs a write and nothing else.
+ * The fake upstream's answers, encoded once: exact OpenAI Chat, OpenAI Responses and Anthropic
+ * Messages wire bytes, so serving a request costs a write and nothing else.
  */
 
-export type UpstreamFormat = 'openai-chat' | 'anthropic';
+export type UpstreamFormat = 'openai-chat' | 'anthropic' | 'openai-responses';
 
 /** A stream split where a slow upstream pauses: head at once, one piece per tick, tail at the end. */
 export interface StreamReply {
@@ -117,6 +117,84 @@ function anthropicStream(pieces: string[]): StreamReply {
   };
 }
 
+function responsesUsage(outputTokens: number) {
+  return {
+    input_tokens: INPUT_TOKENS,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: INPUT_TOKENS + outputTokens,
+  };
+}
+
+const RESPONSE_ID = 'resp_bench0000000000000000000001';
+const MESSAGE_ID = 'msg_bench0000000000000000000001';
+
+/** A Response object (OpenAI API reference, "The response object"), in progress or completed with one message. */
+function responseObject(status: 'in_progress' | 'completed', text: string | null, outputTokens: number) {
+  const done = status === 'completed';
+  return {
+    id: RESPONSE_ID,
+    object: 'response',
+    created_at: CREATED,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: null,
+    max_output_tokens: 64,
+    model: MODEL,
+    output: done ? [responseMessage(text ?? '')] : [],
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: done ? responsesUsage(outputTokens) : null,
+    metadata: {},
+  };
+}
+
+function responseMessage(text: string) {
+  return { id: MESSAGE_ID, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
+}
+
+function responsesJson(text: string, outputTokens: number): Buffer {
+  return Buffer.from(JSON.stringify(responseObject('completed', text, outputTokens)));
+}
+
+/**
+ * A Responses stream in the documented event order (OpenAI API reference, "Streaming events"):
+ * created, in_progress, output_item.added, content_part.added, output_text.delta…, then
+ * output_text.done, content_part.done, output_item.done and the terminal response.completed;
+ * `sequence_number` counts every event from 0.
+ */
+function responsesStream(pieces: string[]): StreamReply {
+  let sequence = 0;
+  const event = (data: { type: string } & Record<string, unknown>) => sse({ ...data, sequence_number: sequence++ }, data.type);
+  const text = pieces.join('');
+  const where = { item_id: MESSAGE_ID, output_index: 0, content_index: 0 };
+  const opening = responseObject('in_progress', null, 0);
+  const head = Buffer.concat([
+    event({ type: 'response.created', response: opening }),
+    event({ type: 'response.in_progress', response: opening }),
+    event({ type: 'response.output_item.added', output_index: 0, item: { id: MESSAGE_ID, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+    event({ type: 'response.content_part.added', ...where, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+  ]);
+  const deltas = pieces.map((delta) => event({ type: 'response.output_text.delta', ...where, delta, logprobs: [] }));
+  const tail = Buffer.concat([
+    event({ type: 'response.output_text.done', ...where, text, logprobs: [] }),
+    event({ type: 'response.content_part.done', ...where, part: { type: 'output_text', text, annotations: [], logprobs: [] } }),
+    event({ type: 'response.output_item.done', output_index: 0, item: responseMessage(text) }),
+    event({ type: 'response.completed', response: responseObject('completed', text, pieces.length) }),
+  ]);
+  return { head, pieces: deltas, tail };
+}
+
 const whole = (reply: StreamReply) => Buffer.concat([reply.head, ...reply.pieces, reply.tail]);
 
 export function buildReplies(format: UpstreamFormat): Replies {
@@ -124,6 +202,9 @@ export function buildReplies(format: UpstreamFormat): Replies {
   const text = fast.join('');
   if (format === 'openai-chat') {
     return { json: chatJson(text, fast.length), stream: whole(chatStream(fast)), slow: chatStream(textPieces(SLOW_STREAM_CHUNKS)) };
+  }
+  if (format === 'openai-responses') {
+    return { json: responsesJson(text, fast.length), stream: whole(responsesStream(fast)), slow: responsesStream(textPieces(SLOW_STREAM_CHUNKS)) };
   }
   return { json: anthropicJson(text, fast.length), stream: whole(anthropicStream(fast)), slow: anthropicStream(textPieces(SLOW_STREAM_CHUNKS)) };
 }
