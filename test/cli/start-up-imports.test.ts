@@ -7,7 +7,8 @@ import { initHome, makeHome, removeHome, ROOT, runCli, startServe, type ServeChi
 /**
  * A command loads what it needs and no more: which modules a run loads is read from the process
  * itself (test/helpers/trace-module-loads.mjs), not from a clock. The heavy ones are the schema
- * validator and semver (conf's), the price table, the HTTP client and the completion path.
+ * validator and semver (conf's), the price table, the HTTP client, the completion path and the
+ * policies it admits requests through.
  */
 
 const TRACER = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'trace-module-loads.mjs')).href;
@@ -16,6 +17,7 @@ const TRACER = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'trace-module-lo
 const HEAVY = [
   /node_modules\/(conf|ajv|ajv-formats|semver|zod|undici|@pydantic\/genai-prices)\//,
   /dist\/handlers\/(completion|format-routes)\.js$/,
+  /dist\/policies\//,
   /dist\/backends\/http\//,
 ];
 
@@ -37,7 +39,7 @@ const loaded = (file: string): string[] => fs.readFileSync(file, 'utf8').split('
 const heavyIn = (modules: string[]): string[] => [...new Set(modules)].filter((module) => HEAVY.some((pattern) => pattern.test(module)));
 
 describe('start-up', () => {
-  it('an in-process whoami loads neither conf nor the price table, HTTP client or completion path', async () => {
+  it('an in-process whoami loads neither conf nor the price table, HTTP client, completion path or policies', async () => {
     await initHome(home);
     const trace = path.join(home, 'trace.txt');
     const result = await runCli(['whoami', '--json'], { home, env: traceEnv(trace) });
