@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { findProvider, type MatchLogic, type ModelInfo as PackageModel, type ModelPrice as PackagePrice, type Provider } from '@pydantic/genai-prices';
+import type { MatchLogic, ModelInfo as PackageModel, ModelPrice as PackagePrice, Provider } from '@pydantic/genai-prices';
 import type { BackendType } from '../core/backend-types.js';
 import type { CatalogPrice, Rate } from './catalog-price.js';
 
@@ -12,6 +12,20 @@ import type { CatalogPrice, Rate } from './catalog-price.js';
  */
 
 const PACKAGE = '@pydantic/genai-prices';
+
+type PriceTable = typeof import('@pydantic/genai-prices');
+let table: PriceTable | undefined;
+
+/**
+ * The package, loaded on the first lookup rather than with this module: its table is most of a
+ * command's start-up, and most commands never price anything. Its CommonJS build (the same
+ * table) is what a synchronous lookup can load; `loadPriceTable` loads it ahead, for a server.
+ */
+export function loadPriceTable(): PriceTable {
+  return (table ??= createRequire(import.meta.url)(PACKAGE) as PriceTable);
+}
+
+const findProvider: PriceTable['findProvider'] = (options) => loadPriceTable().findProvider(options);
 
 /** The package and its version as a source ("@pydantic/genai-prices 0.1.8"). */
 export const PRICE_PACKAGE_SOURCE = `${PACKAGE} ${packageVersion()}`;

@@ -1,28 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Conf from 'conf';
 import { writeFileAtomic } from '../files/atomic-write.js';
+import { configFilePath, prepareConfigDirectory } from './config-location.js';
 import { LastGoodFile } from '../files/last-good-file.js';
 import { reportOnStderr } from '../files/report-on-stderr.js';
 import { withDefaults, type Settings } from './settings.js';
 import { ownTables, parseStoredSettings, serializeSettings } from './stored-settings.js';
-
-/** Where svc-router keeps its config and ledger: `SVC_ROUTER_HOME`, else the platform's config dir. */
-function confOptions(dir: string | undefined): ConstructorParameters<typeof Conf<Partial<Settings>>>[0] {
-  const home = dir ?? process.env.SVC_ROUTER_HOME;
-  return {
-    projectName: 'svc-router',
-    projectSuffix: '',
-    configName: 'config',
-    configFileMode: 0o600,
-    ...(home ? { cwd: path.resolve(home) } : {}),
-    // conf finds the file (the platform's config directory); reading and writing it are the
-    // store's own (LastGoodFile, writeFileAtomic). conf reads the file once when it is built:
-    // that read must neither fail on a broken file (`status` and `stop` only need the directory)
-    // nor make conf rewrite it.
-    deserialize: () => ({}),
-  };
-}
 
 /**
  * Settings that take precedence over the stored ones: a declarative file (config/declarative/),
@@ -54,7 +37,8 @@ const environmentModule = fileFromEnvironment ? await import('./declarative/file
  * reported once, with its line and column; a first read of such a file throws BrokenFileError.
  */
 export class ConfigStore {
-  private readonly conf: Conf<Partial<Settings>>;
+  /** config.json: in `SVC_ROUTER_HOME`, else the platform's config directory (config-location.ts). */
+  readonly path: string;
   private readonly file: LastGoodFile<Settings>;
   private snapshot: Settings | undefined;
   /** What the snapshot was built from: the stored version and the overlay's stamp. */
@@ -68,8 +52,9 @@ export class ConfigStore {
 
   /** `dir` overrides SVC_ROUTER_HOME (tests use their own); `report` hears of versions refused (default: standard error). */
   constructor(dir?: string, options: { overlay?: SettingsOverlay; report?: (message: string) => void } = {}) {
-    this.conf = new Conf<Partial<Settings>>(confOptions(dir));
-    const file = this.conf.path;
+    const file = configFilePath(dir);
+    prepareConfigDirectory(file);
+    this.path = file;
     this.file = new LastGoodFile(file, {
       parse: (text) => parseStoredSettings(file, text),
       absent: () => ownTables(withDefaults({})),
@@ -78,12 +63,8 @@ export class ConfigStore {
     this.overlay = options.overlay ?? (environmentModule && fileFromEnvironment ? new environmentModule.DeclarativeFile(fileFromEnvironment) : undefined);
   }
 
-  get path(): string {
-    return this.conf.path;
-  }
-
   get dir(): string {
-    return path.dirname(this.conf.path);
+    return path.dirname(this.path);
   }
 
   /**
@@ -122,7 +103,7 @@ export class ConfigStore {
     const before = this.file.readCurrent();
     const settings = ownTables(structuredClone(before));
     change(settings);
-    writeFileAtomic(this.conf.path, serializeSettings(settings), { mode: 0o600 });
+    writeFileAtomic(this.path, serializeSettings(settings), { mode: 0o600 });
     // Other stores of this process on the same file see it on their next read, not after the event.
     for (const store of WATCHED) if (store.path === this.path) store.changed = true;
     this.changed = true;
@@ -142,7 +123,7 @@ export class ConfigStore {
    */
   watch(): void {
     if (this.watcher) return;
-    const name = path.basename(this.conf.path);
+    const name = path.basename(this.path);
     try {
       this.watcher = fs.watch(this.dir, { persistent: false }, (_event, file) => {
         if (file === null || file === name) this.changed = true;

@@ -5,7 +5,6 @@ import { configuredSecrets } from '../config/secrets.js';
 import { ConfigStore } from '../config/store.js';
 import { addSecretSource } from '../core/redact.js';
 import type { Policy } from '../policies/policy.js';
-import { POLICIES } from '../policies/registry.js';
 import { KeyPools } from '../routing/key-pool.js';
 import { SessionBook } from '../sessions/session-book.js';
 import { openSharedState } from '../shared-state/open-shared-state.js';
@@ -22,8 +21,12 @@ export interface App {
   /** Rate-limit windows and key rests, shared through Redis when the usage store is Redis. */
   shared: SharedState;
   keyPools: KeyPools;
-  /** The per-request policies every completion passes, in order (src/policies/registry.ts). */
-  policies: readonly Policy[];
+  /**
+   * The per-request policies every completion passes, in order, when they replace the registry's;
+   * undefined: the registry's (src/policies/registry.ts), which handlers read through policiesOf
+   * (app-policies.ts), so that building an app for a quick check loads no policy.
+   */
+  policies?: readonly Policy[];
   /** Sends the usage notices `notify.webhook` asks for, off the request path. */
   notices: UsageWebhook;
   /** The sessions this process served, for `svc-router sessions` and the dashboard (src/sessions/). */
@@ -73,7 +76,7 @@ export function createApp(options: AppOptions = {}): App {
     backends: new BackendRegistry({ offlineScript: options.offlineScript, ...(options.wrapBackend ? { wrap: options.wrapBackend } : {}) }),
     shared,
     keyPools: new KeyPools(shared),
-    policies: options.policies ?? POLICIES,
+    ...(options.policies ? { policies: options.policies } : {}),
     notices,
     sessions: options.sessions ?? new SessionBook(),
     close: async () => {

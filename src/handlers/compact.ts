@@ -12,6 +12,7 @@ import { admitAll, type Admissions } from '../policies/pipeline.js';
 import { resolveChain } from '../routing/resolve-route.js';
 import { costNanoUsd, priceFor } from '../usage/prices.js';
 import type { ApiResponse } from './api.js';
+import { policiesOf } from './app-policies.js';
 import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
 
@@ -52,7 +53,7 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
   // A compaction is a request to a model: every policy admits it (bounds, guardrails, rate and
   // usage caps), as a completion's would be.
   const admitting = admitAll(
-    context.app.policies,
+    policiesOf(context.app),
     {
       request,
       stream: false,

@@ -5,6 +5,7 @@ import { warningHeader } from '../core/warnings.js';
 import type { ClientFormat, Decoded } from '../formats/client-format.js';
 import { admitAll, splitAtFinish } from '../policies/pipeline.js';
 import type { ApiResponse } from './api.js';
+import { policiesOf } from './app-policies.js';
 import { type StartedStream } from './call-chain.js';
 import { CompletionRun } from './completion-run.js';
 import type { RequestContext } from './context.js';
@@ -31,7 +32,7 @@ export async function handleCompletion<Options>(context: RequestContext, format:
   });
   keepForwardHeaders(format, decoded, headers);
   const run = new CompletionRun(context, format, decoded);
-  const admitting = admitAll(context.app.policies, run, run.trace);
+  const admitting = admitAll(policiesOf(context.app), run, run.trace);
   run.admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
     return decoded.stream ? await streamReply(run) : await jsonReply(run);

@@ -15,6 +15,7 @@ import { OFFLINE_BACKEND, type Target } from '../core/target.js';
 import { admitAll, countingPolicies } from '../policies/pipeline.js';
 import type { PolicyInput } from '../policies/policy.js';
 import type { ApiResponse } from './api.js';
+import { policiesOf } from './app-policies.js';
 import type { RequestContext } from './context.js';
 
 /** The fields Anthropic's count_tokens accepts besides `model`; the rest of a messages body is left out. */
@@ -78,7 +79,7 @@ async function countDecoded(context: RequestContext, request: CanonicalRequest, 
   const targets = chain.targets;
   // What a request holds is checked here as for a completion (its bounds, the secrets guardrail):
   // a count's request reaches an upstream too. Nothing is billed, so every admission is released.
-  const admitting = admitAll(countingPolicies(context.app.policies), countInput(context, request, chain.route, chain.targets), trace);
+  const admitting = admitAll(countingPolicies(policiesOf(context.app)), countInput(context, request, chain.route, chain.targets), trace);
   const admitted = admitting instanceof Promise ? await admitting : admitting;
   try {
     return await count(context, request, model, targets, originalInputTokens);

@@ -3,7 +3,6 @@ import type { ClientFormat, FormatRoute, RequiredHeader } from '../formats/clien
 import { DEFAULT_FORMAT, FORMATS } from '../formats/registry.js';
 import type { ApiResponse } from '../handlers/api.js';
 import type { RequestContext } from '../handlers/context.js';
-import { formatRouteHandler } from '../handlers/format-routes.js';
 import { handleModel, handleModels } from '../handlers/models.js';
 import { handleSessions } from '../handlers/sessions.js';
 import { handleUsage } from '../handlers/usage.js';
@@ -33,6 +32,26 @@ const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handl
   // Each session's turns and cache drops, from this router's memory: admin keys only.
   { path: '/admin/sessions', name: 'sessions', method: 'GET', handle: handleSessions },
 ];
+
+/**
+ * A format's route, its handler loaded on the first request: the completion path (backends,
+ * policies, translators) is most of the router's code, and a quick check such as `whoami` never
+ * takes it. A server loads them all before it listens (loadEndpointHandlers).
+ */
+function formatRoute(format: ClientFormat, route: FormatRoute): Endpoint['handle'] {
+  let handle: Endpoint['handle'] | undefined;
+  const load = async () => (handle ??= (await loadFormatRoutes()).formatRouteHandler(format, route));
+  LOADERS.push(load);
+  return (context) => (handle ? handle(context) : load().then((loaded) => loaded(context)));
+}
+
+const loadFormatRoutes = () => import('../handlers/format-routes.js');
+const LOADERS: Array<() => Promise<unknown>> = [];
+
+/** Loads every handler the table loads on first use, so that a server's first request does not wait for it. */
+export async function loadEndpointHandlers(): Promise<void> {
+  await Promise.all(LOADERS.map((load) => load()));
+}
 
 const endpointOf = (format: ClientFormat, route: Omit<FormatRoute, 'path'>, handle: Endpoint['handle']): Endpoint => ({
   name: route.name ?? format.name,
@@ -76,7 +95,7 @@ function buildTable(): { exact: Record<string, Endpoint>; patterns: PatternEndpo
     patterns.push({ key: path, regExp: new RegExp(`^${source}$`), names, endpoint });
   };
   for (const route of SHARED_ROUTES) add(route.path, endpointOf(DEFAULT_FORMAT, route, route.handle));
-  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route, formatRouteHandler(format, route)));
+  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route, formatRoute(format, route)));
   return { exact, patterns, all };
 }
 

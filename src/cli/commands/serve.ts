@@ -11,6 +11,8 @@ import { formatCount } from '../../core/format-numbers.js';
 import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
+import { loadEndpointHandlers } from '../../server/endpoints.js';
+import { loadPriceTable } from '../../catalog/price-package.js';
 import { createRequestLog, LOG_FORMATS, type LogFormat } from '../../server/request-log.js';
 import { createRequestStore, fanOut } from '../../server/request-store.js';
 import { SKUS } from '../../core/model-names.js';
@@ -101,6 +103,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ...(options.usageStore ? { usageStore: options.usageStore } : {}),
     ...(metrics ? { wrapBackend: metrics.wrapBackend } : {}),
   });
+  // What other commands load on first use is loaded now, so that the first request does not wait for it.
+  await loadEndpointHandlers();
+  loadPriceTable();
   const uiOn = options.ui === true || settings.server.ui === true;
   const ui = uiOn ? (await import('../../server/dashboard/dashboard.js')).createDashboard() : undefined;
   const otelOn = options.otel !== undefined || settings.server.otel === true;

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
 
 export type Failure = 'refused' | 'timeout' | 'not-found' | 'unreachable' | 'error';
 
@@ -52,6 +51,8 @@ export type HttpProbe =
 
 /** GET with a deadline for the whole answer; any status counts as an answer. */
 export async function httpGet(url: string, headers: Record<string, string>, timeoutMs: number): Promise<HttpProbe> {
+  // Loaded here, not with the module: quick checks import this file for probeTcp alone.
+  const { Agent, request } = await import('undici');
   const dispatcher = new Agent({ connect: { timeout: timeoutMs }, keepAliveTimeout: 10, pipelining: 0 });
   const aborter = new AbortController();
   let timedOut = false;
