@@ -8,9 +8,9 @@ import path from 'node:path';
  * else SVC_ROUTER_HOME), else the platform's config directory as conf's env-paths names it
  * (https://github.com/sindresorhus/env-paths: XDG_CONFIG_HOME or ~/.config on Linux,
  * ~/Library/Preferences on macOS, %APPDATA%\<name>\Config on Windows). Worked out here because
- * loading conf costs every command its JSON-schema and semver libraries, which the store never
- * uses: it reads and writes the file itself. test/unit/config-location.test.ts holds this to
- * conf's own answer.
+ * loading conf costs a quick command its JSON-schema and semver libraries, which the store never
+ * uses: it reads and writes the file itself. serve asks conf (conf-location.ts);
+ * test/unit/config-location.test.ts holds this to conf's own answer.
  */
 export function configFilePath(dir?: string): string {
   const home = dir ?? process.env.SVC_ROUTER_HOME;

@@ -8,13 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 
 /**
- * config.json is where conf has always put it. The store works the place out itself (loading conf
- * costs every command its schema validator), so each answer is held to conf's own, built with the
- * options the store gave it, on each platform conf knows.
+ * config.json is where conf has always put it. serve asks conf (conf-location.ts); the quick
+ * commands work the place out themselves (loading conf costs each its schema validator), so each
+ * answer is held to conf's own, on each platform conf knows.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOCATION = path.join(ROOT, 'src/config/config-location.ts');
+const CONF_LOCATION = path.join(ROOT, 'src/config/conf-location.ts');
 
 /** The options the store built conf with. */
 const confOptions = (home: string | undefined) => ({
@@ -36,17 +37,9 @@ interface Case {
 function bothAnswers(cases: Case[], scratch: string): Array<{ ours: string; conf: string }> {
   const script = `
     import path from 'node:path';
-    import Conf from 'conf';
     import { configFilePath } from ${JSON.stringify(LOCATION)};
-    // The options the store built conf with (confOptions above).
-    const confOptions = (home) => ({
-      projectName: 'svc-router',
-      projectSuffix: '',
-      configName: 'config',
-      configFileMode: 0o600,
-      ...(home ? { cwd: path.resolve(home) } : {}),
-      deserialize: () => ({}),
-    });
+    // What serve asks conf itself.
+    import { confConfigDirectory } from ${JSON.stringify(CONF_LOCATION)};
     // Relative homes are taken from the working directory: the scratch one, once the imports are found.
     process.chdir(process.env.SCRATCH);
     const answers = [];
@@ -56,8 +49,7 @@ function bothAnswers(cases: Case[], scratch: string): Array<{ ours: string; conf
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
-      const home = dir ?? process.env.SVC_ROUTER_HOME;
-      answers.push({ ours: configFilePath(dir), conf: new Conf(confOptions(home)).path });
+      answers.push({ ours: configFilePath(dir), conf: path.join(await confConfigDirectory(dir), 'config.json') });
     }
     process.stdout.write(JSON.stringify(answers));
   `;

@@ -5,6 +5,7 @@ import { loadScript } from '../../backends/offline/script.js';
 import { newSealingSecret, type Settings } from '../../config/settings.js';
 import { slugOfKey } from '../../core/router-keys.js';
 import { whitespaceIn } from '../../identity/key-whitespace.js';
+import { confConfigDirectory } from '../../config/conf-location.js';
 import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { formatCount } from '../../core/format-numbers.js';
@@ -249,7 +250,7 @@ function unsetVariableWarnings(settings: Settings, config: ConfigStore): string[
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
   const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
   const overlay = given === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(given, undefined, { warnUnsetEnv: true });
-  const config = new ConfigStore(undefined, overlay ? { overlay } : {});
+  const config = new ConfigStore(await confConfigDirectory(), overlay ? { overlay } : {});
   try {
     config.read();
   } catch (error) {
