@@ -3,9 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CACHE_RESULTS_FILE, renderCacheTables, TOLERANCE, type CacheResults } from '../test/agents/cache-results.js';
+import { sectionEnd, sectionOf, sectionStart, withSection } from './doc-sections.js';
 
-export const CACHE_SECTION_START = '<!-- prompt-cache:start -->';
-export const CACHE_SECTION_END = '<!-- prompt-cache:end -->';
+const CACHE_SECTION = 'prompt-cache';
+export const CACHE_SECTION_START = sectionStart(CACHE_SECTION);
+export const CACHE_SECTION_END = sectionEnd(CACHE_SECTION);
 
 export function renderCacheSection(results: CacheResults): string {
   return [
@@ -39,19 +41,10 @@ export function renderCacheSection(results: CacheResults): string {
 }
 
 /** The document with its prompt-cache section replaced by `section`, or `section` added at the end. */
-export function withCacheSection(document: string, section: string): string {
-  const start = document.indexOf(CACHE_SECTION_START);
-  const end = document.indexOf(CACHE_SECTION_END);
-  if (start >= 0 && end > start) return `${document.slice(0, start)}${section}${document.slice(end + CACHE_SECTION_END.length)}`;
-  return `${document.replace(/\n*$/, '\n\n')}${section}\n`;
-}
+export const withCacheSection = (document: string, section: string): string => withSection(document, CACHE_SECTION, section);
 
 /** The prompt-cache section a document holds, to carry over when the rest is regenerated; '' when none. */
-export function cacheSectionOf(document: string): string {
-  const start = document.indexOf(CACHE_SECTION_START);
-  const end = document.indexOf(CACHE_SECTION_END);
-  return start >= 0 && end > start ? document.slice(start, end + CACHE_SECTION_END.length) : '';
-}
+export const cacheSectionOf = (document: string): string => sectionOf(document, CACHE_SECTION);
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
 if (isMain) {

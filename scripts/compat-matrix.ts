@@ -5,7 +5,7 @@ import path from 'node:path';
 import { RESULTS_DIR, type Cell, type Outcome, type ResultsFile, type RouteKind } from '../test/clients/results.js';
 import { REAL_MODEL_FAMILY as REAL_MODEL_FAMILY_NAME } from '../test/real-model/compat-cells.js';
 import { LLAMA_PACKAGE } from '../test/real-model/llama-build.js';
-import { cacheSectionOf, withCacheSection } from './cache-table.js';
+import { keepingSections } from './doc-sections.js';
 
 const ROUTES: Array<[RouteKind, string]> = [
   ['openai-chat', 'OpenAI-compatible Chat upstream'],
@@ -117,9 +117,7 @@ if (isMain) {
   const files = readResults();
   const cells: Cell[] = files.flatMap((file) => file.cells);
   const docs = new URL('../docs/compatibility.md', import.meta.url);
-  // The prompt-cache section comes from the agent suite (npm run docs:cache): kept as it was.
-  const cacheSection = cacheSectionOf(readFileSync(docs, 'utf8'));
-  const matrix = renderMatrix(files, pkg.devDependencies);
-  writeFileSync(docs, cacheSection ? withCacheSection(matrix, cacheSection) : matrix);
+  // The providers section (npm run docs:providers) and the prompt-cache one (npm run docs:cache) come from suites of their own: kept as they were.
+  writeFileSync(docs, keepingSections(renderMatrix(files, pkg.devDependencies), readFileSync(docs, 'utf8')));
   console.log(`docs/compatibility.md: ${cells.length} cells from ${files.length} result files`);
 }
