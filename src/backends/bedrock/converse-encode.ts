@@ -37,7 +37,14 @@ const DOCUMENT_FORMATS: Record<string, string> = {
 export function encodeConverseRequest(request: CanonicalRequest, _upstreamModel: string): ConverseRequestBody {
   const warnings = translatableOrRefuse(request);
   if (request.webSearch) warnings.push(leaveOutSearch(request, 'bedrock'));
-  const body: ConverseRequestBody = { messages: encodeMessages(searchesAsText(request.messages), warnings) };
+  const history = request.messages.some((message) => message.content.some((part) => part.type === 'tool-call' || part.type === 'tool-result'));
+  // tool_choice 'none' (Converse has no such choice) is kept by offering no tools, when no earlier
+  // turn holds tool blocks, which Converse takes only beside a toolConfig.
+  const offered = request.tools.length > 0 && !(request.toolChoice === 'none' && !history);
+  // Tool blocks with no tools offered are refused by Converse; they are said in words instead.
+  const toolsAsText = history && !offered;
+  if (toolsAsText) warnings.push('earlier tool calls and results sent as text: Converse takes tool blocks only when the request offers tools.');
+  const body: ConverseRequestBody = { messages: encodeMessages(searchesAsText(request.messages), warnings, toolsAsText) };
   const system = request.system.filter((part) => part.text !== '').map((part) => ({ text: part.text }));
   if (system.length) body.system = system;
 
@@ -48,7 +55,7 @@ export function encodeConverseRequest(request: CanonicalRequest, _upstreamModel:
   if (request.stop?.length) config.stopSequences = request.stop;
   if (Object.keys(config).length) body.inferenceConfig = config;
 
-  if (request.tools.length) {
+  if (offered) {
     body.toolConfig = {
       tools: request.tools.map((tool) => {
         const { $schema: _schema, ...json } = tool.parameters;
@@ -88,7 +95,7 @@ const detailed = (part: Part): boolean => part.type === 'image' && part.detail !
  * turns (Converse has no tool or system role in `messages`), and neighbouring turns of one role
  * are joined, as Converse wants user and assistant turns to alternate.
  */
-function encodeMessages(messages: Message[], warnings: string[]): ConverseMessage[] {
+function encodeMessages(messages: Message[], warnings: string[], toolsAsText: boolean): ConverseMessage[] {
   const out: ConverseMessage[] = [];
   let droppedReasoning = false;
   messages.forEach((message, messageIndex) => {
@@ -102,7 +109,8 @@ function encodeMessages(messages: Message[], warnings: string[]): ConverseMessag
         else if (part.text) droppedReasoning = true;
         return;
       }
-      blocks.push(...encodePart(part, path));
+      const said = toolsAsText ? toolPartAsText(part) : undefined;
+      blocks.push(...(said ?? encodePart(part, path)));
     });
     if (!blocks.length) return;
     const last = out.at(-1);
@@ -137,6 +145,14 @@ function encodePart(part: Exclude<Part, { type: 'reasoning' }>, path: string): C
     case 'web-search':
       return [{ text: webSearchAsText(part) }];
   }
+}
+
+/** A tool call or result in words, for a request that offers no tools; undefined for any other part. */
+function toolPartAsText(part: Exclude<Part, { type: 'reasoning' }>): ConverseContentBlock[] | undefined {
+  if (part.type === 'tool-call') return [{ text: `[Called tool ${part.name} (call ${part.id}) with ${part.arguments || '{}'}]` }];
+  if (part.type !== 'tool-result') return undefined;
+  const text = part.content.map((inner) => (inner.type === 'text' ? inner.text : '[image]')).join('\n');
+  return [{ text: `[Result of call ${part.callId}${part.isError ? ', an error' : ''}]:\n${text}` }];
 }
 
 function encodeToolResult(part: ToolResultPart, path: string): ConverseContentBlock {

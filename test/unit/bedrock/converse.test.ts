@@ -5,7 +5,7 @@ import { decodeConverseStream } from '../../../src/backends/bedrock/converse-dec
 import { encodeConverseRequest } from '../../../src/backends/bedrock/converse-encode.js';
 import { converseFrames } from '../../../src/backends/bedrock/converse-frames.js';
 import { RouterError } from '../../../src/core/errors.js';
-import type { CanonicalRequest, Message } from '../../../src/core/request.js';
+import type { CanonicalRequest, Message, ToolChoice } from '../../../src/core/request.js';
 import type { StreamEvent } from '../../../src/core/stream-events.js';
 import { converseProblem } from '../../fakes/bedrock-converse.js';
 import { bedrockException, eventStreamMessage } from '../../fakes/event-stream-frames.js';
@@ -116,6 +116,11 @@ describe('Converse reply decoding', () => {
 describe('Converse request encoding', () => {
   it('names what Converse cannot carry, and refuses a file it cannot be given', () => {
     const request = userRequest('hi', {
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'f', arguments: '{}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'done' }] }] },
+      ],
       tools: [{ name: 'f', parameters: { type: 'object' } }],
       toolChoice: 'none',
       parallelToolCalls: false,
@@ -137,6 +142,23 @@ describe('Converse request encoding', () => {
     })();
     expect(error).toBeInstanceOf(RouterError);
     expect((error as RouterError).status).toBe(400);
+  });
+
+  it("keeps tool_choice 'none' by offering no tools, and says earlier tool turns in words when no tools are offered", () => {
+    const plain = userRequest('hi', { tools: [{ name: 'f', parameters: { type: 'object' } }], toolChoice: 'none' });
+    expect(encodeConverseRequest(plain, 'mistral.mistral-large-2407-v1:0').toolConfig).toBeUndefined();
+    expect(plain.backendWarnings).toBeUndefined();
+    const replayed = userRequest('x', {
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'f', arguments: '{"a":1}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'done' }] }] },
+      ],
+    });
+    const body = encodeConverseRequest(replayed, 'mistral.mistral-large-2407-v1:0');
+    expect(converseProblem(body)).toBeUndefined();
+    expect(JSON.stringify(body.messages)).toContain('done');
+    expect(replayed.backendWarnings).toEqual([expect.stringContaining('sent as text')]);
   });
 
   it('sends a document as a DocumentBlock whose name Converse accepts', () => {
@@ -173,8 +195,9 @@ const conversation = fc
 describe('Converse request encoding, any conversation', () => {
   it("is a body the documented grammar accepts: alternating turns, no blank text, tool ids in Converse's alphabet, every result answering the turn before", () => {
     fc.assert(
-      fc.property(conversation, (messages) => {
-        const request: CanonicalRequest = { model: 'svc.test', system: [], messages, tools: [{ name: 'f', parameters: { type: 'object' } }] };
+      fc.property(conversation, fc.boolean(), fc.constantFrom<ToolChoice | undefined>(undefined, 'auto', 'none', 'required', { name: 'f' }), (messages, offered, toolChoice) => {
+        const tools = offered ? [{ name: 'f', parameters: { type: 'object' } }] : [];
+        const request: CanonicalRequest = { model: 'svc.test', system: [], messages, tools, ...(toolChoice !== undefined && offered ? { toolChoice } : {}) };
         const body = encodeConverseRequest(request, 'meta.llama3-70b-instruct-v1:0');
         // A conversation that ends on the assistant is the client's to send; the grammar is what is checked.
         expect(converseProblem(body)).toBeUndefined();
