@@ -334,6 +334,31 @@ describe('a bedrock backend, other model families (Converse and ConverseStream)'
     expect(fake.refused).toBe(0);
   });
 
+  it.each([false, true])('answers a wrong secret on Converse with a 502 that carries neither the secret nor the session token (streaming: %s)', async (streaming) => {
+    const wrong = 'WRONGsecretKEYwJalrXUtnFEMI0123456789abcd';
+    const fake = await converseBackend([{ text: 'never' }]);
+    process.env.AWS_SECRET_ACCESS_KEY = wrong;
+    const response = await fetch(`${router.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${router.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SKU, stream: streaming, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await response.text();
+    expect(fake.refused).toBe(1);
+    expect(fake.requests[0]!.path).toContain('/converse');
+    expect(response.status).toBe(502);
+    expect(text).not.toContain(wrong);
+    expect(text).not.toContain(SESSION_TOKEN);
+  });
+
+  it("passes AWS's refusal of a Converse call on as a 400 in the client's format", async () => {
+    await converseBackend([{ status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'The model returned an invalid tool configuration.' } } }]);
+    const error = await anthropic.messages.create({ model: SKU, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
+    expect((error as Error).message).toContain('The model returned an invalid tool configuration.');
+  });
+
   it('ends a ConverseStream that AWS breaks off with an exception in an error event, with AWS words', async () => {
     await converseBackend([{ text: 'A long answer that will not finish', chunkSize: 4 }], { streamException: { afterEvents: 4, type: 'modelStreamErrorException', message: 'The model stopped unexpectedly.' } });
     const response = await fetch(`${router.origin}/v1/messages`, {
