@@ -6,6 +6,7 @@ import { canonicalRequest, signature, stringToSign } from '../../src/backends/be
 import { startAnthropicUpstream } from './anthropic-upstream.js';
 import type { FakeUpstream, RecordedRequest } from './fake-server.js';
 import type { Script } from './scripted-turn.js';
+import { anthropicReplyAsConverse, anthropicStreamAsConverse, converseAsAnthropic, converseProblem } from './bedrock-converse.js';
 import { bedrockChunk, bedrockException } from './event-stream-frames.js';
 
 export interface BedrockUpstreamOptions {
@@ -36,6 +37,11 @@ const INNER_KEY = 'sk-inner-anthropic';
  * token and all). The body must be Bedrock's Claude body: `anthropic_version: bedrock-2023-05-31`,
  * no `model`, no `stream`. The model itself is the Anthropic fake, its SSE events re-framed as
  * event-stream `chunk` messages with CRC32 checksums.
+ *
+ * Every model also answers on Converse and ConverseStream (POST /model/{id}/converse and
+ * /converse-stream): the body is checked against Converse's grammar (bedrock-converse.ts), and the
+ * same scripted model answers, in Converse's reply or event-stream events. InvokeModel takes
+ * Anthropic's body only for Claude ids, as each family has its own body there.
  */
 export async function startBedrockUpstream(script: Script, options: BedrockUpstreamOptions): Promise<BedrockUpstream> {
   const inner = await startAnthropicUpstream(script, { apiKey: INNER_KEY });
@@ -52,7 +58,7 @@ export async function startBedrockUpstream(script: Script, options: BedrockUpstr
       body = undefined;
     }
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
-    const route = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(req.url ?? '');
+    const route = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream|converse|converse-stream)$/.exec(req.url ?? '');
     const listing = req.method === 'GET' && req.url === '/foundation-models';
     if (!listing && (req.method !== 'POST' || !route)) return awsError(res, 404, 'UnknownOperationException', 'Unknown operation');
     const problem = authProblem(req, raw, options);
@@ -64,12 +70,14 @@ export async function startBedrockUpstream(script: Script, options: BedrockUpstr
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(JSON.stringify({ modelSummaries: (options.models ?? []).map((modelId) => ({ modelId, providerName: 'Anthropic' })) }));
     }
+    const model = decodeURIComponent(route![1]!);
+    if (route![2]!.startsWith('converse')) return converse(res, body, model, route![2] === 'converse-stream');
+    if (!/(?:^|[./])anthropic\.claude-/.test(model)) return (refused++, awsError(res, 400, 'ValidationException', 'Malformed input request: #: required key [prompt] not found, please reformat your input and try again.'));
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return (refused++, awsError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.'));
     if (body.anthropic_version !== 'bedrock-2023-05-31') return (refused++, awsError(res, 400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] not found'));
     for (const field of ['model', 'stream']) {
       if (field in body) return (refused++, awsError(res, 400, 'ValidationException', `Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`));
     }
-    const model = decodeURIComponent(route![1]!);
     const stream = route![2] === 'invoke-with-response-stream';
     const { anthropic_version: _version, anthropic_beta: beta, ...rest } = body;
     const answer = await fetch(`${inner.url}/v1/messages`, {
@@ -102,6 +110,37 @@ export async function startBedrockUpstream(script: Script, options: BedrockUpstr
     }
     res.end();
   });
+  /** Converse and ConverseStream: the scripted model behind the documented grammar. */
+  async function converse(res: ServerResponse, body: unknown, model: string, stream: boolean): Promise<void> {
+    const problem = converseProblem(body);
+    if (problem) return (refused++, awsError(res, 400, 'ValidationException', problem));
+    const answer = await fetch(`${inner.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': INNER_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(converseAsAnthropic(body as Record<string, unknown>, model, stream)),
+    });
+    const text = await answer.text();
+    if (!answer.ok) return awsError(res, answer.status, answer.status === 429 ? 'ThrottlingException' : 'ValidationException', (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text);
+    if (!stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'req-fake' });
+      return void res.end(JSON.stringify(anthropicReplyAsConverse(JSON.parse(text))));
+    }
+    const events = text
+      .split(/\n\n/)
+      .map((frame) => frame.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n'))
+      .filter(Boolean)
+      .map((data) => JSON.parse(data) as Record<string, unknown>);
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req-fake' });
+    for (const [sent, message] of anthropicStreamAsConverse(events).entries()) {
+      if (options.streamException && sent === options.streamException.afterEvents) {
+        res.write(bedrockException(options.streamException.type, options.streamException.message));
+        break;
+      }
+      res.write(message);
+    }
+    res.end();
+  }
+
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -186,16 +186,191 @@ describe('a bedrock backend (Claude over InvokeModel, SigV4-signed)', () => {
     expect(last).toContain('modelStreamErrorException: The model stopped unexpectedly.');
     expect(text).not.toContain('message_stop');
   });
+});
 
-  it('refuses a model that is not Claude with a 400 that says what bedrock serves', async () => {
-    const fake = await bedrock([{ text: 'never' }]);
+const NOVA = 'us.amazon.nova-pro-v1:0';
+
+/** Points the route at a model of another family, on the same signed backend. */
+async function converseBackend(script: Script, fakeOptions: Partial<BedrockUpstreamOptions> = {}) {
+  const fake = await bedrock(script, {}, {}, fakeOptions);
+  router.config.update((config) => {
+    config.routes[SKU] = [`aws:${NOVA}`];
+  });
+  return fake;
+}
+
+/** What every Converse call must be: the model's converse path, a Converse body (no Anthropic fields), the tool as a toolSpec, the loop replayed as toolUse and toolResult. */
+function expectConverseCalls(fake: BedrockUpstream, streaming: boolean) {
+  expect(fake.refused).toBe(0);
+  expect(fake.requests).toHaveLength(2);
+  for (const request of fake.requests) {
+    expect(request.path).toBe(`/model/${encodeURIComponent(NOVA)}/${streaming ? 'converse-stream' : 'converse'}`);
+    expect(request.body).not.toHaveProperty('anthropic_version');
+    expect(request.body).not.toHaveProperty('max_tokens');
+    expect(request.body.toolConfig.tools.map((tool: { toolSpec: { name: string } }) => tool.toolSpec.name)).toEqual(['get_weather']);
+  }
+  const [assistant, user] = fake.requests[1]!.body.messages.slice(-2);
+  expect(assistant.content.find((block: { toolUse?: unknown }) => block.toolUse).toolUse).toMatchObject({ name: 'get_weather', input: { city: 'Paris' } });
+  const result = user.content.find((block: { toolResult?: unknown }) => block.toolResult).toolResult;
+  expect(result.toolUseId).toBe(assistant.content.find((block: { toolUse?: unknown }) => block.toolUse).toolUse.toolUseId);
+  expect(result.content).toEqual([{ text: 'sunny, 18°C' }]);
+}
+
+describe('a bedrock backend, other model families (Converse and ConverseStream)', () => {
+  it.each([false, true])('serves a chat client a two-turn tool loop (streaming: %s)', async (streaming) => {
+    const fake = await converseBackend(TOOL_TURNS);
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { ...WEATHER_SCHEMA } } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Paris?' }];
+    const ask = () => (streaming ? openai.chat.completions.stream({ model: SKU, messages, tools, max_tokens: 200 }).finalChatCompletion() : openai.chat.completions.create({ model: SKU, messages, tools, max_tokens: 200 }));
+    const first = await ask();
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'sunny, 18°C' });
+    const second = await ask();
+    expect(second.choices[0]!.message.content).toBe('Paris is sunny, 18°C.');
+    expect(second.choices[0]!.finish_reason).toBe('stop');
+    expectConverseCalls(fake, streaming);
+    expect(fake.requests[0]!.body.system).toEqual([{ text: 'Be brief.' }]);
+    expect(fake.requests[0]!.body.inferenceConfig).toEqual({ maxTokens: 200 });
+  });
+
+  it.each([false, true])('serves a responses client a two-turn tool loop (streaming: %s)', async (streaming) => {
+    const fake = await converseBackend(TOOL_TURNS);
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', parameters: { ...WEATHER_SCHEMA }, strict: false }];
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Paris?' }];
+    const ask = async (): Promise<OpenAI.Responses.Response> => (streaming ? openai.responses.stream({ model: SKU, input, tools }).finalResponse() : openai.responses.create({ model: SKU, input, tools }));
+    const first = await ask();
+    const call = first.output.find((item) => item.type === 'function_call')!;
+    expect(call.type === 'function_call' && JSON.parse(call.arguments)).toEqual({ city: 'Paris' });
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.type === 'function_call' ? call.call_id : '', output: 'sunny, 18°C' });
+    const second = await ask();
+    expect(second.output_text).toBe('Paris is sunny, 18°C.');
+    expectConverseCalls(fake, streaming);
+  });
+
+  it.each([false, true])('serves a messages client a two-turn tool loop (streaming: %s)', async (streaming) => {
+    const fake = await converseBackend(TOOL_TURNS);
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Current weather', input_schema: { ...WEATHER_SCHEMA } }];
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const ask = () =>
+      streaming
+        ? anthropic.messages.stream({ model: SKU, max_tokens: 256, messages, tools, tool_choice: { type: 'any' } }).finalMessage()
+        : anthropic.messages.create({ model: SKU, max_tokens: 256, messages, tools, tool_choice: { type: 'any' } });
+    const first = await ask();
+    expect(first.stop_reason).toBe('tool_use');
+    const use = first.content.find((block) => block.type === 'tool_use')!;
+    expect(use.type === 'tool_use' && use.input).toEqual({ city: 'Paris' });
+    messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.type === 'tool_use' ? use.id : '', content: 'sunny, 18°C' }] });
+    const second = await ask();
+    expect(second.content).toMatchObject([{ type: 'text', text: 'Paris is sunny, 18°C.' }]);
+    expect(second.usage.output_tokens).toBeGreaterThan(0);
+    expectConverseCalls(fake, streaming);
+    expect(fake.requests[0]!.body.toolConfig.toolChoice).toEqual({ any: {} });
+  });
+
+  it.each([false, true])('counts cache reads apart from inputTokens into the prompt total, once (streaming: %s)', async (streaming) => {
+    await converseBackend([{ text: 'Cached.', usage: { input: 100, output: 7, cached: 40 } }]);
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hi' }];
+    const reply = streaming
+      ? await openai.chat.completions.stream({ model: SKU, messages, stream_options: { include_usage: true } }).finalChatCompletion()
+      : await openai.chat.completions.create({ model: SKU, messages });
+    expect(reply.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 7, total_tokens: 107, prompt_tokens_details: { cached_tokens: 40 } });
+  });
+
+  it('sends Claude over InvokeModel and another family over Converse from one backend', async () => {
+    const fake = await converseBackend([{ text: 'From Nova.' }, { text: 'From Claude.' }]);
+    const nova = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hi' }] });
     router.config.update((config) => {
-      config.routes[SKU] = ['aws:amazon.nova-pro-v1:0'];
+      config.routes[SKU] = [`aws:${MODEL}`];
     });
-    const error = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const claude = await openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: 'hi' }] });
+    expect([nova.choices[0]!.message.content, claude.choices[0]!.message.content]).toEqual(['From Nova.', 'From Claude.']);
+    expect(fake.requests.map((request) => request.path)).toEqual([`/model/${encodeURIComponent(NOVA)}/converse`, `/model/${encodeURIComponent(MODEL)}/invoke`]);
+    expect(fake.refused).toBe(0);
+  });
+
+  it.each([false, true])('names in svc_meta.warnings each setting Converse has no field for (streaming: %s)', async (streaming) => {
+    const fake = await converseBackend([{ text: 'Done.' }]);
+    const response = await fetch(`${router.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${router.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SKU, stream: streaming, seed: 7, presence_penalty: 0.5, temperature: 0.2, stop: ['###'], response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const meta = streaming ? JSON.parse(text.split('\n').filter((line) => line.startsWith('data: {') && line.includes('svc_meta')).at(-1)!.slice(6)).svc_meta : JSON.parse(text).svc_meta;
+    for (const name of ['seed', 'presence_penalty', 'response format (JSON object)']) expect(meta.warnings).toEqual(expect.arrayContaining([expect.stringContaining(`${name} not sent`)]));
+    expect(fake.requests[0]!.body.inferenceConfig).toEqual({ temperature: 0.2, stopSequences: ['###'] });
+    expect(fake.refused).toBe(0);
+  });
+
+  it('refuses an image given by URL with a 400 in the client format, and sends an inline one as bytes', async () => {
+    const fake = await converseBackend([{ text: 'A red dot.' }]);
+    const ask = (url: string) =>
+      openai.chat.completions.create({ model: SKU, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] });
+    const error = await ask('https://example.com/dot.png').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-    expect((error as Error).message).toContain('Anthropic Claude models only');
+    expect((error as Error).message).toContain('takes images only as data');
     expect(fake.requests).toHaveLength(0);
+    const reply = await ask('data:image/png;base64,iVBORw0KGgo=');
+    expect(reply.choices[0]!.message.content).toBe('A red dot.');
+    expect(fake.requests[0]!.body.messages[0].content[1]).toEqual({ image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } } });
+  });
+
+  it('gives a tool call id Converse cannot take one it can, the same for the call and its result', async () => {
+    const fake = await converseBackend([{ text: 'Noted.' }]);
+    const reply = await openai.chat.completions.create({
+      model: SKU,
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { ...WEATHER_SCHEMA } } }],
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call.with/odd:chars', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        { role: 'tool', tool_call_id: 'call.with/odd:chars', content: 'snow' },
+      ],
+    });
+    expect(reply.choices[0]!.message.content).toBe('Noted.');
+    expect(fake.refused).toBe(0);
+  });
+
+  it.each([false, true])('answers a wrong secret on Converse with a 502 that carries neither the secret nor the session token (streaming: %s)', async (streaming) => {
+    const wrong = 'WRONGsecretKEYwJalrXUtnFEMI0123456789abcd';
+    const fake = await converseBackend([{ text: 'never' }]);
+    process.env.AWS_SECRET_ACCESS_KEY = wrong;
+    const response = await fetch(`${router.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${router.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SKU, stream: streaming, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await response.text();
+    expect(fake.refused).toBe(1);
+    expect(fake.requests[0]!.path).toContain('/converse');
+    expect(response.status).toBe(502);
+    expect(text).not.toContain(wrong);
+    expect(text).not.toContain(SESSION_TOKEN);
+  });
+
+  it("passes AWS's refusal of a Converse call on as a 400 in the client's format", async () => {
+    await converseBackend([{ status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'The model returned an invalid tool configuration.' } } }]);
+    const error = await anthropic.messages.create({ model: SKU, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
+    expect((error as Error).message).toContain('The model returned an invalid tool configuration.');
+  });
+
+  it('ends a ConverseStream that AWS breaks off with an exception in an error event, with AWS words', async () => {
+    await converseBackend([{ text: 'A long answer that will not finish', chunkSize: 4 }], { streamException: { afterEvents: 4, type: 'modelStreamErrorException', message: 'The model stopped unexpectedly.' } });
+    const response = await fetch(`${router.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': router.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SKU, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await response.text();
+    expect(text).toContain('event: message_start');
+    const last = text.trim().split('\n\n').at(-1)!;
+    expect(last).toContain('event: error');
+    expect(last).toContain('modelStreamErrorException: The model stopped unexpectedly.');
+    expect(text).not.toContain('message_stop');
   });
 });

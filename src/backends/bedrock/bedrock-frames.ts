@@ -27,7 +27,7 @@ function frameOf(backend: string, message: EventStreamMessage): SseFrame | undef
   const kind = message.headers[':message-type'];
   if (kind === 'exception' || kind === 'error') {
     const type = String(message.headers[':exception-type'] ?? message.headers[':error-code'] ?? 'error');
-    const text = messageOf(message.payload) ?? String(message.headers[':error-message'] ?? type);
+    const text = exceptionMessageOf(message.payload) ?? String(message.headers[':error-message'] ?? type);
     return { event: 'error', data: JSON.stringify({ type: 'error', error: { type: Object.hasOwn(ERROR_TYPES, type) ? ERROR_TYPES[type] : 'api_error', message: `${type}: ${text}` } }) };
   }
   if (message.headers[':event-type'] !== 'chunk') return undefined; // future event types, as SSE's unknown events
@@ -48,7 +48,8 @@ function frameOf(backend: string, message: EventStreamMessage): SseFrame | undef
   return { ...(typeof type === 'string' ? { event: type } : {}), data };
 }
 
-function messageOf(payload: Buffer): string | undefined {
+/** An exception message's words: its JSON `message`, else the payload as text. */
+export function exceptionMessageOf(payload: Buffer): string | undefined {
   try {
     const body = JSON.parse(payload.toString('utf8')) as { message?: unknown; Message?: unknown };
     const text = body.message ?? body.Message;

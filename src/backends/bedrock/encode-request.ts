@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../../core/request.js';
 import { encodeAnthropicRequest } from '../anthropic/encode-request.js';
 import { translatedProtocolHeaders } from '../anthropic/upstream-headers.js';
-import { claudeNameOf, requireClaude } from './model-family.js';
+import { claudeNameOf } from './model-family.js';
 
 /** The version Bedrock's Claude bodies name in place of the anthropic-version header. */
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
@@ -12,8 +12,7 @@ export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
  * the model is in the path and the method says whether it streams, so no `model` or `stream`;
  * the version is `anthropic_version` in the body, and the betas are `anthropic_beta`, a list.
  */
-export function encodeBedrockRequest(backend: string, request: CanonicalRequest, upstreamModel: string): Record<string, unknown> {
-  requireClaude(backend, upstreamModel);
+export function encodeBedrockRequest(_backend: string, request: CanonicalRequest, upstreamModel: string): Record<string, unknown> {
   // The translation is written for 2023-06-01, the Messages version Bedrock's Claude bodies follow.
   const { model: _model, stream: _stream, ...body } = encodeAnthropicRequest(request, claudeNameOf(upstreamModel), false) as unknown as Record<string, unknown>;
   const beta = betasOf(request);

@@ -1,21 +1,13 @@
-import { RouterError } from '../../core/errors.js';
-
 /**
  * Bedrock serves each model family in its own body format on InvokeModel; this backend speaks
- * Anthropic's (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
- * Claude ids are `anthropic.claude-…`, or with a cross-region inference profile's prefix
- * (`us.anthropic.claude-…`, `global.…`), or an ARN naming one of those.
+ * Anthropic's there (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html),
+ * and Converse, the one format every other family takes, for the rest. Claude ids are
+ * `anthropic.claude-…`, or with a cross-region inference profile's prefix (`us.anthropic.claude-…`,
+ * `global.…`), or an ARN naming one of those.
  */
 const CLAUDE = /(?:^|[./])anthropic\.claude-/;
 
-export function requireClaude(backend: string, upstreamModel: string): void {
-  if (CLAUDE.test(upstreamModel)) return;
-  throw new RouterError(
-    400,
-    'invalid_request',
-    `Backend '${backend}' (bedrock) serves Anthropic Claude models only for now; '${upstreamModel.slice(0, 200)}' is not one (use an id such as anthropic.claude-sonnet-4-20250514-v1:0 or us.anthropic.claude-…).`,
-  );
-}
+export const isClaudeModel = (upstreamModel: string): boolean => CLAUDE.test(upstreamModel);
 
 /**
  * The Anthropic name of a Bedrock Claude id, as the catalog knows it (`claude-sonnet-4-5-20250929`
