@@ -209,6 +209,17 @@ export const PROVIDER_ROWS: ProviderRow[] = [
     start: bedrock,
   },
   {
+    provider: 'AWS Bedrock (other families: Nova, Llama, Mistral, DeepSeek, Qwen, gpt-oss)',
+    add: ['backends', 'add', 'bedrock', '--type', 'bedrock', '--region', AWS.region],
+    upstreamModel: 'us.amazon.nova-pro-v1:0',
+    fake: 'test/fakes/bedrock-upstream.ts with test/fakes/bedrock-converse.ts',
+    quirks: [
+      'The same backend: every id that is not Claude goes over Converse / ConverseStream, tools as `toolConfig`, results as `toolResult` blocks.',
+      'Settings Converse has no field for (top_k, seed, penalties, reasoning effort) are left out and named in `svc_meta.warnings`.',
+    ],
+    start: bedrock,
+  },
+  {
     provider: 'OpenRouter',
     add: chat('openrouter', 'https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY', 'openrouter'),
     upstreamModel: 'anthropic/claude-sonnet-4.5',
