@@ -33,6 +33,12 @@ export interface HttpBackendSpec {
   url(baseUrl: string, model: string, stream: boolean): string;
   /** Auth and protocol headers for this call (the key, when the backend has one). */
   headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
+  /**
+   * What of the request `headers` depends on, as a string: calls with the same key, mode and
+   * variant are sent one headers object, built once (upstream-headers.ts). Undefined, or left out,
+   * builds them per call.
+   */
+  headerVariant?(request: CanonicalRequest): string | undefined;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
@@ -44,6 +50,8 @@ export interface HttpBackendSpec {
 
 /** Model names come from clients (through routes): remember a bounded number of their URLs. */
 const MAX_REMEMBERED_URLS = 1_000;
+/** Header variants hold client values (a beta list): remember a bounded number of them, per backend. */
+const MAX_REMEMBERED_HEADERS = 64;
 
 /** How long a finished stream's upstream may take to end its response before it is cut off. */
 const END_GRACE_MS = 500;
@@ -122,14 +130,33 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
 
   const safe = (error: unknown, call: BackendCall): RouterError => redactError(networkError(name, error, call.signal), secretsOf());
 
+  /** Every header of a call, content type first; configured headers before the spec's, so they can add to but never replace the upstream's auth. */
+  const buildHeaders = (key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> =>
+    Object.freeze({ 'content-type': 'application/json', ...settings.headers, ...spec.headers(key, request), ...(stream ? { accept: 'text/event-stream' } : {}) });
+
+  // The headers of a route's calls are the same call after call: built once per key, mode and variant, and sent as they are (never changed after).
+  const builtHeaders = new Map<string, Record<string, string>>();
+  function headersFor(key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> {
+    const variant = spec.headerVariant?.(request);
+    if (variant === undefined) return buildHeaders(key, request, stream);
+    const known = `${stream ? 's' : 'j'}${key ?? ''}\u0000${variant}`;
+    let headers = builtHeaders.get(known);
+    if (headers === undefined) {
+      headers = buildHeaders(key, request, stream);
+      if (builtHeaders.size >= MAX_REMEMBERED_HEADERS) builtHeaders.clear();
+      builtHeaders.set(known, headers);
+    }
+    return headers;
+  }
+
   function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
     const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
     return client.postJson({
       backend: name,
       url: urlFor(call.upstreamModel, stream),
-      // Configured headers first, so they can add to but never replace the upstream's auth.
-      headers: { ...settings.headers, ...spec.headers(key, call.request), ...(stream ? { accept: 'text/event-stream' } : {}) },
+      headers: headersFor(key, call.request, stream),
+      typed: true,
       body: spec.encode(call.request, call.upstreamModel, stream),
       signal: call.signal,
       secrets: key ? [key] : [],

@@ -1,6 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendModule } from '../backend.js';
-import { forwardedClientHeaders } from '../http/client-headers.js';
+import { forwardedClientHeaders, forwardedClientVariant } from '../http/client-headers.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { chatForwardTap } from './forward-tap.js';
 import { decodeChatReply } from './decode-reply.js';
@@ -15,6 +15,7 @@ export function createOpenAIChatBackend(name: string, settings: BackendSettings)
     url: (base): string => `${base}/chat/completions`,
     // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
     headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'chat'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
+    headerVariant: (request) => forwardedClientVariant(request, 'chat'),
     encode: (request, upstreamModel, stream) => encodeChatRequest(request, upstreamModel, stream, { cacheControl: settings.cacheControl === true || (settings.profile === 'openrouter' && openrouterCachesAtBreakpoints(upstreamModel)), ...(settings.profile ? { profile: settings.profile } : {}), ...(settings.providerRouting ? { providerRouting: settings.providerRouting } : {}) }),
     decodeReply: decodeChatReply,
     forward: chatForwardTap,
