@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memberSpans, pathSpan, withMember, withMembers } from '../../src/formats/shared/json-members.js';
+import { memberSpans, pathSpan, withMember, withMembers } from '../../src/core/json-members.js';
 
 /**
  * Forwarding edits an upstream's JSON text in place. Whatever the object (nested values, strings

@@ -4,7 +4,7 @@ import { createHttpBackend } from '../http/http-backend.js';
 import { anthropicForwardTap } from './forward-tap.js';
 import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
-import { encodeAnthropicRequest } from './encode-request.js';
+import { encodeAnthropicRequest, forwardedAnthropicText } from './encode-request.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
 import { anthropicAuth, forwardedProtocolVariant, messagesProtocolHeaders } from './upstream-headers.js';
 
@@ -20,6 +20,7 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     headers: (key, request) => ({ ...messagesProtocolHeaders(settings, request), ...anthropicAuth(settings, key) }),
     headerVariant: (request) => forwardedProtocolVariant(settings, request),
     encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion }),
+    encodeText: forwardedAnthropicText,
     nativeWebSearch: true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,

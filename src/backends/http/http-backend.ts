@@ -40,6 +40,8 @@ export interface HttpBackendSpec {
    */
   headerVariant?(request: CanonicalRequest): string | undefined;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
+  /** The body as text, when it is the client's own text with a member or two set (same-format, core/body-text.ts); undefined to encode it. */
+  encodeText?(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
   /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
@@ -149,6 +151,11 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     return headers;
   }
 
+  function bodyOf(call: BackendCall, stream: boolean): { body: unknown } | { body: undefined; bodyText: string } {
+    const text = spec.encodeText?.(call.request, call.upstreamModel, stream);
+    return text === undefined ? { body: spec.encode(call.request, call.upstreamModel, stream) } : { body: undefined, bodyText: text };
+  }
+
   function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
     const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
@@ -157,7 +164,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       url: urlFor(call.upstreamModel, stream),
       headers: headersFor(key, call.request, stream),
       typed: true,
-      body: spec.encode(call.request, call.upstreamModel, stream),
+      ...bodyOf(call, stream),
       signal: call.signal,
       secrets: key ? [key] : [],
       ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),

@@ -54,6 +54,8 @@ export interface UpstreamRequest {
   /** The headers carry the content type already (a backend's, built once per route): sent as they are. */
   typed?: boolean;
   body: unknown;
+  /** The body already written as JSON text (a client's own, forwarded): sent instead of `body`. */
+  bodyText?: string;
   signal: ClientSignal;
   /** Values to scrub from any upstream text a client might see. */
   secrets: string[];
@@ -76,7 +78,7 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
       path: url.path,
       method: 'POST',
       headers: call.typed ? call.headers : { 'content-type': 'application/json', ...call.headers },
-      body: JSON.stringify(call.body),
+      body: call.bodyText ?? JSON.stringify(call.body),
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.idleMs,
     });

@@ -1,6 +1,6 @@
 import type { WireFrame } from '../../core/forwarded.js';
 import type { EncodeContext } from '../client-format.js';
-import { withMembers } from './json-members.js';
+import { withMembers } from '../../core/json-members.js';
 
 /** The members a forwarded reply gets, set in one walk of its text. */
 const REPLY_MEMBERS = ['model', 'svc_meta'];

@@ -1,4 +1,4 @@
-import { isJsonSpace, skipJsonSpace, stringEnd } from '../../core/json-scan.js';
+import { isJsonSpace, skipJsonSpace, stringEnd } from './json-scan.js';
 
 /**
  * Finding a member of a JSON object in its text, without parsing the rest: forwarding changes one
