@@ -50,28 +50,45 @@ export const MAX_RETRY_WAIT_MS = 5_000;
  * request's session's target, or by the weighted draw; each pooled backend's key is the session's
  * while it does not rest.
  */
-export async function tryInOrder<T>(
+export function tryInOrder<T>(
   context: RequestContext,
   targets: Target[],
   request: CanonicalRequest,
   call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
-  const trace = context.request.trace;
-  const clientModel = request.model;
-  const affinity = await sessionRouteFor(context, targets, request);
   try {
-    return await tryChain(context, affinity?.chain ?? leading(targets, drawLead(targets)), clientModel, affinity, call);
+    const opening = sessionRouteFor(context, targets, request);
+    // Most requests name no session, or have no choice to make: nothing to wait for before the first target, no moves to note.
+    if (opening === undefined) return tryChain(context, leading(targets, drawLead(targets)), request.model, undefined, call);
+    return tryLed(context, opening, request.model, call);
+  } catch (error) {
+    // Still a rejection, never a throw, as from the async function this was.
+    return Promise.reject(error);
+  }
+}
+
+/** tryInOrder for a chain the session leads: its moves go into the request's record. */
+async function tryLed<T>(
+  context: RequestContext,
+  opening: Promise<SessionRoute>,
+  clientModel: string,
+  call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
+): Promise<Attempted & { reply: T }> {
+  const affinity = await opening;
+  try {
+    return await tryChain(context, affinity.chain, clientModel, affinity, call);
   } finally {
-    if (trace && affinity?.moves.length) trace.sessionMoved = affinity.moves.join('; ');
+    const trace = context.request.trace;
+    if (trace && affinity.moves.length) trace.sessionMoved = affinity.moves.join('; ');
   }
 }
 
 /**
  * The request's session (src/routing/session-key.ts), when it names one: its cache key goes to
  * upstreams that take one, and a chain that has a choice to make (several targets, or a key pool)
- * is led where the session already is.
+ * is led where the session already is. Undefined, not a promise, when there is nothing to wait for.
  */
-async function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute | undefined> {
+function sessionRouteFor(context: RequestContext, targets: Target[], request: CanonicalRequest): Promise<SessionRoute> | undefined {
   const session = requestSession(context, request);
   if (!session) return undefined;
   request.promptCacheKey ??= session.cacheKey;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { keepBodyText } from '../core/body-text.js';
 import { RouterError, invalidRequest } from '../core/errors.js';
 
 /** How long a body may take to arrive: `ms` in all, counted from `startedAt` (performance.now() when its headers arrived). */
@@ -23,23 +24,37 @@ export async function readJsonBody(request: IncomingMessage, limit: number, dead
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'body', 'invalid_json');
   }
-  if (nestsDeeperThan(body, MAX_DEPTH)) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
+  const members = membersWithin(body, MAX_DEPTH);
+  if (members === -1) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
+  keepBodyText(body, text, members);
   return body;
 }
 
 /** Deeper JSON than any real request needs; refusing it keeps recursive decoders safe. */
 export const MAX_DEPTH = 64;
 
-/** Whether a parsed JSON value nests more than `levels` deep; stops at the first path that does, so hostile input costs little. */
-function nestsDeeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
+/**
+ * The object members of a parsed JSON value, or -1 when it nests more than `levels` deep; stops at
+ * the first path that does, so hostile input costs little.
+ */
+function membersWithin(value: unknown, levels: number): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (levels === 0) return -1;
+  let members = 0;
   if (Array.isArray(value)) {
-    for (const child of value) if (nestsDeeperThan(child, levels - 1)) return true;
+    for (const child of value) {
+      const inner = membersWithin(child, levels - 1);
+      if (inner === -1) return -1;
+      members += inner;
+    }
   } else {
-    for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+    for (const key in value) {
+      const inner = membersWithin((value as Record<string, unknown>)[key], levels - 1);
+      if (inner === -1) return -1;
+      members += inner + 1;
+    }
   }
-  return false;
+  return members;
 }
 
 /** The body's bytes, gathered with plain stream events (cheaper per request than an async iterator). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memberSpans, pathSpan, withMember } from '../../src/formats/shared/json-members.js';
+import { memberSpans, pathSpan, withMember, withMembers } from '../../src/core/json-members.js';
 
 /**
  * Forwarding edits an upstream's JSON text in place. Whatever the object (nested values, strings
@@ -41,6 +41,19 @@ describe('json-members', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('withMembers, one walk for several members, gives the text of setting each in turn', () => {
+    const anyText = fc.oneof(objectText, fc.string({ unit: fc.constantFrom('{', '}', '"', ':', ',', 'a', ' ', '\\'), maxLength: 16 }));
+    fc.assert(
+      fc.property(anyText, fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 2 }), fc.boolean(), (text, first, second, swapped) => {
+        const a = JSON.stringify(first) ?? 'null';
+        const b = JSON.stringify(second) ?? 'null';
+        const [k1, k2] = swapped ? ['svc_meta', 'model'] : ['model', 'svc_meta'];
+        expect(withMembers(text, [k1, k2], [a, b])).toBe(withMember(withMember(text, k1, a), k2, b));
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -4,9 +4,9 @@ import { createHttpBackend } from '../http/http-backend.js';
 import { anthropicForwardTap } from './forward-tap.js';
 import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
-import { encodeAnthropicRequest } from './encode-request.js';
+import { encodeAnthropicRequest, forwardedAnthropicText } from './encode-request.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
-import { anthropicAuth, messagesProtocolHeaders } from './upstream-headers.js';
+import { anthropicAuth, forwardedProtocolVariant, messagesProtocolHeaders } from './upstream-headers.js';
 
 export { ANTHROPIC_VERSION };
 
@@ -18,7 +18,9 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     url: (base): string => `${base.replace(/\/v1$/, '')}/v1/messages`,
     // Version and betas as src/backends/anthropic/upstream-headers.ts says; the key in the one form the service takes.
     headers: (key, request) => ({ ...messagesProtocolHeaders(settings, request), ...anthropicAuth(settings, key) }),
+    headerVariant: (request) => forwardedProtocolVariant(settings, request),
     encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion }),
+    encodeText: forwardedAnthropicText,
     nativeWebSearch: true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,

@@ -1,4 +1,6 @@
+import { bodyTextOf } from '../../core/body-text.js';
 import { invalidRequest } from '../../core/errors.js';
+import { withMembers } from '../../core/json-members.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { asSystemReminder } from '../../core/system-notes.js';
 import { setBackendWarnings } from '../../core/warnings.js';
@@ -29,6 +31,23 @@ type AnthropicMessage = AnthropicRequestMessage;
  * The Messages body for a canonical request. Same-format requests forward the client's body with
  * the model renamed (keeping cache_control, betas' fields and anything else we do not model).
  */
+/** The forwarded body's members the router sets, in this order when the client's text has neither. */
+const FORWARD_MEMBERS = ['model', 'stream'];
+
+/**
+ * encodeAnthropicRequest's body for a same-format request as text: the client's own text with the
+ * model and `stream` set, when it was kept (core/body-text.ts), so a long request is not written
+ * out again. The same JSON the spread below gives, member order included. Undefined otherwise.
+ */
+export function forwardedAnthropicText(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined {
+  const forwardBody = request.forwardBody;
+  if (forwardBody?.format !== 'messages') return undefined;
+  const text = bodyTextOf(forwardBody.body);
+  if (text === undefined) return undefined;
+  setBackendWarnings(request, []);
+  return withMembers(text, FORWARD_MEMBERS, [JSON.stringify(upstreamModel), stream ? 'true' : 'false']);
+}
+
 export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: EncodeOptions = {}): AnthropicRequestBody {
   if (request.forwardBody?.format === 'messages') {
     setBackendWarnings(request, []);

@@ -51,6 +51,17 @@ export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthrop
   return request.forwardBody?.format === 'messages' ? forwardedProtocolHeaders(settings, request.forwardBody.headers) : translatedProtocolHeaders(settings, request);
 }
 
+/**
+ * What of the request messagesProtocolHeaders reads, as a string (HttpBackendSpec.headerVariant):
+ * on a forwarded call the version and betas it sends; undefined on a translated one, whose betas
+ * depend on the body.
+ */
+export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): string | undefined {
+  if (request.forwardBody?.format !== 'messages') return undefined;
+  const client = request.forwardBody.headers;
+  return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}`;
+}
+
 function usesAnthropicFile(request: CanonicalRequest): boolean {
   for (const message of request.messages) {
     for (const part of message.content) {

@@ -28,6 +28,7 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
   const http = createHttpBackend(name, settings, {
     url: (base, model, stream) => geminiUrl(base, model, stream, settings.apiVersion),
     headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
+    headerVariant: () => '',
     encode: encodeGeminiRequest,
     nativeWebSearch: true,
     decodeReply: decodeGeminiReply,

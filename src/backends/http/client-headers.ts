@@ -11,3 +11,15 @@ export function forwardedClientHeaders(request: CanonicalRequest, wireFormat: Fo
   const forwardBody = request.forwardBody;
   return forwardBody?.format === wireFormat && forwardBody.headers ? forwardBody.headers : NONE;
 }
+
+/**
+ * What of the request forwardedClientHeaders reads, as a string (HttpBackendSpec.headerVariant):
+ * empty when the call carries no client header, else each name and value.
+ */
+export function forwardedClientVariant(request: CanonicalRequest, wireFormat: FormatName): string {
+  const headers = forwardedClientHeaders(request, wireFormat);
+  if (headers === NONE) return '';
+  let variant = '';
+  for (const name in headers) variant += `${name}\u0000${headers[name]}\u0000`;
+  return variant;
+}

@@ -1,3 +1,4 @@
+import type { UpstreamRequest } from './upstream-client.js';
 import type { BackendSettings } from '../../config/settings.js';
 import { RouterError } from '../../core/errors.js';
 import { CREDENTIAL_HEADER_NAME, redactError, redactText, rememberedSecrets, rememberSecret } from '../../core/redact.js';
@@ -33,7 +34,15 @@ export interface HttpBackendSpec {
   url(baseUrl: string, model: string, stream: boolean): string;
   /** Auth and protocol headers for this call (the key, when the backend has one). */
   headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
+  /**
+   * What of the request `headers` depends on, as a string: calls with the same key, mode and
+   * variant are sent one headers object, built once (upstream-headers.ts). Undefined, or left out,
+   * builds them per call.
+   */
+  headerVariant?(request: CanonicalRequest): string | undefined;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
+  /** The body as text, when it is the client's own text with a member or two set (same-format, core/body-text.ts); undefined to encode it. */
+  encodeText?(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
   /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
@@ -61,6 +70,8 @@ export interface OutgoingRequest {
 
 /** Model names come from clients (through routes): remember a bounded number of their URLs. */
 const MAX_REMEMBERED_URLS = 1_000;
+/** Header variants hold client values (a beta list): remember a bounded number of them, per backend. */
+const MAX_REMEMBERED_HEADERS = 64;
 
 /** How long a finished stream's upstream may take to end its response before it is cut off. */
 const END_GRACE_MS = 500;
@@ -141,29 +152,45 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
 
   const readFrames = spec.frames ?? decodeSse;
 
-  async function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
+  /** Every header of a call, content type first; configured headers before the spec's, so they can add to but never replace the upstream's auth. */
+  const buildHeaders = (key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> =>
+    Object.freeze({ 'content-type': 'application/json', ...settings.headers, ...spec.headers(key, request), ...(stream ? { accept: 'text/event-stream' } : {}) });
+
+  // The headers of a route's calls are the same call after call: built once per key, mode and variant, and sent as they are (never changed after).
+  const builtHeaders = new Map<string, Record<string, string>>();
+  function headersFor(key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> {
+    const variant = spec.headerVariant?.(request);
+    if (variant === undefined) return buildHeaders(key, request, stream);
+    const known = `${stream ? 's' : 'j'}${key ?? ''}\u0000${variant}`;
+    let headers = builtHeaders.get(known);
+    if (headers === undefined) {
+      headers = buildHeaders(key, request, stream);
+      if (builtHeaders.size >= MAX_REMEMBERED_HEADERS) builtHeaders.clear();
+      builtHeaders.set(known, headers);
+    }
+    return headers;
+  }
+
+  function bodyOf(call: BackendCall, stream: boolean): { body: unknown } | { body: undefined; bodyText: string } {
+    const text = spec.encodeText?.(call.request, call.upstreamModel, stream);
+    return text === undefined ? { body: spec.encode(call.request, call.upstreamModel, stream) } : { body: undefined, bodyText: text };
+  }
+
+  function send(client: UpstreamClient, call: BackendCall, stream: boolean) {
     const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
     const url = urlFor(call.upstreamModel, stream);
-    // Configured headers first, so they can add to but never replace the upstream's auth (or its accept).
-    let headers: Record<string, string> = { ...settings.headers, ...(stream ? { accept: 'text/event-stream' } : {}), ...spec.headers(key, call.request) };
-    let body: unknown = spec.encode(call.request, call.upstreamModel, stream);
-    if (spec.sign) {
-      // Signed bytes are sent as they are: serialised once, here, not again by the client.
-      const bytes = Buffer.from(JSON.stringify(body));
-      headers = { 'content-type': 'application/json', ...headers };
-      headers = { ...headers, ...(await spec.sign({ url, method: 'POST', headers, body: bytes })) };
-      body = bytes;
-    }
-    return client.postJson({
-      backend: name,
-      url,
-      headers,
-      body,
-      signal: call.signal,
-      secrets: key ? [key] : [],
-      ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
-    });
+    const headers = headersFor(key, call.request, stream);
+    const request = { backend: name, url, typed: true, signal: call.signal, secrets: key ? [key] : [], ...(settings.timeouts ? { timeouts: settings.timeouts } : {}) };
+    if (spec.sign) return sendSigned(client, request, headers, bodyOf(call, stream));
+    return client.postJson({ ...request, headers, ...bodyOf(call, stream) });
+  }
+
+  /** Signed bytes are sent as they are: serialised once, here, not again by the client. */
+  async function sendSigned(client: UpstreamClient, request: Omit<UpstreamRequest, 'headers' | 'body'>, headers: Record<string, string>, body: ReturnType<typeof bodyOf>) {
+    const bytes = Buffer.from('bodyText' in body ? body.bodyText : JSON.stringify(body.body));
+    const signature = await spec.sign!({ url: request.url, method: 'POST', headers, body: bytes });
+    return client.postJson({ ...request, headers: { ...headers, ...signature }, body: bytes });
   }
 
   /**

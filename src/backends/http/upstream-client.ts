@@ -33,6 +33,15 @@ function dispatcherFor(connectMs: number): Agent {
   return agent;
 }
 
+/** A backend's timeouts over the defaults, worked out once per settings object rather than per call. */
+const mergedTimeouts = new WeakMap<BackendTimeouts, Required<BackendTimeouts>>();
+function timeoutsOf(configured: BackendTimeouts | undefined): Required<BackendTimeouts> {
+  if (!configured) return DEFAULT_TIMEOUTS;
+  let merged = mergedTimeouts.get(configured);
+  if (!merged) mergedTimeouts.set(configured, (merged = { ...DEFAULT_TIMEOUTS, ...configured }));
+  return merged;
+}
+
 /** Upstream error bodies beyond this are cut: enough for a message, never a memory hazard. */
 const MAX_ERROR_BODY = 64 * 1024;
 /** A non-streamed reply larger than this is not a chat answer; refuse it rather than buffer it. */
@@ -42,8 +51,12 @@ export interface UpstreamRequest {
   backend: string;
   url: string;
   headers: Record<string, string>;
+  /** The headers carry the content type already (a backend's, built once per route): sent as they are. */
+  typed?: boolean;
   /** JSON to send; a Buffer is sent as it is (bytes already serialised, and signed). */
   body: unknown;
+  /** The body already written as JSON text (a client's own, forwarded): sent instead of `body`. */
+  bodyText?: string;
   signal: ClientSignal;
   /** Values to scrub from any upstream text a client might see. */
   secrets: string[];
@@ -57,7 +70,7 @@ export interface UpstreamRequest {
  * reading the body as a stream ends it, and the idle timeout bounds the stream.
  */
 export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse> {
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...call.timeouts };
+  const timeouts = timeoutsOf(call.timeouts);
   let response: UpstreamResponse;
   try {
     const url = parsedUrl(call.url);
@@ -65,8 +78,8 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
       origin: url.origin,
       path: url.path,
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...call.headers },
-      body: Buffer.isBuffer(call.body) ? call.body : JSON.stringify(call.body),
+      headers: call.typed ? call.headers : { 'content-type': 'application/json', ...call.headers },
+      body: Buffer.isBuffer(call.body) ? call.body : (call.bodyText ?? JSON.stringify(call.body)),
       headersTimeout: timeouts.firstByteMs,
       bodyTimeout: timeouts.idleMs,
     });
@@ -89,25 +102,20 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
 }
 
 /** Reads a body as JSON, as the upstream's reply: too large or malformed is a 502, not a crash. */
-export async function readJson(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<unknown> {
-  let body: Buffer;
-  try {
-    body = await response.body.readAll(MAX_REPLY_BODY + 1);
-  } catch (error) {
-    throw networkError(backend, error, signal);
-  }
-  return parsedReply(backend, body).json;
+export function readJson(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<unknown> {
+  return readJsonText(backend, response, signal).then(jsonOf);
 }
 
-/** readJson, also giving the text it parsed (for a reply forwarded as the upstream wrote it). */
-export async function readJsonText(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<{ text: string; json: unknown }> {
-  let body: Buffer;
-  try {
-    body = await response.body.readAll(MAX_REPLY_BODY + 1);
-  } catch (error) {
-    throw networkError(backend, error, signal);
-  }
-  return parsedReply(backend, body);
+const jsonOf = (reply: { json: unknown }): unknown => reply.json;
+
+/** readJson, also giving the text it parsed (for a reply forwarded as the upstream wrote it). One step: the read's own promise, no async wrapper. */
+export function readJsonText(backend: string, response: UpstreamResponse, signal: ClientSignal): Promise<{ text: string; json: unknown }> {
+  return response.body.readAll(MAX_REPLY_BODY + 1).then(
+    (body) => parsedReply(backend, body),
+    (error: unknown) => {
+      throw networkError(backend, error, signal);
+    },
+  );
 }
 
 function parsedReply(backend: string, body: Buffer): { text: string; json: unknown } {

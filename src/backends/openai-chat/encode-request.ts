@@ -1,3 +1,5 @@
+import { bodyTextOf } from '../../core/body-text.js';
+import { memberSpans, withMember, withMembers } from '../../core/json-members.js';
 import type { CanonicalRequest, ImagePart, ToolChoice } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
@@ -53,6 +55,38 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   }
   applyChatProfile(body, request, options);
   return body;
+}
+
+/** The forwarded body's members the router sets on a streamed call, in this order when the client's text has none of them. */
+const STREAM_MEMBERS = ['model', 'stream', 'stream_options'];
+const MODEL_MEMBER = ['model'];
+
+/**
+ * encodeChatRequest's body for a same-format request as text: the client's own text (core/body-text.ts)
+ * with the model set, and on a streamed call `stream` and `stream_options.include_usage`, the same
+ * JSON as the body encodeChatRequest writes, member order included. Undefined, to encode the body,
+ * where that would take more than setting members: a session's cache key to add, breakpoints, a
+ * provider profile, or `stream` members to remove from a call that does not stream.
+ */
+export function forwardedChatText(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: ChatEncodeOptions = {}): string | undefined {
+  const forwardBody = request.forwardBody;
+  if (forwardBody?.format !== 'chat' || options.cacheControl || options.profile) return undefined;
+  if (request.promptCacheKey && OPENAI_MODEL.test(upstreamModel)) return undefined;
+  const text = bodyTextOf(forwardBody.body);
+  if (text === undefined) return undefined;
+  const { body } = forwardBody;
+  let edited: string;
+  if (!stream) {
+    if (body.stream !== undefined || body.stream_options !== undefined) return undefined;
+    edited = withMembers(text, MODEL_MEMBER, [JSON.stringify(upstreamModel)]);
+  } else {
+    // The client's stream_options with include_usage set (the ledger needs the usage), or just that.
+    const current = body.stream_options === undefined || body.stream_options === null ? undefined : memberSpans(text, 'stream_options').at(-1);
+    const streamOptions = current ? withMember(text.slice(current.start, current.end), 'include_usage', 'true') : '{"include_usage":true}';
+    edited = withMembers(text, STREAM_MEMBERS, [JSON.stringify(upstreamModel), 'true', streamOptions]);
+  }
+  setBackendWarnings(request, []);
+  return edited;
 }
 
 function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning): ChatRequestBody {

@@ -1,6 +1,6 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { Backend, BackendModule } from '../backend.js';
-import { forwardedClientHeaders } from '../http/client-headers.js';
+import { forwardedClientHeaders, forwardedClientVariant } from '../http/client-headers.js';
 import { createHttpBackend } from '../http/http-backend.js';
 import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
@@ -14,6 +14,7 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     url: (base): string => `${base}/responses`,
     // The client's OpenAI-Beta on a forwarded call; the key after it, so nothing a client sends replaces it.
     headers: (key, request): Record<string, string> => ({ ...forwardedClientHeaders(request, 'responses'), ...(key ? { authorization: `Bearer ${key}` } : {}) }),
+    headerVariant: (request) => forwardedClientVariant(request, 'responses'),
     encode: encodeResponsesRequest,
     nativeWebSearch: true,
     decodeReply: decodeResponsesReply,

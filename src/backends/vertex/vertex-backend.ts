@@ -37,6 +37,7 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
       const beta = request.forwardBody?.format === 'messages' ? request.forwardBody.headers?.['anthropic-beta'] : undefined;
       return { ...bearer(token), ...(beta ? { 'anthropic-beta': beta } : {}) };
     },
+    headerVariant: (request) => (request.forwardBody?.format === 'messages' ? (request.forwardBody.headers?.['anthropic-beta'] ?? '') : ''),
     encode: encodeVertexAnthropicRequest,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),
@@ -44,6 +45,7 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
   const gemini = createHttpBackend(name, settings, {
     ...shared,
     headers: bearer,
+    headerVariant: () => '',
     encode: encodeGeminiRequest,
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,

@@ -3,7 +3,7 @@ import type { EncodeContext } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { forwardedJsonReply, frameText } from '../shared/forwarded.js';
 import { newId } from '../shared/ids.js';
-import { memberSpans, replaceSpans, withMember } from '../shared/json-members.js';
+import { memberSpans, replaceSpans, withMember } from '../../core/json-members.js';
 import { sse } from '../shared/sse.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';

@@ -3,7 +3,7 @@ import type { ForwardedFrame } from '../../core/forwarded.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { EncodeContext } from '../client-format.js';
 import { frameText } from '../shared/forwarded.js';
-import { memberSpans, pathSpan, replaceSpans, withMember } from '../shared/json-members.js';
+import { memberSpans, pathSpan, replaceSpans, withMember } from '../../core/json-members.js';
 import { sse } from '../shared/sse.js';
 import type { MessagesOptions } from './decode-request.js';
 

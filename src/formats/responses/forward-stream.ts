@@ -2,7 +2,7 @@ import type { ForwardedFrame, WireFrame } from '../../core/forwarded.js';
 import type { EncodeContext } from '../client-format.js';
 import { frameText } from '../shared/forwarded.js';
 import { newId } from '../shared/ids.js';
-import { memberSpans, pathSpan, replaceSpans, withMember } from '../shared/json-members.js';
+import { memberSpans, pathSpan, replaceSpans, withMember } from '../../core/json-members.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { responseObject } from './response-object.js';

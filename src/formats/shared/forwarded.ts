@@ -1,6 +1,9 @@
 import type { WireFrame } from '../../core/forwarded.js';
 import type { EncodeContext } from '../client-format.js';
-import { withMember } from './json-members.js';
+import { withMembers } from '../../core/json-members.js';
+
+/** The members a forwarded reply gets, set in one walk of its text. */
+const REPLY_MEMBERS = ['model', 'svc_meta'];
 
 /**
  * A forwarded JSON reply (Chat's `chat.completion`, Messages' `message`): the upstream's text with
@@ -8,7 +11,7 @@ import { withMember } from './json-members.js';
  * in place of an upstream's own svc_meta, when the upstream is itself a router).
  */
 export function forwardedJsonReply(text: string, context: EncodeContext): string {
-  return withMember(withMember(text, 'model', JSON.stringify(context.model)), 'svc_meta', JSON.stringify(context.svcMeta()));
+  return withMembers(text, REPLY_MEMBERS, [JSON.stringify(context.model), JSON.stringify(context.svcMeta())]);
 }
 
 /** A frame written back as the upstream sent it: its event name, then its data (a line per data line). */

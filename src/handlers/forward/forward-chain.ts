@@ -47,13 +47,17 @@ export function completeOrForward(
   forwardFormat: string | undefined,
   searchTarget?: Target,
 ): Promise<Attempted & { reply: { reply: Reply } | { forwarded: ForwardedReply } }> {
-  return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
-    if (servesSearch(backend, request, searchTarget)) return { reply: await servedSearchReply(context, backend, request, upstreamModel, apiKey, searchTarget) };
+  // No async wrapper per attempt: the call's own promise, tagged with what kind of reply it brings (tryChain catches a throw here as a failed attempt).
+  return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey): Promise<{ reply: Reply } | { forwarded: ForwardedReply }> => {
+    if (servesSearch(backend, request, searchTarget)) return servedSearchReply(context, backend, request, upstreamModel, apiKey, searchTarget).then(asReply);
     const call = { request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) };
     const forwarding = forwardingOf(backend, forwardFormat, request);
-    return forwarding ? { forwarded: await forwarding.complete(call) } : { reply: await backend.complete(call) };
+    return forwarding ? forwarding.complete(call).then(asForwarded) : backend.complete(call).then(asReply);
   });
 }
+
+const asReply = (reply: Reply): { reply: Reply } => ({ reply });
+const asForwarded = (forwarded: ForwardedReply): { forwarded: ForwardedReply } => ({ forwarded });
 
 /**
  * Calls the chain (tryInOrder) for a stream, each same-format target forwarded. A target has

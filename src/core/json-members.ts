@@ -1,4 +1,4 @@
-import { isJsonSpace, skipJsonSpace, stringEnd } from '../../core/json-scan.js';
+import { isJsonSpace, skipJsonSpace, stringEnd } from './json-scan.js';
 
 /**
  * Finding a member of a JSON object in its text, without parsing the rest: forwarding changes one
@@ -80,6 +80,71 @@ export function memberSpans(text: string, key: string, objectAt = skipJsonSpace(
     if (text.charCodeAt(at) !== 44) return spans;
     at = skipJsonSpace(text, at + 1);
   }
+}
+
+/** A top-level member's value span, and which of the keys asked for it has. */
+interface KeyedSpan extends ValueSpan {
+  key: number;
+}
+
+/**
+ * The top-level value spans of the members named by `keys`, in the order of the text, from one
+ * walk of the object whose `{` is the first non-space character: what memberSpans finds for each
+ * key, without a walk per key.
+ */
+function keyedSpans(text: string, keys: readonly string[]): KeyedSpan[] {
+  const found: KeyedSpan[] = [];
+  let at = skipJsonSpace(text, 0);
+  if (text.charCodeAt(at) !== 123) return found;
+  at = skipJsonSpace(text, at + 1);
+  if (text.charCodeAt(at) === 125) return found;
+  for (;;) {
+    if (text.charCodeAt(at) !== 34) return found;
+    const keyEnd = stringEnd(text, at);
+    if (keyEnd === -1) return found;
+    const key = keys.indexOf(keyAt(text, at, keyEnd));
+    at = skipJsonSpace(text, keyEnd);
+    if (text.charCodeAt(at) !== 58) return found;
+    const start = skipJsonSpace(text, at + 1);
+    const end = valueEnd(text, start);
+    if (end === -1) return found;
+    if (key !== -1) found.push({ start, end, key });
+    at = skipJsonSpace(text, end);
+    if (text.charCodeAt(at) !== 44) return found;
+    at = skipJsonSpace(text, at + 1);
+  }
+}
+
+/**
+ * withMember for several members at once, in one walk: the same text as setting each in turn
+ * (`withMember(withMember(text, k1, v1), k2, v2)`), for distinct keys. A forwarded reply gets its
+ * model and svc_meta this way.
+ */
+export function withMembers(text: string, keys: readonly string[], values: readonly string[]): string {
+  const spans = keyedSpans(text, keys);
+  let out = '';
+  let from = 0;
+  let present = 0;
+  for (const span of spans) {
+    out += text.slice(from, span.start) + values[span.key]!;
+    from = span.end;
+    present |= 1 << span.key;
+  }
+  if (present === (1 << keys.length) - 1) return from === 0 ? text : out + text.slice(from);
+  const inside = skipJsonSpace(text, skipJsonSpace(text, 0) + 1);
+  let empty = text.charCodeAt(inside) === 125;
+  // As withMember in turn would: an append lands before the last `}`, so on text that is no single object an "empty" one may stay empty.
+  const staysEmpty = empty && inside !== text.lastIndexOf('}');
+  let added = '';
+  for (let i = 0; i < keys.length; i++) {
+    if (present & (1 << i)) continue;
+    added += `${empty ? '' : ','}${JSON.stringify(keys[i])}:${values[i]!}`;
+    empty = staysEmpty;
+  }
+  const close = text.lastIndexOf('}');
+  if (close === -1) return out + text.slice(from);
+  if (close < from) return out + text.slice(from);
+  return `${out}${text.slice(from, close)}${added}${text.slice(close)}`;
 }
 
 /** The span of `path`'s value (`['message', 'model']`), following the last of duplicate keys. */
