@@ -18,10 +18,25 @@ export const NANO_PER_USD = 1_000_000_000;
  * route or the client, and `constructor` must not find anything.
  */
 export function priceFor(configured: Readonly<Record<string, unknown>>, backend: string, upstreamModel: string, offline = false, type?: BackendType): CatalogPrice | undefined {
+  // Asked once per request with the same few answers: remembered per config table and UTC day
+  // (prices come into force by date), so a request pays a map lookup, not a catalog query.
+  const day = Math.floor(Date.now() / DAY_MS);
+  let known = pricesSeen.get(configured);
+  if (known === undefined || known.day !== day) pricesSeen.set(configured, (known = { day, prices: new Map() }));
+  const key = `${type ?? ''}\u0000${offline ? 1 : 0}\u0000${backend}\u0000${upstreamModel}`;
+  if (known.prices.has(key)) return known.prices.get(key);
   const price = modelInfo({ type, upstreamModel, backendName: backend }, { prices: configured }).price;
-  if (offline && !price?.source.startsWith('config:')) return FREE;
-  return price?.value;
+  const value = offline && !price?.source.startsWith('config:') ? FREE : price?.value;
+  if (known.prices.size >= MAX_PRICES_SEEN) known.prices.clear();
+  known.prices.set(key, value);
+  return value;
 }
+
+const DAY_MS = 86_400_000;
+/** Per config table (a new one on every config change), so an edited price is never served stale. */
+const pricesSeen = new WeakMap<object, { day: number; prices: Map<string, CatalogPrice | undefined> }>();
+/** Model names come from routes and clients (pattern routes): bounded. */
+const MAX_PRICES_SEEN = 1_000;
 
 /** The backend type a configured backend name has (own keys only); undefined for the offline backend or a name no longer configured. */
 export function backendTypeOf(settings: Pick<Settings, 'backends'>, backend: string): BackendType | undefined {
