@@ -16,17 +16,14 @@ const RACE_RETRIES = 3;
 interface ReserveLine {
   reserve: { id: string; developer: string; tokens: number; until: number };
 }
-interface ReleaseLine {
-  release: string;
-}
-
-/** A record about to be counted, as the cap sees it: tokens it adds to its developer's usage, and those its reservation stops holding. */
-interface Settlement {
-  developer: string;
-  tokens: number;
-  releases: number;
-  /** When that reservation lapses: past it, nothing is held to release. */
-  until: number;
+/** Records and releases made in this turn, counted already, waiting for the turn's write. */
+interface Waiting {
+  lines: string;
+  /** Lines in `lines`. */
+  count: number;
+  /** Request ids of the records among them, and of the releases. */
+  ids: string[];
+  releases: string[];
 }
 
 interface AskedReservation {
@@ -39,11 +36,14 @@ interface AskedReservation {
 }
 
 /**
- * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
- * O_APPEND descriptor before the response is finished. A killed process therefore loses nothing
- * it had recorded (the kernel holds the bytes), and the lines of several processes never interleave.
- * Reads catch up with whatever other processes appended since the last read; this process's own
- * records are counted as they are written, so the common case reads nothing back.
+ * The embedded ledger: one JSON line per completed request, appended on an O_APPEND descriptor
+ * before the response is finished. The lines asked for in one turn of the event loop (records,
+ * releases, reservations) go out in one write(2) at the end of the turn, and a record's promise
+ * resolves only once that write is done: a reply that waits for it is never finished before its
+ * usage is in the file, so a killed process loses nothing it answered (the kernel holds the
+ * bytes), and the lines of several processes never interleave. Reads catch up with whatever other
+ * processes appended since the last read; this process's own records are counted as they are
+ * made, so the common case reads nothing back.
  */
 export class FileLedger implements Ledger {
   private readonly fd: number;
@@ -74,6 +74,13 @@ export class FileLedger implements Ledger {
   private readonly skipped: SkippedLines;
   /** Reservations asked for in this turn of the event loop, decided and written together. */
   private asked: AskedReservation[] = [];
+  /** Records and releases of this turn, counted already, written ahead of its reservations. */
+  private waitingLines = '';
+  private waitingCount = 0;
+  private waitingIds: string[] = [];
+  private waitingReleases: string[] = [];
+  /** What this turn's records wait on: its write. */
+  private turn: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
   private flushScheduled: NodeJS.Immediate | undefined;
 
   /** `report` hears of each line that cannot be read (default: standard error). */
@@ -92,38 +99,34 @@ export class FileLedger implements Ledger {
     }
   }
 
-  record(entry: UsageRecord): void {
+  /**
+   * Counted at once (this turn's reservations count it), written with everything else asked for
+   * in this turn of the event loop: one write(2) for the turn. The promise resolves once the line
+   * is in the file, so a reply that waits for it is never answered before its usage is recorded.
+   */
+  record(entry: UsageRecord): Promise<void> {
     const line = `${JSON.stringify(entry)}\n`;
-    if (!this.asked.length) {
-      fs.writeSync(this.fd, line);
-      this.counted(entry, line);
-      return;
-    }
-    // Reservations are waiting for this turn's write: they and this record share it, the record first.
-    clearImmediate(this.flushScheduled);
-    this.flushScheduled = undefined;
-    const batch = this.asked;
-    this.asked = [];
-    const own = { entry, line, counted: false };
-    try {
-      this.reserveBatch(batch, own);
-    } catch (error) {
-      for (const asked of batch) asked.reject(error);
-      // Only an unwritten record is the caller's failure; reading back after it concerns the reservations.
-      if (!own.counted) throw error;
-    }
-  }
-
-  /** Counts an own record once its line is written. */
-  private counted(entry: UsageRecord, line: string): void {
     this.buckets.add(entry);
-    this.ownBytes += Buffer.byteLength(line);
-    this.ownLines++;
     if (entry.requestId) {
-      this.ownIds.add(entry.requestId);
       // The record is the settlement: other processes drop the reservation when they read it.
       this.held.delete(entry.requestId);
+      this.waitingIds.push(entry.requestId);
     }
+    this.waitingLines += line;
+    this.waitingCount++;
+    return this.turnWritten();
+  }
+
+  /** The promise of this turn's write, made once per turn and shared by every record of it. */
+  private turnWritten(): Promise<void> {
+    this.flushScheduled ??= setImmediate(this.flushTurn);
+    if (!this.turn) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
+      this.turn = { promise, resolve, reject };
+    }
+    return this.turn.promise;
   }
 
   /**
@@ -140,37 +143,54 @@ export class FileLedger implements Ledger {
   reserve(request: ReserveRequest): Promise<Reservation> {
     return new Promise((resolve, reject) => {
       this.asked.push({ request, now: request.now ?? Date.now(), attempt: 0, resolve, reject });
-      this.flushScheduled ??= setImmediate(this.flushReservations);
+      this.flushScheduled ??= setImmediate(this.flushTurn);
     });
   }
 
-  private readonly flushReservations = (): void => {
+  /** Writes what this turn asked for: its records and releases, then its reservations, in one write. */
+  private readonly flushTurn = (): void => {
     this.flushScheduled = undefined;
     const batch = this.asked;
     this.asked = [];
+    const turn = this.turn;
+    this.turn = undefined;
+    const waiting = { lines: this.waitingLines, count: this.waitingCount, ids: this.waitingIds, releases: this.waitingReleases };
+    this.waitingLines = '';
+    this.waitingCount = 0;
+    this.waitingIds = [];
+    this.waitingReleases = [];
+    let written = false;
     try {
-      this.reserveBatch(batch);
+      this.reserveBatch(batch, waiting, () => {
+        written = true;
+        turn?.resolve();
+      });
     } catch (error) {
-      // The file could not be read back (or was closed): fail what is still waiting (a settled promise ignores this).
+      // Unwritten records are their callers' failure; a failure reading back after them concerns the reservations.
+      if (!written) turn?.reject(error);
       for (const asked of batch) asked.reject(error);
     }
+    if (!written) turn?.resolve();
   };
 
-  /** Decides and writes a batch of reservations, with `record` ahead of them in the same write (which then throws if it fails). */
-  private reserveBatch(batch: AskedReservation[], record?: { entry: UsageRecord; line: string; counted: boolean }): void {
+  /**
+   * Decides a batch of reservations and writes them, with `waiting` (records and releases, already
+   * counted) ahead of them in the same write; `onWritten` is told once that write is done. Throws
+   * when the write fails and records were in it.
+   */
+  private reserveBatch(batch: AskedReservation[], waiting: Waiting, onWritten: () => void): void {
     const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
     let lines = '';
     let caughtUp = false;
-    const settling = record && this.settlement(record.entry);
     for (const asked of batch) {
       const { request, now } = asked;
-      let reservation = this.decide(request, now, settling);
+      let reservation = this.decide(request, now);
       if (reservation.tokens < Math.max(request.tokens, request.minimum) && !caughtUp) {
         // What this process knows may be stale by other processes' releases and settlements:
         // look before refusing or cutting a reservation short.
         this.catchUp();
         caughtUp = true;
-        reservation = this.decide(request, now, settling);
+        reservation = this.decide(request, now);
       }
       if (!reservation.granted) {
         asked.resolve(reservation);
@@ -182,24 +202,25 @@ export class FileLedger implements Ledger {
       lines += reserveLine(request.requestId, held);
       written.push({ asked, held, reservation });
     }
-    if (!written.length && !record) return;
+    if (!written.length && !waiting.count) return;
+    const text = waiting.lines + lines;
     try {
-      fs.writeSync(this.fd, record ? record.line + lines : lines);
+      fs.writeSync(this.fd, text);
     } catch (error) {
       for (const { asked } of written) {
         this.held.delete(asked.request.requestId);
         asked.reject(error);
       }
-      if (record) throw error;
+      // Unwritten, a release still lapses at its time-to-live; unwritten records are their callers' failure.
+      if (waiting.count > waiting.releases.length) throw error;
       return;
     }
-    this.ownBytes += Buffer.byteLength(lines);
-    this.ownLines += written.length;
+    this.ownBytes += Buffer.byteLength(text);
+    this.ownLines += waiting.count + written.length;
+    for (const id of waiting.ids) this.ownIds.add(id);
+    for (const id of waiting.releases) this.ownReleases.add(id);
     for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
-    if (record) {
-      this.counted(record.entry, record.line);
-      record.counted = true;
-    }
+    onWritten();
     if (!written.length) return;
     this.checkedAt = performance.now();
     if (!this.catchUp()) {
@@ -221,41 +242,23 @@ export class FileLedger implements Ledger {
       if (!recheck.granted || asked.attempt + 1 >= RACE_RETRIES) asked.resolve({ ...recheck, granted: false, tokens: 0 });
       else {
         this.asked.push({ ...asked, attempt: asked.attempt + 1 });
-        this.flushScheduled ??= setImmediate(this.flushReservations);
+        this.flushScheduled ??= setImmediate(this.flushTurn);
       }
     }
   }
 
+  /** Gives the reservation back at once; its release line goes out with this turn's write. */
   async release(_developer: string, requestId: string): Promise<void> {
     if (!this.held.delete(requestId)) return;
-    try {
-      this.writeRelease({ release: requestId });
-      this.ownReleases.add(requestId);
-    } catch {
-      // Unwritten, the reservation still lapses at its time-to-live.
-    }
+    this.waitingLines += `{"release":${JSON.stringify(requestId)}}\n`;
+    this.waitingCount++;
+    this.waitingReleases.push(requestId);
+    void this.turnWritten().catch(() => undefined);
   }
 
-  /**
-   * The cap's decision against usage and every live reservation; with `settling`, as if a record
-   * not yet written were counted (its tokens used, its own reservation no longer held).
-   */
-  private decide(request: ReserveRequest, now: number, settling?: Settlement): Reservation {
-    let used = this.buckets.totalTokens(request.developer, now);
-    let reserved = this.held.total(request.developer, now);
-    if (settling?.developer === request.developer) {
-      used += settling.tokens;
-      if (settling.until > now) reserved -= settling.releases;
-    }
-    return decideReservation(request, used, reserved);
-  }
-
-  /** What counting a record will change for the cap (see decide). */
-  private settlement(entry: UsageRecord): Settlement {
-    const held = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
-    const inWindow = Math.floor(entry.ts / DAY_MS) >= firstWindowDay(Date.now());
-    const releases = held?.developer === entry.developer ? held.tokens : 0;
-    return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases, until: held?.until ?? 0 };
+  /** The cap's decision against usage (records waiting for this turn's write included) and every live reservation. */
+  private decide(request: ReserveRequest, now: number): Reservation {
+    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.total(request.developer, now));
   }
 
   /**
@@ -276,15 +279,10 @@ export class FileLedger implements Ledger {
     return decideReservation(request, used, reserved);
   }
 
-  /** Reservations are written in batches (reserveBatch); a release line goes out on its own. */
-  private writeRelease(value: ReleaseLine): void {
-    const line = `${JSON.stringify(value)}\n`;
-    fs.writeSync(this.fd, line);
-    this.ownBytes += Buffer.byteLength(line);
-    this.ownLines++;
-  }
-
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
+    // What this process recorded is written by the time its summary answers (the turn's write), so
+    // another process that reads after it counts the same.
+    if (this.turn) await this.turn.promise.catch(() => undefined);
     // Other processes' records (another router, the CLI's in-process chat) are looked for at most
     // every RECHECK_MS: a stat per request would cost a system call on the hot path.
     const checked = performance.now();
@@ -303,7 +301,7 @@ export class FileLedger implements Ledger {
   async close(): Promise<void> {
     if (this.flushScheduled) {
       clearImmediate(this.flushScheduled);
-      this.flushReservations();
+      this.flushTurn();
     }
     fs.closeSync(this.fd);
   }

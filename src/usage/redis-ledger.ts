@@ -140,6 +140,9 @@ export class RedisLedger implements Ledger {
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  /** This turn's records, waiting for its one outbox write, and what their callers wait on. */
+  private waitingOutbox: UsageRecord[] = [];
+  private turn: { promise: Promise<void>; resolve(): void } | undefined;
 
   constructor(url: string, options: RedisLedgerOptions = {}) {
     this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
@@ -179,22 +182,44 @@ export class RedisLedger implements Ledger {
     return (await withTimeout(ready, ms)) ?? false;
   }
 
-  record(entry: UsageRecord): void {
+  /**
+   * Queued at once (summaries and reservations count it), and written with the turn's other
+   * records: to the outbox in one write(2) at the end of the turn, which the promise waits for,
+   * then to Redis in one call.
+   */
+  record(entry: UsageRecord): Promise<void> {
     if (entry.requestId) this.heldHere.delete(entry.requestId);
     // Redis counts each request id once; a record without one gets one, so its retries are safe too.
     if (!entry.requestId) entry = { ...entry, requestId: `rec_${randomUUID()}` };
-    try {
-      this.outbox?.append([entry]);
-    } catch {
-      // A full or read-only disk costs crash safety, not the record: it still queues in memory.
-    }
     this.queue.push(entry);
     if (this.queue.length > MAX_QUEUED) {
       this.queue.shift();
       this.log('usage queue is full while Redis is unreachable; the oldest record was dropped.');
     }
-    void this.flush();
+    this.waitingOutbox.push(entry);
+    if (!this.turn) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((yes) => (resolve = yes));
+      this.turn = { promise, resolve };
+      setImmediate(this.endTurn);
+    }
+    return this.turn.promise;
   }
+
+  /** The turn's records go to the outbox in one write, then to Redis in one call. */
+  private readonly endTurn = (): void => {
+    const turn = this.turn;
+    this.turn = undefined;
+    const entries = this.waitingOutbox;
+    this.waitingOutbox = [];
+    try {
+      this.outbox?.append(entries);
+    } catch {
+      // A full or read-only disk costs crash safety, not the records: they still queue in memory.
+    }
+    turn?.resolve();
+    void this.flush();
+  };
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
     // A Redis that accepts commands but never answers must not hold requests (the cap check waits
@@ -359,6 +384,7 @@ export class RedisLedger implements Ledger {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    if (this.turn) this.endTurn();
     // Bounded too: a stalled Redis must not keep the process from shutting down.
     await withTimeout(
       this.flush().catch(() => undefined),
