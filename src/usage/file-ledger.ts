@@ -5,6 +5,7 @@ import { DailyBuckets } from './daily-buckets.js';
 import { HeldReservations, type Held } from './held-reservations.js';
 import { DAY_MS, decideReservation, firstWindowDay, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { readLedgerLine } from './ledger-lines.js';
+import { LEASE_AFTER, LEASE_ASKS, LEASE_SHARE, Leases, type Lease } from './leases.js';
 
 export { parseRecord } from './ledger-lines.js';
 
@@ -24,6 +25,8 @@ interface Waiting {
   /** Request ids of the records among them, and of the releases. */
   ids: string[];
   releases: string[];
+  /** Reservations of their own for the requests in flight under leases given back in this write. */
+  kept: Array<{ id: string; held: Held }>;
 }
 
 interface AskedReservation {
@@ -82,11 +85,21 @@ export class FileLedger implements Ledger {
   /** What this turn's records wait on: its write. */
   private turn: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
   private flushScheduled: NodeJS.Immediate | undefined;
+  /** Slices of the cap this process admits its own requests from without writing (see leases.ts). */
+  /** Developers whose lease was used up this turn, and whether the ledger is closing (no lease is taken then). */
+  private renewing = new Set<string>();
+  private closing = false;
+  private readonly leases = new Leases(`lease-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 
-  /** `report` hears of each line that cannot be read (default: standard error). */
+  /**
+   * `report` hears of each line that cannot be read (default: standard error). With `leases`, a
+   * busy process far from a developer's cap admits from leases (see askLeases); without, every
+   * reservation has a line of its own (a tool that reads the file per request relies on that).
+   */
   constructor(
     readonly file: string,
     report: (message: string) => void = reportOnStderr,
+    private readonly options: { leases?: boolean } = {},
   ) {
     this.skipped = new SkippedLines(file, report);
     this.fd = fs.openSync(file, 'a+', 0o600);
@@ -105,11 +118,17 @@ export class FileLedger implements Ledger {
    * is in the file, so a reply that waits for it is never answered before its usage is recorded.
    */
   record(entry: UsageRecord): Promise<void> {
-    const line = `${JSON.stringify(entry)}\n`;
+    let line = `${JSON.stringify(entry)}\n`;
     this.buckets.add(entry);
     if (entry.requestId) {
+      const lease = this.leases.settle(entry.requestId, entry.inputTokens + entry.outputTokens);
+      if (lease) {
+        // Admitted under a lease: the lease holds what the request used less, for every process reading the line.
+        this.held.shrink(lease.id, entry.inputTokens + entry.outputTokens);
+        line = `${line.slice(0, -2)},"lease":${JSON.stringify(lease.id)}}\n`;
+      }
       // The record is the settlement: other processes drop the reservation when they read it.
-      this.held.delete(entry.requestId);
+      else this.held.delete(entry.requestId);
       this.waitingIds.push(entry.requestId);
     }
     this.waitingLines += line;
@@ -141,8 +160,16 @@ export class FileLedger implements Ledger {
    * and they are decided as if it were counted already.
    */
   reserve(request: ReserveRequest): Promise<Reservation> {
+    const now = request.now ?? Date.now();
+    const leased = this.leases.admit(request, now);
+    if (leased !== undefined) {
+      // Admitted here, from this process's lease: nothing to write, nothing to read.
+      const { developer } = request;
+      const reserved = this.held.total(developer, now) - this.leases.slack(developer) - leased;
+      return Promise.resolve({ granted: true, tokens: leased, used: this.buckets.totalTokens(developer, now), reserved });
+    }
     return new Promise((resolve, reject) => {
-      this.asked.push({ request, now: request.now ?? Date.now(), attempt: 0, resolve, reject });
+      this.asked.push({ request, now, attempt: 0, resolve, reject });
       this.flushScheduled ??= setImmediate(this.flushTurn);
     });
   }
@@ -154,7 +181,8 @@ export class FileLedger implements Ledger {
     this.asked = [];
     const turn = this.turn;
     this.turn = undefined;
-    const waiting = { lines: this.waitingLines, count: this.waitingCount, ids: this.waitingIds, releases: this.waitingReleases };
+    const waiting: Waiting = { lines: this.waitingLines, count: this.waitingCount, ids: this.waitingIds, releases: this.waitingReleases, kept: [] };
+    this.giveBackLeases(waiting);
     this.waitingLines = '';
     this.waitingCount = 0;
     this.waitingIds = [];
@@ -182,6 +210,12 @@ export class FileLedger implements Ledger {
     const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
     let lines = '';
     let caughtUp = false;
+    if (this.options.leases && (batch.length >= LEASE_AFTER || this.renewing.size) && !this.closing) {
+      // A lease may be taken in this write: size it, and decide the turn's reservations, from the
+      // file as it stands rather than from what this process last read of it.
+      this.catchUp();
+      caughtUp = true;
+    }
     for (const asked of batch) {
       const { request, now } = asked;
       let reservation = this.decide(request, now);
@@ -202,6 +236,7 @@ export class FileLedger implements Ledger {
       lines += reserveLine(request.requestId, held);
       written.push({ asked, held, reservation });
     }
+    lines += this.askLeases(batch, written);
     if (!written.length && !waiting.count) return;
     const text = waiting.lines + lines;
     try {
@@ -219,11 +254,13 @@ export class FileLedger implements Ledger {
     this.ownLines += waiting.count + written.length;
     for (const id of waiting.ids) this.ownIds.add(id);
     for (const id of waiting.releases) this.ownReleases.add(id);
+    for (const { id } of waiting.kept) this.ownReservations.add(id);
     for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
     onWritten();
     if (!written.length) return;
     this.checkedAt = performance.now();
     if (!this.catchUp()) {
+      for (const { held } of waiting.kept) held.seq = ++this.seq;
       for (const { asked, held, reservation } of written) {
         held.seq = ++this.seq;
         asked.resolve(reservation);
@@ -247,13 +284,86 @@ export class FileLedger implements Ledger {
     }
   }
 
-  /** Gives the reservation back at once; its release line goes out with this turn's write. */
-  async release(_developer: string, requestId: string): Promise<void> {
-    if (!this.held.delete(requestId)) return;
+  /**
+   * Leases that stopped admitting are given back in this turn's write: a release line, then a
+   * reservation of its own for each request still in flight under it (no more than the lease
+   * held, so what is held only drops), ahead of the turn's reservations.
+   */
+  private giveBackLeases(waiting: Waiting): void {
+    for (const lease of this.leases.takeRetired()) {
+      // One used up under load is renewed in the same write (see askLeases).
+      if (!this.closing) this.renewing.add(lease.developer);
+      if (!this.held.delete(lease.id)) continue;
+      waiting.lines += `{"release":${JSON.stringify(lease.id)}}\n`;
+      waiting.count++;
+      waiting.releases.push(lease.id);
+      for (const [id, tokens] of lease.grants) {
+        const held: Held = { developer: lease.developer, tokens, until: lease.until, seq: 0 };
+        this.held.set(id, held);
+        waiting.lines += reserveLine(id, held);
+        waiting.count++;
+        waiting.kept.push({ id, held });
+      }
+    }
+  }
+
+  /**
+   * A lease for each developer this turn asked LEASE_AFTER reservations of (a busy router), when
+   * it has none and the cap is far: 1/LEASE_SHARE of what is left once the turn's reservations are
+   * held, if that holds LEASE_ASKS of the largest ask. Its line is decided and rechecked as any
+   * reservation, after the turn's own (never tried again: the next busy turn asks anew). Returns
+   * the lines to write.
+   */
+  private askLeases(batch: AskedReservation[], written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }>): string {
+    const renewing = this.renewing;
+    this.renewing = new Set();
+    if (!this.options.leases || (batch.length < LEASE_AFTER && !renewing.size)) return '';
+    let lines = '';
+    const asks = new Map<string, { count: number; largest: number; first: AskedReservation }>();
+    for (const asked of batch) {
+      const { developer, tokens, minimum } = asked.request;
+      const seen = asks.get(developer);
+      if (seen) {
+        seen.count++;
+        seen.largest = Math.max(seen.largest, tokens, minimum);
+      } else asks.set(developer, { count: 1, largest: Math.max(tokens, minimum), first: asked });
+    }
+    for (const [developer, { count, largest, first }] of asks) {
+      if (this.closing) break;
+      if ((count < LEASE_AFTER && !renewing.has(developer)) || this.leases.has(developer)) continue;
+      const { request, now } = first;
+      const left = request.capTokens - this.buckets.totalTokens(developer, now) - this.held.total(developer, now);
+      const tokens = Math.floor(left / LEASE_SHARE);
+      if (tokens < LEASE_ASKS * largest) continue;
+      // It outlives the requests it admits: each must end before it lapses (Leases.admit).
+      const lease = this.leases.propose(developer, tokens, now + 2 * request.ttlMs);
+      const held: Held = { developer, tokens, until: lease.until, seq: 0 };
+      this.held.set(lease.id, held);
+      lines += reserveLine(lease.id, held);
+      const asked: AskedReservation = {
+        // Rechecked after a race as asking LEASE_SHARE times itself: at its own line too it is at most that share of what is left.
+        request: { developer, requestId: lease.id, capTokens: request.capTokens, minimum: tokens * LEASE_SHARE, tokens: tokens * LEASE_SHARE, ttlMs: 2 * request.ttlMs, now },
+        now,
+        attempt: RACE_RETRIES - 1,
+        resolve: (reservation) => {
+          if (reservation.granted) this.leases.start(lease);
+        },
+        reject: () => undefined,
+      };
+      written.push({ asked, held, reservation: { granted: true, tokens, used: 0, reserved: 0 } });
+    }
+    return lines;
+  }
+
+  /** Gives the reservation back at once; its release line goes out with this turn's write, which the promise waits for. */
+  release(_developer: string, requestId: string): Promise<void> {
+    // A leased request's share goes back to the lease: nothing to write.
+    if (this.leases.giveBack(requestId) || !this.held.delete(requestId)) return Promise.resolve();
     this.waitingLines += `{"release":${JSON.stringify(requestId)}}\n`;
     this.waitingCount++;
     this.waitingReleases.push(requestId);
-    void this.turnWritten().catch(() => undefined);
+    // Resolves once written (unwritten, the reservation still lapses at its time-to-live).
+    return this.turnWritten().catch(() => undefined);
   }
 
   /** The cap's decision against usage (records waiting for this turn's write included) and every live reservation. */
@@ -299,10 +409,11 @@ export class FileLedger implements Ledger {
   }
 
   async close(): Promise<void> {
-    if (this.flushScheduled) {
-      clearImmediate(this.flushScheduled);
-      this.flushTurn();
-    }
+    // Leases are given back, their requests in flight kept as reservations of their own (to lapse).
+    this.closing = true;
+    this.leases.retireAll();
+    clearImmediate(this.flushScheduled);
+    this.flushTurn();
     fs.closeSync(this.fd);
   }
 
@@ -333,10 +444,16 @@ export class FileLedger implements Ledger {
       switch (read.kind) {
         case 'record': {
           const entry = read.record;
-          const settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
+          let settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
           if (entry.requestId) this.held.delete(entry.requestId);
           if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
           this.buckets.add(entry);
+          const lease = read.lease === undefined ? undefined : this.held.get(read.lease);
+          if (lease) {
+            // Another process's lease holds what this request used less (a recheck above the lease counts it back).
+            const less = this.held.shrink(read.lease!, entry.inputTokens + entry.outputTokens);
+            settled = { ...lease, tokens: less };
+          }
           this.lastRead.push({ seq: this.seq, entry, settled });
           continue;
         }

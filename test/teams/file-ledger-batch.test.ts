@@ -176,7 +176,9 @@ describe('file ledger: records, releases and reservations made in one turn of th
             await Promise.all(reserved);
             // Releases alone have nothing to wait on: the turn's end (scheduled before this) has written them.
             await new Promise((resolve) => setImmediate(resolve));
-            expect(writes.mock.calls.length).toBe(records + released + reserves > 0 ? 1 : 0);
+            // At most one write; exactly one when a line had to go out (asks a lease admits write nothing).
+            expect(writes.mock.calls.length).toBeLessThanOrEqual(1);
+            if (records + released > 0) expect(writes).toHaveBeenCalledTimes(1);
             for (const count of seen) expect(count).toBeGreaterThan(before);
           }
         } finally {
