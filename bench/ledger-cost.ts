@@ -1,10 +1,11 @@
 /**
- * `npx tsx bench/ledger-cost.ts [SRC_DIR]`: what the file ledger costs a request in-process: one
+ * `npx tsx bench/ledger-cost.ts [--leases] [SRC_DIR]`: what the file ledger costs a request in-process: one
  * reservation and its record, over 60,000 of them, as a router makes them when `concurrency`
  * requests are in flight (that many reservations asked in one turn of the event loop, while the
  * previous turn's requests are recorded). CPU and wall time per reservation+record, and the
  * write(2) and fstat(2) calls per request, median of five rounds. SRC_DIR (default: this tree's
- * src/) lets the same measure run against another build's sources, for a before/after pair.
+ * src/) lets the same measure run against another build's sources, for a before/after pair;
+ * `--leases` opens the ledger with leases (docs/teams.md).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const source = path.resolve(process.argv[2] ?? path.join(ROOT, 'src'));
+const args = process.argv.slice(2);
+const leases = args.includes('--leases');
+const source = path.resolve(args.find((arg) => arg !== '--leases') ?? path.join(ROOT, 'src'));
 const { FileLedger } = (await import(pathToFileURL(path.join(source, 'usage', 'file-ledger.ts')).href)) as typeof import('../src/usage/file-ledger.js');
 
 const REQUESTS = 60_000;
@@ -27,7 +30,7 @@ interface Round {
 
 async function round(concurrency: number): Promise<Round> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-cost-'));
-  const ledger = new FileLedger(path.join(dir, 'usage.jsonl'));
+  const ledger = new (FileLedger as unknown as new (file: string, report: undefined, options: { leases: boolean }) => InstanceType<typeof FileLedger>)(path.join(dir, 'usage.jsonl'), undefined, { leases });
   const writeSync = fs.writeSync;
   const fstatSync = fs.fstatSync;
   let writes = 0;
@@ -68,7 +71,7 @@ async function round(concurrency: number): Promise<Round> {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-console.log(`file ledger, ${REQUESTS} reservations + records per round, median of ${ROUNDS} rounds (${path.relative(process.cwd(), source) || '.'})`);
+console.log(`file ledger${leases ? ' with leases' : ''}, ${REQUESTS} reservations + records per round, median of ${ROUNDS} rounds (${path.relative(process.cwd(), source) || '.'})`);
 console.log('concurrency  cpu µs/req  wall µs/req  writes/req  fstats/req');
 for (const concurrency of [1, 4, 16, 64]) {
   const rounds: Round[] = [];
