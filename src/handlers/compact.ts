@@ -147,7 +147,7 @@ async function forwardCompaction(
   const usage = (json as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage;
   const spent = { inputTokens: wholeOrZero(usage?.input_tokens), outputTokens: wholeOrZero(usage?.output_tokens) };
   const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false));
-  admitted.settle(spent, cost, {
+  await admitted.settle(spent, cost, {
     request_id: context.requestId,
     sku: route,
     backend: name,

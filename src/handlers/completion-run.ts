@@ -51,6 +51,11 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
   attempted: Attempted | undefined;
   /** svc_meta, once the usage is recorded. */
   private recorded: SvcMeta | undefined;
+  /**
+   * The record's write, while it is pending: the ledger writes a turn's records together, and the
+   * reply is finished only after (see written()).
+   */
+  private writing: Promise<void> | undefined;
 
   constructor(
     readonly context: RequestContext,
@@ -180,7 +185,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     };
     this.recorded = report;
     // The usage cap records the usage here, and adds what is left of the cap to the report.
-    this.admitted.settle(usage, cost, report);
+    this.writing = this.admitted.settle(usage, cost, report);
     const turn = sessionTurnOf(this, usage, cost);
     if (turn) this.context.app.sessions.record(turn);
     // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
@@ -189,6 +194,13 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     const warnings = allWarnings(request);
     if (warnings) report.warnings = warnings;
     return report;
+  }
+
+  /** The recorded usage's write, when it is still pending: awaited before the reply's end goes out (once). */
+  written(): Promise<void> | undefined {
+    const writing = this.writing;
+    this.writing = undefined;
+    return writing;
   }
 
   /** svc_meta.warnings again, after a policy that read the reply added one (the report is built when the usage is recorded). */

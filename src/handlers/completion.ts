@@ -67,10 +67,12 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
   const headers = replyHeaders(run, performance.now() - upstreamStart);
   if ('forwarded' in result.reply) {
     run.finish(result.reply.forwarded.usage);
+    await run.written();
     return { status: 200, headers, body: forwarder!.reply(result.reply.forwarded.text, run) };
   }
   let reply = result.reply.reply;
   run.finish(reply.usage);
+  await run.written();
   // After the usage is recorded: a policy that refuses the reply does not unbill what the upstream did.
   if (run.admitted.inspects) {
     const held = run.admitted.inspect(replyEvents(reply));
@@ -92,7 +94,10 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   run.answeredBy(result);
   const headers = replyHeaders(run, performance.now() - upstreamStart);
   if ('forwarded' in result.reply) {
-    const frames = forwardedStream(result.reply.forwarded, run.seen, (note) => run.forwardedTerminal(note), () => run.billSeen());
+    const frames = forwardedStream(result.reply.forwarded, run.seen, (note) => {
+      run.forwardedTerminal(note);
+      return run.written();
+    }, () => run.billSeen());
     return { status: 200, headers, sse: forwarder!.stream(frames, run) };
   }
   return { status: 200, headers, sse: run.format.encodeStream(translatedStream(result.reply.started, run), run) };
@@ -139,7 +144,12 @@ async function* translatedStream<Options>(started: StartedStream, run: Completio
       const held = admitted.inspect(piece);
       if (held) await held;
       const out = cut(admitted.amended(piece));
-      if (out) yield out;
+      if (out) {
+        // The batch that recorded the usage waits for its write (see CompletionRun.written).
+        const written = run.written();
+        if (written) await written;
+        yield out;
+      }
     }
   }
   try {
@@ -148,7 +158,11 @@ async function* translatedStream<Options>(started: StartedStream, run: Completio
       if (inspects) yield* inspected(started.first);
       else {
         const out = cut(started.first);
-        if (out) yield out;
+        if (out) {
+          const written = run.written();
+          if (written) await written;
+          yield out;
+        }
       }
     }
     for (let next = await started.rest.next(); !next.done; next = await started.rest.next()) {
@@ -158,11 +172,19 @@ async function* translatedStream<Options>(started: StartedStream, run: Completio
         continue;
       }
       const out = cut(next.value);
-      if (out) yield out;
+      if (out) {
+        const written = run.written();
+        if (written) await written;
+        yield out;
+      }
     }
   } catch (error) {
     const out = cut([{ type: 'error', error: toRouterError(error) }]);
-    if (out) yield out;
+    if (out) {
+      const written = run.written();
+      if (written) await written;
+      yield out;
+    }
   } finally {
     await started.rest.return?.();
     run.billSeen();

@@ -47,7 +47,8 @@ export async function consultTargets(context: RequestContext, label: string, tar
     const { backend, upstreamModel, reply } = answered;
     const usage = reply.usage;
     const cost = costNanoUsd(usage, priceFor(settings.prices, backend.name, upstreamModel, backend.offline, backendTypeOf(settings, backend.name)));
-    context.app.ledger.record({
+    // Waited for, as a reply is: a record that cannot be written fails the consult.
+    await context.app.ledger.record({
       ts: Date.now(),
       developer: identity.developer,
       inputTokens: usage.inputTokens,

@@ -75,10 +75,16 @@ export class Admissions {
     if (admission.note !== undefined && this.trace) (this.trace.notes ??= {})[name] = admission.note;
   }
 
-  settle(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void {
-    if (this.done) return;
+  /** Settles every admission; a promise when one of them must be waited for before the reply is finished. */
+  settle(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): Promise<void> | undefined {
+    if (this.done) return undefined;
     this.done = true;
-    for (const admission of this.list) admission.settle?.(usage, costNanoUsd, report);
+    let written: Promise<void> | undefined;
+    for (const admission of this.list) {
+      const answer = admission.settle?.(usage, costNanoUsd, report);
+      if (answer) written = written ? Promise.all([written, answer]).then(() => undefined) : answer;
+    }
+    return written;
   }
 
   release(): void {

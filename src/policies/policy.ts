@@ -79,9 +79,10 @@ export interface Admission {
   readonly headers?: Record<string, string>;
   /**
    * Called once, when the request's usage is recorded, with its price in nano-dollars when known,
-   * and the reply's report (svc_meta) being written, which the policy may add to. Never throws.
+   * and the reply's report (svc_meta) being written, which the policy may add to. Never throws. A
+   * promise it returns is what the reply waits for before it is finished (the usage on disk).
    */
-  settle?(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void;
+  settle?(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void | Promise<void>;
   /** Called once instead of settle when no usage will be recorded: the request failed, or a later policy refused it. Never throws. */
   release?(): void;
   /**

@@ -40,9 +40,9 @@ class CapAdmission implements Admission {
     private readonly used: number,
   ) {}
 
-  /** Records the usage (which settles the reservation in the same step), and tells the client what is left. */
-  settle(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void {
-    this.ledger.record({
+  /** Records the usage (which settles the reservation in the same step), and tells the client what is left; the reply waits for the record's write. */
+  settle(usage: Usage, costNanoUsd: number | undefined, report: SvcMeta): void | Promise<void> {
+    const written = this.ledger.record({
       ts: Date.now(),
       developer: this.identity.developer,
       inputTokens: usage.inputTokens,
@@ -57,6 +57,7 @@ class CapAdmission implements Admission {
       ...(costNanoUsd !== undefined ? { costNanoUsd } : {}),
     });
     report.remaining_tokens = Math.max(0, this.identity.capTokens - this.used - usage.inputTokens - usage.outputTokens);
+    return written;
   }
 
   /** Nothing was recorded, so nothing settles the reservation: give it back. */

@@ -5,6 +5,7 @@ import { DailyBuckets } from './daily-buckets.js';
 import { HeldReservations, type Held } from './held-reservations.js';
 import { DAY_MS, decideReservation, firstWindowDay, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { readLedgerLine } from './ledger-lines.js';
+import { LEASE_AFTER, LEASE_ASKS, LEASE_SHARE, Leases, type Lease } from './leases.js';
 
 export { parseRecord } from './ledger-lines.js';
 
@@ -16,17 +17,16 @@ const RACE_RETRIES = 3;
 interface ReserveLine {
   reserve: { id: string; developer: string; tokens: number; until: number };
 }
-interface ReleaseLine {
-  release: string;
-}
-
-/** A record about to be counted, as the cap sees it: tokens it adds to its developer's usage, and those its reservation stops holding. */
-interface Settlement {
-  developer: string;
-  tokens: number;
-  releases: number;
-  /** When that reservation lapses: past it, nothing is held to release. */
-  until: number;
+/** Records and releases made in this turn, counted already, waiting for the turn's write. */
+interface Waiting {
+  lines: string;
+  /** Lines in `lines`. */
+  count: number;
+  /** Request ids of the records among them, and of the releases. */
+  ids: string[];
+  releases: string[];
+  /** Reservations of their own for the requests in flight under leases given back in this write. */
+  kept: Array<{ id: string; held: Held }>;
 }
 
 interface AskedReservation {
@@ -39,11 +39,14 @@ interface AskedReservation {
 }
 
 /**
- * The embedded ledger: one JSON line per completed request, appended with a single write(2) on an
- * O_APPEND descriptor before the response is finished. A killed process therefore loses nothing
- * it had recorded (the kernel holds the bytes), and the lines of several processes never interleave.
- * Reads catch up with whatever other processes appended since the last read; this process's own
- * records are counted as they are written, so the common case reads nothing back.
+ * The embedded ledger: one JSON line per completed request, appended on an O_APPEND descriptor
+ * before the response is finished. The lines asked for in one turn of the event loop (records,
+ * releases, reservations) go out in one write(2) at the end of the turn, and a record's promise
+ * resolves only once that write is done: a reply that waits for it is never finished before its
+ * usage is in the file, so a killed process loses nothing it answered (the kernel holds the
+ * bytes), and the lines of several processes never interleave. Reads catch up with whatever other
+ * processes appended since the last read; this process's own records are counted as they are
+ * made, so the common case reads nothing back.
  */
 export class FileLedger implements Ledger {
   private readonly fd: number;
@@ -74,12 +77,29 @@ export class FileLedger implements Ledger {
   private readonly skipped: SkippedLines;
   /** Reservations asked for in this turn of the event loop, decided and written together. */
   private asked: AskedReservation[] = [];
+  /** Records and releases of this turn, counted already, written ahead of its reservations. */
+  private waitingLines = '';
+  private waitingCount = 0;
+  private waitingIds: string[] = [];
+  private waitingReleases: string[] = [];
+  /** What this turn's records wait on: its write. */
+  private turn: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
   private flushScheduled: NodeJS.Immediate | undefined;
+  /** Slices of the cap this process admits its own requests from without writing (see leases.ts). */
+  /** Developers whose lease was used up this turn, and whether the ledger is closing (no lease is taken then). */
+  private renewing = new Set<string>();
+  private closing = false;
+  private readonly leases = new Leases(`lease-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 
-  /** `report` hears of each line that cannot be read (default: standard error). */
+  /**
+   * `report` hears of each line that cannot be read (default: standard error). With `leases`, a
+   * busy process far from a developer's cap admits from leases (see askLeases); without, every
+   * reservation has a line of its own (a tool that reads the file per request relies on that).
+   */
   constructor(
     readonly file: string,
     report: (message: string) => void = reportOnStderr,
+    private readonly options: { leases?: boolean } = {},
   ) {
     this.skipped = new SkippedLines(file, report);
     this.fd = fs.openSync(file, 'a+', 0o600);
@@ -92,38 +112,40 @@ export class FileLedger implements Ledger {
     }
   }
 
-  record(entry: UsageRecord): void {
-    const line = `${JSON.stringify(entry)}\n`;
-    if (!this.asked.length) {
-      fs.writeSync(this.fd, line);
-      this.counted(entry, line);
-      return;
+  /**
+   * Counted at once (this turn's reservations count it), written with everything else asked for
+   * in this turn of the event loop: one write(2) for the turn. The promise resolves once the line
+   * is in the file, so a reply that waits for it is never answered before its usage is recorded.
+   */
+  record(entry: UsageRecord): Promise<void> {
+    let line = `${JSON.stringify(entry)}\n`;
+    this.buckets.add(entry);
+    if (entry.requestId) {
+      const lease = this.leases.settle(entry.requestId, entry.inputTokens + entry.outputTokens);
+      if (lease) {
+        // Admitted under a lease: the lease holds what the request used less, for every process reading the line.
+        this.held.shrink(lease.id, entry.inputTokens + entry.outputTokens);
+        line = `${line.slice(0, -2)},"lease":${JSON.stringify(lease.id)}}\n`;
+      }
+      // The record is the settlement: other processes drop the reservation when they read it.
+      else this.held.delete(entry.requestId);
+      this.waitingIds.push(entry.requestId);
     }
-    // Reservations are waiting for this turn's write: they and this record share it, the record first.
-    clearImmediate(this.flushScheduled);
-    this.flushScheduled = undefined;
-    const batch = this.asked;
-    this.asked = [];
-    const own = { entry, line, counted: false };
-    try {
-      this.reserveBatch(batch, own);
-    } catch (error) {
-      for (const asked of batch) asked.reject(error);
-      // Only an unwritten record is the caller's failure; reading back after it concerns the reservations.
-      if (!own.counted) throw error;
-    }
+    this.waitingLines += line;
+    this.waitingCount++;
+    return this.turnWritten();
   }
 
-  /** Counts an own record once its line is written. */
-  private counted(entry: UsageRecord, line: string): void {
-    this.buckets.add(entry);
-    this.ownBytes += Buffer.byteLength(line);
-    this.ownLines++;
-    if (entry.requestId) {
-      this.ownIds.add(entry.requestId);
-      // The record is the settlement: other processes drop the reservation when they read it.
-      this.held.delete(entry.requestId);
+  /** The promise of this turn's write, made once per turn and shared by every record of it. */
+  private turnWritten(): Promise<void> {
+    this.flushScheduled ??= setImmediate(this.flushTurn);
+    if (!this.turn) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
+      this.turn = { promise, resolve, reject };
     }
+    return this.turn.promise;
   }
 
   /**
@@ -138,39 +160,71 @@ export class FileLedger implements Ledger {
    * and they are decided as if it were counted already.
    */
   reserve(request: ReserveRequest): Promise<Reservation> {
+    const now = request.now ?? Date.now();
+    const leased = this.leases.admit(request, now);
+    if (leased !== undefined) {
+      // Admitted here, from this process's lease: nothing to write, nothing to read.
+      const { developer } = request;
+      const reserved = this.held.total(developer, now) - this.leases.slack(developer) - leased;
+      return Promise.resolve({ granted: true, tokens: leased, used: this.buckets.totalTokens(developer, now), reserved });
+    }
     return new Promise((resolve, reject) => {
-      this.asked.push({ request, now: request.now ?? Date.now(), attempt: 0, resolve, reject });
-      this.flushScheduled ??= setImmediate(this.flushReservations);
+      this.asked.push({ request, now, attempt: 0, resolve, reject });
+      this.flushScheduled ??= setImmediate(this.flushTurn);
     });
   }
 
-  private readonly flushReservations = (): void => {
+  /** Writes what this turn asked for: its records and releases, then its reservations, in one write. */
+  private readonly flushTurn = (): void => {
     this.flushScheduled = undefined;
     const batch = this.asked;
     this.asked = [];
+    const turn = this.turn;
+    this.turn = undefined;
+    const waiting: Waiting = { lines: this.waitingLines, count: this.waitingCount, ids: this.waitingIds, releases: this.waitingReleases, kept: [] };
+    this.giveBackLeases(waiting);
+    this.waitingLines = '';
+    this.waitingCount = 0;
+    this.waitingIds = [];
+    this.waitingReleases = [];
+    let written = false;
     try {
-      this.reserveBatch(batch);
+      this.reserveBatch(batch, waiting, () => {
+        written = true;
+        turn?.resolve();
+      });
     } catch (error) {
-      // The file could not be read back (or was closed): fail what is still waiting (a settled promise ignores this).
+      // Unwritten records are their callers' failure; a failure reading back after them concerns the reservations.
+      if (!written) turn?.reject(error);
       for (const asked of batch) asked.reject(error);
     }
+    if (!written) turn?.resolve();
   };
 
-  /** Decides and writes a batch of reservations, with `record` ahead of them in the same write (which then throws if it fails). */
-  private reserveBatch(batch: AskedReservation[], record?: { entry: UsageRecord; line: string; counted: boolean }): void {
+  /**
+   * Decides a batch of reservations and writes them, with `waiting` (records and releases, already
+   * counted) ahead of them in the same write; `onWritten` is told once that write is done. Throws
+   * when the write fails and records were in it.
+   */
+  private reserveBatch(batch: AskedReservation[], waiting: Waiting, onWritten: () => void): void {
     const written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }> = [];
     let lines = '';
     let caughtUp = false;
-    const settling = record && this.settlement(record.entry);
+    if (this.options.leases && (batch.length >= LEASE_AFTER || this.renewing.size) && !this.closing) {
+      // A lease may be taken in this write: size it, and decide the turn's reservations, from the
+      // file as it stands rather than from what this process last read of it.
+      this.catchUp();
+      caughtUp = true;
+    }
     for (const asked of batch) {
       const { request, now } = asked;
-      let reservation = this.decide(request, now, settling);
+      let reservation = this.decide(request, now);
       if (reservation.tokens < Math.max(request.tokens, request.minimum) && !caughtUp) {
         // What this process knows may be stale by other processes' releases and settlements:
         // look before refusing or cutting a reservation short.
         this.catchUp();
         caughtUp = true;
-        reservation = this.decide(request, now, settling);
+        reservation = this.decide(request, now);
       }
       if (!reservation.granted) {
         asked.resolve(reservation);
@@ -182,27 +236,31 @@ export class FileLedger implements Ledger {
       lines += reserveLine(request.requestId, held);
       written.push({ asked, held, reservation });
     }
-    if (!written.length && !record) return;
+    lines += this.askLeases(batch, written);
+    if (!written.length && !waiting.count) return;
+    const text = waiting.lines + lines;
     try {
-      fs.writeSync(this.fd, record ? record.line + lines : lines);
+      fs.writeSync(this.fd, text);
     } catch (error) {
       for (const { asked } of written) {
         this.held.delete(asked.request.requestId);
         asked.reject(error);
       }
-      if (record) throw error;
+      // Unwritten, a release still lapses at its time-to-live; unwritten records are their callers' failure.
+      if (waiting.count > waiting.releases.length) throw error;
       return;
     }
-    this.ownBytes += Buffer.byteLength(lines);
-    this.ownLines += written.length;
+    this.ownBytes += Buffer.byteLength(text);
+    this.ownLines += waiting.count + written.length;
+    for (const id of waiting.ids) this.ownIds.add(id);
+    for (const id of waiting.releases) this.ownReleases.add(id);
+    for (const { id } of waiting.kept) this.ownReservations.add(id);
     for (const { asked } of written) this.ownReservations.add(asked.request.requestId);
-    if (record) {
-      this.counted(record.entry, record.line);
-      record.counted = true;
-    }
+    onWritten();
     if (!written.length) return;
     this.checkedAt = performance.now();
     if (!this.catchUp()) {
+      for (const { held } of waiting.kept) held.seq = ++this.seq;
       for (const { asked, held, reservation } of written) {
         held.seq = ++this.seq;
         asked.resolve(reservation);
@@ -221,41 +279,96 @@ export class FileLedger implements Ledger {
       if (!recheck.granted || asked.attempt + 1 >= RACE_RETRIES) asked.resolve({ ...recheck, granted: false, tokens: 0 });
       else {
         this.asked.push({ ...asked, attempt: asked.attempt + 1 });
-        this.flushScheduled ??= setImmediate(this.flushReservations);
+        this.flushScheduled ??= setImmediate(this.flushTurn);
       }
     }
   }
 
-  async release(_developer: string, requestId: string): Promise<void> {
-    if (!this.held.delete(requestId)) return;
-    try {
-      this.writeRelease({ release: requestId });
-      this.ownReleases.add(requestId);
-    } catch {
-      // Unwritten, the reservation still lapses at its time-to-live.
+  /**
+   * Leases that stopped admitting are given back in this turn's write: a release line, then a
+   * reservation of its own for each request still in flight under it (no more than the lease
+   * held, so what is held only drops), ahead of the turn's reservations.
+   */
+  private giveBackLeases(waiting: Waiting): void {
+    for (const lease of this.leases.takeRetired()) {
+      // One used up under load is renewed in the same write (see askLeases).
+      if (!this.closing) this.renewing.add(lease.developer);
+      if (!this.held.delete(lease.id)) continue;
+      waiting.lines += `{"release":${JSON.stringify(lease.id)}}\n`;
+      waiting.count++;
+      waiting.releases.push(lease.id);
+      for (const [id, tokens] of lease.grants) {
+        const held: Held = { developer: lease.developer, tokens, until: lease.until, seq: 0 };
+        this.held.set(id, held);
+        waiting.lines += reserveLine(id, held);
+        waiting.count++;
+        waiting.kept.push({ id, held });
+      }
     }
   }
 
   /**
-   * The cap's decision against usage and every live reservation; with `settling`, as if a record
-   * not yet written were counted (its tokens used, its own reservation no longer held).
+   * A lease for each developer this turn asked LEASE_AFTER reservations of (a busy router), when
+   * it has none and the cap is far: 1/LEASE_SHARE of what is left once the turn's reservations are
+   * held, if that holds LEASE_ASKS of the largest ask. Its line is decided and rechecked as any
+   * reservation, after the turn's own (never tried again: the next busy turn asks anew). Returns
+   * the lines to write.
    */
-  private decide(request: ReserveRequest, now: number, settling?: Settlement): Reservation {
-    let used = this.buckets.totalTokens(request.developer, now);
-    let reserved = this.held.total(request.developer, now);
-    if (settling?.developer === request.developer) {
-      used += settling.tokens;
-      if (settling.until > now) reserved -= settling.releases;
+  private askLeases(batch: AskedReservation[], written: Array<{ asked: AskedReservation; held: Held; reservation: Reservation }>): string {
+    const renewing = this.renewing;
+    this.renewing = new Set();
+    if (!this.options.leases || (batch.length < LEASE_AFTER && !renewing.size)) return '';
+    let lines = '';
+    const asks = new Map<string, { count: number; largest: number; first: AskedReservation }>();
+    for (const asked of batch) {
+      const { developer, tokens, minimum } = asked.request;
+      const seen = asks.get(developer);
+      if (seen) {
+        seen.count++;
+        seen.largest = Math.max(seen.largest, tokens, minimum);
+      } else asks.set(developer, { count: 1, largest: Math.max(tokens, minimum), first: asked });
     }
-    return decideReservation(request, used, reserved);
+    for (const [developer, { count, largest, first }] of asks) {
+      if (this.closing) break;
+      if ((count < LEASE_AFTER && !renewing.has(developer)) || this.leases.has(developer)) continue;
+      const { request, now } = first;
+      const left = request.capTokens - this.buckets.totalTokens(developer, now) - this.held.total(developer, now);
+      const tokens = Math.floor(left / LEASE_SHARE);
+      if (tokens < LEASE_ASKS * largest) continue;
+      // It outlives the requests it admits: each must end before it lapses (Leases.admit).
+      const lease = this.leases.propose(developer, tokens, now + 2 * request.ttlMs);
+      const held: Held = { developer, tokens, until: lease.until, seq: 0 };
+      this.held.set(lease.id, held);
+      lines += reserveLine(lease.id, held);
+      const asked: AskedReservation = {
+        // Rechecked after a race as asking LEASE_SHARE times itself: at its own line too it is at most that share of what is left.
+        request: { developer, requestId: lease.id, capTokens: request.capTokens, minimum: tokens * LEASE_SHARE, tokens: tokens * LEASE_SHARE, ttlMs: 2 * request.ttlMs, now },
+        now,
+        attempt: RACE_RETRIES - 1,
+        resolve: (reservation) => {
+          if (reservation.granted) this.leases.start(lease);
+        },
+        reject: () => undefined,
+      };
+      written.push({ asked, held, reservation: { granted: true, tokens, used: 0, reserved: 0 } });
+    }
+    return lines;
   }
 
-  /** What counting a record will change for the cap (see decide). */
-  private settlement(entry: UsageRecord): Settlement {
-    const held = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
-    const inWindow = Math.floor(entry.ts / DAY_MS) >= firstWindowDay(Date.now());
-    const releases = held?.developer === entry.developer ? held.tokens : 0;
-    return { developer: entry.developer, tokens: inWindow ? entry.inputTokens + entry.outputTokens : 0, releases, until: held?.until ?? 0 };
+  /** Gives the reservation back at once; its release line goes out with this turn's write, which the promise waits for. */
+  release(_developer: string, requestId: string): Promise<void> {
+    // A leased request's share goes back to the lease: nothing to write.
+    if (this.leases.giveBack(requestId) || !this.held.delete(requestId)) return Promise.resolve();
+    this.waitingLines += `{"release":${JSON.stringify(requestId)}}\n`;
+    this.waitingCount++;
+    this.waitingReleases.push(requestId);
+    // Resolves once written (unwritten, the reservation still lapses at its time-to-live).
+    return this.turnWritten().catch(() => undefined);
+  }
+
+  /** The cap's decision against usage (records waiting for this turn's write included) and every live reservation. */
+  private decide(request: ReserveRequest, now: number): Reservation {
+    return decideReservation(request, this.buckets.totalTokens(request.developer, now), this.held.total(request.developer, now));
   }
 
   /**
@@ -276,15 +389,10 @@ export class FileLedger implements Ledger {
     return decideReservation(request, used, reserved);
   }
 
-  /** Reservations are written in batches (reserveBatch); a release line goes out on its own. */
-  private writeRelease(value: ReleaseLine): void {
-    const line = `${JSON.stringify(value)}\n`;
-    fs.writeSync(this.fd, line);
-    this.ownBytes += Buffer.byteLength(line);
-    this.ownLines++;
-  }
-
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
+    // What this process recorded is written by the time its summary answers (the turn's write), so
+    // another process that reads after it counts the same.
+    if (this.turn) await this.turn.promise.catch(() => undefined);
     // Other processes' records (another router, the CLI's in-process chat) are looked for at most
     // every RECHECK_MS: a stat per request would cost a system call on the hot path.
     const checked = performance.now();
@@ -301,10 +409,11 @@ export class FileLedger implements Ledger {
   }
 
   async close(): Promise<void> {
-    if (this.flushScheduled) {
-      clearImmediate(this.flushScheduled);
-      this.flushReservations();
-    }
+    // Leases are given back, their requests in flight kept as reservations of their own (to lapse).
+    this.closing = true;
+    this.leases.retireAll();
+    clearImmediate(this.flushScheduled);
+    this.flushTurn();
     fs.closeSync(this.fd);
   }
 
@@ -335,10 +444,16 @@ export class FileLedger implements Ledger {
       switch (read.kind) {
         case 'record': {
           const entry = read.record;
-          const settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
+          let settled = entry.requestId === undefined ? undefined : this.held.get(entry.requestId);
           if (entry.requestId) this.held.delete(entry.requestId);
           if (entry.requestId && this.ownIds.delete(entry.requestId)) continue;
           this.buckets.add(entry);
+          const lease = read.lease === undefined ? undefined : this.held.get(read.lease);
+          if (lease) {
+            // Another process's lease holds what this request used less (a recheck above the lease counts it back).
+            const less = this.held.shrink(read.lease!, entry.inputTokens + entry.outputTokens);
+            settled = { ...lease, tokens: less };
+          }
           this.lastRead.push({ seq: this.seq, entry, settled });
           continue;
         }

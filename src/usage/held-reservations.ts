@@ -44,6 +44,18 @@ export class HeldReservations {
     return true;
   }
 
+  /** Holds `tokens` less on reservation `id` (a lease its own requests' records draw on); how many it held less. */
+  shrink(id: string, tokens: number): number {
+    const held = this.byId.get(id);
+    if (!held) return 0;
+    const less = Math.min(held.tokens, tokens);
+    held.tokens -= less;
+    const left = (this.totals.get(held.developer) ?? 0) - less;
+    if (left > 0) this.totals.set(held.developer, left);
+    else this.totals.delete(held.developer);
+    return less;
+  }
+
   /** What the developer's live reservations hold now. */
   total(developer: string, now: number): number {
     if (now >= this.earliestUntil) this.sweep(now);

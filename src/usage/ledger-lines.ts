@@ -12,7 +12,8 @@ import type { UsageRecord } from './ledger.js';
 
 /** A line's meaning, or where it goes wrong (column within the line); `blank` lines mean nothing. */
 export type LedgerLine =
-  | { kind: 'record'; record: UsageRecord }
+  /** `lease`: the lease the record's request was admitted under, which holds that much less from then on. */
+  | { kind: 'record'; record: UsageRecord; lease?: string }
   | { kind: 'reserve'; id: string; developer: string; tokens: number; until: number }
   | { kind: 'release'; id: string }
   | { kind: 'blank' }
@@ -44,7 +45,7 @@ export function readLedgerLine(line: string): LedgerLine {
     if (value[field] !== undefined && !isCount(value[field])) return wrong([field], `${field}: expected a number of tokens, 0 or more`);
   }
   if (value.requests !== undefined && !(isCount(value.requests) && Number.isInteger(value.requests))) return wrong(['requests'], 'requests: expected a whole number, 0 or more');
-  return { kind: 'record', record: recordOf(value) };
+  return typeof value.lease === 'string' ? { kind: 'record', record: recordOf(value), lease: value.lease } : { kind: 'record', record: recordOf(value) };
 }
 
 /** A well-formed record, or undefined for a blank, torn or foreign line. */

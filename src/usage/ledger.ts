@@ -78,10 +78,14 @@ export interface Reservation {
 
 export interface Ledger {
   /**
-   * Records one request's usage; never throws (a store that is down queues it). A record with a
-   * request id settles that request's reservation in the same step, so the cap never sees both or neither.
+   * Records one request's usage. A record with a request id settles that request's reservation in
+   * the same step, so the cap never sees both or neither. Records are written in batches, one per
+   * turn of the event loop: a promise, when one is returned, resolves once this one is on disk
+   * (the file ledger's file, the Redis ledger's outbox), and a reply must wait for it before it is
+   * finished. It rejects only when the file ledger cannot write its file (a store that is down
+   * queues the record instead).
    */
-  record(entry: UsageRecord): void;
+  record(entry: UsageRecord): void | Promise<void>;
   /** Holds part of the cap for a request in flight, atomically with every other router's reservations. */
   reserve(request: ReserveRequest): Promise<Reservation>;
   /** Gives back a reservation that no record will settle (the request failed before any usage). Never rejects; nothing need wait for it. */

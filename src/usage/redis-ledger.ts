@@ -101,6 +101,12 @@ redis.call('PEXPIRE', KEYS[2], ARGV[7])
 return {1, grant, used, reserved}
 `;
 
+interface AskedHere {
+  request: ReserveRequest;
+  now: number;
+  resolve(reservation: Reservation): void;
+}
+
 type ApplyOnce = Redis & {
   applyUsageOnce(...args: Array<string | number>): Promise<number>;
   reserveCap(...args: Array<string | number>): Promise<[number, number, number, number]>;
@@ -140,6 +146,11 @@ export class RedisLedger implements Ledger {
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  /** This turn's records, waiting for its one outbox write, and what their callers wait on. */
+  private waitingOutbox: UsageRecord[] = [];
+  private turn: { promise: Promise<void>; resolve(): void } | undefined;
+  /** Reservations asked for in this turn, sent to Redis together. */
+  private asked: AskedHere[] = [];
 
   constructor(url: string, options: RedisLedgerOptions = {}) {
     this.log = options.log ?? ((message) => process.stderr.write(`svc-router: ${message}\n`));
@@ -179,22 +190,44 @@ export class RedisLedger implements Ledger {
     return (await withTimeout(ready, ms)) ?? false;
   }
 
-  record(entry: UsageRecord): void {
+  /**
+   * Queued at once (summaries and reservations count it), and written with the turn's other
+   * records: to the outbox in one write(2) at the end of the turn, which the promise waits for,
+   * then to Redis in one call.
+   */
+  record(entry: UsageRecord): Promise<void> {
     if (entry.requestId) this.heldHere.delete(entry.requestId);
     // Redis counts each request id once; a record without one gets one, so its retries are safe too.
     if (!entry.requestId) entry = { ...entry, requestId: `rec_${randomUUID()}` };
-    try {
-      this.outbox?.append([entry]);
-    } catch {
-      // A full or read-only disk costs crash safety, not the record: it still queues in memory.
-    }
     this.queue.push(entry);
     if (this.queue.length > MAX_QUEUED) {
       this.queue.shift();
       this.log('usage queue is full while Redis is unreachable; the oldest record was dropped.');
     }
-    void this.flush();
+    this.waitingOutbox.push(entry);
+    if (!this.turn) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((yes) => (resolve = yes));
+      this.turn = { promise, resolve };
+      setImmediate(this.endTurn);
+    }
+    return this.turn.promise;
   }
+
+  /** The turn's records go to the outbox in one write, then to Redis in one call. */
+  private readonly endTurn = (): void => {
+    const turn = this.turn;
+    this.turn = undefined;
+    const entries = this.waitingOutbox;
+    this.waitingOutbox = [];
+    try {
+      this.outbox?.append(entries);
+    } catch {
+      // A full or read-only disk costs crash safety, not the records: they still queue in memory.
+    }
+    turn?.resolve();
+    void this.flush();
+  };
 
   async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
     // A Redis that accepts commands but never answers must not hold requests (the cap check waits
@@ -213,38 +246,72 @@ export class RedisLedger implements Ledger {
   }
 
   /**
-   * Decided by Redis for every router at once. Records still queued here are written first, so
-   * Redis counts them. With Redis unreachable, this router decides alone from what it knows (its
-   * last summary, its queue and its own reservations): the cap then holds per router, not overall.
+   * Decided by Redis for every router at once. The reservations asked for in one turn of the event
+   * loop go in one pipeline (one round trip), each its own atomic script, after the records still
+   * queued here are written, so Redis counts them. With Redis unreachable, this router decides
+   * alone from what it knows (its last summary, its queue and its own reservations): the cap then
+   * holds per router, not overall.
    */
-  async reserve(request: ReserveRequest): Promise<Reservation> {
-    const now = request.now ?? Date.now();
-    const today = Math.floor(now / DAY_MS);
-    const days = Array.from({ length: WINDOW_DAYS }, (_, i) => bucketKey(request.developer, today - i));
-    const decided = await withTimeout(
-      (async () => {
-        // A router just started decides with Redis, not alone: wait for the first connection (bounded above).
-        await this.connected();
-        await this.flush();
-        if (this.queue.some((entry) => entry.developer === request.developer)) return undefined;
-        const [granted, tokens, used, reserved] = await (this.redis as ApplyOnce).reserveCap(
-          2 + days.length,
-          reservedKey(request.developer),
-          reservedUntilKey(request.developer),
-          ...days,
-          now,
-          request.capTokens,
-          request.minimum,
-          request.tokens,
-          request.requestId,
-          now + request.ttlMs,
-          request.ttlMs + DAY_MS,
-        );
-        return { granted: granted === 1, tokens, used, reserved };
-      })().catch(() => undefined),
-      READ_TIMEOUT_MS,
-    );
-    if (decided) return decided;
+  reserve(request: ReserveRequest): Promise<Reservation> {
+    return new Promise((resolve) => {
+      this.asked.push({ request, now: request.now ?? Date.now(), resolve });
+      if (this.asked.length === 1) setImmediate(this.reserveTurn);
+    });
+  }
+
+  private readonly reserveTurn = (): void => {
+    const batch = this.asked;
+    this.asked = [];
+    void withTimeout(this.reserveInRedis(batch).catch(() => undefined), READ_TIMEOUT_MS).then((decided) => {
+      batch.forEach((asked, index) => {
+        const reservation = decided?.[index];
+        if (reservation) asked.resolve(reservation);
+        else void this.reserveHere(asked.request, asked.now).then(asked.resolve);
+      });
+    });
+  };
+
+  /** The batch's decisions by Redis, in order; undefined for one it could not decide. */
+  private async reserveInRedis(batch: AskedHere[]): Promise<Array<Reservation | undefined>> {
+    // A router just started decides with Redis, not alone: wait for the first connection (bounded above).
+    await this.connected();
+    await this.flush();
+    const pipeline = this.redis.pipeline() as unknown as { reserveCap(...args: Array<string | number>): void; exec(): Promise<Array<[Error | null, unknown]> | null> };
+    const sent: number[] = [];
+    batch.forEach(({ request, now }, index) => {
+      // Records of this developer still queued (Redis failed them): Redis would not count them.
+      if (this.queue.some((entry) => entry.developer === request.developer)) return;
+      const today = Math.floor(now / DAY_MS);
+      const days = Array.from({ length: WINDOW_DAYS }, (_, i) => bucketKey(request.developer, today - i));
+      pipeline.reserveCap(
+        2 + days.length,
+        reservedKey(request.developer),
+        reservedUntilKey(request.developer),
+        ...days,
+        now,
+        request.capTokens,
+        request.minimum,
+        request.tokens,
+        request.requestId,
+        now + request.ttlMs,
+        request.ttlMs + DAY_MS,
+      );
+      sent.push(index);
+    });
+    const decided: Array<Reservation | undefined> = new Array(batch.length);
+    if (!sent.length) return decided;
+    const results = (await pipeline.exec()) ?? [];
+    sent.forEach((index, n) => {
+      const [error, value] = results[n] ?? [new Error('no answer')];
+      if (error) return;
+      const [granted, tokens, used, reserved] = value as [number, number, number, number];
+      decided[index] = { granted: granted === 1, tokens, used, reserved };
+    });
+    return decided;
+  }
+
+  /** This router's own decision, with Redis out of reach. */
+  private async reserveHere(request: ReserveRequest, now: number): Promise<Reservation> {
     this.warnOnce();
     const used = (await this.summary(request.developer, now)).totalTokens;
     let reserved = 0;
@@ -359,6 +426,7 @@ export class RedisLedger implements Ledger {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    if (this.turn) this.endTurn();
     // Bounded too: a stalled Redis must not keep the process from shutting down.
     await withTimeout(
       this.flush().catch(() => undefined),

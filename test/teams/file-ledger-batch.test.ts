@@ -34,7 +34,7 @@ describe('file ledger: reservations asked in one turn of the event loop', () => 
       fc.asyncProperty(asks, fc.integer({ min: 0, max: CAP }), async (burst, usedBefore) => {
         const together = new FileLedger(ledgerFile());
         const oneByOne = new FileLedger(ledgerFile());
-        for (const ledger of [together, oneByOne]) ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: usedBefore, outputTokens: 0, requests: 1 });
+        for (const ledger of [together, oneByOne]) await ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: usedBefore, outputTokens: 0, requests: 1 });
         const writes = vi.spyOn(fs, 'writeSync');
         let batched: Reservation[];
         try {
@@ -82,16 +82,20 @@ describe('file ledger: a record made while reservations wait for their write', (
     const first = await ask(ledger, 'dev', 'first', { input: 10, output: 10 });
     expect(first.granted).toBe(true);
     const writes = vi.spyOn(fs, 'writeSync');
-    let waiting: Promise<Reservation[]>;
+    let decided: Reservation[];
     try {
-      waiting = Promise.all([ask(ledger, 'dev', 'a', { input: 10, output: 90 }), ask(ledger, 'dev', 'b', { input: 10, output: 90 })]);
-      ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: 10, outputTokens: 5, requests: 1, requestId: 'first' });
+      const waiting = Promise.all([ask(ledger, 'dev', 'a', { input: 10, output: 90 }), ask(ledger, 'dev', 'b', { input: 10, output: 90 })]);
+      const written = ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: 10, outputTokens: 5, requests: 1, requestId: 'first' });
+      // Nothing is written before the turn ends; then the record and both reservations go in one write.
+      expect(writes).toHaveBeenCalledTimes(0);
+      decided = await waiting;
+      await written;
       expect(writes).toHaveBeenCalledTimes(1);
     } finally {
       writes.mockRestore();
     }
     // The record settled 'first' (15 used, its 20 no longer held) before 'a' and 'b' were decided.
-    expect(await waiting).toEqual([
+    expect(decided).toEqual([
       { granted: true, tokens: 100, used: 15, reserved: 0 },
       { granted: true, tokens: 100, used: 15, reserved: 100 },
     ]);
@@ -129,6 +133,60 @@ describe('a reservation line', () => {
         expect(reserveLine(id, held)).toBe(`${JSON.stringify({ reserve: { id, developer, tokens, until } })}\n`);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('file ledger: records, releases and reservations made in one turn of the event loop', () => {
+  it('share one write, and a record is answered only once that write is done', async () => {
+    const turns = fc.array(
+      fc.record({ records: fc.integer({ min: 0, max: 8 }), releases: fc.integer({ min: 0, max: 3 }), reserves: fc.integer({ min: 0, max: 5 }) }),
+      { minLength: 1, maxLength: 6 },
+    );
+    await fc.assert(
+      fc.asyncProperty(turns, async (plan) => {
+        const file = ledgerFile();
+        const ledger = new FileLedger(file);
+        // Reservations to settle and release later, made (and written) beforehand.
+        const open: string[] = [];
+        for (let n = 0; n < 30; n++) {
+          open.push(`held-${n}`);
+          expect((await ask(ledger, 'dev', `held-${n}`, { input: 1, output: 1 })).granted).toBe(true);
+        }
+        const writes = vi.spyOn(fs, 'writeSync');
+        try {
+          for (const [turn, { records, releases, reserves }] of plan.entries()) {
+            writes.mockClear();
+            const lines = () => fs.readFileSync(file, 'utf8').split('\n').length;
+            const before = lines();
+            const recorded = Array.from({ length: records }, () => {
+              const id = open.pop();
+              const written = ledger.record({ ts: Date.now(), developer: 'dev', inputTokens: 1, outputTokens: 1, requests: 1, ...(id ? { requestId: id } : {}) });
+              // Resolves only after the turn's write: by then the line is in the file.
+              return Promise.resolve(written).then(() => lines());
+            });
+            let released = 0;
+            for (let n = 0; n < releases; n++) {
+              const id = open.pop();
+              if (id) void ledger.release('dev', id).then(() => released++);
+            }
+            const reserved = Array.from({ length: reserves }, (_, n) => ask(ledger, 'dev', `turn-${turn}-${n}`, { input: 1, output: 1 }));
+            expect(writes).toHaveBeenCalledTimes(0);
+            const seen = await Promise.all(recorded);
+            await Promise.all(reserved);
+            // Releases alone have nothing to wait on: the turn's end (scheduled before this) has written them.
+            await new Promise((resolve) => setImmediate(resolve));
+            // At most one write; exactly one when a line had to go out (asks a lease admits write nothing).
+            expect(writes.mock.calls.length).toBeLessThanOrEqual(1);
+            if (records + released > 0) expect(writes).toHaveBeenCalledTimes(1);
+            for (const count of seen) expect(count).toBeGreaterThan(before);
+          }
+        } finally {
+          writes.mockRestore();
+          await ledger.close();
+        }
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -19,14 +19,16 @@ export interface SeenSoFar {
 export async function* forwardedStream(
   started: StartedForward,
   seen: SeenSoFar,
-  onTerminal: (note: FrameNote) => void,
+  /** A promise it returns (the usage's write) is awaited before the terminal batch is handed on. */
+  onTerminal: (note: FrameNote) => void | Promise<void>,
   onExit: () => void,
 ): AsyncGenerator<ForwardedFrame[]> {
   try {
     for (let batch: ForwardedFrame[] | undefined = started.first; batch; ) {
       const terminal = noteAll(batch, seen);
       if (terminal !== -1) {
-        onTerminal(batch[terminal]!.note);
+        const written = onTerminal(batch[terminal]!.note);
+        if (written) await written;
         yield terminal === batch.length - 1 ? batch : batch.slice(0, terminal + 1);
         return;
       }
@@ -36,7 +38,8 @@ export async function* forwardedStream(
     }
   } catch (error) {
     const note: FrameNote = { outputChars: 0, error: toRouterError(error) };
-    onTerminal(note);
+    const written = onTerminal(note);
+    if (written) await written;
     yield [{ frame: undefined, note }];
   } finally {
     await started.rest.return?.();
