@@ -4,7 +4,7 @@ import { usdOf } from '../usage/prices.js';
 
 /** GET /whoami: who the key belongs to and how much of the 30-day cap is used. */
 export async function handleWhoami({ app, identity }: RequestContext): Promise<ApiResponse> {
-  const usage = await app.ledger.summary(identity.developer);
+  const usage = await app.ledger.summary(identity.developer, undefined, true);
   return {
     status: 200,
     json: {

@@ -389,14 +389,14 @@ export class FileLedger implements Ledger {
     return decideReservation(request, used, reserved);
   }
 
-  async summary(developer: string, now = Date.now()): Promise<UsageSummary> {
+  async summary(developer: string, now = Date.now(), fresh = false): Promise<UsageSummary> {
     // What this process recorded is written by the time its summary answers (the turn's write), so
     // another process that reads after it counts the same.
     if (this.turn) await this.turn.promise.catch(() => undefined);
     // Other processes' records (another router, the CLI's in-process chat) are looked for at most
     // every RECHECK_MS: a stat per request would cost a system call on the hot path.
     const checked = performance.now();
-    if (checked - this.checkedAt >= RECHECK_MS) {
+    if (fresh || checked - this.checkedAt >= RECHECK_MS) {
       this.checkedAt = checked;
       this.catchUp();
     }

@@ -90,7 +90,12 @@ export interface Ledger {
   reserve(request: ReserveRequest): Promise<Reservation>;
   /** Gives back a reservation that no record will settle (the request failed before any usage). Never rejects; nothing need wait for it. */
   release(developer: string, requestId: string): Promise<void>;
-  summary(developer: string, now?: number): Promise<UsageSummary>;
+  /**
+   * The developer's usage over the window. `fresh`: everything any process has recorded so far
+   * (/whoami, which a client reads right after its replies); without it a ledger may answer from a
+   * view a few milliseconds old (the file ledger looks for other processes' lines every 25 ms).
+   */
+  summary(developer: string, now?: number, fresh?: boolean): Promise<UsageSummary>;
   /** Every developer's usage over the window, by day, model and upstream. */
   breakdown(now?: number): Promise<UsageRow[]>;
   /** Writes whatever is still queued, then releases the store. */
