@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
+import { deadlines } from '../core/timer-wheel.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
 import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
@@ -135,10 +136,10 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
   // A body nobody reads (the answer came first) may still trickle in: drop the connection at the
   // deadline. A body already whole (the usual small request) cannot.
   if (!req.complete) {
-    const backstop = setTimeout(() => {
+    const backstop = deadlines.after(bodyTimeoutMs, () => {
       if (!req.complete && !reading) req.socket.destroy();
-    }, bodyTimeoutMs);
-    req.once('close', () => clearTimeout(backstop));
+    });
+    req.once('close', () => backstop.cancel());
   }
   const gone = new ClientGone();
   res.on('close', () => {

@@ -1,6 +1,7 @@
 import { errors, type Dispatcher } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
+import { deadlines, type Deadline } from '../../core/timer-wheel.js';
 import { networkError } from './upstream-error.js';
 
 /** A streamed body queued past either bound (unread by its consumer) pauses the upstream socket. */
@@ -51,7 +52,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   /** A readAll in progress: it takes chunks as they come and never pauses the upstream. */
   private collector: (Deferred<Buffer> & { limit: number }) | null = null;
   /** The whole-exchange deadline, while it runs. */
-  private deadline: NodeJS.Timeout | null = null;
+  private deadline: Deadline | null = null;
 
   constructor(
     private readonly backend: string,
@@ -79,8 +80,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
    * bounds a stream instead, however long the answer.
    */
   limitTotal(ms: number): this {
-    this.deadline = setTimeout(() => this.expire(ms), ms);
-    this.deadline.unref();
+    this.deadline = deadlines.after(ms, () => this.expire(ms));
     return this;
   }
 
@@ -94,7 +94,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   private endDeadline(): void {
     if (this.deadline) {
-      clearTimeout(this.deadline);
+      this.deadline.cancel();
       this.deadline = null;
     }
   }
