@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { errors, type Dispatcher } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
@@ -53,6 +54,14 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private collector: (Deferred<Buffer> & { limit: number }) | null = null;
   /** The whole-exchange deadline, while it runs. */
   private deadline: Deadline | null = null;
+  /** The wait for the response's head (from the request's sending), then for each next chunk. */
+  private firstByteMs = 0;
+  private idleMs = 0;
+  private wait: Deadline | null = null;
+  /** performance.now() when the upstream last sent something (or the reader last resumed it), for the idle deadline. */
+  private heardAt = 0;
+  /** The queue paused the upstream: no idle deadline while the reader is the slow one. */
+  private paused = false;
 
   constructor(
     private readonly backend: string,
@@ -84,6 +93,34 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     return this;
   }
 
+  /**
+   * Bounds the wait for the response's head to `firstByteMs` from the request's sending, and each
+   * wait for the next body chunk to `idleMs` (not while the reader has paused the upstream); 0 is
+   * no bound. These are undici's headersTimeout and bodyTimeout, kept here on the deadline wheel.
+   */
+  limitWaits(firstByteMs: number, idleMs: number): this {
+    this.firstByteMs = firstByteMs;
+    this.idleMs = idleMs;
+    return this;
+  }
+
+  private readonly onWaitOver = (): void => {
+    if (this.done) return;
+    if (this.heardAt === 0) return this.timedOut(new errors.HeadersTimeoutError());
+    const now = performance.now();
+    if (this.paused) this.heardAt = now;
+    const quiet = now - this.heardAt;
+    if (quiet >= this.idleMs) return this.timedOut(new errors.BodyTimeoutError());
+    // A chunk came meanwhile (chunks only note the time): wait out the rest.
+    deadlines.reschedule(this.wait!, this.idleMs - quiet);
+  };
+
+  private timedOut(error: Error): void {
+    const reason = networkError(this.backend, error, this.signal);
+    this.fail(reason);
+    this.controller?.abort(reason);
+  }
+
   private expire(ms: number): void {
     this.deadline = null;
     if (this.done) return;
@@ -99,6 +136,13 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     }
   }
 
+  private endWait(): void {
+    if (this.wait) {
+      this.wait.cancel();
+      this.wait = null;
+    }
+  }
+
   /** The caller's signal aborted: fail every pending read at once, then abort the request. */
   handleEvent(): void {
     if (this.done) return;
@@ -108,6 +152,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // The request is being sent now: the wait for its answer starts.
+    if (this.firstByteMs > 0 && !this.wait && !this.done) this.wait = deadlines.after(this.firstByteMs, this.onWaitOver);
     // Aborted while still queued for a connection: stop before anything is sent.
     if (this.done) controller.abort(new errors.RequestAbortedError());
   }
@@ -115,6 +161,11 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return; // 1xx interim response: the real one follows
     this.controller = controller;
+    this.endWait();
+    if (this.idleMs > 0 && !this.done) {
+      this.heardAt = performance.now();
+      this.wait = deadlines.after(this.idleMs, this.onWaitOver);
+    }
     const started = this.started;
     this.started = null;
     started?.resolve({ statusCode, headers, body: this });
@@ -122,6 +173,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done) return;
+    if (this.wait) this.heardAt = performance.now();
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = null;
@@ -135,6 +187,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     } else if (this.queuedBytes >= PAUSE_BYTES || this.queue.length >= PAUSE_CHUNKS) {
       // The reader is behind: stop parsing, so the socket (and then the upstream) backs up.
       controller.pause();
+      this.paused = true;
     }
   }
 
@@ -142,6 +195,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     if (this.done) return;
     this.done = true;
     this.endDeadline();
+    this.endWait();
     this.signal.removeEventListener('abort', this);
     if (this.collector) this.finishCollect();
     const waiter = this.waiter;
@@ -159,7 +213,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     if (this.queue.length) {
       // Everything queued goes out as one chunk: one step through the consumer's pipeline.
       const chunk = this.take(Infinity);
-      this.controller?.resume(); // a no-op unless the queue had paused the upstream
+      if (this.paused) this.resume();
       return Promise.resolve({ value: chunk, done: false });
     }
     if (this.error) return Promise.reject(this.error);
@@ -188,7 +242,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     return new Promise((resolve, reject) => {
       this.collector = { resolve, reject, limit };
       if (this.done || this.queuedBytes >= limit) this.finishCollect();
-      else this.controller?.resume();
+      else if (this.paused) this.resume();
     });
   }
 
@@ -197,6 +251,13 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     const reason = new errors.RequestAbortedError();
     this.fail(networkError(this.backend, reason, this.signal));
     this.controller?.abort(reason);
+  }
+
+  /** Lets a paused upstream send again; its idle wait starts over, as undici's does on resume. */
+  private resume(): void {
+    this.paused = false;
+    if (this.wait) this.heardAt = performance.now();
+    this.controller?.resume();
   }
 
   /** Hands the collected body to readAll; stops the upstream if the limit cut it short. */
@@ -219,6 +280,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private fail(error: RouterError): void {
     this.done = true;
     this.endDeadline();
+    this.endWait();
     this.error = error;
     this.queue = [];
     this.queuedBytes = 0;
