@@ -64,6 +64,11 @@ export class TimerWheel {
     private readonly clock: WheelClock = realClock,
   ) {}
 
+  /** The wheel's clock (performance.now() unless a test gave it another). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Deadlines waiting to fire. */
   get size(): number {
     return this.count;

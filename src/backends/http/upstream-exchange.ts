@@ -1,8 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import { errors, type Dispatcher } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
-import { deadlines, type Deadline } from '../../core/timer-wheel.js';
+import { deadlines, type Deadline, type TimerWheel } from '../../core/timer-wheel.js';
 import { networkError } from './upstream-error.js';
 
 /** A streamed body queued past either bound (unread by its consumer) pauses the upstream socket. */
@@ -58,7 +57,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private firstByteMs = 0;
   private idleMs = 0;
   private wait: Deadline | null = null;
-  /** performance.now() when the upstream last sent something (or the reader last resumed it), for the idle deadline. */
+  /** The wheel's clock when the upstream last sent something (or the reader last resumed it), for the idle deadline. */
   private heardAt = 0;
   /** The queue paused the upstream: no idle deadline while the reader is the slow one. */
   private paused = false;
@@ -66,6 +65,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   constructor(
     private readonly backend: string,
     private readonly signal: ClientSignal,
+    /** Where its deadlines wait: the process's wheel (another only in tests, with a clock of their own). */
+    private readonly wheel: TimerWheel = deadlines,
   ) {}
 
   /** Dispatches the request; resolves once the final (non-1xx) status and headers are in. */
@@ -89,7 +90,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
    * bounds a stream instead, however long the answer.
    */
   limitTotal(ms: number): this {
-    this.deadline = deadlines.after(ms, () => this.expire(ms));
+    this.deadline = this.wheel.after(ms, () => this.expire(ms));
     return this;
   }
 
@@ -107,12 +108,12 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private readonly onWaitOver = (): void => {
     if (this.done) return;
     if (this.heardAt === 0) return this.timedOut(new errors.HeadersTimeoutError());
-    const now = performance.now();
+    const now = this.wheel.now();
     if (this.paused) this.heardAt = now;
     const quiet = now - this.heardAt;
     if (quiet >= this.idleMs) return this.timedOut(new errors.BodyTimeoutError());
     // A chunk came meanwhile (chunks only note the time): wait out the rest.
-    deadlines.reschedule(this.wait!, this.idleMs - quiet);
+    this.wheel.reschedule(this.wait!, this.idleMs - quiet);
   };
 
   private timedOut(error: Error): void {
@@ -153,7 +154,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // The request is being sent now: the wait for its answer starts.
-    if (this.firstByteMs > 0 && !this.wait && !this.done) this.wait = deadlines.after(this.firstByteMs, this.onWaitOver);
+    if (this.firstByteMs > 0 && !this.wait && !this.done) this.wait = this.wheel.after(this.firstByteMs, this.onWaitOver);
     // Aborted while still queued for a connection: stop before anything is sent.
     if (this.done) controller.abort(new errors.RequestAbortedError());
   }
@@ -163,8 +164,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     this.controller = controller;
     this.endWait();
     if (this.idleMs > 0 && !this.done) {
-      this.heardAt = performance.now();
-      this.wait = deadlines.after(this.idleMs, this.onWaitOver);
+      this.heardAt = this.wheel.now();
+      this.wait = this.wheel.after(this.idleMs, this.onWaitOver);
     }
     const started = this.started;
     this.started = null;
@@ -173,7 +174,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done) return;
-    if (this.wait) this.heardAt = performance.now();
+    if (this.wait) this.heardAt = this.wheel.now();
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = null;
@@ -256,7 +257,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   /** Lets a paused upstream send again; its idle wait starts over, as undici's does on resume. */
   private resume(): void {
     this.paused = false;
-    if (this.wait) this.heardAt = performance.now();
+    if (this.wait) this.heardAt = this.wheel.now();
     this.controller?.resume();
   }
 
