@@ -90,7 +90,9 @@ export class TimerWheel {
   private place(deadline: Deadline, ms: number): void {
     const now = this.clock.now();
     if (this.timer === undefined) {
-      this.processed = Math.floor(now / this.tickMs);
+      // From idle, the wheel starts at the present tick. While it fires (the timer is also unset
+      // then) a slot not yet emptied may still be pending: the count says so, and then it goes on.
+      if (this.count === 0) this.processed = Math.floor(now / this.tickMs);
       this.arm(now);
     }
     // Rounded up, so it never fires early; and never into a slot already emptied.
@@ -117,8 +119,8 @@ export class TimerWheel {
   }
 
   private arm(now: number): void {
-    // To the next slot boundary.
-    this.timer = this.clock.arm(this.wake, (this.processed + 1) * this.tickMs - now);
+    // To the next slot boundary (already past, when a deadline's callback took long: at once).
+    this.timer = this.clock.arm(this.wake, Math.max(1, (this.processed + 1) * this.tickMs - now));
   }
 
   private stop(): void {
