@@ -1,5 +1,6 @@
 import type { ClientSignal } from '../core/client-signal.js';
 import type { RequestTrace } from '../core/request-record.js';
+import type { RequestPhases } from '../core/request-phases.js';
 
 export type { RequestTrace, TargetAttempt } from '../core/request-record.js';
 
@@ -21,6 +22,8 @@ export interface ApiRequest {
   signal: ClientSignal;
   /** Filled in as the request passes through, for the request log and metrics (server only). */
   trace?: RequestTrace;
+  /** The router's time per phase, its clock started when the request arrived (server only; dispatch starts one otherwise). */
+  phases?: RequestPhases;
 }
 
 export type ApiResponse =

@@ -168,7 +168,11 @@ function noteAttempt(trace: RequestTrace, backend: string, upstreamModel: string
   }
 }
 
-/** Waits `ms`, or less if the client goes away meanwhile. */
+/**
+ * Waits `ms`, or less if the client goes away meanwhile. A plain timer, not the deadline wheel:
+ * this wait is the only thing an in-process call (the CLI's chat) has pending, and it must keep
+ * the process alive, which the wheel's unref'd timer does not.
+ */
 function pause(ms: number, signal: ClientSignal): Promise<void> {
   return new Promise((resolve) => {
     const listener = { handleEvent: done };

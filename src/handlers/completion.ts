@@ -24,6 +24,8 @@ const NO_QUERY = new URLSearchParams();
  */
 export async function handleCompletion<Options>(context: RequestContext, format: ClientFormat<Options>): Promise<ApiResponse> {
   const { headers } = context.request;
+  const { phases } = context;
+  phases.completion = true;
   const decoded = format.decode(await context.request.readBody(context.settings.server.bodyLimitBytes), {
     secret: context.settings.secret ?? '',
     headers,
@@ -31,9 +33,12 @@ export async function handleCompletion<Options>(context: RequestContext, format:
     query: context.request.query ? new URLSearchParams(context.request.query) : NO_QUERY,
   });
   keepForwardHeaders(format, decoded, headers);
+  phases.begin('route');
   const run = new CompletionRun(context, format, decoded);
+  phases.begin('admit');
   const admitting = admitAll(policiesOf(context.app), run, run.trace);
   run.admitted = admitting instanceof Promise ? await admitting : admitting;
+  phases.begin('route');
   try {
     return decoded.stream ? await streamReply(run) : await jsonReply(run);
   } catch (error) {
@@ -60,23 +65,35 @@ function keepForwardHeaders<Options>(format: ClientFormat<Options>, decoded: Dec
 
 async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiResponse> {
   // A same-format target forwards its upstream's reply as it came (src/handlers/forward/), when this request allows it.
+  const { phases } = run.context;
   const forwarder = run.forwarder();
-  const upstreamStart = performance.now();
+  phases.begin('upstream');
   const result = await completeOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
+  phases.begin('encode');
   run.answeredBy(result);
-  const headers = replyHeaders(run, performance.now() - upstreamStart);
+  const headers = replyHeaders(run);
+  // Recording the usage is the ledger's work: admit's, as its reservation was.
+  phases.begin('admit');
   if ('forwarded' in result.reply) {
     run.finish(result.reply.forwarded.usage);
     await run.written();
-    return { status: 200, headers, body: forwarder!.reply(result.reply.forwarded.text, run) };
+    phases.begin('encode');
+    const body = forwarder!.reply(result.reply.forwarded.text, run);
+    return { status: 200, headers: withOverhead(headers, phases), body };
   }
   let reply = result.reply.reply;
   run.finish(reply.usage);
   await run.written();
+  phases.begin('encode');
   // After the usage is recorded: a policy that refuses the reply does not unbill what the upstream did.
   if (run.admitted.inspects) {
     const held = run.admitted.inspect(replyEvents(reply));
-    if (held) await held;
+    if (held) {
+      // A policy waiting on its own upstream (a classifier) is upstream time too.
+      phases.begin('upstream');
+      await held;
+      phases.begin('encode');
+    }
     const providerMetadata = run.admitted.amendFinish(reply.providerMetadata);
     if (providerMetadata !== reply.providerMetadata) reply = { ...reply, ...(providerMetadata ? { providerMetadata } : {}) };
     // What a policy found in the reply (auto mode left without verdicts) is said like the rest.
@@ -84,37 +101,50 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
     const warning = warningHeader(run.request);
     if (warning !== undefined) headers['x-svc-warning'] = warning;
   }
-  return { status: 200, headers, json: run.format.encodeReply(reply, run) };
+  const json = run.format.encodeReply(reply, run);
+  return { status: 200, headers: withOverhead(headers, phases), json };
 }
 
 async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiResponse> {
+  const { phases } = run.context;
   const forwarder = run.forwarder();
-  const upstreamStart = performance.now();
+  phases.begin('upstream');
   const result = await streamOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
+  phases.begin('encode');
   run.answeredBy(result);
-  const headers = replyHeaders(run, performance.now() - upstreamStart);
+  const headers = replyHeaders(run);
   if ('forwarded' in result.reply) {
     const frames = forwardedStream(result.reply.forwarded, run.seen, (note) => {
       run.forwardedTerminal(note);
       return run.written();
     }, () => run.billSeen());
-    return { status: 200, headers, sse: forwarder!.stream(frames, run) };
+    const sse = forwarder!.stream(frames, run);
+    return { status: 200, headers: withOverhead(headers, phases), sse };
   }
-  return { status: 200, headers, sse: run.format.encodeStream(translatedStream(result.reply.started, run), run) };
+  const sse = run.format.encodeStream(translatedStream(result.reply.started, run), run);
+  return { status: 200, headers: withOverhead(headers, phases), sse };
 }
 
 /**
- * The reply's headers: each admission's (`x-ratelimit-*`), `x-svc-overhead-ms` (time spent in the
- * router so far without the wait for the upstream, for a stream up to its first event, so users
- * can see what routing costs on their own traffic), and `x-svc-warning`: what the request asked
- * that was not honoured (previous_response_id with no stored history, a setting the upstream
+ * The reply's headers: each admission's (`x-ratelimit-*`) and `x-svc-warning`: what the request
+ * asked that was not honoured (previous_response_id with no stored history, a setting the upstream
  * lacks), or what a policy found, for clients that never read svc_meta (every format, streams too).
  */
-function replyHeaders<Options>(run: CompletionRun<Options>, upstreamMs: number): Record<string, string> {
+function replyHeaders<Options>(run: CompletionRun<Options>): Record<string, string> {
   const headers: Record<string, string> = run.admitted.headers ? { ...run.admitted.headers } : {};
-  headers['x-svc-overhead-ms'] = Math.max(0, performance.now() - run.context.startedAt - upstreamMs).toFixed(3);
   const warning = warningHeader(run.request);
   if (warning !== undefined) headers['x-svc-warning'] = warning;
+  return headers;
+}
+
+/**
+ * `x-svc-overhead-ms`: the router's own time so far, the sum of its phases (src/core/request-phases.ts)
+ * up to the reply built (for a stream, its head), without the upstream's wait, so users can see what
+ * routing costs on their own traffic. The write phase starts here; it is in the metrics, not the header.
+ */
+function withOverhead(headers: Record<string, string>, phases: RequestContext['phases']): Record<string, string> {
+  phases.begin('write');
+  headers['x-svc-overhead-ms'] = phases.overheadMs.toFixed(3);
   return headers;
 }
 

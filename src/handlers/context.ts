@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.js';
+import type { RequestPhases } from '../core/request-phases.js';
 import type { Identity } from '../identity/identity.js';
 import type { Session } from '../routing/session-key.js';
 import type { ApiRequest } from './api.js';
@@ -14,6 +15,8 @@ export interface RequestContext {
   requestId: string;
   /** performance.now() when the request arrived. */
   startedAt: number;
+  /** The router's time per phase (x-svc-overhead-ms, and the metrics' overhead histogram). */
+  phases: RequestPhases;
   /** The values of the route's `{name}` path segments. */
   params?: Readonly<Record<string, string>>;
   /** The session the request names, once routing has asked (null: it names none); see request-session.ts. */

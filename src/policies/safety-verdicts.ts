@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import type { ProviderMetadata } from '../core/provider-metadata.js';
 import type { StreamEvent } from '../core/stream-events.js';
+import { deadlines } from '../core/timer-wheel.js';
 import { warn } from '../core/warnings.js';
 import type { Admission, Policy, PolicyInput } from './policy.js';
 import { askedSafeguard, type AskedSafeguard } from './safety-verdicts/asked-safeguard.js';
@@ -191,8 +192,7 @@ class SafetyVerdicts implements Admission {
     const classifier = this.classifier!;
     const stop = new ClientGone();
     this.pending.add(stop);
-    const timer = setTimeout(() => stop.abort(), this.timeoutMs);
-    timer.unref?.();
+    const timer = deadlines.after(this.timeoutMs, () => stop.abort());
     const gaveUp = new Promise<undefined>((resolve) => stop.addEventListener('abort', { handleEvent: () => resolve(undefined) }));
     const request = classifierRequest(classifier, call, (this.described ??= describeContext(this.asked.context)), userWords(this.input.request));
     const answered = this.input.consult!(classifier, request, stop).then(
@@ -200,7 +200,7 @@ class SafetyVerdicts implements Admission {
       () => undefined,
     );
     return Promise.race([answered, gaveUp]).then((verdict): ToolUseVerdict | undefined => {
-      clearTimeout(timer);
+      timer.cancel();
       this.pending.delete(stop);
       if (!verdict) {
         this.failed = true;

@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import { RouterError, toRouterError } from '../core/errors.js';
+import { RequestPhases } from '../core/request-phases.js';
 import type { RequiredHeader } from '../formats/client-format.js';
 import { DEFAULT_FORMAT } from '../formats/registry.js';
 import { newId } from '../formats/shared/ids.js';
@@ -46,7 +46,9 @@ function methodsOf(path: string): string {
 }
 
 async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
-  const startedAt = performance.now();
+  // The server's clock for the request, when it has one: one reading of the arrival for both.
+  const phases = request.phases ?? new RequestPhases();
+  const startedAt = phases.start;
   const requestId = newId('req_');
   const path = withoutTrailingSlash(request.path);
   const trace = request.trace;
@@ -73,9 +75,11 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
     const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources));
     if (trace) trace.caller = identity.developer;
     for (const header of endpoint.requiredHeaders) checkHeader(request.headers, header);
-    const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, params: found.params });
+    const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, phases, params: found.params });
     return withRequestId(response, requestId);
   } catch (error) {
+    // The error's answer, in the client's format, is this request's encoding.
+    phases.begin('encode');
     const routerError = toRouterError(error);
     if (trace) Object.assign(trace, { error: routerError.message, ...(routerError.cause !== undefined ? { cause: routerError.cause } : {}) });
     const body = errorBody(routerError, requestId);

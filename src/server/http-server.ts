@@ -5,6 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_SETTINGS, type ServerSettings } from '../config/settings.js';
 import { ClientGone } from '../core/client-signal.js';
 import { RouterError } from '../core/errors.js';
+import { RequestPhases } from '../core/request-phases.js';
+import { deadlines } from '../core/timer-wheel.js';
 import { openaiErrorBody } from '../formats/openai-error.js';
 import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
@@ -128,17 +130,20 @@ function refuse(socket: Socket, max: number): void {
 }
 
 async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const startedAt = performance.now();
+  const phases = new RequestPhases();
+  const startedAt = phases.start;
   const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
   let reading = false;
   let timedOut = false;
   // A body nobody reads (the answer came first) may still trickle in: drop the connection at the
-  // deadline. A body already whole (the usual small request) cannot.
+  // deadline, or once the answer is out if it is not yet (a handler still loading reads the body
+  // then, and read-body answers 408 in the client's format). A body already whole cannot.
   if (!req.complete) {
-    const backstop = setTimeout(() => {
+    const drop = () => {
       if (!req.complete && !reading) req.socket.destroy();
-    }, bodyTimeoutMs);
-    req.once('close', () => clearTimeout(backstop));
+    };
+    const backstop = deadlines.after(bodyTimeoutMs, () => (res.writableFinished ? drop() : res.once('finish', drop)));
+    req.once('close', () => backstop.cancel());
   }
   const gone = new ClientGone();
   res.on('close', () => {
@@ -177,6 +182,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
       }
     },
     signal: gone,
+    phases,
     ...(trace ? { trace } : {}),
   };
   let status = 0;
@@ -186,7 +192,8 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
     if (bodies && 'json' in response) bodies.response = response.json;
     else if (bodies && 'body' in response) bodies.response = parsedForLog(response.body);
     // A body that did not arrive in time is not waited for: answer, then close the connection.
-    await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics);
+    phases.begin('write');
+    await writeResponse(res, timedOut ? { ...response, headers: { ...response.headers, connection: 'close' } } : response, method === 'HEAD', metrics, phases);
   } finally {
     if (trace) recordRequest(app, options, trace, bodies, { startedAt, method, path, status, aborted: gone.aborted });
   }
@@ -239,7 +246,7 @@ async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method:
   res.end(method === 'HEAD' ? undefined : text);
 }
 
-async function writeResponse(res: ServerResponse, response: ApiResponse, headOnly: boolean, metrics?: RouterMetrics): Promise<void> {
+async function writeResponse(res: ServerResponse, response: ApiResponse, headOnly: boolean, metrics?: RouterMetrics, phases?: RequestPhases): Promise<void> {
   if ('json' in response || 'body' in response) {
     const body = 'json' in response ? JSON.stringify(response.json) : response.body;
     res.writeHead(response.status, {
@@ -248,6 +255,7 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
       'content-length': Buffer.byteLength(body),
     });
     res.end(headOnly ? undefined : body);
+    written(phases, metrics);
     return;
   }
   if ('empty' in response) {
@@ -261,6 +269,8 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });
+  // A stream's write phase is its head: the rest is written as the upstream sends it.
+  written(phases, metrics);
   metrics?.streamStarted();
   // Each upstream burst arrives as one piece of text. Cork on the first piece and uncork after this
   // turn of the event loop, so the headers travel with the first piece and the last piece with the
@@ -285,6 +295,13 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     metrics?.streamEnded();
   }
   res.end();
+}
+
+/** The response (a stream's head) is with the socket: the request's phases are complete, and counted once when it had them all. */
+function written(phases: RequestPhases | undefined, metrics: RouterMetrics | undefined): void {
+  if (!phases) return;
+  phases.stop();
+  if (metrics && phases.completion) metrics.observePhases(phases);
 }
 
 /**

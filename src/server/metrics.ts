@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Backend, ForwardingBackend } from '../backends/backend.js';
 import { RouterError } from '../core/errors.js';
+import { ROUTER_PHASES, type RequestPhases } from '../core/request-phases.js';
 import type { StreamEvent } from '../core/stream-events.js';
 import type { ForwardedFrame } from '../core/forwarded.js';
 import type { RequestTrace } from '../handlers/api.js';
@@ -10,6 +11,9 @@ import { ENDPOINTS } from './endpoints.js';
 
 /** Seconds; from a cached answer to a long agent turn streamed in full. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** Seconds; the router's own share of a request is microseconds, a slow policy or ledger milliseconds. */
+const OVERHEAD_BUCKETS = [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1];
 
 /** Every `endpoint` label there can be: the router's own paths; any other path is `other`. */
 const ENDPOINT_LABELS: ReadonlySet<string> = new Set(['/', '/health', ...Object.keys(ENDPOINTS)]);
@@ -65,6 +69,15 @@ export class RouterMetrics {
     labelNames: ['sku', 'backend'] as const,
     registers: [this.registry],
   });
+  private readonly overhead = new Histogram({
+    name: 'svc_router_overhead_seconds',
+    help: "The router's own time per completion request, by phase: read (arrival to body decoded), route, admit (policies, limits, usage ledger), encode (the reply or a stream's head in the client's format), write (handed to the socket; a stream's head). The upstream's wait is in none of them.",
+    labelNames: ['phase'] as const,
+    buckets: OVERHEAD_BUCKETS,
+    registers: [this.registry],
+  });
+  /** One child per phase, looked up once: observing a request costs no label hashing. */
+  private readonly overheadByPhase = ROUTER_PHASES.map((phase) => this.overhead.labels(phase));
   private readonly streams = new Gauge({
     name: 'svc_router_streams_in_flight',
     help: 'Streamed responses being sent right now.',
@@ -86,6 +99,11 @@ export class RouterMetrics {
 
   streamEnded(): void {
     this.streams.dec();
+  }
+
+  /** A completion request's phases, once its response (a stream's head) is written: one observation per phase. */
+  observePhases(phases: RequestPhases): void {
+    for (let i = 0; i < ROUTER_PHASES.length; i++) this.overheadByPhase[i]!.observe(phases[ROUTER_PHASES[i]!] / 1000);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { keepBodyText } from '../core/body-text.js';
 import { RouterError, invalidRequest } from '../core/errors.js';
+import { deadlines, type Deadline } from '../core/timer-wheel.js';
 
 /** How long a body may take to arrive: `ms` in all, counted from `startedAt` (performance.now() when its headers arrived). */
 export interface BodyDeadline {
@@ -62,18 +63,18 @@ function collect(request: IncomingMessage, limit: number, deadline: BodyDeadline
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Deadline | undefined;
     const done = () => {
-      clearTimeout(timer);
+      timer?.cancel();
       request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     };
     if (deadline && !request.complete) {
       const remaining = Math.max(0, deadline.startedAt + deadline.ms - performance.now());
-      timer = setTimeout(() => {
+      timer = deadlines.after(remaining, () => {
         if (request.complete) return;
         done();
         reject(tooSlow(deadline.ms));
-      }, remaining);
+      });
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { deadlines, type Deadline } from '../core/timer-wheel.js';
 import { MemoryState } from './memory-state.js';
 import { SESSION_IDLE_MS, type Pins } from './session-pins.js';
 import { windowIndex, windowVerdict, type SharedState, type WindowVerdict } from './shared-state.js';
@@ -226,8 +227,8 @@ export class RedisState implements SharedState {
 
   /** Redis's answer, or undefined when it is away or slow. */
   private async ask<T>(question: () => Promise<T>): Promise<T | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS, undefined)));
+    let timer: Deadline | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = deadlines.after(TIMEOUT_MS, () => resolve(undefined))));
     try {
       if (this.redis.status !== 'ready') {
         if (this.everReady) return undefined;
@@ -239,7 +240,7 @@ export class RedisState implements SharedState {
     } catch {
       return undefined;
     } finally {
-      clearTimeout(timer);
+      timer?.cancel();
     }
   }
 }

@@ -106,6 +106,7 @@ describe('GET /metrics', () => {
       svc_router_cost_usd_total: 'counter',
       svc_router_unpriced_requests_total: 'counter',
       svc_router_streams_in_flight: 'gauge',
+      svc_router_overhead_seconds: 'histogram',
     });
     expect(value(exposition, 'svc_router_streams_in_flight')).toBe(0);
   });

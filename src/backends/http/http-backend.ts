@@ -6,6 +6,7 @@ import type { ForwardedFrame } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import type { StreamEvent } from '../../core/stream-events.js';
+import { deadlines } from '../../core/timer-wheel.js';
 import type { Backend, BackendCall, ForwardingBackend } from '../backend.js';
 import type { ForwardTap } from './forward-tap.js';
 import { pooledKeys, resolveApiKey } from './resolve-api-key.js';
@@ -89,7 +90,7 @@ async function* oneBatch(frames: SseFrame[]): AsyncGenerator<SseFrame[]> {
  */
 function releaseAfterEnd(body: UpstreamBody): void {
   if (body.ended) return;
-  const timer = setTimeout(() => body.destroy(), END_GRACE_MS);
+  const timer = deadlines.after(END_GRACE_MS, () => body.destroy());
   void (async () => {
     let bytes = 0;
     try {
@@ -100,7 +101,7 @@ function releaseAfterEnd(body: UpstreamBody): void {
     } catch {
       // Destroyed by the grace timer, or the client left: either way, released.
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
   })();
 }

@@ -74,14 +74,15 @@ export async function postJson(call: UpstreamRequest): Promise<UpstreamResponse>
   let response: UpstreamResponse;
   try {
     const url = parsedUrl(call.url);
-    response = await new Exchange(call.backend, call.signal).limitTotal(timeouts.totalMs).start(dispatcherFor(timeouts.connectMs), {
+    response = await new Exchange(call.backend, call.signal).limitTotal(timeouts.totalMs).limitWaits(timeouts.firstByteMs, timeouts.idleMs).start(dispatcherFor(timeouts.connectMs), {
       origin: url.origin,
       path: url.path,
       method: 'POST',
       headers: call.typed ? call.headers : { 'content-type': 'application/json', ...call.headers },
       body: Buffer.isBuffer(call.body) ? call.body : (call.bodyText ?? JSON.stringify(call.body)),
-      headersTimeout: timeouts.firstByteMs,
-      bodyTimeout: timeouts.idleMs,
+      // The exchange holds these on the deadline wheel (limitWaits): no timers of undici's per request.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
   } catch (error) {
     throw networkError(call.backend, error, call.signal);

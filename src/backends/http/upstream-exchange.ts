@@ -1,6 +1,7 @@
 import { errors, type Dispatcher } from 'undici';
 import type { ClientSignal } from '../../core/client-signal.js';
 import { RouterError } from '../../core/errors.js';
+import { deadlines, type Deadline, type TimerWheel } from '../../core/timer-wheel.js';
 import { networkError } from './upstream-error.js';
 
 /** A streamed body queued past either bound (unread by its consumer) pauses the upstream socket. */
@@ -51,11 +52,21 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   /** A readAll in progress: it takes chunks as they come and never pauses the upstream. */
   private collector: (Deferred<Buffer> & { limit: number }) | null = null;
   /** The whole-exchange deadline, while it runs. */
-  private deadline: NodeJS.Timeout | null = null;
+  private deadline: Deadline | null = null;
+  /** The wait for the response's head (from the request's sending), then for each next chunk. */
+  private firstByteMs = 0;
+  private idleMs = 0;
+  private wait: Deadline | null = null;
+  /** The wheel's clock when the upstream last sent something (or the reader last resumed it), for the idle deadline. */
+  private heardAt = 0;
+  /** The queue paused the upstream: no idle deadline while the reader is the slow one. */
+  private paused = false;
 
   constructor(
     private readonly backend: string,
     private readonly signal: ClientSignal,
+    /** Where its deadlines wait: the process's wheel (another only in tests, with a clock of their own). */
+    private readonly wheel: TimerWheel = deadlines,
   ) {}
 
   /** Dispatches the request; resolves once the final (non-1xx) status and headers are in. */
@@ -79,9 +90,36 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
    * bounds a stream instead, however long the answer.
    */
   limitTotal(ms: number): this {
-    this.deadline = setTimeout(() => this.expire(ms), ms);
-    this.deadline.unref();
+    this.deadline = this.wheel.after(ms, () => this.expire(ms));
     return this;
+  }
+
+  /**
+   * Bounds the wait for the response's head to `firstByteMs` from the request's sending, and each
+   * wait for the next body chunk to `idleMs` (not while the reader has paused the upstream); 0 is
+   * no bound. These are undici's headersTimeout and bodyTimeout, kept here on the deadline wheel.
+   */
+  limitWaits(firstByteMs: number, idleMs: number): this {
+    this.firstByteMs = firstByteMs;
+    this.idleMs = idleMs;
+    return this;
+  }
+
+  private readonly onWaitOver = (): void => {
+    if (this.done) return;
+    if (this.heardAt === 0) return this.timedOut(new errors.HeadersTimeoutError());
+    const now = this.wheel.now();
+    if (this.paused) this.heardAt = now;
+    const quiet = now - this.heardAt;
+    if (quiet >= this.idleMs) return this.timedOut(new errors.BodyTimeoutError());
+    // A chunk came meanwhile (chunks only note the time): wait out the rest.
+    this.wheel.reschedule(this.wait!, this.idleMs - quiet);
+  };
+
+  private timedOut(error: Error): void {
+    const reason = networkError(this.backend, error, this.signal);
+    this.fail(reason);
+    this.controller?.abort(reason);
   }
 
   private expire(ms: number): void {
@@ -94,8 +132,15 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   private endDeadline(): void {
     if (this.deadline) {
-      clearTimeout(this.deadline);
+      this.deadline.cancel();
       this.deadline = null;
+    }
+  }
+
+  private endWait(): void {
+    if (this.wait) {
+      this.wait.cancel();
+      this.wait = null;
     }
   }
 
@@ -108,6 +153,8 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // The request is being sent now: the wait for its answer starts.
+    if (this.firstByteMs > 0 && !this.wait && !this.done) this.wait = this.wheel.after(this.firstByteMs, this.onWaitOver);
     // Aborted while still queued for a connection: stop before anything is sent.
     if (this.done) controller.abort(new errors.RequestAbortedError());
   }
@@ -115,6 +162,11 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return; // 1xx interim response: the real one follows
     this.controller = controller;
+    this.endWait();
+    if (this.idleMs > 0 && !this.done) {
+      this.heardAt = this.wheel.now();
+      this.wait = this.wheel.after(this.idleMs, this.onWaitOver);
+    }
     const started = this.started;
     this.started = null;
     started?.resolve({ statusCode, headers, body: this });
@@ -122,6 +174,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.done) return;
+    if (this.wait) this.heardAt = this.wheel.now();
     const waiter = this.waiter;
     if (waiter) {
       this.waiter = null;
@@ -135,6 +188,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     } else if (this.queuedBytes >= PAUSE_BYTES || this.queue.length >= PAUSE_CHUNKS) {
       // The reader is behind: stop parsing, so the socket (and then the upstream) backs up.
       controller.pause();
+      this.paused = true;
     }
   }
 
@@ -142,6 +196,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     if (this.done) return;
     this.done = true;
     this.endDeadline();
+    this.endWait();
     this.signal.removeEventListener('abort', this);
     if (this.collector) this.finishCollect();
     const waiter = this.waiter;
@@ -159,7 +214,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     if (this.queue.length) {
       // Everything queued goes out as one chunk: one step through the consumer's pipeline.
       const chunk = this.take(Infinity);
-      this.controller?.resume(); // a no-op unless the queue had paused the upstream
+      if (this.paused) this.resume();
       return Promise.resolve({ value: chunk, done: false });
     }
     if (this.error) return Promise.reject(this.error);
@@ -188,7 +243,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     return new Promise((resolve, reject) => {
       this.collector = { resolve, reject, limit };
       if (this.done || this.queuedBytes >= limit) this.finishCollect();
-      else this.controller?.resume();
+      else if (this.paused) this.resume();
     });
   }
 
@@ -197,6 +252,13 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
     const reason = new errors.RequestAbortedError();
     this.fail(networkError(this.backend, reason, this.signal));
     this.controller?.abort(reason);
+  }
+
+  /** Lets a paused upstream send again; its idle wait starts over, as undici's does on resume. */
+  private resume(): void {
+    this.paused = false;
+    if (this.wait) this.heardAt = this.wheel.now();
+    this.controller?.resume();
   }
 
   /** Hands the collected body to readAll; stops the upstream if the limit cut it short. */
@@ -219,6 +281,7 @@ export class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, Async
   private fail(error: RouterError): void {
     this.done = true;
     this.endDeadline();
+    this.endWait();
     this.error = error;
     this.queue = [];
     this.queuedBytes = 0;
