@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Conf from 'conf';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { confConfigDirectory } from '../../src/config/conf-location.js';
 import { ConfigStore } from '../../src/config/store.js';
 
 /**
@@ -16,16 +16,6 @@ import { ConfigStore } from '../../src/config/store.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOCATION = path.join(ROOT, 'src/config/config-location.ts');
 const CONF_LOCATION = path.join(ROOT, 'src/config/conf-location.ts');
-
-/** The options the store built conf with. */
-const confOptions = (home: string | undefined) => ({
-  projectName: 'svc-router',
-  projectSuffix: '',
-  configName: 'config',
-  configFileMode: 0o600,
-  ...(home ? { cwd: path.resolve(home) } : {}),
-  deserialize: () => ({}),
-});
 
 interface Case {
   platform: string;
@@ -91,7 +81,7 @@ describe('where config.json lives', () => {
     for (const [index, { ours, conf }] of answers.entries()) expect(ours, JSON.stringify(cases[index])).toBe(conf);
   });
 
-  it('is made ready as conf made it: an absent file gets its directory, and an unreadable one fails as conf failed', () => {
+  it('is made ready as conf made it: an absent file gets its directory, and an unreadable one fails as conf failed', async () => {
     const fresh = path.join(scratch, 'a', 'b');
     const store = new ConfigStore(fresh);
     expect(store.path).toBe(path.join(fresh, 'config.json'));
@@ -108,7 +98,7 @@ describe('where config.json lives', () => {
       }
       return 'built';
     };
-    const confs = failure(() => new Conf(confOptions(blocked)));
+    const confs = await confConfigDirectory(blocked).then(() => 'built', (error: NodeJS.ErrnoException) => error.code);
     expect(confs).toBe('EISDIR');
     expect(failure(() => new ConfigStore(blocked))).toBe(confs);
   });
