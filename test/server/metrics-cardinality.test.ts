@@ -51,6 +51,7 @@ const ALLOWED: Record<string, (value: string) => boolean> = {
   sku: (value) => ['svc.intelligent-pro', 'svc.intelligent-basic', 'svc.intelligent-lite', 'claude-opus-*', 'svc.team-model', 'other'].includes(value),
   backend: (value) => ['offline'].includes(value),
   direction: (value) => ['input', 'output'].includes(value),
+  phase: (value) => ['read', 'route', 'admit', 'encode', 'write'].includes(value),
 };
 
 function expectBounded(all: Series[]): void {

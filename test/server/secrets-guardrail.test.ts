@@ -246,8 +246,12 @@ describe('the secrets guardrail', () => {
     await exchange('messages', 'anthropic', true);
     setMode('refuse');
     await exchange('chat', 'openai-chat', false);
-    await new Promise<void>((resolve) => (function wait() { if (logLines.length >= logged + 2) resolve(); else setImmediate(wait); })());
-    const [masked, refused] = logLines.slice(logged).map((line) => JSON.parse(line));
+    await new Promise<void>((resolve) => (function wait() { if (logLines.slice(logged).some((line) => line.includes('"/v1/messages"')) && logLines.slice(logged).some((line) => line.includes('"status":400'))) resolve(); else setImmediate(wait); })());
+    // A line is written once its response is done, which the client may see first: the last test's
+    // line can land after `logged` was read, and a stream's after the next request's.
+    const lines = logLines.slice(logged).map((line) => JSON.parse(line));
+    const masked = lines.find((line) => line.path === '/v1/messages');
+    const refused = lines.find((line) => line.status === 400);
     expect(masked.notes.secrets).toMatch(/^masked aws-access-key in system, messages\[0\]; /);
     expect(refused.status).toBe(400);
     expect(refused.error).toContain('aws-access-key');
