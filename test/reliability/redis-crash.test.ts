@@ -145,6 +145,9 @@ describe.skipIf(!redisAvailable)('the Redis ledger across Redis crashes', () => 
       const entry = { ts: Date.now(), developer: 'unanswered', inputTokens: 30, outputTokens: 14, requests: 1, requestId: 'req_unanswered' };
       ledger.record({ ...entry, requestId: 'req_answered' });
       await eventually(async () => ((await storedInRedis(redis.port, 'unanswered')).requests === 1 ? true : undefined), 10_000, 'the first write');
+      // …and the ledger has heard Redis's answer to it (its flush is over), so only the next write's answer is held back.
+      const flushing = ledger as unknown as { flushing?: Promise<void> };
+      await eventually(async () => (flushing.flushing === undefined ? true : undefined), 10_000, 'the first answer');
 
       swallow = true;
       ledger.record(entry);
