@@ -8,15 +8,24 @@ import { stringEnd } from './json-scan.js';
  * once by JSON.parse, and an upstream that read the other one would see another request than the
  * one the router checked, capped and scanned.
  */
-const texts = new WeakMap<object, string>();
+const texts = new WeakMap<object, { text: string; parsedMembers: number; whole?: boolean }>();
 
-/** Keeps `text` as the text of `body`, when `parsedMembers` (every object member of the parsed body) matches the members written in it. */
+/** Keeps `text` as the text of `body`, whose parsed form has `parsedMembers` object members; checked against the text only when it is asked for. */
 export function keepBodyText(body: unknown, text: string, parsedMembers: number): void {
-  if (body !== null && typeof body === 'object' && writtenMembers(text) === parsedMembers) texts.set(body, text);
+  if (body !== null && typeof body === 'object') texts.set(body, { text, parsedMembers });
 }
 
-/** The client's text of this very body object, when it was kept; a body any policy rewrote is another object, with none. */
-export const bodyTextOf = (body: object): string | undefined => texts.get(body);
+/**
+ * The client's text of this very body object, when JSON.parse read it whole (the members written in
+ * it are the members parsed); a body any policy rewrote is another object, with none. Counted on
+ * the first ask, so a request that is translated never scans its text.
+ */
+export function bodyTextOf(body: object): string | undefined {
+  const kept = texts.get(body);
+  if (kept === undefined) return undefined;
+  kept.whole ??= writtenMembers(kept.text) === kept.parsedMembers;
+  return kept.whole ? kept.text : undefined;
+}
 
 /**
  * The object members written in JSON text (each is one `:` outside strings). Only strings are
