@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memberSpans, pathSpan, withMember, withMembers } from '../../src/core/json-members.js';
+import { FirstMemberRewriter, memberSpans, pathSpan, replaceSpans, withMember, withMembers } from '../../src/core/json-members.js';
 
 /**
  * Forwarding edits an upstream's JSON text in place. Whatever the object (nested values, strings
@@ -67,6 +67,23 @@ describe('json-members', () => {
         expect(JSON.parse(text.slice(span!.start, span!.end))).toEqual(parsed.message.model);
       }),
       { numRuns: 300 },
+    );
+  });
+  it('FirstMemberRewriter rewrites each text of a series as a walk of that text alone would, however the texts begin alike or differ', () => {
+    // Texts that share beginnings: a base object, then the same text cut anywhere and continued
+    // with anything (another value, a longer number or literal, a broken tail), as a stream's frames are.
+    const series = fc.tuple(objectText, fc.array(fc.tuple(fc.nat(), fc.oneof(objectText, tricky, fc.constantFrom('0', '1,"x":2}', 'l}', '"}', '}')), fc.boolean()), { maxLength: 8 }));
+    fc.assert(
+      fc.property(series, fc.jsonValue({ maxDepth: 1 }), ([first, nexts], item) => {
+        const json = JSON.stringify(item) ?? 'null';
+        const rewriter = new FirstMemberRewriter('model', json);
+        let previous = first;
+        for (const text of [first, ...nexts.map(([cut, tail, fresh]) => (fresh ? tail : previous.slice(0, cut % (previous.length + 1)) + tail))]) {
+          expect(rewriter.rewrite(text), JSON.stringify(text)).toBe(replaceSpans(text, memberSpans(text, 'model', undefined, true), json));
+          previous = text;
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -3,7 +3,7 @@ import type { EncodeContext } from '../client-format.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { forwardedJsonReply, frameText } from '../shared/forwarded.js';
 import { newId } from '../shared/ids.js';
-import { memberSpans, replaceSpans, withMember } from '../../core/json-members.js';
+import { FirstMemberRewriter, withMember } from '../../core/json-members.js';
 import { sse } from '../shared/sse.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
@@ -17,7 +17,7 @@ import { chatUsage } from './encode-usage.js';
  * Without it, the finish chunk is held until usage arrives and carries svc_meta.
  */
 export async function* forwardChatStream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
-  const model = JSON.stringify(context.model);
+  const model = new FirstMemberRewriter('model', JSON.stringify(context.model));
   const { includeUsage } = context.options;
   /** The latest finish chunk, rewritten, while the client is not to see the usage chunk that follows. */
   let held: string | undefined;
@@ -29,7 +29,7 @@ export async function* forwardChatStream(batches: AsyncIterable<ForwardedFrame[]
         out += sse(openaiErrorBody(note.error));
         break;
       }
-      let data = frame && frame.data !== '[DONE]' ? replaceSpans(frame.data, memberSpans(frame.data, 'model', undefined, true), model) : undefined;
+      let data = frame && frame.data !== '[DONE]' ? model.rewrite(frame.data) : undefined;
       if (data !== undefined) {
         if (!includeUsage && note.usageOnly) data = undefined;
         else if (!includeUsage && note.finish) {
