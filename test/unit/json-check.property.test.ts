@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, walkJsonObject } from '../../src/core/json-check.js';
+import { isJsonObject, walkJsonObject, WalkMemo } from '../../src/core/json-check.js';
 
 /**
  * The same-format taps pass a frame to the client unparsed only if this check says it is a JSON
@@ -163,3 +163,56 @@ describe('walkJsonObject meets the members a caller reads', () => {
     expect(top.at(-1)).toBe((JSON.parse(text) as { type: string }).type);
   });
 });
+
+describe('walkJsonObject with a memo of the last text tells what a walk of each text alone tells', () => {
+  const keys = ['type', 'text', 'x', 'delta'];
+  const walk = (text: string, memo?: WalkMemo) => {
+    const told: number[][] = [];
+    const valid = walkJsonObject(text, keys, (key, value, stringEnd, depth) => told.push([key, value, stringEnd, depth]), memo);
+    return { valid, told };
+  };
+  const tail = fc.oneof(fc.string({ unit: piece, maxLength: 12 }), objectText, jsonText);
+
+  it('for a series of texts each cut anywhere from the last and continued with anything', () => {
+    fc.assert(
+      fc.property(objectText, fc.array(fc.tuple(fc.nat(), tail, fc.nat(), fc.constantFrom(undefined, '"x":"', '"text":', '"delta":{"type":"t","text":"')), { maxLength: 10 }), jsonText, (first, steps, other) => {
+        const memo = new WalkMemo();
+        let previous = first;
+        for (const [cut, rest, restCut, insert] of [[previous.length, '', 0, undefined] as const, ...steps]) {
+          const text = cut === previous.length && rest === '' ? first : previous.slice(0, cut % (previous.length + 1)) + (insert ?? '') + rest.slice(restCut % (rest.length + 1));
+          expect(walk(text, memo), JSON.stringify(text)).toEqual(walk(text));
+          // Other streams' frames are walked in between, with the walker's own stack.
+          walk(other);
+          previous = text;
+        }
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('for the frames of a stream whose values change from frame to frame, nested and spaced in every way', () => {
+    const value = fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constantFrom(null, true, [], {}, [1, { x: 'y' }]));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, value), { minLength: 1, maxLength: 12 }), fc.constantFrom(undefined, 2, '\t'), (values, space) => {
+        const memo = new WalkMemo();
+        for (const [text, x] of values) {
+          const frame = JSON.stringify({ id: 'a', type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text, x }, usage: null }, null, space);
+          expect(walk(frame, memo)).toEqual(walk(frame));
+          expect(walk(frame.slice(0, -1), memo)).toEqual({ valid: false, told: walk(frame.slice(0, -1)).told });
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('for every stream recorded from a real upstream, frame after frame', () => {
+    for (const dir of fs.readdirSync(WIRE)) {
+      for (const file of fs.readdirSync(path.join(WIRE, dir)).filter((name) => name.endsWith('.sse'))) {
+        const memo = new WalkMemo();
+        const frames = fs.readFileSync(path.join(WIRE, dir, file), 'utf8').split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+        for (const frame of frames) expect(walk(frame, memo), frame).toEqual(walk(frame));
+      }
+    }
+  });
+});
+

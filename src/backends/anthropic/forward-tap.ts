@@ -1,3 +1,4 @@
+import { WalkMemo } from '../../core/json-check.js';
 import { RouterError } from '../../core/errors.js';
 import type { Usage } from '../../core/reply.js';
 import { notAnEvent, readEventFrame, type ForwardTap } from '../http/forward-tap.js';
@@ -28,6 +29,8 @@ export const anthropicForwardTap: ForwardTap = {
   stream(backend) {
     let usage: Usage | undefined;
     let stopped = false;
+    // A stream's deltas begin alike: each is walked from where it parts from the last.
+    const memo = new WalkMemo();
     /** The note for an event the tap parses (message_start, message_delta), read as the decoder reads it. */
     const usageNote = (event: AnthropicStreamEvent) => {
       usage = event.type === 'message_start' ? usageFromAnthropic(event.message?.usage) : usageFromAnthropic(event.usage, usage);
@@ -40,7 +43,7 @@ export const anthropicForwardTap: ForwardTap = {
           const event = readAnthropicEvent(backend, parseFrameJson(backend, frame));
           if (PARSED.has(event.type)) return usageNote(event);
         }
-        const { isObject, type, outputChars } = readEventFrame(frame.data, KEYS);
+        const { isObject, type, outputChars } = readEventFrame(frame.data, KEYS, memo);
         if (type === undefined) {
           // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
           if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';

@@ -1,7 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
-import { walkJsonObject } from '../../core/json-check.js';
+import { walkJsonObject, type WalkMemo } from '../../core/json-check.js';
 import type { CanonicalRequest } from '../../core/request.js';
 import { parseFrameJson, type SseFrame } from './sse-decoder.js';
 
@@ -52,9 +52,10 @@ export interface EventFrame {
 /**
  * Walks an event frame once (core/json-check.ts): `keys[0]` names the event's type, the other keys
  * the string members that hold output. The event's own type is the top-level one, not a block's,
- * item's or part's, and the last of duplicates, as JSON.parse keeps it.
+ * item's or part's, and the last of duplicates, as JSON.parse keeps it. A stream's `memo` lets a
+ * frame that begins as the last one did be walked from where they part.
  */
-export function readEventFrame(data: string, keys: readonly string[]): EventFrame {
+export function readEventFrame(data: string, keys: readonly string[], memo?: WalkMemo): EventFrame {
   let typeAt = -1;
   let typeEnd = -1;
   let outputChars = 0;
@@ -65,7 +66,7 @@ export function readEventFrame(data: string, keys: readonly string[]): EventFram
       typeAt = value;
       typeEnd = stringEnd;
     }
-  });
+  }, memo);
   return { isObject, type: isObject && typeAt !== -1 ? stringValueAt(data, typeAt, typeEnd) : undefined, outputChars };
 }
 

@@ -1,6 +1,6 @@
 import { RouterError } from '../../core/errors.js';
 import type { FrameNote } from '../../core/forwarded.js';
-import { walkJsonObject } from '../../core/json-check.js';
+import { WalkMemo, walkJsonObject } from '../../core/json-check.js';
 import { isNullAt, notAnEvent, type ForwardTap } from '../http/forward-tap.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readChatChunk, readChatReply } from './api.js';
@@ -24,6 +24,8 @@ export const chatForwardTap: ForwardTap = {
   },
   stream(backend) {
     let finished = false;
+    // The stream's chunks begin alike: each is walked from where it parts from the last.
+    const memo = new WalkMemo();
     return {
       read(frame) {
         const { data } = frame;
@@ -38,7 +40,7 @@ export const chatForwardTap: ForwardTap = {
           else if (key === ERROR || key === USAGE) parse ||= !isNullAt(data, value);
           // Output is in a choice's delta; the chunk's head (id, model …) is not counted.
           else if (inDelta && stringEnd !== -1) outputChars += stringEnd - value - 2;
-        });
+        }, memo);
         if (!isObject) throw notAnEvent(backend, frame, readChatChunk);
         const note: FrameNote = { outputChars };
         if (finish) note.finish = true;
