@@ -223,10 +223,10 @@ export class WalkMemo {
   /** Members told of in it (and in the walk in progress, which writes over them from where it took up). */
   private count = 0;
   /** Four numbers per member: its key's index, where its value starts, the string's end (or -1), its depth. */
-  private visits = new Int32Array(64);
+  private readonly visits: number[] = [];
   /** Container kinds at depths 0 … depth at each member's value, packed; `stackAt` gives where each member's begin. */
-  private stacks = new Uint8Array(128);
-  private stackAt = new Int32Array(16);
+  private readonly stacks: number[] = [];
+  private readonly stackAt: number[] = [];
 
   /** The member a walk took up at last time: a stream's frames part from each other at the same member, so it is tried first. */
   private lastResumed = -1;
@@ -272,10 +272,7 @@ export class WalkMemo {
 
   note(member: number, value: number, stringEnd: number, depth: number, stack: Uint8Array): void {
     const index = this.count++;
-    if (index * 4 + 4 > this.visits.length) this.visits = grown(this.visits, index * 4 + 4);
-    if (index + 1 > this.stackAt.length) this.stackAt = grown(this.stackAt, index + 1);
     const from = index === 0 ? 0 : this.stackAt[index - 1]! + this.visits[index * 4 - 1]! + 1;
-    if (from + depth + 1 > this.stacks.length) this.stacks = grown(this.stacks, from + depth + 1);
     this.visits[index * 4] = member;
     this.visits[index * 4 + 1] = value;
     this.visits[index * 4 + 2] = stringEnd;
@@ -289,8 +286,3 @@ export class WalkMemo {
   }
 }
 
-function grown<T extends Int32Array | Uint8Array>(array: T, least: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(Math.max(least, array.length * 2));
-  bigger.set(array);
-  return bigger;
-}
