@@ -44,26 +44,39 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, limits: Readon
   let dataChars = 0;
   let failure: RouterError | undefined;
   const flush = (): SseFrame | undefined => {
-    const frame = data.length ? { ...(event !== undefined ? { event } : {}), data: data.length === 1 ? data[0]! : data.join('\n') } : undefined;
+    const joined = data.length === 1 ? data[0]! : data.join('\n');
+    const frame = data.length === 0 ? undefined : event === undefined ? { data: joined } : { event, data: joined };
     event = undefined;
     data = [];
     dataChars = 0;
     return frame;
   };
-  /** One complete, non-empty line; false when it breaks the event bound (then `failure` is set). */
-  const field = (line: string): boolean => {
+  /** The data line's value: one piece of an event's data; false when it breaks the event bound (then `failure` is set). */
+  const dataValue = (value: string): boolean => {
+    dataChars += data.length === 0 ? value.length : value.length + 1;
+    if (dataChars > maxEventChars) {
+      failure = eventTooLarge(maxEventChars);
+      return false;
+    }
+    data.push(value);
+    return true;
+  };
+  /** The complete, non-empty line `text[start, end)`; false when it breaks the event bound. */
+  const field = (text: string, start: number, end: number): boolean => {
+    // Nearly every line is `data: …` or `event: …`: their values are cut from the text at once.
+    if (text.startsWith('data: ', start)) return dataValue(text.slice(start + 6, end));
+    if (text.startsWith('event: ', start)) {
+      event = text.slice(start + 7, end);
+      return true;
+    }
+    const line = text.slice(start, end);
     const colon = line.indexOf(':');
     const name = colon === -1 ? line : line.slice(0, colon);
     if (name === 'data') {
-      let value = colon === -1 ? '' : line.slice(colon + 1);
-      if (value.charCodeAt(0) === 32) value = value.slice(1);
-      dataChars += data.length === 0 ? value.length : value.length + 1;
-      if (dataChars > maxEventChars) {
-        failure = eventTooLarge(maxEventChars);
-        return false;
-      }
-      data.push(value);
-    } else if (name === 'event') {
+      const value = colon === -1 ? '' : line.slice(colon + 1);
+      return dataValue(value.charCodeAt(0) === 32 ? value.slice(1) : value);
+    }
+    if (name === 'event') {
       const value = colon === -1 ? '' : line.slice(colon + 1);
       event = value.charCodeAt(0) === 32 ? value.slice(1) : value;
     }
@@ -84,7 +97,7 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, limits: Readon
       if (end === start) {
         const frame = flush();
         if (frame) frames.push(frame);
-      } else if (!field(text.slice(start, end))) {
+      } else if (!field(text, start, end)) {
         return '';
       }
       start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
@@ -125,7 +138,7 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, limits: Readon
   // At the end of the body a CR kept to see whether LF follows has its answer, and an unfinished line is complete.
   if (!failure && last !== '') {
     if (last.charCodeAt(last.length - 1) === 13) last = last.slice(0, -1);
-    if (last !== '') field(last);
+    if (last !== '') field(last, 0, last.length);
   }
   if (!failure) {
     const frame = flush();
