@@ -28,6 +28,8 @@ export interface FrameNote {
   end?: boolean;
   /** The frame is the upstream's error, mapped and redacted as every upstream error is: the stream ends with it. */
   error?: RouterError;
+  /** The event's own `type` as the tap read it (the last of duplicates, as JSON.parse keeps it), where the format's events carry one: the client's forwarder need not walk the frame for it again. */
+  type?: string;
   /** The frame as the client is to get it, where the tap corrects what the upstream said (a Responses server's `completed` at the output cap). */
   replacement?: WireFrame;
 }

@@ -53,11 +53,11 @@ export const responsesForwardTap: ForwardTap = {
     const endNote = (raw: unknown) => {
       const event = readResponsesEvent(backend, raw);
       finished = true;
-      const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true };
+      const note = { outputChars: 0, usage: usageFromResponses(event.response?.usage), end: true, type: event.type };
       const response = (raw as { response?: unknown }).response;
       if (!atCap(response, request.maxOutputTokens)) return note;
       const replacement = { event: 'response.incomplete', data: JSON.stringify({ ...(raw as object), type: 'response.incomplete', response: asIncomplete(response) }) };
-      return { ...note, replacement };
+      return { ...note, replacement, type: replacement.event };
     };
     return {
       read(frame) {
@@ -72,14 +72,14 @@ export const responsesForwardTap: ForwardTap = {
           if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
           throw notAnEvent(backend, frame, readResponsesEvent);
         }
-        if (OUTPUT_DELTAS.has(name)) return { outputChars };
+        if (OUTPUT_DELTAS.has(name)) return { outputChars, type: name };
         if (PARSED.has(name)) return endNote(parseFrameJson(backend, frame));
         // Every event of the grammar but `error` is `response.…`: an `event: error` frame in another shape is an error.
         if (name !== 'error' && !name.startsWith('response.')) {
-          return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0 };
+          return frame.event === 'error' && foreignErrorOf(frame, parseFrameJson(backend, frame)) ? 'error' : { outputChars: 0, type: name };
         }
         if (name === 'response.failed' || name === 'error') return 'error';
-        return { outputChars: 0 }; // lifecycle, item and part events, and event types yet to come
+        return { outputChars: 0, type: name }; // lifecycle, item and part events, and event types yet to come
       },
       atEnd: () => (finished ? undefined : new RouterError(502, 'upstream', `Backend '${backend}' ended the stream before response.completed.`)),
     };

@@ -30,7 +30,7 @@ export async function* forwardResponsesStream(batches: AsyncIterable<ForwardedFr
       }
       if (!frame) continue;
       last = frame;
-      const responseSpan = isLifecycle(frame) ? pathSpan(frame.data, ['response']) : undefined;
+      const responseSpan = isLifecycle(note.type ?? stringAt(frame.data, 'type')) ? pathSpan(frame.data, ['response']) : undefined;
       if (!responseSpan) {
         out += frameText(frame);
         continue;
@@ -45,9 +45,8 @@ export async function* forwardResponsesStream(batches: AsyncIterable<ForwardedFr
   }
 }
 
-/** `response.<status>`: the events that carry the response object (item and part events have more dots). */
-function isLifecycle(frame: WireFrame): boolean {
-  const type = stringAt(frame.data, 'type');
+/** `response.<status>`: the events that carry the response object (item and part events have more dots). The tap's note gives the type; a frame without one is read here. */
+function isLifecycle(type: string | undefined): boolean {
   return type !== undefined && type.startsWith('response.') && type.indexOf('.', 9) === -1;
 }
 
