@@ -1,4 +1,3 @@
-import { WalkMemo } from '../../core/json-check.js';
 import { RouterError } from '../../core/errors.js';
 import { notAnEvent, readEventFrame, type ForwardTap } from '../http/forward-tap.js';
 import { foreignErrorOf } from '../http/foreign-error-frame.js';
@@ -44,8 +43,6 @@ export const responsesForwardTap: ForwardTap = {
   },
   stream(backend, request) {
     let finished = false;
-    // A stream's deltas begin alike: each is walked from where it parts from the last.
-    const memo = new WalkMemo();
     /**
      * The note for response.completed or .incomplete, whose usage is the whole request's; a
      * response that says `completed` at the cap is passed on as the incomplete one it is.
@@ -66,7 +63,8 @@ export const responsesForwardTap: ForwardTap = {
           const raw = parseFrameJson(backend, frame);
           if (PARSED.has(readResponsesEvent(backend, raw).type)) return endNote(raw);
         }
-        const { isObject, type: name, outputChars } = readEventFrame(frame.data, KEYS, memo);
+        // Walked whole, without a memo: its deltas part from each other at `sequence_number`, too early for one to pay.
+        const { isObject, type: name, outputChars } = readEventFrame(frame.data, KEYS);
         if (name === undefined) {
           // An error in another shape (foreign-error-frame.ts) fails the stream with its words; any other frame is no event.
           if (isObject && foreignErrorOf(frame, parseFrameJson(backend, frame))) return 'error';
