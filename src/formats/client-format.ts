@@ -148,9 +148,11 @@ export interface FormatForwarder<Options = unknown> {
   /** The JSON reply's text for the client. */
   reply(text: string, context: EncodeContext<Options>): string;
   /**
-   * The stream for the client: the frames up to and including the one noted `end` or `error` (the
-   * pipeline hands on nothing after it), one piece of text per batch. Usage is recorded before the
-   * batch with the end is handed on, so svcMeta() may be read there.
+   * One stream's encoder for the client: called with each batch of frames in turn, up to and
+   * including the one noted `end` or `error` (the pipeline hands on nothing after it), it gives the
+   * text for that batch ('' for none). Synchronous, so a batch passes no promise of its own on its
+   * way to the socket. Usage is recorded before the batch with the end is encoded, so svcMeta() may
+   * be read there.
    */
-  stream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<Options>): AsyncIterable<string>;
+  stream(context: EncodeContext<Options>): (batch: ForwardedFrame[]) => string;
 }

@@ -114,11 +114,10 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   run.answeredBy(result);
   const headers = replyHeaders(run);
   if ('forwarded' in result.reply) {
-    const frames = forwardedStream(result.reply.forwarded, run.seen, (note) => {
+    const sse = forwardedStream(result.reply.forwarded, run.seen, forwarder!.stream(run), (note) => {
       run.forwardedTerminal(note);
       return run.written();
     }, () => run.billSeen());
-    const sse = forwarder!.stream(frames, run);
     return { status: 200, headers: withOverhead(headers, phases), sse };
   }
   const sse = run.format.encodeStream(translatedStream(result.reply.started, run), run);

@@ -16,12 +16,12 @@ import { chatUsage } from './encode-usage.js';
  * https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options).
  * Without it, the finish chunk is held until usage arrives and carries svc_meta.
  */
-export async function* forwardChatStream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<ChatOptions>): AsyncGenerator<string> {
+export function forwardChatStream(context: EncodeContext<ChatOptions>): (batch: ForwardedFrame[]) => string {
   const model = new FirstMemberRewriter('model', JSON.stringify(context.model));
   const { includeUsage } = context.options;
   /** The latest finish chunk, rewritten, while the client is not to see the usage chunk that follows. */
   let held: string | undefined;
-  for await (const batch of batches) {
+  return (batch) => {
     let out = '';
     for (const { frame, note } of batch) {
       if (note.error) {
@@ -51,8 +51,8 @@ export async function* forwardChatStream(batches: AsyncIterable<ForwardedFrame[]
       }
       out += 'data: [DONE]\n\n';
     }
-    if (out) yield out;
-  }
+    return out;
+  };
 }
 
 /** For an upstream that ended without the chunk svc_meta rides on: a chunk of the router's own, as encodeChatStream writes it. */

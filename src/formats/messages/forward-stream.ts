@@ -12,10 +12,10 @@ import type { MessagesOptions } from './decode-request.js';
  * model the client asked for, message_delta with `svc_meta: { warnings }` when the request has
  * warnings (as encodeMessagesStream writes it), every other event untouched, message_stop last.
  */
-export async function* forwardMessagesStream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<MessagesOptions>): AsyncGenerator<string> {
+export function forwardMessagesStream(context: EncodeContext<MessagesOptions>): (batch: ForwardedFrame[]) => string {
   const model = JSON.stringify(context.model);
   const warnings = allWarnings(context.request);
-  for await (const batch of batches) {
+  return (batch) => {
     let out = '';
     for (const { frame, note } of batch) {
       if (note.error) {
@@ -33,8 +33,8 @@ export async function* forwardMessagesStream(batches: AsyncIterable<ForwardedFra
         out += frameText(frame);
       }
     }
-    if (out) yield out;
-  }
+    return out;
+  };
 }
 
 /** The event's `type`, for an upstream that left out the `event:` line. */

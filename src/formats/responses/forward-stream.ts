@@ -16,12 +16,12 @@ import { responseObject } from './response-object.js';
  * upstream's response id and sequence numbers.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-export async function* forwardResponsesStream(batches: AsyncIterable<ForwardedFrame[]>, context: EncodeContext<ResponsesOptions>): AsyncGenerator<string> {
+export function forwardResponsesStream(context: EncodeContext<ResponsesOptions>): (batch: ForwardedFrame[]) => string {
   const model = JSON.stringify(context.model);
   /** The last frame written: where the upstream's response id and sequence number are read if it fails. */
   let responseId: string | undefined;
   let last: WireFrame | undefined;
-  for await (const batch of batches) {
+  return (batch) => {
     let out = '';
     for (const { frame, note } of batch) {
       if (note.error) {
@@ -41,8 +41,8 @@ export async function* forwardResponsesStream(batches: AsyncIterable<ForwardedFr
       if (note.end) response = withMember(response, 'svc_meta', JSON.stringify(context.svcMeta()));
       out += frameText(frame, replaceSpans(frame.data, [responseSpan], response));
     }
-    if (out) yield out;
-  }
+    return out;
+  };
 }
 
 /** `response.<status>`: the events that carry the response object (item and part events have more dots). The tap's note gives the type; a frame without one is read here. */

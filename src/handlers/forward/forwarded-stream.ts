@@ -10,29 +10,33 @@ export interface SeenSoFar {
 }
 
 /**
- * The forwarded stream as the client's forwarder is to see it, as translatedStream() in
- * completion.ts makes the translated one: each batch up to and including the first frame noted
- * `end` or `error`, and nothing after it. `onTerminal` is told of that note before its batch is handed on (so usage is
- * recorded when svc_meta is written); a backend that throws becomes an error note; when the
- * client stops reading, the upstream is released at once and `onExit` bills what was seen.
+ * The forwarded stream as the client gets it, as translatedStream() in completion.ts makes the
+ * translated one: each batch up to and including the first frame noted `end` or `error`, and
+ * nothing after it, through the client format's encoder (one text per batch; a batch it makes
+ * nothing of is not handed on). `onTerminal` is told of that note before its batch is encoded (so
+ * usage is recorded when svc_meta is written); a backend that throws becomes an error note; when
+ * the client stops reading, the upstream is released at once and `onExit` bills what was seen.
  */
 export async function* forwardedStream(
   started: StartedForward,
   seen: SeenSoFar,
-  /** A promise it returns (the usage's write) is awaited before the terminal batch is handed on. */
+  encode: (batch: ForwardedFrame[]) => string,
+  /** A promise it returns (the usage's write) is awaited before the terminal batch is encoded. */
   onTerminal: (note: FrameNote) => void | Promise<void>,
   onExit: () => void,
-): AsyncGenerator<ForwardedFrame[]> {
+): AsyncGenerator<string> {
   try {
     for (let batch: ForwardedFrame[] | undefined = started.first; batch; ) {
       const terminal = noteAll(batch, seen);
       if (terminal !== -1) {
         const written = onTerminal(batch[terminal]!.note);
         if (written) await written;
-        yield terminal === batch.length - 1 ? batch : batch.slice(0, terminal + 1);
+        const out = encode(terminal === batch.length - 1 ? batch : batch.slice(0, terminal + 1));
+        if (out) yield out;
         return;
       }
-      if (batch.length) yield batch;
+      const out = batch.length ? encode(batch) : '';
+      if (out) yield out;
       const next = await started.rest.next();
       batch = next.done ? undefined : next.value;
     }
@@ -40,7 +44,8 @@ export async function* forwardedStream(
     const note: FrameNote = { outputChars: 0, error: toRouterError(error) };
     const written = onTerminal(note);
     if (written) await written;
-    yield [{ frame: undefined, note }];
+    const out = encode([{ frame: undefined, note }]);
+    if (out) yield out;
   } finally {
     await started.rest.return?.();
     onExit();
