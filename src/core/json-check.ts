@@ -233,12 +233,17 @@ export class WalkMemo {
 
   /**
    * The member whose value a walk of `text` can take up at, or -1: the one taken up at last time
-   * when it still fits, else the latest whose text up to its value is the same.
+   * when it still fits (or the next member, when that fits too: so a stream whose first frames
+   * part early moves on to where its deltas part), else the latest whose text up to its value is
+   * the same.
    */
   resumeAt(text: string): number {
     if (this.text === '') return -1;
     const tried = this.lastResumed;
-    if (tried !== -1 && tried < this.count && this.fits(text, tried)) return tried;
+    if (tried !== -1 && tried < this.count && this.fits(text, tried)) {
+      const next = tried + 1;
+      return next < this.count && this.fits(text, next) ? (this.lastResumed = next) : tried;
+    }
     for (let member = this.count - 1; member >= 0; member--) {
       if (member !== tried && this.fits(text, member)) return (this.lastResumed = member);
     }
