@@ -287,7 +287,13 @@ export class WalkMemo {
   }
 
   end(valid: boolean, text: string): void {
-    this.text = valid ? text : '';
+    this.text = valid && text.length <= LARGEST_KEPT ? text : '';
   }
 }
+
+/**
+ * A memo keeps the last text, so a stream holds one frame more between its frames: none past this
+ * size (a frame this long is mostly its text, which the walk crosses natively anyway).
+ */
+const LARGEST_KEPT = 64 * 1024;
 

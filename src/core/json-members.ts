@@ -159,6 +159,9 @@ export function pathSpan(text: string, path: readonly string[]): ValueSpan | und
   return span;
 }
 
+/** The longest text whose beginning a FirstMemberRewriter keeps (its slice keeps the whole text alive). */
+const LARGEST_KEPT = 64 * 1024;
+
 /**
  * Sets the first top-level member named `key` to `json` in each text of a series, exactly as
  * `replaceSpans(text, memberSpans(text, key, undefined, true), json)` does. A stream's frames begin
@@ -183,10 +186,11 @@ export class FirstMemberRewriter {
     const span = memberSpans(text, this.key, undefined, true)[0];
     if (!span) return text;
     const rewritten = text.slice(0, span.start) + this.json;
-    // Only a string value ends where its text says: a number or literal could run on in the next text.
-    const isString = text.charCodeAt(span.start) === 34;
-    this.head = isString ? text.slice(0, span.end) : '';
-    this.rewritten = isString ? rewritten : '';
+    // Only a string value ends where its text says: a number or literal could run on in the next
+    // text. A slice holds its whole text: a long one is not kept for the frames after it.
+    const reusable = text.charCodeAt(span.start) === 34 && text.length <= LARGEST_KEPT;
+    this.head = reusable ? text.slice(0, span.end) : '';
+    this.rewritten = reusable ? rewritten : '';
     return rewritten + text.slice(span.end);
   }
 }
