@@ -6,6 +6,7 @@ import { writtenMembers } from '../../src/core/body-text.js';
 import { withMembers } from '../../src/core/json-members.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { SKU, UPSTREAM_KEY } from './support.js';
+import { chatCompletionBody } from '../reliability/support.js';
 
 /**
  * A Messages request forwarded to an Anthropic upstream, and a Chat request forwarded to a Chat
@@ -27,14 +28,7 @@ const REPLY = JSON.stringify({
   usage: { input_tokens: 3, output_tokens: 1 },
 });
 
-const CHAT_REPLY = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'upstream-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-});
+const CHAT_REPLY = JSON.stringify(chatCompletionBody('ok'));
 const CHAT_STREAM = [
   { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-model', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] },
   { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },

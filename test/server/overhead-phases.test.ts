@@ -8,6 +8,7 @@ import { RouterMetrics } from '../../src/server/metrics.js';
 import { parseSamples, sampleValue, type Sample } from '../helpers/exposition.js';
 import { startHeldStreamUpstream } from '../helpers/held-stream-upstream.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
+import { chatCompletionBody } from '../reliability/support.js';
 
 /**
  * svc_router_overhead_seconds{phase}: the router's own time per completion request, phase by
@@ -34,14 +35,7 @@ async function startHeldJsonUpstream() {
       arrivals.shift()?.();
     });
     heldMs.push(performance.now() - since);
-    const body = JSON.stringify({
-      id: 'chatcmpl-held',
-      object: 'chat.completion',
-      created: 1,
-      model: 'held-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'held answer' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-    });
+    const body = JSON.stringify(chatCompletionBody('held answer'));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   });
   server.listen(0, '127.0.0.1');
