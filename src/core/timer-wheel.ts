@@ -142,8 +142,13 @@ export class TimerWheel {
           : undefined;
       const from = this.processed + 1;
       this.processed = current;
-      if (due) for (const slot of due) failure = this.fireSlot(slot) ?? failure;
-      else for (let slot = from; slot <= current; slot++) failure = this.fireSlot(slot) ?? failure;
+      // Every due slot fires; the first error any deadline threw is rethrown after them all.
+      const fire = (slot: number) => {
+        const failed = this.fireSlot(slot);
+        failure ??= failed;
+      };
+      if (due) for (const slot of due) fire(slot);
+      else for (let slot = from; slot <= current; slot++) fire(slot);
     }
     // A timer that woke a little early (timer clocks round to whole ms) just waits for the boundary.
     if (this.count > 0 && this.timer === undefined) this.arm(this.clock.now());

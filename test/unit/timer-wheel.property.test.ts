@@ -72,6 +72,25 @@ describe('TimerWheel', () => {
     expect(wheel.size).toBe(0);
   });
 
+  it('after a stall over several slots, every deadline fires and the first error is the one rethrown', () => {
+    const clock = new FakeClock();
+    const wheel = new TimerWheel(TICK, clock);
+    let fired = 0;
+    wheel.after(10, () => {
+      throw new Error('first');
+    });
+    wheel.after(3 * TICK, () => fired++);
+    wheel.after(6 * TICK, () => {
+      throw new Error('later');
+    });
+    const { wake } = clock.armed!;
+    clock.armed = undefined;
+    clock.time += 10 * TICK;
+    expect(wake).toThrow('first');
+    expect(fired).toBe(1);
+    expect(wheel.size).toBe(0);
+  });
+
   it('reschedule moves a deadline, pending or already fired', () => {
     const clock = new FakeClock();
     const wheel = new TimerWheel(TICK, clock);
