@@ -18,10 +18,10 @@ export type Phase = RouterPhase | 'upstream';
 
 /**
  * Per-phase time of one request, taken with one clock read per phase boundary: begin() reads the
- * clock once, charges the time since the previous boundary to the phase that was running, and
- * returns the reading for anything else that needs the time there. A phase may come back (admit
- * before the upstream call, and again to record the usage after it): its time adds up. Whatever
- * ends a request early (an error thrown anywhere) leaves the time with the phase it happened in.
+ * clock once and charges the time since the previous boundary to the phase that was running. A
+ * phase may come back (admit before the upstream call, and again to record the usage after it):
+ * its time adds up. Whatever ends a request early (an error thrown anywhere) leaves the time with
+ * the phase it happened in.
  */
 export class RequestPhases {
   read = 0;
