@@ -189,4 +189,6 @@ export interface CanonicalRequest {
   warnings?: string[];
   /** What the backend that last encoded this request could not honour; replaced on each encoding. */
   backendWarnings?: string[];
+  /** Request-level data only one provider's encoder reads (see core/provider-metadata.ts). */
+  providerMetadata?: ProviderMetadata;
 }

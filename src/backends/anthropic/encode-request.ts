@@ -58,6 +58,9 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
   const system = request.system.filter((part) => part.text).flatMap((part) => withCacheControl(part, [{ type: 'text', text: part.text }]) as TextBlockParam[]);
+  // Claude Code's attribution line, set aside by the Messages decoder, goes back first as it came.
+  const attribution = metadataString(request.providerMetadata, 'anthropic', 'systemAttribution');
+  if (attribution) system.unshift({ type: 'text', text: attribution });
   if (system.length) body.system = system;
   // Structured outputs: the answer is held to the schema.
   // https://platform.claude.com/docs/en/build-with-claude/structured-outputs
