@@ -12,8 +12,8 @@ const run = promisify(execFile);
  * is the newest Claude Code; `claude-previous` keeps the version before it covered.
  */
 export const AGENT_PACKAGES = {
-  claude: { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
-  'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  claude: { name: '@anthropic-ai/claude-code', version: '2.1.337', bin: 'claude' },
+  'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
   codex: { name: '@openai/codex', version: '0.169.0', bin: 'codex' },
   gemini: { name: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 } as const;
@@ -30,7 +30,7 @@ const INSTALL_TIMEOUT_MS = 8 * 60_000;
 const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 60_000;
 
 const specOf = (agent: AgentName): string => `${AGENT_PACKAGES[agent].name}@${AGENT_PACKAGES[agent].version}`;
-/** `.cache/agent-installs/claude-code@2.1.330` */
+/** `.cache/agent-installs/claude-code@2.1.337` */
 const prefixOf = (agent: AgentName): string => path.join(AGENTS_DIR, specOf(agent).replace(/^@[^/]+\//, ''));
 
 export function agentBinary(agent: AgentName): string {
