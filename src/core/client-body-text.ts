@@ -12,8 +12,9 @@ import { readDataUrl, readPayload, writePayload, type PayloadText } from './text
  * - what an upstream signed or sealed (`signature`, `encrypted_content`, thinking and reasoning
  *   blocks): a changed character invalidates it, and it is that upstream's own words.
  *
- * JSON the client defines rather than the format (a tool's input and schema, an output schema,
- * metadata) holds no file and nothing sealed: every string in it is text, whatever its member's name.
+ * JSON the client defines rather than the format (tool definitions, a tool call's input, an output
+ * schema, metadata) holds no file and nothing sealed: every string in it is text, whatever its
+ * member's name.
  */
 
 export type Visit = (text: string, where: string) => void;
@@ -21,8 +22,8 @@ export type Rewrite = (text: string) => string;
 
 /** The conversation's keys in a client's body, walked after every other key. */
 const CONVERSATION = new Set(['messages', 'input', 'contents']);
-/** Members whose value is JSON the client defines (below the top level, `input` is a tool call's). */
-const FREE_KEYS = new Set(['input', 'input_schema', 'parameters', 'schema', 'metadata', 'client_metadata']);
+/** Members whose value is JSON the client defines: tool definitions, schemas, metadata, a tool call's `input` (at the top level, `input` is the conversation). */
+const FREE_KEYS = new Set(['tools', 'input', 'input_schema', 'parameters', 'schema', 'metadata', 'client_metadata']);
 /** Members an upstream sealed or signed. */
 const OPAQUE_KEYS = new Set(['signature', 'encrypted_content', 'thoughtSignature', 'thought_signature']);
 /** Members that hold a file's bytes (or its URL). */

@@ -181,12 +181,13 @@ describe('files, data URLs and data members', () => {
       },
     },
     {
-      name: 'messages: plain-text, base64 text and JSON documents, a tool input with data, signature and type members; a PDF and a PNG',
+      name: 'messages: plain-text, base64 text and JSON documents, a tool input and a tool example with data, signature and type members; a PDF and a PNG',
       format: 'messages',
-      read: 6,
+      read: 8,
       body: {
         model: 'svc.intelligent-basic',
         max_tokens: 100,
+        tools: [{ name: 'save', description: 'Saves.', input_schema: { type: 'object', properties: { data: { type: 'string' } } }, input_examples: [{ data: text, signature: text }] }],
         messages: [
           {
             role: 'user',
