@@ -75,7 +75,10 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
     const first = chain.targets[0];
     const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
     if (first && upstream?.type === 'openai-responses') {
-      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, clientBody, admitted);
+      // The body as the policies left it (the secrets guardrail may have masked its text), in the client's own members.
+      const admittedBody = request.forwardBody?.body ?? clientBody;
+      const sent = Object.fromEntries(Object.keys(clientBody).filter((key) => Object.hasOwn(admittedBody, key)).map((key) => [key, admittedBody[key]]));
+      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, sent, admitted);
     }
     const reply = await consultRoute(context, responsesFormat, request.model, summaryRequest(request), context.request.signal);
     return { status: 200, json: compactedResponse(clientBody.input, reply) };
