@@ -115,6 +115,19 @@ describe('Responses socket errors', () => {
     expect(await nextLine()).toMatchObject({ method: 'WS', status: 200 });
   });
 
+  it('ends a turn whose upstream fails before streaming with its error event and log line', async () => {
+    for (const status of [400, 401, 429, 500, 503]) {
+      const { fake } = await fakes.routeSku(router, 'openai-chat', [{ status, headers: { 'retry-after': '0' } }]);
+      const ws = await socket();
+      const label = `an upstream ${status}`;
+      const event = await expectLoggedError(await waitFor(`the events of ${label}`, ws.create({ model: SKU, input: 'hi' })), label);
+      expect(event.status, label).toBeGreaterThanOrEqual(400);
+      expect(fake.requests.length, label).toBeGreaterThan(0);
+      ws.ws.terminate();
+      await fakes.closeAll();
+    }
+  });
+
   it('refuses deep nesting exactly where HTTP does, with the same error, wherever in the body it is', async () => {
     const where = fc.constantFrom('input', 'metadata', 'tools', 'extra');
     await fc.assert(
