@@ -197,16 +197,31 @@ function formatDurationMs(ms) {
 
 const share = (value) => (value === null ? 'n/a' : formatPercent(value));
 
-/** A session's drops, one line each: the turn, its cached share before and after, and the reasons the router saw. */
+/** A session's drops, one line each, in turn order over all its models: the turn, its cached share before and after, and the reasons the router saw. */
 function dropsRow(session, columns) {
+  const several = session.models.length > 1;
+  const drops = session.models.flatMap((model) => model.drops.map((drop) => ({ drop, model: model.model }))).sort((a, b) => a.drop.turn - b.drop.turn);
   const list = el('ul', { class: 'drops' });
-  for (const drop of session.drops) {
+  for (const { drop, model } of drops) {
     const why = drop.reasons.length ? drop.reasons.map((reason) => reason.text).join('; ') : 'no cause the router can see';
-    list.append(el('li', { class: 'drop', 'data-turn': drop.turn }, `turn ${drop.turn}: ${share(drop.previous_cached_share)} → ${share(drop.cached_share)}: ${why}`));
+    const turn = several ? `turn ${drop.turn} (${model})` : `turn ${drop.turn}`;
+    list.append(el('li', { class: 'drop', 'data-turn': drop.turn, 'data-model': model }, `${turn}: ${share(drop.previous_cached_share)} → ${share(drop.cached_share)}: ${why}`));
   }
-  const older = session.dropped_turns - session.drops.length;
+  const older = session.dropped_turns - drops.length;
   if (older > 0) list.append(el('li', { class: 'more' }, `and ${formatCount(older)} earlier`));
   return el('tr', { class: 'drops-row', 'data-drops-of': session.id }, el('td', { colspan: columns, class: 'error' }, list));
+}
+
+/** Each model a session asked for on a line of its own: where its latest turn went, and (with several) its turns. */
+function modelsCell(session) {
+  const several = session.models.length > 1;
+  return el(
+    'td',
+    { class: 'targets' },
+    ...session.models.map((model) =>
+      el('div', { class: 'model', 'data-model': model.model }, `${model.model} → ${model.target}${model.key ? `, ${model.key.label}` : ''}${several ? ` · ${formatCount(model.turns)} turns` : ''}`),
+    ),
+  );
 }
 
 function renderSessions(report) {
@@ -219,7 +234,7 @@ function renderSessions(report) {
         { 'data-session-id': session.id },
         el('td', { class: 'session', title: session.id }, session.id.slice(0, 10)),
         el('td', {}, [session.caller, session.format, session.agent].filter(Boolean).join(' · ')),
-        el('td', { class: 'targets' }, `${session.model} → ${session.target}${session.key ? `, ${session.key.label}` : ''}`),
+        modelsCell(session),
         el('td', { class: 'number' }, formatCount(session.turns)),
         el('td', { class: 'number' }, `${formatCount(session.input_tokens)} / ${formatCount(session.cached_tokens)} / ${formatCount(session.output_tokens)}`),
         el('td', { class: 'number' }, share(session.cached_share)),

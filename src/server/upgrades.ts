@@ -21,6 +21,7 @@ import { isWebSocketUpgrade, responsesSockets } from './responses-socket/upgrade
 export function serveUpgrades(server: RouterServer, app: App, options: HttpServerOptions, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
   const { requestLog, metrics } = options;
   const sockets = responsesSockets(app, {
+    served: { metrics: metrics !== undefined, ui: options.ui !== undefined },
     async serveTurn(request, deliver) {
       const startedAt = performance.now();
       const trace: RequestTrace | undefined = requestLog || metrics ? {} : undefined;
