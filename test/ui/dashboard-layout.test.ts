@@ -152,23 +152,24 @@ describe.skipIf(!CHROMIUM)('the dashboard, read at a phone width and a laptop wi
   /**
    * What sticks out at this width: every element whose box reaches past the viewport's sides, and
    * every section that scrolls sideways (its content is wider than it), each named for the reader.
+   * Written as page script text: the test's own compilation has no DOM types.
    */
-  async function overflowAt(page: Page, width: number): Promise<string[]> {
-    return page.evaluate((viewport) => {
-      const name = (element: Element) => `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${element.classList.length ? `.${[...element.classList].join('.')}` : ''} "${(element.textContent ?? '').trim().slice(0, 40)}"`;
-      const out: string[] = [];
-      if (document.documentElement.scrollWidth > viewport) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
-      for (const element of document.body.querySelectorAll('*')) {
-        const box = element.getBoundingClientRect();
-        if (box.width === 0 && box.height === 0) continue;
-        if (box.left < -0.5 || box.right > viewport + 0.5) out.push(`${name(element)} spans ${Math.round(box.left)}–${Math.round(box.right)} px`);
-      }
-      for (const section of document.querySelectorAll('main section')) {
-        if (section.scrollWidth > section.clientWidth) out.push(`${name(section)} scrolls sideways: ${section.scrollWidth} px of content in ${section.clientWidth}`);
-      }
-      return out;
-    }, width);
-  }
+  const OVERFLOW_SCRIPT = `(viewport) => {
+    const name = (element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') + [...element.classList].map((name) => '.' + name).join('') + ' "' + (element.textContent || '').trim().slice(0, 40) + '"';
+    const out = [];
+    if (document.documentElement.scrollWidth > viewport) out.push('the page is ' + document.documentElement.scrollWidth + ' px wide');
+    for (const element of document.body.querySelectorAll('*')) {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (box.left < -0.5 || box.right > viewport + 0.5) out.push(name(element) + ' spans ' + Math.round(box.left) + '–' + Math.round(box.right) + ' px');
+    }
+    for (const section of document.querySelectorAll('main section')) {
+      if (section.scrollWidth > section.clientWidth) out.push(name(section) + ' scrolls sideways: ' + section.scrollWidth + ' px of content in ' + section.clientWidth);
+    }
+    return out;
+  }`;
+
+  const overflowAt = (page: Page, width: number): Promise<string[]> => page.evaluate(`(${OVERFLOW_SCRIPT})(${width})`);
 
   it.each([900, 600])('lays every element out within the page at %i px: no table, cell or chart past its edge', async (width) => {
     const page = await open(width);
