@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   download, no llama-server, no Redis, no browser, no network, no built CLI. They share one
  *   module graph per worker thread (no per-file isolation), which is most of why they are quick;
  *   they run so in the whole suite too, so a test cannot pass in one tier and fail in the other.
- * - `full`: everything else (the CLI in child processes, real SDK clients and agents, the real
+ * - `full`, run after it: everything else (the CLI in child processes, real SDK clients and agents, the real
  *   model, Redis, the dashboard in Chromium, the reliability suites), each file isolated.
  *
  * docs/testing.md says what each tier holds and how to run one area.
@@ -21,8 +21,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'quick', include: quickFiles, pool: 'threads', isolate: false, maxWorkers: '100%' } },
-      { extends: true, test: { name: 'full', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...quickFiles] } },
+      // The quick tier runs first (groupOrder), on every core: a broken translator fails in the first minute of `npm test` too.
+      { extends: true, test: { name: 'quick', include: quickFiles, pool: 'threads', isolate: false, maxWorkers: '100%', sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'full', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...quickFiles], sequence: { groupOrder: 1 } } },
     ],
   },
 });
