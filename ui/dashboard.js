@@ -55,12 +55,38 @@ function requestRow(request) {
   );
 }
 
+/**
+ * A table whose columns do not fit its section shows each row as a card instead (the `cards` class
+ * in dashboard.css): its cells wrap, each labelled with its column's header. Measured, not set at
+ * a width, since what fits depends on what the rows hold; the class is taken off, the section
+ * measured and the class put back in one task, so nothing is painted in between.
+ */
+function fitTable(table) {
+  const section = table.closest('section');
+  if (!section || section.hidden) return;
+  const headers = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
+  for (const row of table.tBodies[0].rows) {
+    for (const cell of row.cells) if (cell.colSpan === 1 && !cell.dataset.label) cell.dataset.label = headers[cell.cellIndex] || '';
+  }
+  table.classList.remove('cards');
+  if (section.scrollWidth > section.clientWidth) table.classList.add('cards');
+}
+
+const fitAll = () => document.querySelectorAll('main table').forEach(fitTable);
+let fitting;
+/** Once per frame, however many rows or resizes arrive in it. */
+const fitAllSoon = () => (fitting ??= requestAnimationFrame(() => {
+  fitting = undefined;
+  fitAll();
+}));
+
 function addRequest(request) {
   const body = $('requests').tBodies[0];
   const row = requestRow(request);
   row.classList.add('fresh');
   body.prepend(row);
   while (body.rows.length > MAX_ROWS) body.deleteRow(body.rows.length - 1);
+  fitAllSoon();
 }
 
 /**
@@ -151,6 +177,7 @@ function renderRoutes(routes) {
     }),
   );
   $('routes-section').hidden = false;
+  fitTable($('routes'));
 }
 
 /** A backend's failures, one line per kind: how often, the status and message, and when last. */
@@ -181,6 +208,7 @@ function renderBackends(backends) {
     ),
   );
   $('backends-section').hidden = false;
+  fitTable($('backends'));
 }
 
 /** 3725000 ms → "1h 2m 5s", as `svc-router sessions` writes it. */
@@ -246,6 +274,7 @@ function renderSessions(report) {
     }),
   );
   $('sessions-section').hidden = report.sessions.length === 0;
+  fitTable($('sessions'));
 }
 
 let refreshing;
@@ -286,4 +315,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('measure-tokens').addEventListener('click', () => chooseMeasure('tokens'));
   connect();
   refresh();
+  // The server's rows now, and every table again whenever the page's width changes.
+  fitAll();
+  window.addEventListener('resize', fitAllSoon);
 });

@@ -1,3 +1,4 @@
+import type { PriceProvider } from '../catalog/index.js';
 import type { BackendSettings } from '../config/settings.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import type { ForwardedFrame, ForwardedReply } from '../core/forwarded.js';
@@ -50,6 +51,18 @@ export interface ForwardingBackend {
    * when the upstream's body ended the stream well without a closing frame of its own.
    */
   stream(call: BackendCall): AsyncIterable<ForwardedFrame[]>;
+}
+
+/**
+ * What a backend type is, said by its own folder (its definition.ts): how to load its module, and
+ * what the rooms that never load it need to know of it. Light: it imports no code of the type, so
+ * the CLI and a router that never names the type pay nothing for it.
+ */
+export interface BackendDefinition {
+  /** The type's module, imported when a configured backend of the type is first used. */
+  load(): Promise<BackendModule>;
+  /** Where the price package lists the models this type's upstreams serve (prices and context windows). */
+  priceProvider: PriceProvider;
 }
 
 /** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */

@@ -3,5 +3,5 @@ export { fromOverride, rateAt, type CatalogPrice, type PriceOverride, type Rate 
 export { mapEffort, type MappedEffort } from './effort.js';
 export { CAPABILITY_ROWS, type Capabilities, type ReasoningForm, type SamplingSetting } from './model-capabilities.js';
 export { capabilitiesOf, modelInfo, type CatalogOverrides, type ModelInfo, type ModelQuery, type Sourced } from './model-info.js';
-export { PRICE_PACKAGE_SOURCE, packagePriceList } from './price-package.js';
+export { PRICE_PACKAGE_SOURCE, packagePriceList, priceProviderKey, type PriceProvider } from './price-package.js';
 export { unsentSampling, type UnsentSampling } from './sampling.js';

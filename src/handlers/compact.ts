@@ -1,5 +1,6 @@
 import { resolveApiKey } from '../backends/http/resolve-api-key.js';
 import { postJson, readJsonText } from '../backends/http/upstream-client.js';
+import { priceProviderOf } from '../backends/registry.js';
 import { invalidRequest } from '../core/errors.js';
 import { estimateRequestTokens } from '../core/estimate-tokens.js';
 import type { Reply } from '../core/reply.js';
@@ -149,7 +150,7 @@ async function forwardCompaction(
   // (the usage cap records it in the ledger against the reservation it holds), priced as one.
   const usage = (json as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage;
   const spent = { inputTokens: wholeOrZero(usage?.input_tokens), outputTokens: wholeOrZero(usage?.output_tokens) };
-  const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false));
+  const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false, priceProviderOf(settings.type)));
   await admitted.settle(spent, cost, {
     request_id: context.requestId,
     sku: route,

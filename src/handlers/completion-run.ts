@@ -13,7 +13,8 @@ import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
 import type { Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
-import { backendTypeOf, costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import { priceProviderOfBackend } from '../backends/registry.js';
 import type { Target } from '../core/target.js';
 import type { Attempted } from './call-chain.js';
 import { consultRoute } from './consult-route.js';
@@ -166,7 +167,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     if (this.recorded) return this.recorded;
     const { attempted, trace, request } = this;
     const total = usage.inputTokens + usage.outputTokens;
-    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline, backendTypeOf(this.settings, attempted.backend.name))) : undefined;
+    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline, priceProviderOfBackend(this.settings, attempted.backend.name))) : undefined;
     if (trace) {
       trace.inputTokens = usage.inputTokens;
       trace.outputTokens = usage.outputTokens;

@@ -1,4 +1,5 @@
 import { modelInfo, type Capabilities, type CatalogPrice, type ModelInfo, type Rate } from '../../catalog/index.js';
+import { priceProviderOf } from '../../backends/registry.js';
 import type { Settings } from '../../config/settings.js';
 import { isBackendType, type BackendType } from '../../core/backend-types.js';
 import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
@@ -53,11 +54,11 @@ function backendType(settings: Settings, backend: string): BackendType | undefin
 
 function targetInfo(settings: Settings, backend: string, upstreamModel: string): TargetInfo {
   const type = backendType(settings, backend);
-  return { target: `${backend}:${upstreamModel}`, backend, ...(type ? { type } : {}), info: modelInfo({ type, upstreamModel, backendName: backend }, overridesOf(settings)) };
+  return { target: `${backend}:${upstreamModel}`, backend, ...(type ? { type } : {}), info: modelInfo({ type, priceProvider: priceProviderOf(type), upstreamModel, backendName: backend }, overridesOf(settings)) };
 }
 
 function bareInfo(settings: Settings, upstreamModel: string): TargetInfo {
-  return { target: upstreamModel, info: modelInfo({ type: undefined, upstreamModel }, overridesOf(settings)) };
+  return { target: upstreamModel, info: modelInfo({ type: undefined, priceProvider: undefined, upstreamModel }, overridesOf(settings)) };
 }
 
 const overridesOf = (settings: Settings) => ({ prices: settings.prices, contextWindows: settings.contextWindows });
