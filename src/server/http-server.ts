@@ -12,6 +12,7 @@ import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
+import { errorHeaderLines, errorHeaders } from './error-headers.js';
 import { HostGuard, isGuardedPath } from './host-guard.js';
 import type { RouterMetrics } from './metrics.js';
 import { answerClientError } from './malformed-request.js';
@@ -116,13 +117,10 @@ function capConnections(server: RouterServer, event: 'connection' | 'secureConne
 const REFUSE_LINGER_MS = 1_000;
 
 function refuse(socket: Socket, max: number): void {
-  const body = JSON.stringify(
-    openaiErrorBody(new RouterError(503, 'overloaded', `The router has ${max} connections open, its limit (config key server.maxConnections); try again shortly.`, undefined, 'too_many_connections')),
-  );
+  const error = new RouterError(503, 'overloaded', `The router has ${max} connections open, its limit (config key server.maxConnections); try again shortly.`, undefined, 'too_many_connections', 1_000);
+  const body = JSON.stringify(openaiErrorBody(error));
   socket.on('error', () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${errorHeaderLines(error)}connection: close\r\n\r\n${body}`);
   // Read and drop what the client still sends, so closing does not reset the answer away; then close.
   socket.resume();
   socket.once('end', () => socket.destroy());
@@ -211,6 +209,7 @@ function refuseGuarded(
 ): void {
   const body = JSON.stringify(openaiErrorBody(error));
   res.writeHead(403, {
+    ...errorHeaders(error),
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
@@ -236,8 +235,9 @@ function parsedForLog(body: string): unknown {
 /** GET /metrics: the Prometheus exposition text; no key needed, and it holds none. */
 async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method: string): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
-    const body = JSON.stringify({ error: { message: `Method ${method} is not allowed on /metrics; use GET.`, type: 'invalid_request_error', param: null, code: 'method_not_allowed' } });
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const error = new RouterError(405, 'method_not_allowed', `Method ${method} is not allowed on /metrics; use GET.`, undefined, 'method_not_allowed');
+    const body = JSON.stringify(openaiErrorBody(error));
+    res.writeHead(405, { ...errorHeaders(error), allow: 'GET, HEAD', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return;
   }

@@ -34,7 +34,7 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });
-  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'upstream', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
+  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'configuration', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
   return {
     ...http,
     async complete(call) {
