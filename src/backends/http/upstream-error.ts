@@ -14,10 +14,7 @@ export function upstreamError(backend: string, status: number, message: string |
   const cause = `HTTP ${status}${message ? `: ${redactText(message, secrets)}` : ''}`;
   if (status === 401 || status === 403) {
     // The backend's key, not the request: another target may hold a valid one.
-    return new RouterError(502, 'configuration', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`, undefined, undefined, undefined, {
-      cause,
-      retryable: true,
-    });
+    return keyRejected(backend, status, { cause });
   }
   if (status === 402) {
     // The backend's account is out of credit, not the request: another key or target may pay.
@@ -33,6 +30,19 @@ export function upstreamError(backend: string, status: number, message: string |
   // The request itself is at fault: every target would refuse it too.
   if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`, undefined, undefined, undefined, { cause, retryable: false });
   return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`, undefined, undefined, undefined, { cause, retryable: false });
+}
+
+/**
+ * The backend's own credentials refused (Gemini says so with a 400): the same answer whichever
+ * backend type and client format, a 502 with code `upstream_auth` that names the backend and never
+ * the key. The router's configuration is at fault, so the client is told not to retry; another
+ * target of the route may hold a valid key, so the route still falls back.
+ */
+export function keyRejected(backend: string, status: number, options: { cause?: unknown } = {}): RouterError {
+  return new RouterError(502, 'configuration', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`, undefined, 'upstream_auth', undefined, {
+    ...options,
+    retryable: true,
+  });
 }
 
 /** Removes anything that looks like a credential from upstream text before a client sees it, then bounds it. */
