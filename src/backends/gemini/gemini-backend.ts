@@ -3,6 +3,7 @@ import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
+import { keyRejected } from '../http/upstream-error.js';
 import { decodeGeminiReply } from './decode-reply.js';
 import { decodeGeminiStream } from './decode-stream.js';
 import { encodeGeminiRequest } from './encode-request.js';
@@ -34,7 +35,7 @@ export function createGeminiBackend(name: string, settings: BackendSettings): Ba
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });
-  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'upstream', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
+  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? keyRejected(name, 400, { cause: (error as RouterError).cause }) : error);
   return {
     ...http,
     async complete(call) {

@@ -23,7 +23,7 @@ const bearer = (token: string | undefined): Record<string, string> => (token ? {
  */
 export function createVertexBackend(name: string, settings: BackendSettings): Backend {
   const { project, region } = settings;
-  const misconfigured = (what: string) => new RouterError(502, 'upstream', `Backend '${name}' (vertex) has no ${what}; set it with svc-router backends add ${name} --type vertex --project P --region R.`);
+  const misconfigured = (what: string) => new RouterError(502, 'configuration', `Backend '${name}' (vertex) has no ${what}; set it with svc-router backends add ${name} --type vertex --project P --region R.`);
   const url = (base: string, model: string, stream: boolean) => {
     if (!project) throw misconfigured('project');
     if (!region) throw misconfigured('region');
@@ -71,7 +71,8 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
     if (!status || !token) return error;
     if (status === '401') forgetAccessToken(credentialsFileOf(settings.credentials), token);
     const what = status === '401' ? 'refused its Google access token (HTTP 401); another is fetched for the next call' : `denied its service account access to project ${project} in ${region} (HTTP 403); grant it the Vertex AI User role`;
-    return new RouterError(502, 'upstream', `Backend '${name}': Vertex AI ${what}.`, undefined, 'upstream_auth', undefined, { cause: error, retryable: true });
+    // A refused token is replaced on the next call, so a retry may pass; a denied account waits for its owner.
+    return new RouterError(502, status === '401' ? 'upstream' : 'configuration', `Backend '${name}': Vertex AI ${what}.`, undefined, 'upstream_auth', undefined, { cause: error, retryable: true });
   }
 
   return {

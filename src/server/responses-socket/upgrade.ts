@@ -9,6 +9,7 @@ import type { ApiRequest, ApiResponse } from '../../handlers/api.js';
 import type { App } from '../../handlers/app.js';
 import { authenticate, presentedKey } from '../../identity/authenticate.js';
 import { corsOf } from '../cors.js';
+import { errorHeaders } from '../error-headers.js';
 import { noSocketAt, SOCKET_PATH, type ServedHere } from './no-socket.js';
 import { answerOnSocket } from './raw-answer.js';
 import { SocketSession } from './socket-session.js';
@@ -33,6 +34,8 @@ export interface ResponsesSocketsOptions {
   served: Omit<ServedHere, 'websockets'>;
   /** Told of an upgrade that was refused, for the request log and metrics. */
   refused(request: { method: string; path: string; status: number; error: string; requestId: string }): void;
+  /** The router's address as this client reaches it, for a refusal that names it (src/server/router-address.ts). */
+  addressOf?(req: IncomingMessage): string;
 }
 
 export interface ResponsesSockets {
@@ -58,9 +61,7 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
   const sessions = new Map<WebSocket, SocketSession>();
   const refuse = (socket: Duplex, method: string, path: string, error: RouterError): void => {
     const requestId = newId('req_');
-    const headers: Record<string, string> = { ...error.headers, 'x-request-id': requestId };
-    if (error.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterMs / 1000));
-    answerOnSocket(socket, error.status, openaiErrorBody(error), headers);
+    answerOnSocket(socket, error.status, openaiErrorBody(error), errorHeaders(error, requestId));
     options.refused({ method, path, status: error.status, error: error.message, requestId });
   };
 
