@@ -25,7 +25,7 @@ import { DETACHED_ENV, reportListening, serveArgsFromArgv, startDetached } from 
 import { DEFAULT_LOG_KEEP, DEFAULT_LOG_MAX_BYTES, redirectOutputTo, RotatingLogFile } from '../log-file.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
 import { claimServerState, displayUsageStore, findServer, removeServerState, type ServerState } from '../server-state.js';
-import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
+import { keyVariables, namesSet, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines } from './env.js';
 import { hostForUrl } from '../router-origin.js';
@@ -166,7 +166,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
       ...(tls ? { tls: tls.files } : {}),
       detached,
       ...(config.overlay ? { config: config.overlay.path } : {}),
-      environment: variables,
+      environment: { ...variables, all: namesSet() },
     },
     config.dir,
   );
