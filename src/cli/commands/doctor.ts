@@ -6,7 +6,8 @@ import { configInForce } from '../config-in-force.js';
 import { checkBackends } from '../doctor/backend-checks.js';
 import { checkLive } from '../doctor/live-checks.js';
 import type { ServerState } from '../server-state.js';
-import { checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { checkBaseUrl } from '../doctor/base-url.js';
+import { checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
 import { checkContextWindows } from '../doctor/context-windows.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
 import { checkClient } from '../doctor/client-checks.js';
@@ -66,7 +67,13 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
 
   const results: CheckResult[] = [
     keyResult,
-    checkBaseUrl(baseUrl, given, client as DoctorClient | undefined, address.source === 'serve' ? 'running serve\'s' : 'configured'),
+    checkBaseUrl(baseUrl, {
+      given,
+      ...(client ? { client: client as DoctorClient } : {}),
+      source: address.source === 'serve' ? "running serve's" : 'configured',
+      ...(serve ? { serve } : {}),
+      answered: routerResults.some((result) => result.id === 'whoami' && result.status === 'pass'),
+    }),
     ...routerResults,
     ...(client ? checkClient(client as DoctorClient, settings, root, key) : []),
     ...backendResults,

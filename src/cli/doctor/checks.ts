@@ -6,7 +6,6 @@ import { providerKeyOf } from '../../identity/provider-keys.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { hostForUrl } from '../router-origin.js';
-import type { DoctorClient } from './doctor-clients.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
@@ -31,27 +30,6 @@ export function checkKey(key: string | undefined): CheckResult {
   return pass('key', `present (${keyHint(key)}), no whitespace`);
 }
 
-
-/** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST. */
-const wantsV1 = (client: DoctorClient): boolean => client === 'openai' || client === 'codex';
-
-/**
- * A given base URL in the form its client needs. Without --client either form is right (the
- * OpenAI one ends in /v1, the Anthropic one does not); with it, the client's form is checked.
- */
-export function checkBaseUrl(baseUrl: string, given: boolean, client?: DoctorClient, source = 'configured'): CheckResult {
-  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  if (!given) return skip('base-url', `no --base-url given; checking the ${source} address ${origin}`);
-  const hasV1 = /\/v1\/?$/.test(baseUrl);
-  if (client === undefined) {
-    return pass('base-url', hasV1 ? `${baseUrl} is the OpenAI-style form (Anthropic clients take ${origin})` : `${baseUrl} is the Anthropic-style form (OpenAI-style clients take ${origin}/v1)`);
-  }
-  if (wantsV1(client) === hasV1) return pass('base-url', `${baseUrl} is the form ${client} needs`);
-  if (wantsV1(client)) {
-    return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${origin}/v1.`);
-  }
-  return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${origin} (without /v1) for Anthropic-style clients.`);
-}
 
 function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -85,7 +63,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     const remedy =
       answer.failure === 'timeout'
         ? 'Something accepts connections there but does not answer HTTP: check that the address is svc-router (svc-router serve), not another program or a proxy that holds connections.'
-        : (untrustedCertRemedy(answer.detail) ?? REMEDY.network);
+        : (untrustedCertRemedy(answer.detail) ?? (/wrong.version.number/i.test(answer.detail) ? 'That address answers plain HTTP, not TLS: use http:// in the base URL.' : REMEDY.network));
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
