@@ -6,6 +6,7 @@ import { providerKeyOf } from '../../identity/provider-keys.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { hostForUrl } from '../router-origin.js';
+import type { ServerState } from '../server-state.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
@@ -168,11 +169,12 @@ function targetState(text: string, route: string, settings: Settings, evidence: 
 }
 
 /** The config file holds keys: only its owner may read it. */
-export function checkConfigFile(file: string, problem: string | undefined): CheckResult {
+export function checkConfigFile(file: string, problem: string | undefined, serve?: ServerState): CheckResult {
   if (problem !== undefined) {
-    // The declarative file in force, not config.json: a running serve keeps its last valid version meanwhile.
+    // The declarative file in force, or config.json: a running serve keeps its last valid version meanwhile.
     const declarative = path.basename(file) !== 'config.json';
-    return fail('config-file', `${file}: ${problem}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+    const kept = serve ? `; the running serve (pid ${serve.pid}) routes with the last version it read until it is fixed` : '';
+    return fail('config-file', `${file}: ${problem}${kept}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand (the position above says where), or move the file away and run svc-router init again.');
   }
   let mode: number;
   try {
