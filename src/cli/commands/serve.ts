@@ -250,7 +250,8 @@ function unsetVariableWarnings(settings: Settings, config: ConfigStore): string[
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
   const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
   const overlay = given === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(given, undefined, { warnUnsetEnv: true });
-  const config = new ConfigStore(await confConfigDirectory(), overlay ? { overlay } : {});
+  // Fields of config.json the settings do not know are named once per version, at start and on each reload.
+  const config = new ConfigStore(await confConfigDirectory(), { reportUnknownFields: true, ...(overlay ? { overlay } : {}) });
   try {
     config.read();
   } catch (error) {

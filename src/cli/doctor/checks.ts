@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { unknownStoredFields, type UnknownField } from '../../config/stored-settings.js';
 import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
 import { providerKeyOf } from '../../identity/provider-keys.js';
 import { formatCount } from '../../core/format-numbers.js';
@@ -182,10 +183,30 @@ export function checkConfigFile(file: string, problem: string | undefined, serve
   } catch {
     return skip('config-file', `${file} does not exist yet (svc-router init creates it)`);
   }
-  if (process.platform === 'win32') return skip('config-file', `${file}: permissions are not checked on Windows`);
   const octal = mode.toString(8).padStart(4, '0');
-  if ((mode & 0o077) !== 0) return fail('config-file', `${file} is mode ${octal}: others can read the keys in it`, `chmod 600 ${file}`);
-  return pass('config-file', `${file} is mode ${octal}`);
+  const problems: Array<{ message: string; remedy: string }> = [];
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) problems.push({ message: `${file} is mode ${octal}: others can read the keys in it`, remedy: `chmod 600 ${file}` });
+  const unknown = unknownFieldsOf(file);
+  if (unknown.length) {
+    // `FILE line 7, column 15: guardrails: unknown field …`: the file is named once, before the lines.
+    const fields = unknown.map((field) => field.at.slice(file.length + 1)).join('; ');
+    problems.push({
+      message: `${file}: ${fields}; the router ignores ${unknown.length === 1 ? 'it' : 'them'}, so ${unknown.length === 1 ? 'that setting stays' : 'those settings stay'} at the default`,
+      remedy: 'Fix the field names in the file by hand (or set them with svc-router config set), or remove them.',
+    });
+  }
+  if (problems.length) return fail('config-file', problems.map((problem) => problem.message).join('; and '), problems.map((problem) => problem.remedy).join(' '));
+  if (process.platform === 'win32') return skip('config-file', `${file}: every field known; permissions are not checked on Windows`);
+  return pass('config-file', `${file} is mode ${octal}, every field known`);
+}
+
+/** config.json's fields the settings do not know (a declarative file in force refuses its own). */
+function unknownFieldsOf(file: string): UnknownField[] {
+  try {
+    return unknownStoredFields(file, fs.readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 /** `serve` can listen on the configured port, or an svc-router already does. */
