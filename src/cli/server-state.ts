@@ -44,9 +44,11 @@ export interface ServerState {
   /**
    * The variables its settings read upstream keys and the sealing secret from, by name only (never
    * a value): those set when it started, and those not. `restart` from a shell that lacks one of
-   * `set` refuses; `doctor` tells a key this shell lacks from one the server lacks.
+   * `set` refuses; `doctor` tells a key this shell lacks from one the server lacks. `all` names
+   * every variable set in its environment: that environment is fixed when it starts, so a backend
+   * added later is judged by it, not by the shell that added it.
    */
-  environment?: { set: string[]; unset: string[] };
+  environment?: { set: string[]; unset: string[]; all?: string[] };
 }
 
 export type ServerLookup =

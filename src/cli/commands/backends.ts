@@ -11,9 +11,10 @@ import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { bearerServiceOf } from '../bearer-services.js';
-import { chalk, note, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
-import { openConfig, requireStored } from '../config-in-force.js';
+import { configInForce, openConfig, requireStored } from '../config-in-force.js';
+import { serveLacksWarning } from '../key-variables.js';
+import { chalk, note, printJson, printLine, printTable, warn } from '../output.js';
 import type { ConfigStore } from '../../config/store.js';
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
@@ -87,6 +88,13 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
   const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
   if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
+  await warnIfServeLacks(name, backend.apiKeyEnv === undefined || pool ? [] : [backend.apiKeyEnv]);
+}
+
+/** A running serve takes the change at once, but reads the key from its own environment, not this shell's. */
+async function warnIfServeLacks(name: string, variables: string[]): Promise<void> {
+  const warning = serveLacksWarning((await configInForce()).serve, name, variables);
+  if (warning) warn(warning);
 }
 
 /** The base URL given, or (vertex, bedrock) the endpoint of the region. */
@@ -237,10 +245,11 @@ export async function runBackendsPool(name: string, options: PoolOptions): Promi
   const config = await openConfig();
   if (options.clear) {
     requireBackend(config, name);
-    config.update((settings) => {
+    const own = config.update((settings) => {
       delete settings.backends[name]!.keyPool;
-    });
+    }).backends[name];
     printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} uses its own key again (no pool)`);
+    await warnIfServeLacks(name, own?.apiKey === undefined && own?.apiKeyEnv !== undefined ? [own.apiKeyEnv] : []);
     return;
   }
   const strategy = options.strategy ?? 'round-robin';
@@ -258,4 +267,5 @@ export async function runBackendsPool(name: string, options: PoolOptions): Promi
     settings.backends[name]!.keyPool = pool;
   });
   printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} now uses a pool of ${keys.length} keys, ${strategy}`);
+  await warnIfServeLacks(name, options.keyEnv ?? []);
 }
