@@ -25,7 +25,7 @@ afterAll(() => router.close());
 const EXACT = Object.keys(ENDPOINTS).filter((path) => path.startsWith('/v1/') && !path.includes('{'));
 const MISTAKES = EXACT.flatMap((path) => [path.slice(3), `/v1${path}`, `/api${path}`]);
 
-/** One raw request with the Host given (fetch does not let a caller set it); its status and error message. */
+/** One raw request with the Host given (fetch does not let a caller set it); its status, error message ('' when none) and body. */
 function ask(path: string, options: { method?: string; host?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; message: string; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -34,8 +34,14 @@ function ask(path: string, options: { method?: string; host?: string; headers?: 
         let text = '';
         response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
         response.on('end', () => {
-          const body = JSON.parse(text) as { error: { message: string } };
-          resolve({ status: response.statusCode ?? 0, message: body.error.message, text });
+          // A path that is served (GET /v1/models) answers without an error.
+          let message = '';
+          try {
+            message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? '';
+          } catch {
+            // Not JSON: the text alone is checked.
+          }
+          resolve({ status: response.statusCode ?? 0, message, text });
         });
       },
     );
