@@ -68,35 +68,61 @@ interface PatternEndpoint {
   key: string;
   regExp: RegExp;
   names: string[];
+  /** Characters of the pattern outside its `{name}` segments: the more, the more specific. */
+  literal: number;
   endpoint: Endpoint;
 }
 
-function buildTable(): { exact: Record<string, Endpoint>; patterns: PatternEndpoint[]; all: [string, Endpoint][] } {
+/** A route table: exact paths by path, patterns most specific first, and every path in the order it was added. */
+export interface RouteTable {
+  exact: Record<string, Endpoint>;
+  patterns: PatternEndpoint[];
+  all: [string, Endpoint][];
+}
+
+/**
+ * The table for a list of paths. Patterns are tried most specific first (the most characters
+ * outside their `{name}` segments; ties in the order added), so a path that two patterns match
+ * goes to the narrower one whatever order they were listed in: `/v1/models/x:countTokens` to
+ * `/v1/models/{model}:countTokens`, not to `/v1/models/{id}`, whose segment would swallow the `:`.
+ */
+export function buildRouteTable(routes: Iterable<readonly [string, Endpoint]>): RouteTable {
   // No prototype: a path is client input, and `constructor` or `__proto__` must not find anything.
   const exact: Record<string, Endpoint> = Object.create(null) as Record<string, Endpoint>;
   const patterns: PatternEndpoint[] = [];
   const all: [string, Endpoint][] = [];
-  const add = (path: string, endpoint: Endpoint) => {
+  for (const [path, endpoint] of routes) {
     if (all.some(([known]) => known === path)) throw new Error(`Two endpoints claim ${path}.`);
     all.push([path, endpoint]);
     if (!path.includes('{')) {
       exact[path] = endpoint;
-      return;
+      continue;
     }
     const names: string[] = [];
+    let literal = 0;
     const source = path
       .split(/(\{[A-Za-z_]\w*\})/)
       .map((piece) => {
-        if (!/^\{\w+\}$/.test(piece)) return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        if (!/^\{\w+\}$/.test(piece)) {
+          literal += piece.length;
+          return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        }
         names.push(piece.slice(1, -1));
         return '([^/]+?)';
       })
       .join('');
-    patterns.push({ key: path, regExp: new RegExp(`^${source}$`), names, endpoint });
-  };
-  for (const route of SHARED_ROUTES) add(route.path, endpointOf(DEFAULT_FORMAT, route, route.handle));
-  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) add(route.path, endpointOf(format, route, formatRoute(format, route)));
+    patterns.push({ key: path, regExp: new RegExp(`^${source}$`), names, literal, endpoint });
+  }
+  // Array.prototype.sort is stable: equally specific patterns keep the order they were added in.
+  patterns.sort((a, b) => b.literal - a.literal);
   return { exact, patterns, all };
+}
+
+function buildTable(): RouteTable {
+  const routes: [string, Endpoint][] = [];
+  for (const route of SHARED_ROUTES) routes.push([route.path, endpointOf(DEFAULT_FORMAT, route, route.handle)]);
+  for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) routes.push([route.path, endpointOf(format, route, formatRoute(format, route))]);
+  return buildRouteTable(routes);
 }
 
 const TABLE = buildTable();
@@ -116,11 +142,11 @@ const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as R
 
 /**
  * The endpoint serving a path: an exact path is one lookup in a table without a prototype, then the
- * patterns in order. A path is client input, so it is never looked up through a prototype.
+ * patterns, most specific first. A path is client input, so it is never looked up through a prototype.
  */
-export function findEndpoint(path: string): FoundEndpoint | undefined {
-  if (Object.hasOwn(TABLE.exact, path)) return { key: path, endpoint: TABLE.exact[path]!, params: NO_PARAMS };
-  for (const pattern of TABLE.patterns) {
+export function findEndpoint(path: string, table: RouteTable = TABLE): FoundEndpoint | undefined {
+  if (Object.hasOwn(table.exact, path)) return { key: path, endpoint: table.exact[path]!, params: NO_PARAMS };
+  for (const pattern of table.patterns) {
     const match = pattern.regExp.exec(path);
     if (!match) continue;
     const params: Record<string, string> = Object.create(null) as Record<string, string>;

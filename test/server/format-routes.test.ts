@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
 import { FORMATS } from '../../src/formats/registry.js';
 import { presentedKey } from '../../src/identity/authenticate.js';
-import { ENDPOINTS, findEndpoint, likelyEndpoint } from '../../src/server/endpoints.js';
+import { buildRouteTable, ENDPOINTS, findEndpoint, likelyEndpoint, type Endpoint } from '../../src/server/endpoints.js';
 
 describe('the route table built from the formats registry', () => {
   it('serves every route of every format, with that format', () => {
@@ -28,6 +28,20 @@ describe('the route table built from the formats registry', () => {
     expect({ ...found?.params }).toEqual({ id: 'svc.intelligent-pro' });
     expect(findEndpoint('/v1/models/a/b')).toBeUndefined();
     expect(findEndpoint('/v1/models/')).toBeUndefined();
+  });
+
+  it('matches the most specific pattern, whatever order the patterns were listed in', () => {
+    const endpoint = (name: string) => ({ ...ENDPOINTS['/v1/models/{id}']!, name }) as Endpoint;
+    const patterns = ['/v1/models/{id}', '/v1/models/{model}:countTokens', '/v1/models/{model}:generateContent', '/{a}/models/{b}'];
+    // Every order of the same patterns finds the same endpoint for each path.
+    const orders = [patterns, [...patterns].reverse(), [patterns[2]!, patterns[0]!, patterns[3]!, patterns[1]!]];
+    for (const order of orders) {
+      const table = buildRouteTable(order.map((path) => [path, endpoint(path)] as const));
+      expect(findEndpoint('/v1/models/gemini-2.5-pro:countTokens', table)?.key, order.join(' ')).toBe('/v1/models/{model}:countTokens');
+      expect({ ...findEndpoint('/v1/models/svc.x:generateContent', table)?.params }).toEqual({ model: 'svc.x' });
+      expect(findEndpoint('/v1/models/svc.x', table)?.key).toBe('/v1/models/{id}');
+      expect(findEndpoint('/v2/models/svc.x', table)?.key).toBe('/{a}/models/{b}');
+    }
   });
 
   it('finds nothing for names on every object\'s prototype', () => {
