@@ -72,7 +72,7 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
       throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
     }
     const settings = app.config.read();
-    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources));
+    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources, request.query), endpoint.keySources);
     if (trace) trace.caller = identity.developer;
     for (const header of endpoint.requiredHeaders) checkHeader(request.headers, header);
     const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, phases, params: found.params });

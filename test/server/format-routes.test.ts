@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
 import { FORMATS } from '../../src/formats/registry.js';
-import { presentedKey } from '../../src/identity/authenticate.js';
+import { authenticate, presentedKey } from '../../src/identity/authenticate.js';
 import { buildRouteTable, ENDPOINTS, findEndpoint, likelyEndpoint, type Endpoint } from '../../src/server/endpoints.js';
 
 describe('the route table built from the formats registry', () => {
@@ -82,5 +82,24 @@ describe('presentedKey', () => {
     expect(presentedKey({ authorization: 'Bearer  k' }, sources)).toBe(' k');
     expect(presentedKey({ authorization: 'k' }, sources)).toBe('k');
     expect(presentedKey({ authorization: 'Bearer' }, sources)).toBe('Bearer');
+  });
+});
+
+describe('a key in the query string', () => {
+  const sources = [{ header: 'x-goog-api-key' }, { query: 'key' }, { header: 'authorization', scheme: 'bearer' }] as const;
+
+  it('is read only where a source names the parameter, in the sources\' order, percent-decoded', () => {
+    expect(presentedKey({}, sources, 'alt=sse&key=svc_a%2Bb')).toBe('svc_a+b');
+    expect(presentedKey({ 'x-goog-api-key': 'h' }, sources, 'key=q')).toBe('h');
+    expect(presentedKey({ authorization: 'Bearer b' }, sources, 'key=q')).toBe('q');
+    expect(presentedKey({ authorization: 'Bearer b' }, sources, 'alt=sse')).toBe('b');
+    expect(presentedKey({}, [{ header: 'x-api-key' }], 'key=q')).toBeUndefined();
+    expect(presentedKey({}, sources)).toBeUndefined();
+  });
+
+  it('is asked for, when missing, as the endpoint reads it', () => {
+    const settings = { keys: {} } as never;
+    expect(() => authenticate(settings, undefined, sources)).toThrow('Missing API key. Send it as "x-goog-api-key: <key>" (or "?key=<key>" in the URL, or "Authorization: Bearer <key>").');
+    expect(() => authenticate(settings, '')).toThrow('Missing API key. Send it as "x-api-key: <key>" (or "Authorization: Bearer <key>").');
   });
 });
