@@ -49,3 +49,10 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardMessagesStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    messages: true;
+  }
+}
