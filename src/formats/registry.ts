@@ -16,8 +16,8 @@ export type { FormatName };
 /** The format a request to a shared endpoint (whoami, models, an unknown path) is answered in when no format claims it. */
 export const DEFAULT_FORMAT: ClientFormat = chatFormat;
 
-/** The format whose client sent a request to the shared models endpoints. */
-export const modelsFormatOf = (headers: Headers): ClientFormat => FORMATS.find((format) => format.models.claims(headers)) ?? DEFAULT_FORMAT;
+/** The format whose client sent a request to the shared models endpoints (`query`: its query string, without `?`). */
+export const modelsFormatOf = (headers: Headers, query?: string): ClientFormat => FORMATS.find((format) => format.models.claims(headers, query)) ?? DEFAULT_FORMAT;
 
 // One format for each name a backend's wireFormat and a request's forwardBody may carry (src/core/request.ts), and no other.
 type Listed = (typeof FORMATS)[number]['name'];

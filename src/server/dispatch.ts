@@ -65,7 +65,7 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   const found = findEndpoint(path);
   const endpoint = found?.endpoint;
   if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
-  const errorBody = (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
+  const errorBody = endpoint?.answeredIn?.(request.headers, request.query).errorBody ?? (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
   try {
     if (!endpoint) throw notFound(request.method, path);
     if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {

@@ -1,6 +1,6 @@
 import type { RouterError } from '../core/errors.js';
 import type { ClientFormat, FormatRoute, RequiredHeader } from '../formats/client-format.js';
-import { DEFAULT_FORMAT, FORMATS } from '../formats/registry.js';
+import { DEFAULT_FORMAT, FORMATS, modelsFormatOf } from '../formats/registry.js';
 import type { ApiResponse } from '../handlers/api.js';
 import type { RequestContext } from '../handlers/context.js';
 import { handleModel, handleModels } from '../handlers/models.js';
@@ -19,14 +19,19 @@ export interface Endpoint {
   keySources: readonly KeySource[];
   requiredHeaders: readonly RequiredHeader[];
   errorBody(error: RouterError, requestId: string): unknown;
+  /** For an endpoint every format's clients call (the models list): the format a request's errors are answered in, from its headers and query string. */
+  answeredIn?(headers: Readonly<Record<string, string | undefined>>, query: string | undefined): ClientFormat;
 }
 
-/** The endpoints no one format owns: they answer in the default format's errors, and take its key sources. */
-const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handle: Endpoint['handle'] }[] = [
+/**
+ * The endpoints no one format owns: they take a key wherever any format's clients send one, and
+ * answer in the default format's errors, or (the models list) in those of the format whose client asks.
+ */
+const SHARED_ROUTES: readonly { path: string; name: string; method: 'GET'; handle: Endpoint['handle']; claimed?: true }[] = [
   { path: '/whoami', name: 'whoami', method: 'GET', handle: handleWhoami },
-  { path: '/v1/models', name: 'models', method: 'GET', handle: handleModels },
+  { path: '/v1/models', name: 'models', method: 'GET', handle: (context) => handleModels(context), claimed: true },
   // `client.models.retrieve(id)` in both SDKs.
-  { path: '/v1/models/{id}', name: 'models', method: 'GET', handle: handleModel },
+  { path: '/v1/models/{id}', name: 'models', method: 'GET', handle: (context) => handleModel(context), claimed: true },
   // Everyone's usage: admin keys only (src/identity/admin.ts).
   { path: '/admin/usage', name: 'usage', method: 'GET', handle: handleUsage },
   // Each session's turns and cache drops, from this router's memory: admin keys only.
@@ -62,6 +67,11 @@ const endpointOf = (format: ClientFormat, route: Omit<FormatRoute, 'path'>, hand
   requiredHeaders: format.requiredHeaders ?? [],
   errorBody: (error, requestId) => format.errorBody(error, requestId),
 });
+
+/** Every format's key sources, each once, in registry order: where a shared endpoint reads a key. */
+const EVERY_KEY_SOURCE: readonly KeySource[] = (FORMATS as readonly ClientFormat[])
+  .flatMap((format) => format.keySources)
+  .filter((source, index, all) => all.findIndex((other) => JSON.stringify(other) === JSON.stringify(source)) === index);
 
 /** A path with `{name}` segments, matched after the exact paths. */
 interface PatternEndpoint {
@@ -120,7 +130,10 @@ export function buildRouteTable(routes: Iterable<readonly [string, Endpoint]>): 
 
 function buildTable(): RouteTable {
   const routes: [string, Endpoint][] = [];
-  for (const route of SHARED_ROUTES) routes.push([route.path, endpointOf(DEFAULT_FORMAT, route, route.handle)]);
+  for (const route of SHARED_ROUTES) {
+    const endpoint = { ...endpointOf(DEFAULT_FORMAT, route, route.handle), keySources: EVERY_KEY_SOURCE };
+    routes.push([route.path, route.claimed ? { ...endpoint, answeredIn: modelsFormatOf } : endpoint]);
+  }
   for (const format of FORMATS as readonly ClientFormat[]) for (const route of format.routes) routes.push([route.path, endpointOf(format, route, formatRoute(format, route))]);
   return buildRouteTable(routes);
 }
