@@ -13,6 +13,8 @@ export interface Decoded<Options = unknown> {
   options: Options;
   /** Built-in tools a translating backend cannot run: left out upstream there and listed in svc_meta (a same-format upstream gets them). */
   droppedTools?: string[];
+  /** The media type of the streamed reply when it is not server-sent events (Gemini's stream as one JSON array: `application/json`). */
+  streamMediaType?: string;
 }
 
 /** What decoding may need beyond the body: the secret that seals replayed reasoning, and the request around the body. */
