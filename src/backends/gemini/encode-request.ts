@@ -5,21 +5,15 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
+import { SKIP_SIGNATURE_VALIDATION, signatureOf } from '../../wire/gemini/thought-signature.js';
 import { capabilitiesOf, mapEffort } from '../../catalog/index.js';
-import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
+import type { GeminiContent, GeminiPart, GeminiRequestBody } from '../../wire/gemini/types.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
-import { signatureOf } from './thought-signature.js';
 import { readToolCallId } from './tool-call-id.js';
 
 /** Thinking budgets for a bare effort, within what every 2.5 model accepts (Flash's highest is 24,576); `none` is 0, off. */
 const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 24_576, max: 24_576 };
 
-/**
- * Google's documented stand-in for a function call Gemini did not make itself (a conversation
- * begun on another model), which Gemini 3 would otherwise refuse for want of a signature:
- * https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
- */
-export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 
 /**
  * The `generateContent` body for a canonical request (the stream variant takes the same body;
