@@ -1,5 +1,6 @@
 import type { FormatName } from '../core/request.js';
 import { chatFormat } from './chat/chat-format.js';
+import { geminiFormat } from './gemini/gemini-format.js';
 import type { ClientFormat, Headers } from './client-format.js';
 import { messagesFormat } from './messages/messages-format.js';
 import { responsesFormat } from './responses/responses-format.js';
@@ -9,7 +10,7 @@ import { responsesFormat } from './responses/responses-format.js';
  * one line here: its routes join the server's table, its key sources, required headers, error
  * body, model names and models-list shape come with it.
  */
-export const FORMATS = [chatFormat, responsesFormat, messagesFormat] as const satisfies readonly ClientFormat[];
+export const FORMATS = [chatFormat, responsesFormat, messagesFormat, geminiFormat] as const satisfies readonly ClientFormat[];
 
 export type { FormatName };
 
