@@ -25,6 +25,11 @@ export interface Backend {
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
   readonly wireFormat?: FormatName;
   /**
+   * For a backend that serves several wires (Vertex AI: Claude over Messages, Gemini over
+   * Gemini's API), the one a model speaks; `wireFormat` is then left out. See wireFormatOf.
+   */
+  wireFormatFor?(upstreamModel: string): FormatName | undefined;
+  /**
    * The upstream runs web search itself (Anthropic's server tool, OpenAI's hosted tool, Gemini's
    * Google Search grounding). A backend without it refuses a request that offers search, unless
    * the route names a search target, whose searches the router then runs for it (src/handlers/served-search.ts).
@@ -51,6 +56,9 @@ export interface ForwardingBackend {
    */
   stream(call: BackendCall): AsyncIterable<ForwardedFrame[]>;
 }
+
+/** The client wire format a backend's upstream speaks for a model: its own per model, else the backend's. */
+export const wireFormatOf = (backend: Pick<Backend, 'wireFormat' | 'wireFormatFor'>, upstreamModel: string): FormatName | undefined => backend.wireFormatFor?.(upstreamModel) ?? backend.wireFormat;
 
 /** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */
 export interface BackendModule {
