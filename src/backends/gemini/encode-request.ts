@@ -1,3 +1,4 @@
+import { bodyTextOf } from '../../core/body-text.js';
 import { invalidRequest } from '../../core/errors.js';
 import { fileLabel, mediaTypeFromName, parseDataUrl } from '../../core/file-data.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
@@ -20,7 +21,12 @@ const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { none: 0, minimal: 51
  * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
  */
 export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
-  // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
+  if (request.forwardBody?.format === 'gemini') {
+    // A Gemini client's own body (its format decoder checked it), forwarded whole: the model and the method are in the URL.
+    setBackendWarnings(request, []);
+    return request.forwardBody.body as unknown as GeminiRequestBody;
+  }
+  // What only a same-format upstream takes is refused or named.
   const warnings = translatableOrRefuse(request);
   const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
@@ -70,6 +76,19 @@ export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: st
   if (Object.keys(config).length) body.generationConfig = config;
   setBackendWarnings(request, warnings);
   return body;
+}
+
+/**
+ * A Gemini client's body as the text it came in (core/body-text.ts), sent as it is: on Gemini's API
+ * the model is in the URL, so not a byte of the body changes. Undefined for any other request, or
+ * when the text was not kept whole.
+ */
+export function forwardedGeminiText(request: CanonicalRequest): string | undefined {
+  const forwardBody = request.forwardBody;
+  if (forwardBody?.format !== 'gemini') return undefined;
+  const text = bodyTextOf(forwardBody.body);
+  if (text !== undefined) setBackendWarnings(request, []);
+  return text;
 }
 
 /**
