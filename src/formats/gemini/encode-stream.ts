@@ -28,10 +28,9 @@ export function chunkFraming(jsonArray: boolean): { chunk(json: string): string;
 }
 
 /**
- * streamGenerateContent's chunks from canonical events: each batch of events is one
- * GenerateContentResponse holding the parts it carried (text and thought pieces as they come, each
- * function call whole at its end, a text block's signature in an empty text part at its end, as
- * Gemini sends them). The last chunk has the finishReason, usageMetadata, the grounding of any web
+ * streamGenerateContent's chunks from canonical events: a GenerateContentResponse for each piece
+ * (text and thought pieces as they come, each function call whole at its end, a text block's
+ * signature in an empty text part at its end, as Gemini sends them), a batch's chunks in one write. The last chunk has the finishReason, usageMetadata, the grounding of any web
  * search and svc_meta; an error ends the stream as Google's error object.
  */
 export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<GeminiOptions>): AsyncGenerator<string> {
@@ -103,32 +102,22 @@ export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>,
           const grounding = groundingMetadataOf(searches, texts);
           const candidateExtra = `,"finishReason":${JSON.stringify(geminiFinishReason(event.reason, event.finish?.raw))}${grounding ? `,"groundingMetadata":${JSON.stringify(grounding)}` : ''}`;
           const meta = withReplyWarnings(context.svcMeta(), event.warnings);
-          out += framing.last(chunkJson(joined(parts), candidateExtra, `,"usageMetadata":${JSON.stringify(usageMetadataOf(event.usage))}`, `,"svc_meta":${JSON.stringify(meta)}`));
+          out += framing.last(chunkJson(parts, candidateExtra, `,"usageMetadata":${JSON.stringify(usageMetadataOf(event.usage))}`, `,"svc_meta":${JSON.stringify(meta)}`));
           parts.length = 0;
           break;
         }
         case 'error':
-          if (parts.length) out += framing.chunk(chunkJson(joined(parts)));
-          parts.length = 0;
           out += framing.last(JSON.stringify(geminiErrorBody(event.error, context.requestId)));
           break;
         default:
           break;
       }
+      // Each piece its own chunk, as Gemini streams them; a burst of them leaves in one write.
+      if (parts.length) {
+        out += framing.chunk(chunkJson(parts));
+        parts.length = 0;
+      }
     }
-    if (parts.length) out = framing.chunk(chunkJson(joined(parts))) + out;
     if (out) yield out;
   }
-}
-
-/** Neighbouring text pieces of one kind, neither signed, joined into one part: a burst of tokens is one part, as Gemini sends it. */
-function joined(parts: GeminiPart[]): GeminiPart[] {
-  const out: GeminiPart[] = [];
-  const plain = (piece: GeminiPart | undefined): piece is GeminiPart & { text: string } => piece?.text !== undefined && Object.keys(piece).every((key) => key === 'text' || key === 'thought');
-  for (const part of parts) {
-    const last = out.at(-1);
-    if (plain(last) && plain(part) && !!last.thought === !!part.thought && part.text !== '') last.text += part.text;
-    else out.push({ ...part });
-  }
-  return out;
 }
