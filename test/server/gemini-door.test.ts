@@ -151,6 +151,16 @@ describe('gemini-* model ids', () => {
     expect(reply.json.svc_meta).toMatchObject({ sku: 'gemini-2.5-pro', upstream_model: upstreamModel });
   });
 
+  it("take a route of their own, by id or pattern, over the SKUs'", async () => {
+    await fakes.routeSku(router, 'openai-chat', [{ text: 'from the SKU' }]);
+    const fake = await fakes.start('anthropic', [{ text: 'from the gemini-* route' }]);
+    addBackend(router, 'claude', 'anthropic', fake.url);
+    setRoute(router, 'gemini-*', ['claude:claude-sonnet-4-5']);
+    const reply = await send(router, '/v1beta/models/gemini-2.5-flash:generateContent', { headers: goog(), body: CONTENTS });
+    expect(reply.json.candidates[0].content.parts[0].text).toBe('from the gemini-* route');
+    expect(fake.requests[0]!.body.model).toBe('claude-sonnet-4-5');
+  });
+
   it('are refused on the other doors, which point to this one', async () => {
     const reply = await send(router, '/v1/chat/completions', { headers: { authorization: `Bearer ${router.key}` }, body: { model: 'gemini-2.5-pro', messages: [{ role: 'user', content: 'hi' }] } });
     expect(reply.status).toBe(400);

@@ -1,3 +1,4 @@
+import { MODEL_ID_FAMILIES } from '../../core/model-names.js';
 import type { ClientFormat } from '../client-format.js';
 import type { KeySource } from '../../identity/authenticate.js';
 import { geminiCounter } from './count-tokens.js';
@@ -14,9 +15,6 @@ import { geminiModelEntry, geminiModelList } from './models-list.js';
  * examples, older clients), or `Authorization: Bearer`.
  */
 const KEY_SOURCES: readonly KeySource[] = [{ header: 'x-goog-api-key' }, { query: 'key' }, { header: 'authorization', scheme: 'bearer' }];
-
-/** Gemini model ids (`gemini-2.5-pro`, `gemini-3-flash-preview`), which Gemini CLI sends and switches between itself. */
-const isGeminiModelId = (model: string): boolean => /^gemini-/i.test(model);
 
 /** The API's version prefixes: v1beta (Google's SDKs and Gemini CLI) and v1. */
 const VERSIONS = ['/v1beta', '/v1'];
@@ -45,7 +43,8 @@ export const geminiFormat: ClientFormat<GeminiOptions> & { readonly name: 'gemin
     list: (ids, _headers, contextWindow) => geminiModelList(ids, contextWindow),
     entry: geminiModelEntry,
   },
-  modelIds: { matches: isGeminiModelId, description: 'a gemini-* model id' },
+  // Gemini model ids (`gemini-2.5-pro`, `gemini-3-flash-preview`), which Gemini CLI sends and switches between itself.
+  modelIds: MODEL_ID_FAMILIES.gemini,
   count: geminiCounter,
   decode: decodeGeminiRequest,
   encodeReply: encodeGeminiReply,
