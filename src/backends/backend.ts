@@ -26,6 +26,11 @@ export interface Backend {
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
   readonly wireFormat?: FormatName;
   /**
+   * For a backend that serves several wires (Vertex AI: Claude over Messages, Gemini over
+   * Gemini's API), the one a model speaks; `wireFormat` is then left out. See wireFormatOf.
+   */
+  wireFormatFor?(upstreamModel: string): FormatName | undefined;
+  /**
    * The upstream runs web search itself (Anthropic's server tool, OpenAI's hosted tool, Gemini's
    * Google Search grounding). A backend without it refuses a request that offers search, unless
    * the route names a search target, whose searches the router then runs for it (src/handlers/served-search.ts).
@@ -64,6 +69,9 @@ export interface BackendDefinition {
   /** Where the price package lists the models this type's upstreams serve (prices and context windows). */
   priceProvider: PriceProvider;
 }
+
+/** The client wire format a backend's upstream speaks for a model: its own per model, else the backend's. */
+export const wireFormatOf = (backend: Pick<Backend, 'wireFormat' | 'wireFormatFor'>, upstreamModel: string): FormatName | undefined => backend.wireFormatFor?.(upstreamModel) ?? backend.wireFormat;
 
 /** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */
 export interface BackendModule {

@@ -119,9 +119,14 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 /**
  * The client wire formats by name: a backend names the one its upstream speaks (`wireFormat`), a
- * decoded request the one its forwardBody is in. src/formats/registry.ts has a format for each.
+ * decoded request the one its forwardBody is in. Each format's folder adds its own name here, by
+ * declaration merging (`declare module '../../core/request.js' { interface FormatNames { chat: true } }`
+ * beside its descriptor), so adding a format touches nothing here; src/formats/registry.ts lists
+ * a format for each name, and the compiler holds the two equal.
  */
-export type FormatName = 'chat' | 'responses' | 'messages';
+export interface FormatNames {}
+
+export type FormatName = keyof FormatNames & string;
 
 /** A client's body kept for an upstream of its own format, with the client headers sent along as they are. */
 export interface ForwardBody {

@@ -16,6 +16,7 @@ import { requestTraits } from '../routing/task-rules.js';
 import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
 import { priceProviderOfBackend } from '../backends/registry.js';
 import type { Target } from '../core/target.js';
+import { wireFormatOf } from '../backends/backend.js';
 import type { Attempted } from './call-chain.js';
 import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
@@ -109,7 +110,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
   }
 
   get upstreamWireFormat(): EncodeContext<Options>['upstreamWireFormat'] {
-    return this.attempted?.backend.wireFormat;
+    return this.attempted && wireFormatOf(this.attempted.backend, this.attempted.upstreamModel);
   }
 
   /** Another route's answer on this caller's behalf (a policy's classifier), recorded as a request of its own. */
@@ -191,7 +192,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     if (turn) this.context.app.sessions.record(turn);
     // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
     report.cost_usd = cost === undefined ? null : usdOf(cost);
-    if (this.decoded.droppedTools?.length && attempted?.backend.wireFormat !== this.format.name) report.dropped_tools = this.decoded.droppedTools;
+    if (this.decoded.droppedTools?.length && (!attempted || wireFormatOf(attempted.backend, attempted.upstreamModel) !== this.format.name)) report.dropped_tools = this.decoded.droppedTools;
     const warnings = allWarnings(request);
     if (warnings) report.warnings = warnings;
     return report;

@@ -113,6 +113,7 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   phases.begin('encode');
   run.answeredBy(result);
   const headers = replyHeaders(run);
+  if (run.decoded.streamMediaType) headers['content-type'] = run.decoded.streamMediaType;
   if ('forwarded' in result.reply) {
     const sse = forwardedStream(result.reply.forwarded, run.seen, forwarder!.stream(run), (note) => {
       run.forwardedTerminal(note);

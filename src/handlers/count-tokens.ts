@@ -55,6 +55,25 @@ export async function handleResponsesInputTokens(context: RequestContext): Promi
   return { status: 200, headers, json: { object: 'response.input_tokens', input_tokens: count } };
 }
 
+/**
+ * A format's own token counting (a route that `serves: 'count'`, e.g. Gemini's `:countTokens`):
+ * the body decoded as the request it counts, counted as count_tokens is (by the route's upstream
+ * where it counts, else estimated), and answered in the format's shape.
+ */
+export async function handleFormatCount(context: RequestContext, format: ClientFormat): Promise<ApiResponse> {
+  const counter = format.count;
+  if (!counter) throw new RouterError(404, 'not_found', `The ${format.name} format counts no tokens.`, undefined, 'not_found');
+  const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
+  const request = counter.decode(body, {
+    secret: context.settings.secret ?? '',
+    headers: context.request.headers,
+    params: context.params ?? {},
+    query: new URLSearchParams(context.request.query ?? ''),
+  });
+  const { count, headers } = await countDecoded(context, request, format);
+  return { status: 200, headers, json: counter.reply(count, request) };
+}
+
 /** A count, where it came from, and (Messages) what context editing left out of it. */
 interface Counted {
   count: number;

@@ -67,14 +67,14 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   const found = findEndpoint(path);
   const endpoint = found?.endpoint;
   if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
-  const errorBody = (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
+  const errorBody = endpoint?.answeredIn?.(request.headers, request.query).errorBody ?? (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
   try {
     if (!endpoint) throw notFound(request.method, path, request.origin?.());
     if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {
       throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
     }
     const settings = app.config.read();
-    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources));
+    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources, request.query), endpoint.keySources);
     if (trace) trace.caller = identity.developer;
     for (const header of endpoint.requiredHeaders) checkHeader(request.headers, header);
     const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, phases, params: found.params });

@@ -275,9 +275,10 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     res.end();
     return;
   }
+  // Server-sent events unless the format streams in another framing (Gemini's JSON array), whose type the response names.
   res.writeHead(response.status, {
-    ...response.headers,
     'content-type': 'text/event-stream; charset=utf-8',
+    ...response.headers,
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });

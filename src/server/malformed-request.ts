@@ -67,7 +67,7 @@ function malformedHeaderAnswer(error: ParseError, packet: Buffer): string {
   const endpoint = path === undefined ? undefined : (findEndpoint(path)?.endpoint ?? likelyEndpoint(path));
   const found = brokenHeaderName(text, error.bytesParsed ?? 0);
   const name = found === undefined ? undefined : redactText(found);
-  const keyHeaders = (endpoint?.keySources ?? DEFAULT_KEY_SOURCES).map((source) => source.header);
+  const keyHeaders = (endpoint?.keySources ?? DEFAULT_KEY_SOURCES).flatMap((source) => ('header' in source ? [source.header] : []));
   const routerError =
     name !== undefined && keyHeaders.includes(name)
       ? new RouterError(

@@ -6,7 +6,8 @@ import { decodeAnthropicStream } from '../anthropic/decode-stream.js';
 import type { Backend, BackendCall, BackendModule } from '../backend.js';
 import { decodeGeminiReply } from '../gemini/decode-reply.js';
 import { decodeGeminiStream } from '../gemini/decode-stream.js';
-import { encodeGeminiRequest } from '../gemini/encode-request.js';
+import { encodeGeminiRequest, forwardedGeminiText } from '../gemini/encode-request.js';
+import { geminiForwardTap } from '../gemini/forward-tap.js';
 import { createHttpBackend, type HttpBackendSpec } from '../http/http-backend.js';
 import { accessToken, credentialsFileOf, forgetAccessToken } from './access-token.js';
 import { encodeVertexAnthropicRequest } from './encode-request.js';
@@ -17,9 +18,9 @@ const bearer = (token: string | undefined): Record<string, string> => (token ? {
 /**
  * Google Vertex AI: Claude models through Anthropic's Messages wire, Gemini models through
  * Gemini's, both authenticated with a Google access token (access-token.ts). The model name picks
- * the publisher. No same-format forwarding: one backend serves both wires, so every reply is
- * translated (a Messages client's Claude reply is decoded and encoded again, losslessly for the
- * fields the router models).
+ * the publisher. A Gemini client's calls to a Gemini model are forwarded (wireFormatFor); a
+ * Messages client's Claude reply is decoded and encoded again, losslessly for the fields the
+ * router models.
  */
 export function createVertexBackend(name: string, settings: BackendSettings): Backend {
   const { project, region } = settings;
@@ -44,12 +45,16 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
   });
   const gemini = createHttpBackend(name, settings, {
     ...shared,
+    wireFormat: 'gemini',
     headers: bearer,
     headerVariant: () => '',
     encode: encodeGeminiRequest,
+    encodeText: forwardedGeminiText,
+    forward: geminiForwardTap,
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });
+  const geminiForward = gemini.forward!;
 
   /** The wire for the call's model, and the call with the access token as its key. */
   async function prepared(call: BackendCall): Promise<[Backend, BackendCall]> {
@@ -78,6 +83,26 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
   return {
     name,
     nativeWebSearch: true,
+    // A Gemini model speaks Gemini's API: a Gemini client's body and reply pass as they came.
+    wireFormatFor: (upstreamModel) => (publisherOf(upstreamModel) === 'google' ? 'gemini' : undefined),
+    forward: {
+      async complete(call) {
+        const [, authorised] = await prepared(call);
+        try {
+          return await geminiForward.complete(authorised);
+        } catch (error) {
+          throw refused(error, authorised.apiKey);
+        }
+      },
+      async *stream(call) {
+        const [, authorised] = await prepared(call);
+        try {
+          yield* geminiForward.stream(authorised);
+        } catch (error) {
+          throw refused(error, authorised.apiKey);
+        }
+      },
+    },
     async complete(call) {
       const [wire, authorised] = await prepared(call);
       try {

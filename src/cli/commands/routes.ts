@@ -1,7 +1,7 @@
 import { SECRETS_MODES, type SecretsMode, type Settings, type TaskConditions, type TaskRule } from '../../config/settings.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
-import { isRoutableModelName, isSkuName, SKUS } from '../../core/model-names.js';
+import { isRoutableModelName, isSkuName, ROUTABLE_IDS, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
@@ -13,7 +13,7 @@ import type { ConfigStore } from '../../config/store.js';
 
 export async function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): Promise<void> {
   if (!isRoutableModelName(model)) {
-    throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
+    throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or ${ROUTABLE_IDS}`);
   }
   const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   const config = await openConfig();

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
-import { isRoutableModelName, SKUS } from '../../core/model-names.js';
+import { isRoutableModelName, ROUTABLE_IDS, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
@@ -184,7 +184,7 @@ function checkNames(config: Record<string, unknown>, at: At): void {
   }
   if (isObject(config.routes)) {
     for (const model of Object.keys(config.routes)) {
-      if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or a claude-* id or pattern (e.g. "claude-*")`, undefined, true);
+      if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or ${ROUTABLE_IDS.replaceAll("'", '"')}`, undefined, true);
     }
   }
   // A near miss of a built-in SKU is a typo, wherever a route is named.

@@ -25,3 +25,10 @@ export const chatFormat: ClientFormat<ChatOptions> & { readonly name: 'chat' } =
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardChatStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    chat: true;
+  }
+}

@@ -1,4 +1,4 @@
-import { isAnthropicModelId } from '../../core/model-names.js';
+import { MODEL_ID_FAMILIES } from '../../core/model-names.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { ClientFormat } from '../client-format.js';
 import { forwardedJsonReply } from '../shared/forwarded.js';
@@ -41,7 +41,7 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   forwardHeaders: FORWARD_HEADERS,
   // Anthropic's SDK sends anthropic-version on every call, the models endpoints included.
   models: { claims: (headers) => headers['anthropic-version'] !== undefined, list: anthropicModelList, entry: anthropicModelEntry },
-  modelIds: { matches: isAnthropicModelId, description: 'a claude-* model id' },
+  modelIds: MODEL_ID_FAMILIES.anthropic,
   decode: decodeMessagesRequest,
   encodeReply: encodeMessagesReply,
   encodeStream: encodeMessagesStream,
@@ -54,3 +54,10 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardMessagesStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    messages: true;
+  }
+}

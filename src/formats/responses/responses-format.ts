@@ -31,3 +31,10 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   // An upstream of this format answers as it is (model and svc_meta aside), unless the reply must be sealed or echo what the upstream never saw.
   forward: { allows: responsesForwardAllowed, reply: forwardedJsonReply, stream: forwardResponsesStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    responses: true;
+  }
+}

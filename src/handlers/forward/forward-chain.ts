@@ -1,4 +1,4 @@
-import type { Backend, ForwardingBackend } from '../../backends/backend.js';
+import { wireFormatOf, type Backend, type ForwardingBackend } from '../../backends/backend.js';
 import type { ForwardedFrame, ForwardedReply } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -29,8 +29,8 @@ export function forwarderFor<Options>(format: ClientFormat<Options>, decoded: De
  * translated). A request offering web search to an upstream without search of its own is
  * translated too: the router serves the search, or the backend refuses it.
  */
-const forwardingOf = (backend: Backend, format: string | undefined, request: CanonicalRequest): ForwardingBackend | undefined =>
-  format !== undefined && backend.wireFormat === format && !(request.webSearch && !backend.nativeWebSearch) ? backend.forward : undefined;
+const forwardingOf = (backend: Backend, format: string | undefined, request: CanonicalRequest, upstreamModel: string): ForwardingBackend | undefined =>
+  format !== undefined && wireFormatOf(backend, upstreamModel) === format && !(request.webSearch && !backend.nativeWebSearch) ? backend.forward : undefined;
 
 /** Whether the router runs this request's web search for this backend (src/handlers/served-search.ts). */
 const servesSearch = (backend: Backend, request: CanonicalRequest, searchTarget: Target | undefined): searchTarget is Target =>
@@ -51,7 +51,7 @@ export function completeOrForward(
   return tryInOrder(context, targets, request, (backend, upstreamModel, apiKey): Promise<{ reply: Reply } | { forwarded: ForwardedReply }> => {
     if (servesSearch(backend, request, searchTarget)) return servedSearchReply(context, backend, request, upstreamModel, apiKey, searchTarget).then(asReply);
     const call = { request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) };
-    const forwarding = forwardingOf(backend, forwardFormat, request);
+    const forwarding = forwardingOf(backend, forwardFormat, request, upstreamModel);
     return forwarding ? forwarding.complete(call).then(asForwarded) : backend.complete(call).then(asReply);
   });
 }
@@ -73,7 +73,7 @@ export function streamOrForward(
 ): Promise<Attempted & { reply: { started: StartedStream } | { forwarded: StartedForward } }> {
   return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
     if (servesSearch(backend, request, searchTarget)) return { started: await startEvents(servedSearchStream(context, backend, request, upstreamModel, apiKey, searchTarget)) };
-    const forwarding = forwardingOf(backend, forwardFormat, request);
+    const forwarding = forwardingOf(backend, forwardFormat, request, upstreamModel);
     if (!forwarding) return { started: await startStream(context, backend, request, upstreamModel, apiKey) };
     const rest = forwarding.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
     const first = await rest.next();
