@@ -11,7 +11,18 @@ import type { JsonPath } from '../files/json-text.js';
 import type { BackendSettings, BackendTimeouts, GuardrailSettings, KeyPoolSettings, KeyRecord, LimitSettings, ModelPrice, NotifySettings, PooledKey, RateLimitSettings, RoutePolicy, RoutingSettings, SafeguardSettings, ServerSettings, SessionLimit, Settings, TaskConditions, TaskRule, TlsFiles } from './settings.js';
 import { unknownFieldMessage } from './unknown-field.js';
 
-type Shape = 'string' | 'number' | 'boolean' | ObjectShape | { entries: Shape } | { items: Shape };
+type Shape = 'string' | 'number' | 'boolean' | ObjectShape | { entries: Shape } | { items: Shape } | ReadAtStart;
+
+/**
+ * A field a running serve reads only when it starts (it binds, opens or builds something with it),
+ * so a change applies at its next start. Every other field is read at each use: a change to the
+ * file applies at once. `flag`: the serve option that overrides the field when given.
+ */
+interface ReadAtStart {
+  atStart: Shape;
+  flag?: string;
+}
+const atStart = (shape: Shape, flag?: string): ReadAtStart => ({ atStart: shape, ...(flag ? { flag } : {}) });
 
 interface ObjectShape {
   fields: Readonly<Record<string, Shape>>;
@@ -111,20 +122,22 @@ const SETTINGS_SHAPE: Shape = object<Settings>()({
   ),
   routing: object<RoutingSettings>()({ sessionHeader: string }),
   contextWindows: table(number),
+  // What serve binds, listens with and builds when it starts is read then (src/cli/commands/serve.ts,
+  // src/server/http-server.ts); the body limit, WebSocket switch, host names and origins at each request.
   server: object<ServerSettings>()({
-    host: string,
-    port: number,
+    host: atStart(string, '--host'),
+    port: atStart(number, '--port'),
     bodyLimitBytes: number,
-    metrics: boolean,
-    bodyTimeoutMs: number,
-    headersTimeoutMs: number,
-    maxConnections: number,
-    ui: boolean,
+    metrics: atStart(boolean, '--metrics'),
+    bodyTimeoutMs: atStart(number),
+    headersTimeoutMs: atStart(number),
+    maxConnections: atStart(number),
+    ui: atStart(boolean, '--ui'),
     websockets: boolean,
-    otel: boolean,
-    requestLogDays: number,
-    requestLogMaxBytes: number,
-    tls: object<TlsFiles>()({ cert: string, key: string }, { required: ['cert', 'key'] }),
+    otel: atStart(boolean, '--otel'),
+    requestLogDays: atStart(number),
+    requestLogMaxBytes: atStart(number),
+    tls: atStart(object<TlsFiles>()({ cert: string, key: string }, { required: ['cert', 'key'] }), '--tls-cert'),
     hosts: list(string),
     cors: list(string),
   }),
@@ -132,7 +145,8 @@ const SETTINGS_SHAPE: Shape = object<Settings>()({
   guardrails: GUARDRAILS,
   notify: object<NotifySettings>()({ webhook: string, webhookEnv: string }),
   safeguards: object<SafeguardSettings>()({ classifier: string, timeoutMs: number }),
-  usage: object<Settings['usage']>()({ store: string }),
+  // The usage ledger is opened when serve starts (src/handlers/app.ts).
+  usage: object<Settings['usage']>()({ store: atStart(string, '--usage-store') }),
   prices: table(object<ModelPrice>()({ ...RATES, longContext: object<NonNullable<ModelPrice['longContext']>>()({ aboveInputTokens: number, ...RATES }) })),
   defaults: object<Settings['defaults']>()({ organisation: string, tier: string, capTokens: number }),
 });
@@ -151,6 +165,7 @@ export function unknownSettingsFields(value: unknown): ShapeProblem[] {
   const found: ShapeProblem[] = [];
   const walk = (node: unknown, shape: Shape, path: JsonPath): void => {
     if (typeof shape === 'string') return;
+    if ('atStart' in shape) return walk(node, shape.atStart, path);
     if ('items' in shape) return void (Array.isArray(node) && node.forEach((item, index) => walk(item, shape.items, [...path, index])));
     if (!isObject(node)) return;
     if ('entries' in shape) return void Object.entries(node).forEach(([name, entry]) => walk(entry, shape.entries, [...path, name]));
@@ -162,6 +177,20 @@ export function unknownSettingsFields(value: unknown): ShapeProblem[] {
   };
   walk(value, SETTINGS_SHAPE, []);
   return found;
+}
+
+/** When a change to a setting takes effect in a running serve: at its next start (unless `flag` overrides it there), or at once. */
+export type WhenApplied = { at: 'start'; flag?: string } | { at: 'once' };
+
+/** When a change to the setting at `path` (`['server', 'ui']`) applies in a running serve: a property of the field, or of an object it is in. */
+export function whenApplied(path: readonly string[]): WhenApplied {
+  let shape: Shape | undefined = SETTINGS_SHAPE;
+  for (const segment of [...path, undefined]) {
+    if (shape && typeof shape === 'object' && 'atStart' in shape) return { at: 'start', ...(shape.flag ? { flag: shape.flag } : {}) };
+    if (!shape || typeof shape === 'string' || segment === undefined) break;
+    shape = 'fields' in shape ? (Object.hasOwn(shape.fields, segment) ? shape.fields[segment] : undefined) : 'entries' in shape ? shape.entries : 'items' in shape ? shape.items : undefined;
+  }
+  return { at: 'once' };
 }
 
 /** Every value of the wrong type, with its path (at most `limit`: a file that is wholly wrong need not be listed in full). */
@@ -178,6 +207,7 @@ function check(value: unknown, shape: Shape, path: JsonPath, problems: ShapeProb
   if (shape === 'boolean') return void (typeof value === 'boolean' || fail('true or false'));
   // JSON cannot say Infinity, but 1e400 reads as it.
   if (shape === 'number') return void ((typeof value === 'number' && Number.isFinite(value)) || fail('a number'));
+  if ('atStart' in shape) return check(value, shape.atStart, path, problems, limit);
   if ('items' in shape) {
     if (!Array.isArray(value)) return fail('a list');
     value.forEach((item, index) => check(item, shape.items, [...path, index], problems, limit));
