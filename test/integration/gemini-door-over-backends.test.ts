@@ -175,12 +175,19 @@ describe('same-format forwarding to a Gemini upstream', () => {
 });
 
 describe("another upstream's reasoning, through a Gemini client's turns", () => {
-  it.each(['anthropic', 'openai-responses'] as const)('reaches the %s upstream again, sealed in the signature of the call the client replays', async (kind) => {
-    const { fake } = await over(kind, [{ reasoning: { text: 'Weather needs a lookup.' }, toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] }, { text: 'Lima is warm.' }]);
+  const cases = (['anthropic', 'openai-responses'] as const).flatMap((kind) => [false, true].map((streaming) => [kind, streaming] as const));
+  it.each(cases)('reaches the %s upstream again, sealed in the signature of the call the client replays (streaming: %s)', async (kind, streaming) => {
+    const { fake } = await over(kind, [{ reasoning: { text: 'Weather needs a lookup.' }, toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }], chunkSize: 5 }, { text: 'Lima is warm.' }]);
     const config = { tools: [WEATHER], thinkingConfig: { thinkingBudget: 2048 } };
     const contents: Content[] = [{ role: 'user', parts: [{ text: 'Lima?' }] }];
-    const first = await ai.models.generateContent({ model: SKU, contents, config });
-    const modelTurn = first.candidates![0]!.content!;
+    let modelTurn: Content;
+    if (streaming) {
+      const parts: NonNullable<Content['parts']> = [];
+      for await (const chunk of await ai.models.generateContentStream({ model: SKU, contents, config })) parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+      modelTurn = { role: 'model', parts };
+    } else {
+      modelTurn = (await ai.models.generateContent({ model: SKU, contents, config })).candidates![0]!.content!;
+    }
     // Gemini CLI keeps only what is not a thought: that is all the next turn replays here.
     const kept = { role: 'model', parts: modelTurn.parts!.filter((part) => !part.thought) };
     const call = kept.parts.find((part) => part.functionCall)!;

@@ -66,6 +66,25 @@ describe('the paths', () => {
   });
 });
 
+describe('countTokens', () => {
+  it("is the Gemini upstream's own count, of the whole request as the upstream would be sent it, on either door", async () => {
+    const { fake, upstreamModel } = await fakes.routeSku(router, 'gemini', [{ text: 'unused' }]);
+    const body = { generateContentRequest: { model: `models/${SKU}`, contents: CONTENTS.contents, systemInstruction: { parts: [{ text: 'Be brief.' }] } } };
+    const counted = await send(router, `/v1beta/models/${SKU}:countTokens`, { headers: goog(), body });
+    expect(counted.headers.get('x-svc-count-source')).toBe('upstream');
+    const sent = fake.requests.at(-1)!;
+    expect(sent.path).toBe(`/v1beta/models/${upstreamModel}:countTokens`);
+    // The client's own request, the model the upstream's.
+    expect(sent.body).toEqual({ generateContentRequest: { ...body.generateContentRequest, model: `models/${upstreamModel}` } });
+    expect(counted.json).toEqual({ totalTokens: Math.ceil(JSON.stringify({ contents: CONTENTS.contents, systemInstruction: body.generateContentRequest.systemInstruction }).length / 4) });
+
+    // A Messages client's count on the same route: translated, counted by Gemini.
+    const messages = await send(router, '/v1/messages/count_tokens', { headers: { 'x-api-key': router.key, 'anthropic-version': '2023-06-01' }, body: { model: SKU, messages: [{ role: 'user', content: 'Say hi' }] } });
+    expect(messages.headers.get('x-svc-count-source')).toBe('upstream');
+    expect(fake.requests.at(-1)!.body.generateContentRequest.contents).toEqual([{ role: 'user', parts: [{ text: 'Say hi' }] }]);
+  });
+});
+
 describe('keys', () => {
   it.each([
     ['x-goog-api-key', (key: string) => ({ headers: { 'x-goog-api-key': key }, query: '' })],

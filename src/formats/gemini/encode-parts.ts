@@ -8,7 +8,8 @@ import { sealReasoning } from '../responses/seal-reasoning.js';
  * are written only when the client asked for them (`includeThoughts`), as Gemini does.
  *
  * Signatures: a Gemini upstream's thoughtSignature goes back on the part it came on. Reasoning
- * another upstream made (an Anthropic thinking signature, OpenAI's encrypted reasoning) is sealed
+ * another upstream made (an Anthropic thinking signature, OpenAI's encrypted reasoning, the plain
+ * reasoning DeepSeek wants sent back) is sealed
  * (../responses/seal-reasoning.ts) into the thoughtSignature of the next part of the answer that is
  * not a thought, the part Gemini's clients keep and replay (Gemini CLI keeps a function call's
  * signature; thought parts it drops): decode-contents.ts puts the reasoning back before that part.
@@ -23,14 +24,20 @@ export class PartWriter {
     private readonly secret: string,
   ) {}
 
-  /** A whole reasoning part (or, streamed, one's text so far: `text` '' at its end with its metadata). */
-  reasoning(text: string, metadata: ProviderMetadata | undefined): GeminiPart[] {
+  /**
+   * A whole reasoning part. `streamed`: its text has gone out already, piece by piece
+   * (reasoningDelta), and this is its end. Reasoning with Gemini's own signature keeps it on its
+   * thought part; any other (another provider's signed or encrypted reasoning, or plain text an
+   * upstream wants back, as DeepSeek does) is sealed for the next part that is not a thought.
+   */
+  reasoning(text: string, metadata: ProviderMetadata | undefined, streamed = false): GeminiPart[] {
     const out = this.flush();
     const own = signatureOf(metadata);
-    const shown = this.includeThoughts && text !== '';
+    const shown = this.includeThoughts && text !== '' && !streamed;
     if (own) return [...out, { text: shown ? text : '', thought: true, thoughtSignature: own }];
     if (shown) out.push({ text, thought: true });
-    if (metadata && Object.keys(metadata).length && this.secret) this.pending = sealReasoning({ type: 'reasoning', text, providerMetadata: metadata }, this.secret);
+    const carries = text !== '' || (metadata !== undefined && Object.keys(metadata).length > 0);
+    if (carries && this.secret) this.pending = sealReasoning({ type: 'reasoning', text, ...(metadata ? { providerMetadata: metadata } : {}) }, this.secret);
     return out;
   }
 

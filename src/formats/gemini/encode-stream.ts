@@ -43,6 +43,8 @@ export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>,
   /** Each text block whole, with its citations, for the grounding of the last chunk. */
   const texts: Array<{ text: string; citations?: Citation[] }> = [];
   let text = '';
+  /** The open reasoning block's text so far. */
+  let reasoning = '';
   const chunkJson = (parts: GeminiPart[], candidateExtra = '', extra = '', tail = '') =>
     `{"candidates":[{"content":{"role":"model","parts":${JSON.stringify(parts)}}${candidateExtra},"index":0}]${extra},"modelVersion":${model},"responseId":${responseId}${tail}}`;
 
@@ -57,12 +59,15 @@ export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>,
         case 'reasoning-start':
           // A seal still waiting belongs to the reasoning before this one: it goes out first.
           parts.push(...writer.flush());
+          reasoning = '';
           break;
         case 'reasoning-delta':
+          reasoning += event.text;
           parts.push(...writer.reasoningDelta(event.text));
           break;
         case 'reasoning-end':
-          parts.push(...writer.reasoning('', event.providerMetadata));
+          // The whole text is sealed with what it needs again (an Anthropic signature is over the text).
+          parts.push(...writer.reasoning(reasoning, event.providerMetadata, true));
           break;
         case 'text-start':
           text = '';

@@ -46,9 +46,10 @@ export function jsonSchemaFromGemini(schema: unknown): Record<string, unknown> {
         out[key] = value;
     }
   }
+  // `nullable` lets the value be null as well as what the rest says.
   if (nullable) {
     if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    else if (out.type === undefined && !out.anyOf) out.type = 'null';
+    else if (Array.isArray(out.anyOf)) out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
   }
   return out;
 }

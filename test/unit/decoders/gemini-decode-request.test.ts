@@ -195,6 +195,14 @@ describe('tools and tool config', () => {
     ]);
   });
 
+  it('lets a nullable value be null, whatever the rest of its schema says', () => {
+    const { request } = decode({
+      contents: [user('x')],
+      tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'OBJECT', properties: { a: { anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }], nullable: true }, b: { nullable: true, description: 'anything' } } } }] }],
+    });
+    expect(request.tools[0]!.parameters).toEqual({ type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }] }, b: { description: 'anything' } } });
+  });
+
   it('offers Google Search as web search, and keeps the built-in tools for a Gemini upstream, named elsewhere', () => {
     const decoded = decode({ contents: [user('x')], tools: [{ googleSearch: {} }, { codeExecution: {} }, { urlContext: {} }] });
     expect(decoded.request.webSearch).toEqual({ tool: 'googleSearch', param: 'tools[0].googleSearch' });

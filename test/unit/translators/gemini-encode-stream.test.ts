@@ -8,6 +8,7 @@ import type { StreamEvent } from '../../../src/core/stream-events.js';
 import type { GeminiOptions } from '../../../src/formats/gemini/decode-request.js';
 import { encodeGeminiReply } from '../../../src/formats/gemini/encode-reply.js';
 import { encodeGeminiStream } from '../../../src/formats/gemini/encode-stream.js';
+import { unsealReasoning } from '../../../src/formats/responses/seal-reasoning.js';
 import type { GeminiPart } from '../../../src/wire/gemini/types.js';
 import { collect, encodeContext, finishing } from './support.js';
 
@@ -86,9 +87,22 @@ describe('streamGenerateContent chunks from canonical events', () => {
         const { chunks, context } = await streamed(reply, includeThoughts);
         const whole = encodeGeminiReply(reply, encodeContext(options(includeThoughts)));
         // Seals differ (each is encrypted afresh): compare them by what they open to, as the decoder would.
-        const opened = (parts: GeminiPart[]) => parts.map((entry) => (entry.thoughtSignature?.startsWith('svcr2.') ? { ...entry, thoughtSignature: 'sealed' } : entry));
+        // Plain reasoning (no provider data: kept for an upstream that wants its text back) may ride a
+        // part later in a stream than in a JSON reply, where that part's own signature comes only at its
+        // end: those seals compare as a set, apart from where they ride.
+        const plain: Array<string[]> = [[], []];
+        const opened = (parts: GeminiPart[], side: number) =>
+          parts.flatMap((entry) => {
+            if (!entry.thoughtSignature?.startsWith('svcr2.')) return [entry];
+            const payload = unsealReasoning(entry.thoughtSignature, context.secret, 'seal');
+            if (payload.providerMetadata) return [{ ...entry, thoughtSignature: payload }];
+            plain[side]!.push(payload.text);
+            const { thoughtSignature: _s, ...rest } = entry;
+            return entry.thought && !entry.text ? [] : [rest];
+          });
         // Gemini's stream does not mark where one text part ends and the next begins: neighbouring texts compare joined.
-        expect(opened(joinTexts(fold(chunks)))).toEqual(opened(joinTexts(whole.candidates[0]!.content.parts)));
+        expect(joinTexts(opened(joinTexts(fold(chunks)), 0) as GeminiPart[])).toEqual(joinTexts(opened(joinTexts(whole.candidates[0]!.content.parts), 1) as GeminiPart[]));
+        expect(plain[0]!.sort()).toEqual(plain[1]!.sort());
         const last = chunks.at(-1);
         expect(last.candidates[0].finishReason).toBe(whole.candidates[0]!.finishReason);
         expect(last.usageMetadata).toEqual(whole.usageMetadata);
