@@ -92,6 +92,18 @@ export interface FormatRoute {
  */
 export type RouteService = 'completion' | 'count-tokens' | 'input-tokens' | 'compact';
 
+/** What a format's clients are told when a request's path shows their base URL is wrong (`/v1` left out, twice, or behind something else). */
+export interface BaseUrlAdvice {
+  /** Which clients take which base URL, for the router at `origin` (`http://127.0.0.1:8787`): "OpenAI-style clients take http://…/v1 as their base URL". */
+  take(origin: string): string;
+  /**
+   * The answer's status when not 404: for a format whose clients read every 404 on its path as
+   * something else, and would never show the fix (Claude Code takes a 404 on /v1/messages for a
+   * missing model, and shows a 400's message word for word).
+   */
+  status?: 400;
+}
+
 /** A header every request of a format must carry (e.g. `anthropic-version`). */
 export interface RequiredHeader {
   readonly name: string;
@@ -136,6 +148,8 @@ export interface ClientFormat<Options = unknown> {
   errorBody(error: RouterError, requestId: string): unknown;
   /** Same-format forwarding: how a reply from an upstream of this format reaches its client (src/handlers/forward/). */
   readonly forward?: FormatForwarder<Options>;
+  /** What its clients are told when their base URL is wrong; OpenAI-style advice when left out (src/formats/shared/base-url.ts). */
+  readonly baseUrl?: BaseUrlAdvice;
 }
 
 /**

@@ -69,7 +69,7 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
   const errorBody = (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
   try {
-    if (!endpoint) throw notFound(request.method, path);
+    if (!endpoint) throw notFound(request.method, path, request.origin?.());
     if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {
       throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
     }

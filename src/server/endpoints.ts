@@ -131,12 +131,27 @@ export function findEndpoint(path: string): FoundEndpoint | undefined {
 }
 
 /**
+ * The base URL mistake an unmatched path shows, with the endpoint it was meant for: `/v1` left out
+ * (`/chat/completions`), or something in front of an endpoint's whole path (`/v1/v1/messages`
+ * from a base URL ending in /v1 whose client adds /v1 itself; `/api/v1/messages`).
+ */
+export function baseUrlMistake(path: string): { found: FoundEndpoint; extra?: string } | undefined {
+  const missing = findEndpoint(`/v1${path}`);
+  if (missing) return { found: missing };
+  for (let at = path.indexOf('/v1/', 1); at !== -1; at = path.indexOf('/v1/', at + 1)) {
+    const found = findEndpoint(path.slice(at));
+    if (found) return { found, extra: path.slice(0, at) };
+  }
+  return undefined;
+}
+
+/**
  * The endpoint an unmatched path was probably meant for, so its 404 comes in the right format: the
- * same path with `/v1` added or doubled `/v1` removed, else a route the path extends or whose last
- * segment it names (`/messages` → messages).
+ * one a base URL mistake hides, else a route the path extends or whose last segment it names
+ * (`/messages` → messages).
  */
 export function likelyEndpoint(path: string): Endpoint | undefined {
-  const near = findEndpoint(`/v1${path}`) ?? (path.startsWith('/v1/v1/') ? findEndpoint(path.slice(3)) : undefined);
+  const near = baseUrlMistake(path)?.found;
   if (near) return near.endpoint;
   for (const [key, endpoint] of Object.entries(ENDPOINTS)) {
     if (key.includes('{')) continue;

@@ -20,6 +20,7 @@ import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
 import { recordRequest } from './record-request.js';
+import { routerAddress } from './router-address.js';
 import { serveUpgrades } from './upgrades.js';
 
 export interface HttpServerOptions {
@@ -53,9 +54,11 @@ export function createHttpServer(app: App, options?: HttpServerOptions & { tls?:
 export function createHttpServer(app: App, options?: HttpServerOptions): RouterServer;
 export function createHttpServer(app: App, options: HttpServerOptions = {}): RouterServer {
   const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
-  const guard = new HostGuard(() => app.config.read().server.hosts, options.tls ? 'https:' : 'http:');
+  const scheme = options.tls ? 'https:' : 'http:';
+  const guard = new HostGuard(() => app.config.read().server.hosts, scheme);
+  const addressOf = (req: IncomingMessage): string => routerAddress(req, guard, scheme);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    serve(app, options, guard, bodyTimeoutMs, req, res).catch(() => {
+    serve(app, options, guard, addressOf, bodyTimeoutMs, req, res).catch(() => {
       // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
       res.destroy();
     });
@@ -75,14 +78,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     capConnections(server, 'secureConnection', maxConnections);
     server.on('clientError', answerClientError);
     server.on('listening', () => guard.listening(server.address()));
-    serveUpgrades(server, app, options, handle);
+    serveUpgrades(server, app, options, handle, addressOf);
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
   server.on('clientError', answerClientError);
   server.on('listening', () => guard.listening(server.address()));
-  serveUpgrades(server, app, options, handle);
+  serveUpgrades(server, app, options, handle, addressOf);
   return server;
 }
 
@@ -127,7 +130,15 @@ function refuse(socket: Socket, max: number): void {
   socket.setTimeout(REFUSE_LINGER_MS, () => socket.destroy());
 }
 
-async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  app: App,
+  options: HttpServerOptions,
+  guard: HostGuard,
+  addressOf: (req: IncomingMessage) => string,
+  bodyTimeoutMs: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const phases = new RequestPhases();
   const startedAt = phases.start;
   const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
@@ -180,6 +191,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
       }
     },
     signal: gone,
+    origin: () => addressOf(req),
     phases,
     ...(trace ? { trace } : {}),
   };

@@ -19,7 +19,13 @@ import { isWebSocketUpgrade, responsesSockets } from './responses-socket/upgrade
  * in the log). Another kind of upgrade (h2c) is served as the plain request it also is. Stopping
  * the server closes the sockets too: node:http no longer tracks a connection once it upgraded.
  */
-export function serveUpgrades(server: RouterServer, app: App, options: HttpServerOptions, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
+export function serveUpgrades(
+  server: RouterServer,
+  app: App,
+  options: HttpServerOptions,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  addressOf?: (req: IncomingMessage) => string,
+): void {
   const { requestLog, metrics } = options;
   const sockets = responsesSockets(app, {
     async serveTurn(request, deliver) {
@@ -47,6 +53,7 @@ export function serveUpgrades(server: RouterServer, app: App, options: HttpServe
         if (trace) recordRequest(app, options, trace, bodies, { startedAt, method: 'WS', path: request.path, status, aborted: request.signal.aborted });
       }
     },
+    ...(addressOf ? { addressOf } : {}),
     refused({ method, path, status, error, requestId }) {
       metrics?.observe(undefined, status, 0);
       requestLog?.record({ time: Date.now(), method, path, status, latencyMs: 0, error, requestId });

@@ -32,6 +32,8 @@ export interface ResponsesSocketsOptions {
   serveTurn(request: ApiRequest, deliver: (response: ApiResponse) => Promise<void>): Promise<void>;
   /** Told of an upgrade that was refused, for the request log and metrics. */
   refused(request: { method: string; path: string; status: number; error: string; requestId: string }): void;
+  /** The router's address as this client reaches it, for a refusal that names it (src/server/router-address.ts). */
+  addressOf?(req: IncomingMessage): string;
 }
 
 export interface ResponsesSockets {
@@ -69,7 +71,7 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
     const path = query === -1 ? url : url.slice(0, query);
     const headers = req.headers as Record<string, string | undefined>;
     try {
-      if (!SOCKET_PATHS.has(path)) throw notFound(method, path);
+      if (!SOCKET_PATHS.has(path)) throw notFound(method, path, options.addressOf?.(req));
       if (method !== 'GET') throw new RouterError(405, 'method_not_allowed', `A WebSocket opens with GET; got ${method}.`);
       const settings = app.config.read();
       if (settings.server.websockets === false) {
