@@ -25,6 +25,31 @@ const unknownV1Path = fc
   .map((segments) => `/v1/${segments.join('/')}`)
   .filter((path) => !findEndpoint(path) && !path.startsWith('/v1/v1/') && !findEndpoint(path.slice(3)));
 
+/** Every endpoint path, and the paths a wrong base URL turns it into: /v1 left out, /v1 twice, another prefix in front. */
+const MISTAKEN = Object.entries(ENDPOINTS)
+  .filter(([path]) => path.startsWith('/v1/') && !path.includes('{'))
+  .flatMap(([path, endpoint]) => [path.slice(3), `/v1${path}`, `/api${path}`].map((mistaken) => ({ mistaken, path, endpoint })));
+
+describe('a wrong base URL', () => {
+  it("is answered in the status the format's clients show: 400 on the messages door, 404 elsewhere, saying the fix", async () => {
+    for (const { mistaken, path, endpoint } of MISTAKEN) {
+      const messages = endpoint.format.name === 'messages';
+      const headers = messages ? { 'x-api-key': router.key, 'anthropic-version': '2023-06-01' } : bearer(router.key);
+      const reply = await send(router, endpoint.method, mistaken, { headers, ...(endpoint.method === 'POST' ? { body: {} } : {}) });
+      const where = `${endpoint.method} ${mistaken}: ${reply.text}`;
+      // Claude Code shows any 404 on /v1/messages as "There's an issue with the selected model"; a 400's message it shows word for word.
+      expect(reply.status, where).toBe(messages ? 400 : 404);
+      expect(reply.headers.get('x-should-retry'), where).toBe('false');
+      const message: string = reply.json.error.message;
+      if (messages) expect(reply.json.error.type, where).toBe('invalid_request_error');
+      if (mistaken === path.slice(3)) expect(message, where).toContain(`Include /v1 in the base URL (${router.origin}/v1), so requests go to ${path}.`);
+      else if (mistaken.startsWith('/v1/v1/')) expect(message, where).toContain('The base URL has /v1 twice; remove one');
+      else expect(message, where).toContain('The base URL has /api in front of /v1; remove it');
+      if (mistaken !== path.slice(3)) expect(message, where).toContain(messages ? `take ${router.origin}, without /v1` : `take ${router.origin}/v1 as their base URL`);
+    }
+  });
+});
+
 describe('404 under /v1', () => {
   it('names every endpoint under /v1, and does not blame the base URL', async () => {
     await fc.assert(

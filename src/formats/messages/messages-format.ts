@@ -49,6 +49,7 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   baseUrl: {
     // Anthropic's SDKs add /v1/messages to the base URL themselves (so does Claude Code); the AI SDK's provider, which adds only /messages, is told by the path it sent.
     take: (origin) => `Claude Code (ANTHROPIC_BASE_URL) and Anthropic's SDKs take ${origin}, without /v1, and add /v1 themselves`,
+    status: 400,
   },
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardMessagesStream },
