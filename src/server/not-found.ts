@@ -12,7 +12,8 @@ function endpointsUnder(prefix: string): string[] {
 
 /** What to do about the pages the router serves only when turned on at start: the server hands them over first when they are on. */
 function switchedOff(path: string): string | undefined {
-  if (path === '/metrics') return 'Metrics are off: start the router with svc-router serve --metrics (or svc-router config set server.metrics true).';
+  if (path === '/metrics') return 'Metrics are off: start the router with svc-router serve --metrics (or svc-router config set server.metrics true, then svc-router restart).';
+  if (path === '/ui' || path.startsWith('/ui/')) return 'The dashboard is off: start the router with svc-router serve --ui (or svc-router config set server.ui true, then svc-router restart).';
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDashboard } from '../../src/server/dashboard/dashboard.js';
 import { ENDPOINTS, findEndpoint } from '../../src/server/endpoints.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { bearer, send } from './http-support.js';
@@ -75,5 +76,35 @@ describe('404 under /v1', () => {
     expect(error?.message).toContain('POST /v1/chat/completions');
     expect(error?.message).toContain('POST /v1/responses');
     expect(error?.message).toContain('POST /v1/messages');
+  });
+});
+
+describe('a page that is switched off', () => {
+  it('/ui and every page under it say the dashboard is off and how to turn it on, not to change the base URL', async () => {
+    for (const path of ['/ui', '/ui/', '/ui/api/overview', '/ui/events']) {
+      const reply = await send(router, 'GET', path);
+      expect(reply.status, path).toBe(404);
+      const message: string = reply.json.error.message;
+      expect(message, path).toContain('The dashboard is off: start the router with svc-router serve --ui');
+      expect(message, path).not.toMatch(/include \/v1/i);
+    }
+  });
+
+  it('/ui answers with the dashboard when it is on', async () => {
+    const live = await startRouter({ http: { ui: createDashboard() } });
+    try {
+      // Its page, or its sign-in page: HTML either way, and no word of it being off.
+      const reply = await send(live, 'GET', '/ui');
+      expect(reply.headers.get('content-type')).toContain('text/html');
+      expect(reply.text).not.toContain('The dashboard is off');
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('/metrics says metrics are off, and that a changed setting needs a restart', async () => {
+    const reply = await send(router, 'GET', '/metrics');
+    expect(reply.status).toBe(404);
+    expect(reply.json.error.message).toContain('Metrics are off: start the router with svc-router serve --metrics (or svc-router config set server.metrics true, then svc-router restart).');
   });
 });
