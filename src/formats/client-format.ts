@@ -109,6 +109,18 @@ export interface BaseUrlAdvice {
   status?: 400;
 }
 
+/** What a format's clients are told when a request's path shows their base URL is wrong (`/v1` left out, twice, or behind something else). */
+export interface BaseUrlAdvice {
+  /** Which clients take which base URL, for the router at `origin` (`http://127.0.0.1:8787`): "OpenAI-style clients take http://…/v1 as their base URL". */
+  take(origin: string): string;
+  /**
+   * The answer's status when not 404: for a format whose clients read every 404 on its path as
+   * something else, and would never show the fix (Claude Code takes a 404 on /v1/messages for a
+   * missing model, and shows a 400's message word for word).
+   */
+  status?: 400;
+}
+
 /** A header every request of a format must carry (e.g. `anthropic-version`). */
 export interface RequiredHeader {
   readonly name: string;

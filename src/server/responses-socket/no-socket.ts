@@ -16,19 +16,20 @@ export interface ServedHere {
  * the HTTP 404's hint, which is about HTTP (an upgrade to /metrics with metrics on was told
  * "Metrics are off"). A path the router serves over HTTP is named as such; a base URL that would
  * reach the socket once fixed (no /v1, /v1 twice) is named as that mistake; and every refusal says
- * where the socket is, or that it is off.
+ * where the socket is, or that it is off. `origin` is the router's address as the client reached it
+ * (src/server/router-address.ts), so a base-URL mistake is answered with the URL to use.
  */
-export function noSocketAt(path: string, served: ServedHere): RouterError {
+export function noSocketAt(path: string, served: ServedHere, origin?: string): RouterError {
   const at = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const socket = served.websockets
     ? `This router's only WebSocket is GET ${SOCKET_PATH} (Responses over WebSocket).`
     : `This router's WebSocket (GET ${SOCKET_PATH}) is off (config key server.websockets).`;
-  return new RouterError(404, 'not_found', `No WebSocket at ${at.slice(0, 200)}. ${whatIsThere(at, served)}${socket}`, undefined, 'not_found');
+  return new RouterError(404, 'not_found', `No WebSocket at ${at.slice(0, 200)}. ${whatIsThere(at, served, origin)}${socket}`, undefined, 'not_found');
 }
 
-function whatIsThere(path: string, served: ServedHere): string {
-  if (`/v1${path}` === SOCKET_PATH) return `Include /v1 in the base URL, so the socket opens on ${SOCKET_PATH}. `;
-  if (path.startsWith('/v1/v1/') && path.slice(3) === SOCKET_PATH) return 'The base URL has /v1 twice; remove one. ';
+function whatIsThere(path: string, served: ServedHere, origin?: string): string {
+  if (`/v1${path}` === SOCKET_PATH) return `Include /v1 in the base URL${origin ? ` (${origin}/v1)` : ''}, so the socket opens on ${SOCKET_PATH}. `;
+  if (path.startsWith('/v1/v1/') && path.slice(3) === SOCKET_PATH) return `The base URL has /v1 twice; remove one${origin ? ` (${origin}/v1)` : ''}. `;
   if (path === '/metrics') {
     return served.metrics
       ? 'Metrics are served over HTTP: scrape GET /metrics without upgrading. '

@@ -74,7 +74,7 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
     const headers = req.headers as Record<string, string | undefined>;
     try {
       const settings = app.config.read();
-      if (!SOCKET_PATHS.has(path)) throw noSocketAt(path, { ...options.served, websockets: settings.server.websockets !== false });
+      if (!SOCKET_PATHS.has(path)) throw noSocketAt(path, { ...options.served, websockets: settings.server.websockets !== false }, options.addressOf?.(req));
       if (method !== 'GET') throw new RouterError(405, 'method_not_allowed', `A WebSocket opens with GET; got ${method}.`);
       if (settings.server.websockets === false) {
         throw new RouterError(426, 'invalid_request', 'Responses over WebSocket are off on this router (config key server.websockets); send the request over HTTP (POST /v1/responses).', undefined, 'websockets_disabled');
