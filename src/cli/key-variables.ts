@@ -41,6 +41,20 @@ export function serveHas(serve: ServerState, variable: string): boolean | undefi
   return environment.all ? environment.all.includes(variable) : undefined;
 }
 
+/** What serveEnvironment puts for a variable the running serve has and this shell does not: its value cannot be read from here. */
+export const SERVE_ONLY = '\u0000set in the running serve';
+
+/**
+ * The environment as the running serve sees it, as far as its state file tells (names only): a
+ * variable it lacks is left out though this shell sets it, and one only it has stands as
+ * SERVE_ONLY. Without a serve (or a state file that names no variables), this shell's.
+ */
+export function serveEnvironment(serve: ServerState | undefined, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const all = serve?.environment?.all;
+  if (!all) return env;
+  return Object.fromEntries(all.map((name) => [name, env[name] || SERVE_ONLY]));
+}
+
 /**
  * What a running serve lacks of the key variables a changed backend names, as one warning: the
  * change is in force at once, but its key is read from the serve's environment.

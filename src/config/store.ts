@@ -23,6 +23,8 @@ export interface SettingsOverlay {
   changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
   /** The environment variables it reads secrets from, by name. */
   variables?(): string[];
+  /** Of these fields (or table entries) of config.json, the ones it sets: config.json's are not in force there. */
+  hides?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): string[];
 }
 
 /** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseUrlForm, checkBaseUrl, type BaseUrlContext } from '../../src/cli/doctor/base-url.js';
+import { baseUrlForm, checkBaseUrl, REQUEST_PATH, type BaseUrlContext } from '../../src/cli/doctor/base-url.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../../src/cli/doctor/doctor-clients.js';
 import type { ServerState } from '../../src/cli/server-state.js';
 import { unusedPort } from '../helpers/unused-port.js';
@@ -77,6 +77,38 @@ describe('doctor --base-url, every form against the running serve', () => {
     expect(claude['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin} for claude.` });
     expect(codex['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin}/v1 for codex.` });
   }, 30_000);
+});
+
+describe('the path doctor says a client gets 404 on', () => {
+  beforeAll(async () => {
+    home = makeHome();
+    await initHome(home);
+    serve = await startServe(home, ['--port', '0', '--quiet']);
+    origin = serve.origin;
+  }, 60_000);
+  afterAll(async () => {
+    await serve.kill();
+    removeHome(home);
+  });
+
+  it('is the path that client requests, and the router answers it 404', async () => {
+    const wrong: Record<DoctorClient, string[]> = {
+      openai: [origin, `${origin}/v1/v1`],
+      codex: [origin, `${origin}/v1/v1`],
+      anthropic: [`${origin}/v1`, `${origin}/v1/v1`],
+      claude: [`${origin}/v1`, `${origin}/v1/v1`],
+    };
+    const cases = Object.entries(wrong).flatMap(([client, urls]) => urls.map((url) => ({ client: client as DoctorClient, url })));
+    for (const { client, url } of cases) {
+      const base = (await doctor(url, client))['base-url']!;
+      const path = /gets 404 on (\S+)/.exec(base.message)?.[1];
+      expect(path, `${client} ${url}: ${base.message}`).toBe(`${new URL(url).pathname.replace(/\/+$/, '')}${REQUEST_PATH[client]}`);
+      // Codex speaks the Responses API: its failing path is /responses, never chat completions.
+      if (client === 'codex') expect(path).toMatch(/\/responses$/);
+      const answer = await fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(answer.status, `${client}: POST ${path}`).toBe(404);
+    }
+  }, 120_000);
 });
 
 describe('the base-url check as a rule', () => {

@@ -13,7 +13,8 @@ import { didYouMean } from '../did-you-mean.js';
 import { bearerServiceOf } from '../bearer-services.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
 import { configInForce, openConfig, requireStored } from '../config-in-force.js';
-import { serveLacksWarning } from '../key-variables.js';
+import { cloudCredentials, describeCredentials } from '../backend-credentials.js';
+import { serveEnvironment, serveLacksWarning } from '../key-variables.js';
 import { chalk, note, printJson, printLine, printTable, warn } from '../output.js';
 import type { ConfigStore } from '../../config/store.js';
 
@@ -186,7 +187,21 @@ const keySource = (backend: BackendSettings): string =>
 
 export async function runBackendsList(options: { json?: boolean }): Promise<void> {
   const backends = (await openConfig()).read().backends;
-  const rows = Object.entries(backends).map(([name, backend]) => ({
+  // Cloud credentials are read where the running serve reads them (its environment, as far as serve.json names it).
+  const env = serveEnvironment((await configInForce()).serve);
+  const rows = Object.entries(backends).map(([name, backend]) => {
+    const cloud = cloudCredentials(backend, env);
+    return { cloud: cloud ? describeCredentials(backend, cloud) : undefined, row: listRow(name, backend) };
+  });
+  if (options.json) return printJson(rows.map(({ cloud, row }) => ({ ...row, ...(cloud ? { cloud_credentials: cloud } : {}) })));
+  if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');
+  // A backend that signs with cloud credentials shows them where a key would be: "none" would read as no credentials at all.
+  printTable(rows.map(({ cloud, row }) => [row.name, row.type, row.base_url, cloud ?? row.api_key, row.headers.join(',')]), ['NAME', 'TYPE', 'BASE URL', 'KEY', 'HEADERS']);
+}
+
+/** A backend as `backends list --json` shows it (never its keys). */
+function listRow(name: string, backend: BackendSettings) {
+  return {
     name,
     type: backend.type,
     base_url: backend.baseUrl,
@@ -204,10 +219,7 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.type === 'vertex' ? { credentials: backend.credentials ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS ? 'env:GOOGLE_APPLICATION_CREDENTIALS' : 'metadata server') } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
     ...(backend.awsProfile ? { aws_profile: backend.awsProfile } : {}),
-  }));
-  if (options.json) return printJson(rows);
-  if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');
-  printTable(rows.map((row) => [row.name, row.type, row.base_url, row.api_key, row.headers.join(',')]), ['NAME', 'TYPE', 'BASE URL', 'KEY', 'HEADERS']);
+  };
 }
 
 export async function runBackendsRemove(name: string): Promise<void> {

@@ -5,6 +5,7 @@ import type { BackendSettings, Settings } from '../../config/settings.js';
 import { redactText } from '../../core/redact.js';
 import { serveHas } from '../key-variables.js';
 import type { ServerState } from '../server-state.js';
+import { checkCloudCredentials } from './cloud-credentials.js';
 import { endpointOf, httpGet, probeTcp, type Failure } from './network.js';
 import { fail, pass, REMEDY, warn, type CheckResult } from './result.js';
 
@@ -76,7 +77,9 @@ async function checkBackend(name: string, backend: BackendSettings, options: Bac
   const where = `${backend.type} at ${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (!isBackendType(backend.type)) return broken(fail(id, `unknown type '${String(backend.type)}'`, `Re-add it with a known --type: svc-router backends add ${name} --type TYPE --base-url URL`));
   const module = await LOADERS[backend.type]();
-  if (!module.probe) return broken(await connectionOnly(id, name, backend, host, port, where, options.timeoutMs));
+  const cloud = await checkCloudCredentials(id, name, backend, options);
+  if (cloud.result) return broken(cloud.result);
+  if (!module.probe) return broken(await connectionOnly(id, name, backend, host, port, where, options.timeoutMs, cloud.source));
 
   const probe = module.probe;
   const sources = keySources(backend, options.env ?? process.env);
@@ -245,9 +248,9 @@ function unreachable(id: string, name: string, backend: BackendSettings, where: 
 }
 
 /** A type whose module names no probe: a TCP connection is all that can be checked. */
-async function connectionOnly(id: string, name: string, backend: BackendSettings, host: string, port: number, where: string, timeoutMs: number): Promise<CheckResult> {
+async function connectionOnly(id: string, name: string, backend: BackendSettings, host: string, port: number, where: string, timeoutMs: number, credentials?: string): Promise<CheckResult> {
   const probe = await probeTcp(host, port, timeoutMs);
-  if (probe.ok) return pass(id, `${where} accepts connections (${probe.ms} ms; this type has no cheap call to prove its key)`);
+  if (probe.ok) return pass(id, `${where} accepts connections (${probe.ms} ms; ${credentials ? `credentials: ${credentials}, not proven: ` : ''}this type has no cheap call to prove its key)`);
   return unreachable(id, name, backend, where, { kind: 'network', source: { label: '' }, failure: probe.failure, detail: probe.detail });
 }
 

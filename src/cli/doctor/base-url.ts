@@ -25,6 +25,15 @@ export function baseUrlForm(baseUrl: string): BaseUrlForm {
 /** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST. */
 const wantsV1 = (client: DoctorClient): boolean => client === 'openai' || client === 'codex';
 
+/**
+ * What each client appends to its base URL for a model request: the OpenAI SDKs' chat
+ * completions, Codex's Responses API (its wire_api = "responses"), Anthropic's Messages API.
+ */
+export const REQUEST_PATH: Readonly<Record<DoctorClient, string>> = { openai: '/chat/completions', codex: '/responses', anthropic: '/v1/messages', claude: '/v1/messages' };
+
+/** The URL a client given this base URL requests, and so the path that gets 404 when the form is wrong. */
+const requested = (baseUrl: string, client: DoctorClient): string => `${new URL(baseUrl).pathname.replace(/\/+$/, '')}${REQUEST_PATH[client]}`;
+
 export interface BaseUrlContext {
   /** The base URL was given (--base-url, SVC_ROUTER_BASE_URL), not taken from the serve or config. */
   given: boolean;
@@ -55,7 +64,7 @@ export function checkBaseUrl(baseUrl: string, context: BaseUrlContext): CheckRes
   // Nothing answers there, and this directory's serve is elsewhere on the same host: point at it.
   const missesServe = elsewhere !== undefined && !context.answered;
   const problems = [
-    ...(v1s > 1 ? [`/v1 ${v1s === 2 ? 'twice' : `${v1s} times`}: clients append their own path and get 404 (${root}${'/v1'.repeat(v1s)}/chat/completions, ${root}${'/v1'.repeat(v1s + 1)}/messages)`] : []),
+    ...(v1s > 1 ? [`/v1 ${v1s === 2 ? 'twice' : `${v1s} times`}: ${client ? `${client} gets 404 on ${requested(baseUrl, client)}` : `clients append their own path and get 404 (${requested(baseUrl, 'openai')}, ${requested(baseUrl, 'anthropic')})`}`] : []),
     ...(missesServe ? [elsewhere] : []),
   ];
   if (problems.length) return fail('base-url', `${baseUrl}: ${problems.join('; ')}`, use(missesServe ? baseUrlForm(context.serve!.url).root : root, client));
@@ -63,8 +72,8 @@ export function checkBaseUrl(baseUrl: string, context: BaseUrlContext): CheckRes
   const form = (): CheckResult => {
     if (client === undefined) return pass('base-url', hasV1 ? `${baseUrl} is the OpenAI-style form (Anthropic clients take ${root})` : `${baseUrl} is the Anthropic-style form (OpenAI-style clients take ${root}/v1)`);
     if (wantsV1(client) === hasV1) return pass('base-url', `${baseUrl} is the form ${client} needs`);
-    if (wantsV1(client)) return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${root}/v1.`);
-    return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${root} (without /v1) for Anthropic-style clients.`);
+    if (wantsV1(client)) return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on ${requested(baseUrl, client)}`, `${REMEDY.missingV1} Use ${root}/v1.`);
+    return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on ${requested(baseUrl, client)}`, `Use ${root} (without /v1) for Anthropic-style clients.`);
   };
   const result = form();
   // A router answers there, but not this config directory's serve: worth saying, not a failure.

@@ -192,7 +192,7 @@ export function checkConfigFile(file: string, problem: string | undefined, serve
     const fields = unknown.map((field) => field.at.slice(file.length + 1)).join('; ');
     problems.push({
       message: `${file}: ${fields}; the router ignores ${unknown.length === 1 ? 'it' : 'them'}, so ${unknown.length === 1 ? 'that setting stays' : 'those settings stay'} at the default`,
-      remedy: 'Fix the field names in the file by hand (or set them with svc-router config set), or remove them.',
+      remedy: 'Fix the field names in the file by hand, or remove them (svc-router config set KEY VALUE writes a setting under its right name).',
     });
   }
   if (problems.length) return fail('config-file', problems.map((problem) => problem.message).join('; and '), problems.map((problem) => problem.remedy).join(' '));
