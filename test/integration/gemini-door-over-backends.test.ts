@@ -134,6 +134,20 @@ describe.each(UPSTREAM_KINDS)('Gemini client (@google/genai) over an %s backend'
   });
 });
 
+describe("a Gemini client's usage", () => {
+  it.each([
+    ['translated', 'anthropic'],
+    ['forwarded', 'gemini'],
+  ] as const)('is recorded once per call, streamed and not (%s)', async (_way, kind) => {
+    await over(kind, [{ text: 'Counted.', usage: { input: 40, output: 7 } }]);
+    const before = await router.app.ledger.summary('alice', Date.now(), true);
+    await ai.models.generateContent({ model: SKU, contents: 'Count me' });
+    for await (const _chunk of await ai.models.generateContentStream({ model: SKU, contents: 'Count me' }));
+    const after = await router.app.ledger.summary('alice', Date.now(), true);
+    expect({ requests: after.requests - before.requests, input: after.inputTokens - before.inputTokens, output: after.outputTokens - before.outputTokens }).toEqual({ requests: 2, input: 80, output: 14 });
+  });
+});
+
 describe('same-format forwarding to a Gemini upstream', () => {
   it('sends the client\'s body as its bytes, the model in the URL, and the reply as it came but for modelVersion and svc_meta', async () => {
     const { fake, upstreamModel } = await over('gemini', [{ text: 'Forwarded.', usage: { input: 12, output: 3 } }]);
