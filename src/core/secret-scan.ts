@@ -46,7 +46,7 @@ const ALNUM = /[A-Za-z0-9]/;
 /** A word an assignment's name holds; the rules are tried only on lines, members and flags that have one. */
 const NAME_WORD = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token/gi;
 const CREDENTIAL_NAME = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token$/i;
-/** Names that say a value is a password or a secret whatever it looks like; a key or token must also look random. */
+/** Names that say a value is a password or a secret whatever it looks like (but a setting's lowercase words); a key or token must also look random. */
 const SAID_SECRET = /pass(?:word|wd|phrase)|secret/i;
 
 /**
@@ -185,7 +185,7 @@ function assignment(match: RegExpExecArray | null, found: SecretFinding[] | unde
   const name = match[1]!;
   const value = match[2] ?? match[3] ?? match[4];
   if (value === undefined || !CREDENTIAL_NAME.test(name) || isPlaceholder(value)) return found;
-  if (!SAID_SECRET.test(name) && !looksRandom(value)) return found;
+  if (!looksRandom(value) && (!SAID_SECRET.test(name) || SETTING_WORD.test(value))) return found;
   const start = match.index + match[0].lastIndexOf(value);
   return added(found, assignmentKind(name), start, start + value.length);
 }
@@ -268,6 +268,13 @@ function madeUp(value: string): boolean {
   }
   return false;
 }
+
+/**
+ * A value that is lowercase words (`refuse`, `read-only`, `on_demand`) is a setting's choice, as
+ * settings files and code name them (`"secret": "refuse"`), not a password: a password people
+ * choose has a capital, a digit or a symbol in it, and a generated one looks random.
+ */
+const SETTING_WORD = /^[a-z]+(?:[-_][a-z]+)*$/;
 
 /** Words and forms that stand for a value rather than being one. */
 const PLACEHOLDER_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'changeme', 'string', 'required', 'optional', 'undefined', 'example', 'placeholder', 'redacted', 'hunter2', 's3cret', 'passw0rd']);

@@ -182,6 +182,7 @@ describe('findSecrets on shell assignments', () => {
     ['a short or plain token', 'GH_TOKEN=abc123 gh pr list\nSESSION_TOKEN=development npm start'],
     ['a comparison', `if [ "$DB_PASSWORD" == "${PW}" ]; then echo same; fi`],
     ['an escaped backslash before n in a JSON string', JSON.stringify({ content: 'printf "a\\nDB_PASSWORD"' })],
+    ['settings whose choice is a lowercase word', '{"guardrails": {"secret": "refuse"}}\nsecret: \'sealing\'\nPASSWORD_MODE=read-only npm start\n--secret-store=on_demand'],
   ])('finds nothing in %s', (_, text) => {
     expect(findSecrets(text)).toBeUndefined();
   });
