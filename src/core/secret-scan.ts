@@ -52,11 +52,11 @@ const SAID_SECRET = /pass(?:word|wd|phrase)|secret/i;
 /**
  * A whole line `NAME=value`, `NAME: value`, `export NAME="value"` (env, ini, YAML, shell), a comment
  * after it allowed; a bare value ending in `;` or `,` is a statement of code, not a setting. Tried
- * from the start of a line; inside a JSON string a line also ends at a `\n` escape or the closing
- * quote, and a quote may be escaped (`\"`).
+ * from the start of a line; inside a JSON or program string a line also ends at a `\n` escape or the
+ * closing quote, and a quote may be escaped (`\"`, `\'`).
  */
 const ASSIGNMENT_LINE =
-  /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:\\?"([^"\s]{6,200}?)\\?"|'([^'\s]{6,200})'|((?:[^\s'"#;,\\]|\\[^\snr"]){6,200}))[ \t\r]*(?:#(?:[^\n\\]|\\[^nr])*)?(?=\n|$|\\[nr]|")/y;
+  /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:\\?"([^"\s]{6,200}?)\\?"|\\?'([^'\s]{6,200}?)\\?'|((?:[^\s'"#;,\\]|\\[^\snr"]){6,200}))[ \t\r]*(?:#(?:[^\n\\]|\\[^nr])*)?(?=\n|$|\\[nr]|")/y;
 /**
  * A shell's assignment where a command may start, before it or alone: `DB_PASSWORD=… npm start`,
  * `env A=1 API_KEY=… node app.js`, `cd app && TOKEN='…' ./deploy.sh`. No blank around `=` and a

@@ -27,8 +27,8 @@ afterAll(async () => {
 const PATHS = [
   '/metrics',
   '/metrics/',
-  // A model the router has, so that its GET answers over HTTP.
-  ...Object.keys(ENDPOINTS).map((path) => path.replace('{id}', 'svc.intelligent-basic')),
+  // A model the router has and a method it serves, so that each endpoint answers over HTTP.
+  ...Object.keys(ENDPOINTS).map((path) => path.replace(/\{(?:id|model)\}/, 'svc.intelligent-basic').replace('{method}', 'generateContent')),
   '/',
   '/health',
   '/api/hello',

@@ -169,6 +169,7 @@ describe('findSecrets on shell assignments', () => {
     ['a YAML heredoc in a JSON string', JSON.stringify({ command: `cat > config.yml <<EOF\ndb:\n  password: ${PW}\nEOF` }), [PW]],
     ['an .env file written by a tool call', JSON.stringify({ file_path: '.env', content: `PORT=3000\nSTRIPE_TOKEN=${TOKEN}\n` }), [TOKEN]],
     ['a connection string', `Server=db;User Id=app;Password=${PW};`, [PW]],
+    ['a YAML line in a program string, its quotes escaped', `const config = 'db:\\n  password: \\'${PW}\\'\\n';`, [PW]],
   ])('finds the values in %s', (_, text, secrets) => {
     const values = (findSecrets(text) ?? []).map((finding) => text.slice(finding.start, finding.end));
     expect(values).toEqual(secrets);
