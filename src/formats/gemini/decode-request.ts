@@ -64,7 +64,7 @@ export function modelMethod(context: DecodeContext): { model: string; stream: bo
   const model = pathModel(context);
   const method = context.params?.method ?? 'generateContent';
   if (!Object.hasOwn(METHODS, method)) {
-    throw new RouterError(404, 'not_found', `The method '${method.slice(0, 60)}' is not served here; svc-router serves generateContent, streamGenerateContent and countTokens on models/${model.slice(0, 80)}.`, undefined, 'method_not_found');
+    throw new RouterError(404, 'not_found', `The method '${method.slice(0, 60)}' is not served here; this router serves generateContent, streamGenerateContent and countTokens on models/${model.slice(0, 80)}.`, undefined, 'method_not_found');
   }
   return { model, stream: METHODS[method]! };
 }

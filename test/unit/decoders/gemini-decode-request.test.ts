@@ -164,7 +164,7 @@ describe('the Gemini request decoder', () => {
 
   it('answers a method it does not serve with a 404 naming those it does', () => {
     const error = thrownBy(() => decode({ contents: [user('x')] }, 'embedContent'));
-    expect(error).toMatchObject({ status: 404, kind: 'not_found', message: "The method 'embedContent' is not served here; svc-router serves generateContent, streamGenerateContent and countTokens on models/svc.intelligent-pro." });
+    expect(error).toMatchObject({ status: 404, kind: 'not_found', message: "The method 'embedContent' is not served here; this router serves generateContent, streamGenerateContent and countTokens on models/svc.intelligent-pro." });
   });
 
   it('streams as one JSON array without alt=sse, as Google does', () => {
