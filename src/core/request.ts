@@ -77,6 +77,11 @@ export interface ReasoningPart {
    * A backend replays reasoning only when its own namespace holds what it needs.
    */
   providerMetadata?: ProviderMetadata;
+  /**
+   * The upstream model that wrote it, when the router knows (it sealed the blob, or the session's
+   * history says): a model reads only some others' reasoning (src/catalog/reasoning-reads.ts).
+   */
+  writer?: string;
 }
 
 export type Part = TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart | WebSearchPart;
@@ -166,6 +171,12 @@ export interface CanonicalRequest {
   promptCacheKey?: string;
   /** How long the upstream keeps that prompt cached (OpenAI's `prompt_cache_retention`). */
   promptCacheRetention?: 'in_memory' | '24h';
+  /**
+   * The client asked that a request the model declines (a refusal) be answered by a fallback model
+   * (Anthropic's `fallbacks`): an upstream that takes server-side fallback gets it, and on any
+   * other route a refusal moves to the route's next target.
+   */
+  fallbacks?: 'default';
   /** OpenAI-style penalties, -2 to 2. */
   frequencyPenalty?: number;
   presencePenalty?: number;
@@ -189,4 +200,6 @@ export interface CanonicalRequest {
   warnings?: string[];
   /** What the backend that last encoded this request could not honour; replaced on each encoding. */
   backendWarnings?: string[];
+  /** Reasoning the last encoding did not replay because its model cannot read it: how much, and who wrote it (the sessions view). */
+  unreadReasoning?: { blocks: number; writers: string[] };
 }
