@@ -6,7 +6,7 @@ type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /** How thinking goes to this model, and what could not be sent as asked. */
 export interface ThinkingPlan {
-  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive'; display?: 'omitted' } | { type: 'disabled' };
   /** `output_config.effort`, for the models that take one. */
   effort?: Effort;
   /** The effort the request is sent with, for the sampling rules. */
@@ -23,11 +23,16 @@ export interface ThinkingPlan {
  */
 export function thinkingPlan(request: CanonicalRequest, maxTokens: number, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
   const asked = request.reasoningBudget !== undefined || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none');
-  // Effort none: thinking off, said outright, since the Claude 5 family thinks when a request names no thinking.
-  if (!asked) return request.reasoningEffort === 'none' && capabilities?.reasoning ? { thinking: { type: 'disabled' }, warnings: [] } : { warnings: [] };
-  if (capabilities && !capabilities.reasoning) return { warnings: [`reasoning not sent: ${model} does not think.`] };
   const reasoning = capabilities?.reasoning;
-  if (!thinkingAllowed(request)) return { warnings: [] };
+  if (!asked) {
+    if (request.reasoningEffort !== 'none' || !reasoning) return { warnings: [] };
+    // Effort none: thinking off, said outright, since the Claude 5 family thinks when a request names no thinking.
+    if (reasoning.canTurnOff) return { thinking: { type: 'disabled' }, warnings: [] };
+    return alwaysThinking(reasoning.efforts, model);
+  }
+  if (capabilities && !reasoning) return { warnings: [`reasoning not sent: ${model} does not think.`] };
+  // A model that cannot stop thinking thinks whatever else the request holds: its effort is still the client's.
+  if (!thinkingAllowed(request) && reasoning?.canTurnOff !== false) return { warnings: [] };
   const warnings: string[] = [];
   const mapped = request.reasoningEffort && reasoning ? mapEffort(request.reasoningEffort, reasoning.efforts, model) : undefined;
   if (mapped?.warning) warnings.push(mapped.warning);
@@ -43,4 +48,20 @@ export function thinkingPlan(request: CanonicalRequest, maxTokens: number, capab
     return { warnings };
   }
   return { thinking: { type: 'enabled', budget_tokens: budget }, ...(effort ? { effort, effortSent: effort } : {}), warnings };
+}
+
+/**
+ * Effort none on a model that always thinks (Opus 5.5, the Fable line: "thinking.type.disabled" is
+ * refused, https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5#thinking-cant-be-disabled):
+ * the nearest request it takes is adaptive thinking at its lowest effort, with the reasoning
+ * omitted from the reply (`display: "omitted"`), so a client that asked for none gets no reasoning text.
+ */
+function alwaysThinking(efforts: readonly ReasoningEffort[], model: string): ThinkingPlan {
+  const lowest = efforts[0] as Effort | undefined;
+  const at = lowest ? ` at effort '${lowest}'` : '';
+  return {
+    thinking: { type: 'adaptive', display: 'omitted' },
+    ...(lowest ? { effort: lowest, effortSent: lowest } : {}),
+    warnings: [`reasoning effort 'none' sent as adaptive thinking${at}, its reasoning not shown: ${model} always thinks (it refuses thinking.type.disabled).`],
+  };
 }

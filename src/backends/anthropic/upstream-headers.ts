@@ -1,6 +1,8 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { CanonicalRequest } from '../../core/request.js';
+import { capabilitiesOf } from '../../catalog/index.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
+import { SERVER_FALLBACK_BETA } from './model-rules.js';
 
 /** The client's protocol headers, as its Messages call carried them. */
 export interface ClientProtocolHeaders {
@@ -46,9 +48,18 @@ export function translatedProtocolHeaders(settings: Pick<BackendSettings, 'anthr
   return { 'anthropic-version': version, ...(usesAnthropicFile(request) ? { 'anthropic-beta': FILES_API_BETA } : {}) };
 }
 
-/** Protocol headers for a Messages call: forwarded or translated, as the body is. */
-export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): Record<string, string> {
-  return request.forwardBody?.format === 'messages' ? forwardedProtocolHeaders(settings, request.forwardBody.headers) : translatedProtocolHeaders(settings, request);
+/**
+ * Protocol headers for a Messages call to Anthropic's API: forwarded or translated, as the body is;
+ * a translated body that asks for server-side fallback (encode-request.ts sends `fallbacks` where
+ * the catalog says the model takes it) names its beta.
+ */
+export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, upstreamModel?: string): Record<string, string> {
+  if (request.forwardBody?.format === 'messages') return forwardedProtocolHeaders(settings, request.forwardBody.headers);
+  const headers = translatedProtocolHeaders(settings, request);
+  if (request.fallbacks && upstreamModel !== undefined && capabilitiesOf('anthropic', upstreamModel)?.serverFallbacks) {
+    headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${SERVER_FALLBACK_BETA}` : SERVER_FALLBACK_BETA;
+  }
+  return headers;
 }
 
 /**
@@ -56,7 +67,7 @@ export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthrop
  * on a forwarded call the version and betas it sends; undefined on a translated one, whose betas
  * depend on the body.
  */
-export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): string | undefined {
+export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, _upstreamModel?: string): string | undefined {
   if (request.forwardBody?.format !== 'messages') return undefined;
   const client = request.forwardBody.headers;
   return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}`;

@@ -5,7 +5,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
-import { capabilitiesOf, mapEffort } from '../../catalog/index.js';
+import { capabilitiesOf, mapEffort, replayableMessages } from '../../catalog/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
 import { signatureOf } from './thought-signature.js';
@@ -28,7 +28,8 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
   // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
   const warnings = translatableOrRefuse(request);
-  const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
+  // Reasoning another model wrote that this one cannot read goes as its visible text, or not at all (the catalog's lines).
+  const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings)) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
 

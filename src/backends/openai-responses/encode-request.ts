@@ -6,6 +6,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { searchesAsText } from '../../core/web-search.js';
 import { encodeResponsesSearchTool } from './web-search.js';
+import { replayableMessages } from '../../catalog/index.js';
 import { openAiReasoning } from '../openai-chat/reasoning-effort.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
@@ -18,9 +19,10 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
     return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.forwardBody.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
+  const warnings = translatableOrRefuse(request);
   const body: ResponsesRequestBody = {
     model: upstreamModel,
-    input: searchesAsText(request.messages).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
+    input: searchesAsText(replayableMessages(request, 'openai-responses', upstreamModel, warnings)).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
     store: false,
     include: ['reasoning.encrypted_content'],
     stream,
@@ -48,7 +50,6 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     body.text = { format: { type: 'json_object' } };
   }
   // The Responses API has no stop sequences, top_k, seed or penalties: https://platform.openai.com/docs/api-reference/responses/create
-  const warnings = translatableOrRefuse(request);
   if (request.webSearch) {
     const search = encodeResponsesSearchTool(request.webSearch, warnings);
     (body.tools ??= []).push(search.tool);

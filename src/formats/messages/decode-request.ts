@@ -67,6 +67,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const stop = optionalStringList(json, 'stop_sequences');
   if (stop) request.stop = stop;
   decodeThinking(json, request);
+  decodeFallbacks(json.fallbacks, request);
   // After everything the edits' trigger counts (system, tools, messages) is decoded.
   const contextManagement = decodeContextManagement(json, request);
   nameUnhonouredBetas(context?.headers?.['anthropic-beta'], request);
@@ -375,6 +376,19 @@ function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice |
     default:
       throw invalidRequest("tool_choice.type: expected 'auto', 'any', 'tool' or 'none'.", 'tool_choice.type');
   }
+}
+
+/**
+ * `fallbacks` (Anthropic's server-side fallback, beta: https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback):
+ * `"default"`, or a list of models. Either asks that a declined request be answered by another
+ * model; a list names Anthropic models, which only an Anthropic upstream given the client's own
+ * body runs, while elsewhere the route's next target answers.
+ */
+function decodeFallbacks(raw: unknown, request: CanonicalRequest): void {
+  if (raw === undefined || raw === null) return;
+  if (raw !== 'default' && !Array.isArray(raw)) throw invalidRequest("fallbacks: expected \"default\" or a list of fallback models.", 'fallbacks');
+  request.fallbacks = 'default';
+  if (Array.isArray(raw)) keepForSameFormat(request, 'fallbacks', "the list of fallback models reaches only an Anthropic upstream sent the client's own body; elsewhere a refusal is answered by the route's next target.", false);
 }
 
 /** `thinking` (enabled with a budget, or adaptive) and `output_config.effort` become the canonical controls. */
