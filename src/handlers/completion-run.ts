@@ -111,6 +111,10 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     return this.attempted?.backend.wireFormat;
   }
 
+  get upstreamModel(): string | undefined {
+    return this.attempted?.upstreamModel;
+  }
+
   /** Another route's answer on this caller's behalf (a policy's classifier), recorded as a request of its own. */
   consult(route: string, request: CanonicalRequest, signal: ClientSignal): Promise<Reply> {
     return consultRoute(this.context, this.format, route, request, signal);

@@ -138,7 +138,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
         case 'reasoning-end': {
           // Anthropic's own signature as it is; what another upstream needs again, sealed into it (foreign-reasoning.ts).
           const own = metadataOf(event.providerMetadata, 'anthropic');
-          const signature = thinkingSignature(event.providerMetadata, context.secret);
+          const signature = thinkingSignature(event.providerMetadata, context.secret, context.upstreamModel);
           if (thinkingPending) {
             thinkingPending = false;
             if (typeof own?.redactedData === 'string') out += startBlock('thinking', { type: 'redacted_thinking', data: own.redactedData }) + closeBlock();

@@ -15,7 +15,7 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
       case 'web-search':
         return webSearchCallItem(part, context.options);
       case 'reasoning':
-        return finishedReasoningItem(part, context.options, context.secret);
+        return finishedReasoningItem(part.writer || !context.upstreamModel ? part : { ...part, writer: context.upstreamModel }, context.options, context.secret);
       case 'tool-call':
         return toolCallItem(part, context.options);
     }

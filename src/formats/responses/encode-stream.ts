@@ -120,7 +120,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           if (!reasoning) break;
           const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
           if (event.providerMetadata) part.providerMetadata = event.providerMetadata;
-          const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
+          const item = finishedReasoningItem(context.upstreamModel ? { ...part, writer: context.upstreamModel } : part, options, context.secret, reasoning.id);
           output[reasoning.index] = item;
           const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
           const { index, text: whole } = reasoning;

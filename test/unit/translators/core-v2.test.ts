@@ -14,6 +14,7 @@ import { encodeMessagesStream } from '../../../src/formats/messages/encode-strea
 import { decodeResponsesRequest } from '../../../src/formats/responses/decode-request.js';
 import { encodeResponsesReply } from '../../../src/formats/responses/encode-reply.js';
 import { isSealedByUs, sealReasoning, unsealReasoning } from '../../../src/formats/responses/seal-reasoning.js';
+import { thinkingSignature } from '../../../src/formats/messages/foreign-reasoning.js';
 import { parseSse } from '../../helpers/sse-frames.js';
 import { collect, encodeContext, expectRouterError, fixtureJson, replay, userRequest } from './support.js';
 
@@ -104,6 +105,14 @@ describe('sealed reasoning across versions', () => {
     const sealed = sealReasoning(part, 's');
     expect(sealed.startsWith('svcr2.')).toBe(true);
     expect(unsealReasoning(sealed, 's', 'x')).toEqual(part);
+  });
+
+  it('seals the model that wrote the reasoning, and opens it again with it', () => {
+    const part = { type: 'reasoning' as const, text: '', providerMetadata: { anthropic: { signature: 'sig-fable' } }, writer: 'claude-fable-5-1' };
+    expect(unsealReasoning(sealReasoning(part, 's'), 's', 'x')).toEqual(part);
+    // A Messages client's thinking from another upstream carries its writer in the signature the router seals.
+    const signature = thinkingSignature({ gemini: { thoughtSignature: 'ts-1' } }, 's', 'gemini-3-pro-preview')!;
+    expect(unsealReasoning(signature, 's', 'x').writer).toBe('gemini-3-pro-preview');
   });
 });
 
