@@ -47,6 +47,12 @@ export interface Capabilities {
   prefill?: boolean;
   /** Whose sealed reasoning (thinking signatures, encrypted reasoning) it reads back; undefined: not known. */
   reasoningReads?: ReasoningReads;
+  /**
+   * Its thinking blocks are bound to the conversation before them: replaying one after an edit to
+   * the system prompt, the tools or an earlier message is a 400 ("Editing earlier turns invalidates
+   * thinking blocks"). The router never edits a conversation it replays; the fakes hold it to that.
+   */
+  thinkingBoundToConversation?: boolean;
   /** Takes OpenAI's explicit `prompt_cache_breakpoint` on a content block. */
   promptCacheBreakpoints?: boolean;
   /** Answers OpenAI's prompt-cache diagnostics (`prompt_cache_options.comparison_response_id`, Responses only). */
@@ -172,13 +178,13 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
     family: /^claude-(?:fable|mythos)-5-1\b/,
     types: ANTHROPIC,
     doc: 'https://platform.claude.com/docs/en/models/fable-5-1/whats-new-fable-5-1',
-    capabilities: { ...CLAUDE_API, reasoning: ALWAYS_ADAPTIVE, refusesSampling: ALL_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS, ...NO_FORCED_TOOLS, prefill: false, serverFallbacks: true, reasoningReads: { line: CLAUDE_FABLE_5_1, reads: [CLAUDE, CLAUDE_OPUS_5, CLAUDE_FABLE, CLAUDE_OPUS_5_5] } },
+    capabilities: { ...CLAUDE_API, reasoning: ALWAYS_ADAPTIVE, refusesSampling: ALL_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS, ...NO_FORCED_TOOLS, prefill: false, serverFallbacks: true, thinkingBoundToConversation: true, reasoningReads: { line: CLAUDE_FABLE_5_1, reads: [CLAUDE, CLAUDE_OPUS_5, CLAUDE_FABLE, CLAUDE_OPUS_5_5] } },
   },
   {
     family: /^claude-opus-5-5\b/,
     types: ANTHROPIC,
     doc: 'https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5',
-    capabilities: { ...CLAUDE_API, reasoning: ALWAYS_ADAPTIVE, refusesSampling: ALL_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS, ...NO_FORCED_TOOLS, prefill: false, serverFallbacks: true, reasoningReads: { line: CLAUDE_OPUS_5_5, reads: [CLAUDE, CLAUDE_OPUS_5] } },
+    capabilities: { ...CLAUDE_API, reasoning: ALWAYS_ADAPTIVE, refusesSampling: ALL_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS, ...NO_FORCED_TOOLS, prefill: false, serverFallbacks: true, thinkingBoundToConversation: true, reasoningReads: { line: CLAUDE_OPUS_5_5, reads: [CLAUDE, CLAUDE_OPUS_5] } },
   },
   {
     // Fable 5 and Mythos 5: thinking always on, as "Unchanged from Claude Fable 5" lists.
