@@ -5,5 +5,5 @@ export { CAPABILITY_ROWS, type Capabilities, type ReasoningForm, type ReasoningR
 export { capabilitiesOf, modelInfo, type CatalogOverrides, type ModelInfo, type ModelQuery, type Sourced } from './model-info.js';
 export { PRICE_PACKAGE_SOURCE, packagePriceList } from './price-package.js';
 export { unsentSampling, type UnsentSampling } from './sampling.js';
-export { readsReasoningOf, reasoningFor, replayableMessages, unreadReasoningWarning, type ReasoningReplay } from './reasoning-reads.js';
+export { foreignReasoningWarning, readsReasoningOf, reasoningFor, replayableMessages, unreadReasoningWarning, type ReasoningReplay } from './reasoning-reads.js';
 export { takesPromptCacheKey } from './maker-rules.js';

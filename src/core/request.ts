@@ -133,6 +133,20 @@ export interface ForwardBody {
   format: FormatName;
   body: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * Blocks of the body that hold reasoning another provider made, which the router sealed for the
+   * client to replay (a Messages thinking block whose signature it sealed): where each is, its
+   * visible text, and who wrote it. Their own format's upstream gets the body with these rewritten.
+   */
+  foreignReasoning?: ForeignReasoningBlock[];
+}
+
+/** One sealed block of a forwarded body: `messages[message].content[block]`. */
+export interface ForeignReasoningBlock {
+  message: number;
+  block: number;
+  text: string;
+  writer?: string;
 }
 
 export interface CanonicalRequest {

@@ -75,8 +75,8 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   if (!options.counting) refusePrefill(request, capabilities, upstreamModel);
   const warnings = translatableOrRefuse(request);
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
-  // Reasoning another model wrote that this one cannot read goes as its visible text, or not at all (the catalog's lines).
-  const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(replayableMessages(request, 'anthropic', upstreamModel, warnings)) };
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(replayableMessages(request, 'anthropic', upstreamModel, warnings, 'anthropic')) };
   const system = request.system.filter((part) => part.text).flatMap((part) => withCacheControl(part, [{ type: 'text', text: part.text }]) as TextBlockParam[]);
   if (system.length) body.system = system;
   // Structured outputs: the answer is held to the schema.

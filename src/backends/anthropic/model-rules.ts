@@ -1,6 +1,6 @@
-import { unsentSampling, type Capabilities } from '../../catalog/index.js';
+import { foreignReasoningWarning, unsentSampling, type Capabilities } from '../../catalog/index.js';
 import { invalidRequest } from '../../core/errors.js';
-import type { CanonicalRequest, ReasoningEffort, ToolChoice } from '../../core/request.js';
+import type { CanonicalRequest, ForeignReasoningBlock, ReasoningEffort, ToolChoice } from '../../core/request.js';
 
 /**
  * What the catalog's row for a Claude model says a Messages body may hold, applied to a body the
@@ -66,6 +66,13 @@ export function adaptForwardedBody(body: Record<string, unknown>, request: Canon
   let adapted: Record<string, unknown> | undefined;
   const edit = (): Record<string, unknown> => (adapted ??= { ...body });
 
+  // Another provider's reasoning the router sealed: its text as plain text where the client had some, else left out.
+  const foreign = request.forwardBody?.foreignReasoning;
+  if (foreign?.length) {
+    edit().messages = withoutForeignReasoning(body.messages as unknown[], foreign);
+    warnings.push(foreignReasoningWarning(foreign, model));
+  }
+
   const choice = allowedToolChoice(request.toolChoice, capabilities, model);
   if (choice.warning) {
     const { type: _type, name: _name, ...rest } = body.tool_choice as Record<string, unknown>;
@@ -99,6 +106,22 @@ export function adaptForwardedBody(body: Record<string, unknown>, request: Canon
     }
   }
   return adapted ? { body: adapted, warnings } : undefined;
+}
+
+/** The messages with each sealed block replaced by its text (a text block) or, with none, left out. */
+function withoutForeignReasoning(messages: unknown[], foreign: readonly ForeignReasoningBlock[]): unknown[] {
+  const byMessage = new Map<number, ForeignReasoningBlock[]>();
+  for (const block of foreign) byMessage.set(block.message, [...(byMessage.get(block.message) ?? []), block]);
+  return messages.map((message, index) => {
+    const blocks = byMessage.get(index);
+    if (!blocks || !isRecord(message) || !Array.isArray(message.content)) return message;
+    const content = message.content.flatMap((block: unknown, at: number) => {
+      const sealed = blocks.find((candidate) => candidate.block === at);
+      if (!sealed) return [block];
+      return sealed.text ? [{ type: 'text', text: sealed.text }] : [];
+    });
+    return { ...message, content };
+  });
 }
 
 const wireName = (setting: 'temperature' | 'topP' | 'topK'): string => ({ temperature: 'temperature', topP: 'top_p', topK: 'top_k' })[setting];

@@ -3,6 +3,8 @@ import type { CanonicalRequest } from '../../core/request.js';
 import { capabilitiesOf } from '../../catalog/index.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
 import { SERVER_FALLBACK_BETA } from './model-rules.js';
+import { BINDING_BETA } from './input-transformations.js';
+import { metadataOf } from '../../core/provider-metadata.js';
 
 /** The client's protocol headers, as its Messages call carried them. */
 export interface ClientProtocolHeaders {
@@ -29,10 +31,27 @@ export function anthropicAuth(settings: Pick<BackendSettings, 'auth'>, key: stri
  * forward both unchanged (https://code.claude.com/docs/en/llm-gateway-protocol): a client that
  * sends a newer version shapes its body for it. A backend's pinned version wins.
  */
-export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, client: ClientProtocolHeaders | undefined): Record<string, string> {
+export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, client: ClientProtocolHeaders | undefined, extraBeta?: string): Record<string, string> {
   const version = settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION;
-  const beta = client?.['anthropic-beta'];
+  const beta = withBeta(client?.['anthropic-beta'], extraBeta);
   return { 'anthropic-version': version, ...(beta ? { 'anthropic-beta': beta } : {}) };
+}
+
+/** A betas header with one more, unless it names it already. */
+function withBeta(header: string | undefined, beta: string | undefined): string | undefined {
+  if (!beta || header?.split(',').some((name) => name.trim() === beta)) return header;
+  return header ? `${header},${beta}` : beta;
+}
+
+/**
+ * A forwarded body that replays thinking blocks, to a model the catalog knows to think, asks Anthropic
+ * to report the blocks it drops for another model's (input-transformations.ts): their signatures
+ * say which model wrote them to Anthropic alone, and the client is told what was not read.
+ */
+function bindingReport(request: CanonicalRequest, upstreamModel: string | undefined): string | undefined {
+  if (upstreamModel === undefined || !capabilitiesOf('anthropic', upstreamModel)?.reasoningReads) return undefined;
+  const replays = request.messages.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning' && typeof metadataOf(part.providerMetadata, 'anthropic')?.signature === 'string'));
+  return replays ? BINDING_BETA : undefined;
 }
 
 /**
@@ -54,7 +73,7 @@ export function translatedProtocolHeaders(settings: Pick<BackendSettings, 'anthr
  * the catalog says the model takes it) names its beta.
  */
 export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, upstreamModel?: string): Record<string, string> {
-  if (request.forwardBody?.format === 'messages') return forwardedProtocolHeaders(settings, request.forwardBody.headers);
+  if (request.forwardBody?.format === 'messages') return forwardedProtocolHeaders(settings, request.forwardBody.headers, bindingReport(request, upstreamModel));
   const headers = translatedProtocolHeaders(settings, request);
   if (request.fallbacks && upstreamModel !== undefined && capabilitiesOf('anthropic', upstreamModel)?.serverFallbacks) {
     headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${SERVER_FALLBACK_BETA}` : SERVER_FALLBACK_BETA;
@@ -67,10 +86,10 @@ export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthrop
  * on a forwarded call the version and betas it sends; undefined on a translated one, whose betas
  * depend on the body.
  */
-export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, _upstreamModel?: string): string | undefined {
+export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, upstreamModel?: string): string | undefined {
   if (request.forwardBody?.format !== 'messages') return undefined;
   const client = request.forwardBody.headers;
-  return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}`;
+  return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}\u0000${bindingReport(request, upstreamModel) ?? ''}`;
 }
 
 function usesAnthropicFile(request: CanonicalRequest): boolean {

@@ -28,8 +28,8 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
   // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
   const warnings = translatableOrRefuse(request);
-  // Reasoning another model wrote that this one cannot read goes as its visible text, or not at all (the catalog's lines).
-  const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings)) };
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings, 'gemini')) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
 

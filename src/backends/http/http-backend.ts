@@ -229,7 +229,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
           const { text, json } = await client.readJsonText(name, await send(client, call, false), call.signal);
           // A body that is no reply goes to the decoder, which says what the upstream reported (or estimates missing usage).
           const usage = tap.replyUsage(name, json) ?? spec.decodeReply(name, json, call.request).usage;
-          return { text: tap.correctedReply?.(json, call.request) ?? text, usage };
+          return { text: tap.correctedReply?.(json, call.request) ?? text, usage, ...tap.replyNotes?.(json) };
         } catch (error) {
           throw safe(error, call);
         }

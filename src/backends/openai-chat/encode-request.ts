@@ -90,8 +90,8 @@ export function forwardedChatText(request: CanonicalRequest, upstreamModel: stri
 }
 
 function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning, warnings: string[]): ChatRequestBody {
-  // Reasoning another model wrote that this one cannot read goes as its visible text, or not at all (the catalog's lines).
-  const messages = encodeChatMessages({ ...request, messages: searchesAsText(replayableMessages(request, 'openai-chat', model, warnings)) }, { cacheControl: options.cacheControl === true });
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const messages = encodeChatMessages({ ...request, messages: searchesAsText(replayableMessages(request, 'openai-chat', model, warnings, 'openrouter')) }, { cacheControl: options.cacheControl === true });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({

@@ -6,7 +6,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { searchesAsText } from '../../core/web-search.js';
 import { encodeResponsesSearchTool } from './web-search.js';
-import { replayableMessages } from '../../catalog/index.js';
+import { foreignReasoningWarning, replayableMessages } from '../../catalog/index.js';
 import { openAiReasoning } from '../openai-chat/reasoning-effort.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
@@ -15,14 +15,16 @@ type Item = ResponsesRequestItem;
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
   if (request.forwardBody?.format === 'responses') {
-    setBackendWarnings(request, []);
+    // Reasoning another provider made, which the decoder left out of the body or sent as its summary: named.
+    const foreign = request.forwardBody.foreignReasoning;
+    setBackendWarnings(request, foreign?.length ? [foreignReasoningWarning(foreign, upstreamModel)] : []);
     // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
     return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.forwardBody.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
   const warnings = translatableOrRefuse(request);
   const body: ResponsesRequestBody = {
     model: upstreamModel,
-    input: searchesAsText(replayableMessages(request, 'openai-responses', upstreamModel, warnings)).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
+    input: searchesAsText(replayableMessages(request, 'openai-responses', upstreamModel, warnings, 'openai')).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
     store: false,
     include: ['reasoning.encrypted_content'],
     stream,

@@ -1,4 +1,4 @@
-import { unsealThinking } from './foreign-reasoning.js';
+import { foreignThinkingBlocks, unsealThinking } from './foreign-reasoning.js';
 import { invalidRequest } from '../../core/errors.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
@@ -75,8 +75,10 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
-  // Thinking this router signed for another upstream: what it sealed, and never forwarded as written.
-  if (!unsealThinking(messages, context?.secret)) keepForwardBody(request, { format: 'messages', body: json });
+  // Thinking this router sealed for another upstream: opened for the translators, and rewritten in the body forwarded to Anthropic.
+  unsealThinking(messages, context?.secret);
+  const sealed = foreignThinkingBlocks(json.messages, context?.secret);
+  keepForwardBody(request, { format: 'messages', body: json, ...(sealed.length ? { foreignReasoning: sealed } : {}) });
   return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement: contextManagement.applied, originalInputTokens: contextManagement.originalInputTokens } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 

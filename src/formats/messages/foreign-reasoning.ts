@@ -1,5 +1,5 @@
 import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
-import type { Message } from '../../core/request.js';
+import type { ForeignReasoningBlock, Message } from '../../core/request.js';
 import { isSealedByUs, sealReasoning, unsealReasoning } from '../responses/seal-reasoning.js';
 
 /**
@@ -20,8 +20,8 @@ export function thinkingSignature(metadata: ProviderMetadata | undefined, secret
 
 /**
  * Reasoning parts whose signature this router sealed get back what was sealed; an altered seal is
- * a 400 naming its block. Returns whether any was found: such a conversation is not forwarded to
- * an Anthropic upstream as the client wrote it, since Anthropic cannot read the seal.
+ * a 400 naming its block. Returns whether any was found (the body forwarded to an Anthropic upstream
+ * has such blocks rewritten: foreignThinkingBlocks).
  */
 export function unsealThinking(messages: Message[], secret: string | undefined): boolean {
   let found = false;
@@ -34,6 +34,31 @@ export function unsealThinking(messages: Message[], secret: string | undefined):
       if (!secret) return;
       const opened = unsealReasoning(signature, secret, `messages.${index}.content.${at}.signature`);
       message.content[at] = { type: 'reasoning', text: part.text, ...(opened.providerMetadata ? { providerMetadata: opened.providerMetadata } : {}), ...(opened.writer ? { writer: opened.writer } : {}) };
+    });
+  });
+  return found;
+}
+
+/**
+ * Where the client's own body holds thinking blocks whose signature this router sealed (reasoning
+ * another upstream made): their place, text and writer. The body is still forwarded to an Anthropic
+ * upstream, with these blocks rewritten (src/backends/anthropic/model-rules.ts), rather than
+ * re-encoded whole: every other block goes as the client sent it, so Claude's thinking blocks before
+ * and after stay bound to the conversation Anthropic saw.
+ */
+export function foreignThinkingBlocks(rawMessages: unknown, secret: string | undefined): ForeignReasoningBlock[] {
+  const found: ForeignReasoningBlock[] = [];
+  if (!Array.isArray(rawMessages)) return found;
+  rawMessages.forEach((message: unknown, index) => {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) return;
+    content.forEach((block: unknown, at) => {
+      const { type, signature, thinking } = (block ?? {}) as { type?: unknown; signature?: unknown; thinking?: unknown };
+      // A sealed signature, or none at all (reasoning an upstream gave only as text): never Anthropic's to read.
+      if (type !== 'thinking' || (signature !== '' && !isSealedByUs(signature))) return;
+      // Already opened once by the decoder, which refused an altered seal: this cannot fail.
+      const writer = secret && signature !== '' ? unsealReasoning(signature as string, secret, `messages.${index}.content.${at}.signature`).writer : undefined;
+      found.push({ message: index, block: at, text: typeof thinking === 'string' ? thinking : '', ...(writer ? { writer } : {}) });
     });
   });
   return found;

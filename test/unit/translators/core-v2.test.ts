@@ -40,8 +40,8 @@ describe('reasoning is replayed only from the encoder’s own namespace', () => 
   const anthropicBlocks = (request: CanonicalRequest) => (encodeAnthropicRequest(request, 'claude', false).messages as Array<{ content: Array<{ type: string }> }>)[1]!.content;
   const responsesItems = (request: CanonicalRequest) => (encodeResponsesRequest(request, 'gpt-5', false) as { input: Array<{ type?: string }> }).input;
 
-  it('sends Gemini reasoning (a thoughtSignature, no Anthropic signature) to Anthropic as nothing, not as signed thinking', () => {
-    expect(anthropicBlocks(turn({ gemini: { thoughtSignature: 'CiQB' } }))).toEqual([{ type: 'text', text: 'Hello' }]);
+  it('sends Gemini reasoning (a thoughtSignature, no Anthropic signature) to Anthropic as its visible text, never as signed thinking', () => {
+    expect(anthropicBlocks(turn({ gemini: { thoughtSignature: 'CiQB' } }))).toEqual([{ type: 'text', text: 'Thought.' }, { type: 'text', text: 'Hello' }]);
   });
 
   it('sends Anthropic its own signature and redacted data back', () => {
@@ -67,8 +67,10 @@ describe('reasoning is replayed only from the encoder’s own namespace', () => 
     const replayed = { model: 'svc.test', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [block] }, { role: 'user', content: 'Again' }] };
     const { request } = decodeMessagesRequest(replayed, { secret: context.secret });
     expect(request.messages[1]!.content).toEqual([{ type: 'reasoning', text: 'Thought.', providerMetadata: { gemini: { thoughtSignature: 'CiQB' } } }]);
-    // Anthropic cannot read the seal: the conversation is not forwarded to it as written.
-    expect(request.forwardBody).toBeUndefined();
+    // Anthropic cannot read the seal: the body forwarded to it has the block as its text, the rest as the client wrote it.
+    expect(request.forwardBody?.foreignReasoning).toEqual([{ message: 1, block: 0, text: 'Thought.' }]);
+    const forwarded = encodeAnthropicRequest(request, 'claude-opus-5', false) as unknown as { messages: Array<{ content: unknown }> };
+    expect(forwarded.messages[1]!.content).toEqual([{ type: 'text', text: 'Thought.' }]);
   });
 });
 
