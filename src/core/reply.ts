@@ -15,6 +15,18 @@ export interface Finish {
   unified: FinishReason;
   raw?: string;
   stopSequence?: string;
+  /** The model declined to answer (unified `content-filter`): what it said of why, for every format to say in its own form. */
+  refusal?: Refusal;
+}
+
+/**
+ * A refusal: Anthropic's `stop_reason: "refusal"` with its `stop_details`
+ * (https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback): the policy area
+ * (`cyber`, `bio`, …, or null) and a human-readable explanation, not stable, or null.
+ */
+export interface Refusal {
+  category: string | null;
+  explanation: string | null;
 }
 
 /**

@@ -6,6 +6,7 @@ import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
 import { encodeAnthropicRequest, forwardedAnthropicText } from './encode-request.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
+import { capabilitiesOf } from '../../catalog/index.js';
 import { anthropicAuth, forwardedProtocolVariant, messagesProtocolHeaders } from './upstream-headers.js';
 
 export { ANTHROPIC_VERSION };
@@ -23,6 +24,8 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion, serverFallbacks: true }),
     encodeText: (request, upstreamModel, stream) => forwardedAnthropicText(request, upstreamModel, stream, { version: settings.anthropicVersion, serverFallbacks: true }),
     nativeWebSearch: true,
+    // Server-side fallback where the model's catalog row says it takes `fallbacks`.
+    runsServerFallback: (upstreamModel) => capabilitiesOf('anthropic', upstreamModel)?.serverFallbacks === true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),

@@ -60,7 +60,7 @@ export function forwardedAnthropicText(request: CanonicalRequest, upstreamModel:
 function adaptedForwardBody(request: CanonicalRequest, upstreamModel: string, options: EncodeOptions) {
   const forwardBody = request.forwardBody!;
   const version = options.version ?? forwardBody.headers?.['anthropic-version'] ?? ANTHROPIC_VERSION;
-  return adaptForwardedBody(forwardBody.body, request, capabilitiesOf('anthropic', upstreamModel), upstreamModel, version, options.counting === true);
+  return adaptForwardedBody(forwardBody.body, request, capabilitiesOf('anthropic', upstreamModel), upstreamModel, version, options.counting === true, options.serverFallbacks === true);
 }
 
 export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: EncodeOptions = {}): AnthropicRequestBody {

@@ -60,11 +60,14 @@ const EFFORTS_LOW_FIRST: readonly ReasoningEffort[] = ['low', 'medium', 'high', 
  * API version refuses) is left out. Undefined when the body needs no change: it is then forwarded
  * as the client wrote it, byte for byte.
  */
-export function adaptForwardedBody(body: Record<string, unknown>, request: CanonicalRequest, capabilities: Capabilities | undefined, model: string, version: string, counting = false): AdaptedBody | undefined {
+export function adaptForwardedBody(body: Record<string, unknown>, request: CanonicalRequest, capabilities: Capabilities | undefined, model: string, version: string, counting = false, serverFallbacks = false): AdaptedBody | undefined {
   if (!counting) refusePrefill(request, capabilities, model);
   const warnings: string[] = [];
   let adapted: Record<string, unknown> | undefined;
   const edit = (): Record<string, unknown> => (adapted ??= { ...body });
+
+  // `fallbacks` goes only where the upstream runs it (Anthropic's API, a model that takes it); elsewhere the router runs the client's fallbacks (src/handlers/declined.ts).
+  if (body.fallbacks !== undefined && !(serverFallbacks && capabilities?.serverFallbacks)) delete edit().fallbacks;
 
   // Another provider's reasoning the router sealed: its text as plain text where the client had some, else left out.
   const foreign = request.forwardBody?.foreignReasoning;

@@ -46,6 +46,8 @@ export interface HttpBackendSpec {
   encodeText?(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
+  /** The upstream answers a refusal with its own fallback model, when asked (Backend.runsServerFallback). */
+  runsServerFallback?(upstreamModel: string): boolean;
   /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
   forward?: ForwardTap;
   /** The upstream runs web search itself (Backend.nativeWebSearch). */
@@ -289,6 +291,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     name,
     ...(spec.wireFormat ? { wireFormat: spec.wireFormat } : {}),
     ...(spec.wireFormat && spec.forward ? { forward: forwarding(spec.forward) } : {}),
+    ...(spec.runsServerFallback ? { runsServerFallback: spec.runsServerFallback } : {}),
     ...(spec.nativeWebSearch ? { nativeWebSearch: true } : {}),
     async complete(call): Promise<Reply> {
       let reply: Reply;

@@ -42,7 +42,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     role: 'assistant',
     model: context.model,
     content,
-    ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
+    ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence, reply.finish?.refusal),
     usage: { ...anthropicUsage(reply.usage), ...serverToolUsage(reply.content.filter((part) => part.type === 'web-search').length) },
     ...own.messageStartExtra,
     ...own.messageDeltaEventExtra,

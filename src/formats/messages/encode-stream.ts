@@ -188,7 +188,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
             sse(
               {
                 type: 'message_delta',
-                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
+                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence, event.finish?.refusal), ...own.messageDeltaExtra },
                 usage: { ...anthropicUsage(event.usage), ...serverToolUsage(searches) },
                 ...own.messageDeltaEventExtra,
                 ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
