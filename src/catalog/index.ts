@@ -7,3 +7,4 @@ export { PRICE_PACKAGE_SOURCE, packagePriceList } from './price-package.js';
 export { unsentSampling, type UnsentSampling } from './sampling.js';
 export { foreignReasoningWarning, readsReasoningOf, reasoningFor, replayableMessages, unreadReasoningWarning, type ReasoningReplay } from './reasoning-reads.js';
 export { takesPromptCacheKey } from './maker-rules.js';
+export { breakpointOf, breakpointsIn, cacheControlsTaken, forwardedWithoutCacheControls, promptCacheOptionsFor, unsentCacheControls, type CacheControlsTaken } from './prompt-cache-controls.js';

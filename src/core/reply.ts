@@ -17,6 +17,13 @@ export interface Finish {
   stopSequence?: string;
   /** The model declined to answer (unified `content-filter`): what it said of why, for every format to say in its own form. */
   refusal?: Refusal;
+  /**
+   * Why the upstream's prompt cache was or was not reused, compared with an earlier response the
+   * client named: OpenAI's `prompt_cache_diagnostics` (`{type: "cache_miss", reason,
+   * cache_missed_tokens, comparison_reusable_tokens}`, `cache_hit`, …) as the upstream sent it
+   * (https://developers.openai.com/api/docs/guides/prompt-caching/diagnostics).
+   */
+  promptCacheDiagnostics?: Record<string, unknown>;
 }
 
 /**

@@ -186,6 +186,13 @@ export interface CanonicalRequest {
   /** How long the upstream keeps that prompt cached (OpenAI's `prompt_cache_retention`). */
   promptCacheRetention?: 'in_memory' | '24h';
   /**
+   * OpenAI's `prompt_cache_options` (GPT-5.6 and later): whether the upstream places its own
+   * breakpoint besides the client's (`prompt_cache_breakpoint` on a part, held as
+   * `providerMetadata.openai.promptCacheBreakpoint`), the breakpoints' lifetime, and the earlier
+   * response to compare this one's cache reuse with (diagnostics, Responses only).
+   */
+  promptCacheOptions?: { mode?: string; ttl?: string; comparisonResponseId?: string };
+  /**
    * The client asked that a request the model declines (a refusal) be answered by a fallback model
    * (Anthropic's `fallbacks`): an upstream that takes server-side fallback gets it, and on any
    * other route a refusal moves to the route's next target.

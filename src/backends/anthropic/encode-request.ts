@@ -9,7 +9,7 @@ import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../.
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
-import { capabilitiesOf, replayableMessages, unsentSampling } from '../../catalog/index.js';
+import { cacheControlsTaken, capabilitiesOf, replayableMessages, unsentCacheControls, unsentSampling } from '../../catalog/index.js';
 import { thinkingPlan } from './thinking-form.js';
 import { adaptForwardedBody, allowedToolChoice, refusePrefill, samplingRefusedFrom } from './model-rules.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
@@ -73,7 +73,8 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const capabilities = capabilitiesOf('anthropic', upstreamModel);
   // A conversation ending in the assistant's words is refused here where the model refuses a prefill.
   if (!options.counting) refusePrefill(request, capabilities, upstreamModel);
-  const warnings = translatableOrRefuse(request);
+  // OpenAI's explicit cache controls, which Claude does not take: named (the router places Anthropic's breakpoints itself).
+  const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('anthropic', upstreamModel), upstreamModel)];
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
   const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(replayableMessages(request, 'anthropic', upstreamModel, warnings, 'anthropic')) };

@@ -5,7 +5,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
-import { capabilitiesOf, mapEffort, replayableMessages } from '../../catalog/index.js';
+import { cacheControlsTaken, capabilitiesOf, mapEffort, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
 import { signatureOf } from './thought-signature.js';
@@ -27,7 +27,8 @@ export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
  */
 export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
   // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
-  const warnings = translatableOrRefuse(request);
+  // OpenAI's explicit cache controls, which Gemini does not take, are named.
+  const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('gemini', upstreamModel), upstreamModel)];
   // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
   const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings, 'gemini')) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');

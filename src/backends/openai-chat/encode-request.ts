@@ -9,7 +9,7 @@ import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
 import { openAiReasoning, type OpenAiReasoning } from './reasoning-effort.js';
 import { applyChatProfile } from './profiles/index.js';
-import { replayableMessages, takesPromptCacheKey } from '../../catalog/index.js';
+import { cacheControlsTaken, forwardedWithoutCacheControls, promptCacheOptionsFor, replayableMessages, takesPromptCacheKey, unsentCacheControls, type CacheControlsTaken } from '../../catalog/index.js';
 import type { ProfileSettings } from './profiles/profile.js';
 
 /** With the backend's provider profile (`backends add … --profile`, profiles/index.ts). */
@@ -34,12 +34,16 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   // The effort the model takes, and only the sampling it takes at that effort (the catalog's, src/catalog/).
   const reasoning = same ? undefined : openAiReasoning(request, 'openai-chat', upstreamModel);
   const replayed: string[] = [];
-  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel, options, reasoning!, replayed);
+  // OpenAI's explicit cache controls, only where the model and its host take them (the catalog's).
+  const taken = cacheControlsTaken('openai-chat', upstreamModel, options.profile);
+  const body: ChatRequestBody = same
+    ? ({ ...cacheKey, ...forwardedWithoutCacheControls(request.forwardBody!.body, 'chat', taken), model: upstreamModel } as unknown as ChatRequestBody)
+    : buildBody(request, upstreamModel, options, reasoning!, replayed, taken);
   // An upstream that caches only at breakpoints gets them where the client set none, forwarded or not.
   if (options.cacheControl && Array.isArray(body.messages)) body.messages = withChatBreakpoints(body.messages);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   const warnings = same ? [] : translatableOrRefuse(request);
-  warnings.push(...replayed);
+  warnings.push(...replayed, ...unsentCacheControls(request, taken, upstreamModel));
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
   if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
@@ -72,6 +76,8 @@ export function forwardedChatText(request: CanonicalRequest, upstreamModel: stri
   const forwardBody = request.forwardBody;
   if (forwardBody?.format !== 'chat' || options.cacheControl || options.profile) return undefined;
   if (request.promptCacheKey && takesPromptCacheKey(upstreamModel)) return undefined;
+  // Cache controls the target does not take come out of the body, named.
+  if (unsentCacheControls(request, cacheControlsTaken('openai-chat', upstreamModel, options.profile), upstreamModel).length) return undefined;
   const text = bodyTextOf(forwardBody.body);
   if (text === undefined) return undefined;
   const { body } = forwardBody;
@@ -89,9 +95,9 @@ export function forwardedChatText(request: CanonicalRequest, upstreamModel: stri
   return edited;
 }
 
-function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning, warnings: string[]): ChatRequestBody {
+function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning, warnings: string[], taken: CacheControlsTaken): ChatRequestBody {
   // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
-  const messages = encodeChatMessages({ ...request, messages: searchesAsText(replayableMessages(request, 'openai-chat', model, warnings, 'openrouter')) }, { cacheControl: options.cacheControl === true });
+  const messages = encodeChatMessages({ ...request, messages: searchesAsText(replayableMessages(request, 'openai-chat', model, warnings, 'openrouter')) }, { cacheControl: options.cacheControl === true, breakpoints: taken.breakpoints });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
@@ -121,6 +127,8 @@ function buildBody(request: CanonicalRequest, model: string, options: ChatEncode
     if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
     if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
   }
+  const cacheOptions = promptCacheOptionsFor(request, taken);
+  if (cacheOptions) body.prompt_cache_options = cacheOptions as ChatRequestBody['prompt_cache_options'];
   return body;
 }
 

@@ -5,7 +5,7 @@ import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
 import { chatFinishReason } from './map-finish-reason.js';
 import { refusalText } from '../shared/refusal.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import type { WebSearchPart } from '../../core/web-search.js';
 import { chatUrlCitation, unshownSearchesWarning } from '../shared/citations.js';
 
@@ -28,7 +28,7 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
     else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
   const searchWarning = unshownSearchesWarning(searches);
-  const warnings = searchWarning ? [...(reply.warnings ?? []), searchWarning] : reply.warnings;
+  const warnings = withUnshownDiagnostics(searchWarning ? [...(reply.warnings ?? []), searchWarning] : reply.warnings, reply.finish);
   return {
     id: newId('chatcmpl-'),
     object: 'chat.completion',

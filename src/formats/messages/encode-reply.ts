@@ -7,7 +7,7 @@ import type { MessagesOptions } from './decode-request.js';
 import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import { metadataOf } from '../../core/provider-metadata.js';
 import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
 
@@ -49,7 +49,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     ...own.messageDeltaExtra,
     ...own.replyExtra,
     ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
-    svc_meta: withReplyWarnings(context.svcMeta(), withoutRelayed(reply.warnings, reply.providerMetadata)),
+    svc_meta: withReplyWarnings(context.svcMeta(), withUnshownDiagnostics(withoutRelayed(reply.warnings, reply.providerMetadata), reply.finish)),
   };
 }
 

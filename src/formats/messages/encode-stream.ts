@@ -12,7 +12,7 @@ import type { MessagesOptions } from './decode-request.js';
 import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
 import { ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
@@ -182,7 +182,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         case 'finish': {
           const own = ownReplyExtras(event.providerMetadata);
-          const meta = withReplyWarnings(context.svcMeta(), withoutRelayed(event.warnings, event.providerMetadata));
+          const meta = withReplyWarnings(context.svcMeta(), withUnshownDiagnostics(withoutRelayed(event.warnings, event.providerMetadata), event.finish));
           out += closeBlock() +
             relayBlocks(event.providerMetadata, 'trailingBlocks') +
             sse(

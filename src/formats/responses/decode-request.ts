@@ -18,7 +18,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
-import { decodePromptCache } from '../shared/prompt-cache.js';
+import { decodePromptCache, withBreakpoint } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { decodeResponsesTools, type ClientTool } from './map-tools.js';
@@ -277,13 +277,13 @@ function decodeContent(raw: unknown, path: string, kept: SameFormatOnly[]): Part
     const where = `${path}[${index}]`;
     const part = asObject(item, where);
     const type = requiredString(part, 'type', `${where}.type`);
-    if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push({ type: 'text', text: requiredString(part, 'text', `${where}.text`) });
+    if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push(withBreakpoint({ type: 'text', text: requiredString(part, 'text', `${where}.text`) }, part, where));
     else if (type === 'refusal') parts.push({ type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) });
     else if (type === 'input_image') {
       const image = decodeInputImage(part, where, kept);
-      if (image) parts.push(image);
+      if (image) parts.push(withBreakpoint(image, part, where));
     } else if (type === 'input_file') {
-      parts.push(decodeInputFile(part, where));
+      parts.push(withBreakpoint(decodeInputFile(part, where), part, where));
     } else {
       keepOnly(kept, where, `content parts of type '${type}' can be passed only to an OpenAI Responses upstream, and this model routes elsewhere.`);
     }

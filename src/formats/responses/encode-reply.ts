@@ -26,5 +26,5 @@ export function encodeResponsesReply(reply: Reply, context: EncodeContext<Respon
   if (refusal !== undefined) output.push(refusalItem(refusal));
   const { status, incompleteReason } = responsesStatus(reply.finishReason);
   const meta = withReplyWarnings(context.svcMeta(), reply.warnings);
-  return responseObject(newId('resp_'), context, status, output, reply.usage, meta, undefined, incompleteReason);
+  return responseObject(newId('resp_'), context, status, output, reply.usage, meta, undefined, incompleteReason, reply.finish);
 }

@@ -214,7 +214,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           const meta = withReplyWarnings(context.svcMeta(), event.warnings);
           const { status, incompleteReason } = responsesStatus(event.reason);
           const done = output.filter((item) => item !== undefined);
-          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason) };
+          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason, event.finish) };
           if (!longOutput) {
             out += emit(`response.${status}`, payload);
             break;
