@@ -417,7 +417,10 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
     request.reasoningEffort = effort ?? 'medium';
   } else if (type === 'adaptive') {
     request.reasoningEffort = effort ?? 'medium';
-  } else if (type !== 'disabled') {
+  } else if (type === 'disabled') {
+    // Thinking off is what the other formats call effort none: each backend sends its model's nearest (src/catalog/).
+    request.reasoningEffort = 'none';
+  } else {
     throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
   }
 }
