@@ -21,6 +21,9 @@ interface RuleRow {
   /** Models whose reasoning it reads back, and models whose reasoning it does not. */
   reads: string[];
   readsNot: string[];
+  /** Models that read this one's reasoning back, and models that do not (a page's "only X reads Y's thinking blocks"). */
+  readBy?: string[];
+  notReadBy?: string[];
   /** Explicit `prompt_cache_breakpoint` on content blocks. */
   promptCacheBreakpoints?: boolean;
   page: string;
@@ -36,6 +39,8 @@ const RULES: RuleRow[] = [
     serverFallbacks: true,
     reads: ['claude-opus-5', 'claude-opus-4-8', 'claude-sonnet-4-6', 'claude-haiku-4-5'],
     readsNot: ['claude-fable-5', 'claude-fable-5-1', 'claude-mythos-5-1'],
+    readBy: ['claude-fable-5-1', 'claude-mythos-5-1'],
+    notReadBy: ['claude-opus-5', 'claude-opus-4-8', 'claude-fable-5'],
     page: 'https://platform.claude.com/docs/en/models/opus-5-5/whats-new-opus-5-5',
   },
   {
@@ -47,6 +52,8 @@ const RULES: RuleRow[] = [
     serverFallbacks: true,
     reads: ['claude-opus-5', 'claude-fable-5', 'claude-opus-4-8', 'claude-opus-5-5', 'claude-mythos-5-1'],
     readsNot: [],
+    readBy: ['claude-mythos-5-1'],
+    notReadBy: ['claude-fable-5', 'claude-opus-5', 'claude-opus-4-8', 'claude-opus-5-5'],
     page: 'https://platform.claude.com/docs/en/models/fable-5-1/whats-new-fable-5-1',
   },
   {
@@ -125,6 +132,8 @@ describe.each(RULES.map((row) => [row.model, row] as const))('the catalog row fo
     expect(readsReasoningOf(row.type, row.model, row.model)).toBe(true);
     for (const writer of row.reads) expect(readsReasoningOf(row.type, row.model, writer), `${row.model} reads ${writer}`).toBe(true);
     for (const writer of row.readsNot) expect(readsReasoningOf(row.type, row.model, writer), `${row.model} reads ${writer}`).toBe(false);
+    for (const reader of row.readBy ?? []) expect(readsReasoningOf(row.type, reader, row.model), `${reader} reads ${row.model}`).toBe(true);
+    for (const reader of row.notReadBy ?? []) expect(readsReasoningOf(row.type, reader, row.model), `${reader} reads ${row.model}`).toBe(false);
   });
 });
 
