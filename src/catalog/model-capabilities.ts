@@ -175,6 +175,15 @@ export const CAPABILITY_ROWS: readonly CapabilityRow[] = [
   { family: /^gpt-4o(?:-mini)?(?:-\d{4}-\d{2}-\d{2})?$/, types: OPENAI, doc: 'https://platform.openai.com/docs/models/gpt-4o', capabilities: { refusesSampling: [], maxOutput: 16_384, ...ALL_INPUTS, reasoningReads: OPENAI_READS } },
   // Anthropic: newest first. Every row refuses sampling from API version 2026-10-21 (CLAUDE_API).
   {
+    // Fable 5.2 and Mythos 5.2: Fable 5.1's rules, the page listing four breaking changes from it, none
+    // of these; "only Claude Fable 5.2 and Claude Mythos 5.2 read Claude Fable 5.2 thinking blocks", and
+    // the prefix check on every account. What they read of earlier lines the page does not say: their own only.
+    family: /^claude-(?:fable|mythos)-5-2\b/,
+    types: ANTHROPIC,
+    doc: 'https://platform.claude.com/docs/en/models/fable-5-2/whats-new-fable-5-2',
+    capabilities: { ...CLAUDE_API, reasoning: ALWAYS_ADAPTIVE, refusesSampling: ALL_SAMPLING, maxOutput: 128_000, ...ALL_INPUTS, ...NO_FORCED_TOOLS, prefill: false, serverFallbacks: true, thinkingBoundToConversation: true, reasoningReads: { line: 'claude-fable-5-2', reads: [] } },
+  },
+  {
     family: /^claude-(?:fable|mythos)-5-1\b/,
     types: ANTHROPIC,
     doc: 'https://platform.claude.com/docs/en/models/fable-5-1/whats-new-fable-5-1',

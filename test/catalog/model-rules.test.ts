@@ -32,6 +32,19 @@ interface RuleRow {
 const RULES: RuleRow[] = [
   {
     type: 'anthropic',
+    model: 'claude-fable-5-2',
+    forcedToolChoice: false,
+    thinkingOff: false,
+    prefill: false,
+    serverFallbacks: true,
+    reads: ['claude-mythos-5-2'],
+    readsNot: [],
+    readBy: ['claude-mythos-5-2'],
+    notReadBy: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', 'claude-fable-5'],
+    page: 'https://platform.claude.com/docs/en/models/fable-5-2/whats-new-fable-5-2',
+  },
+  {
+    type: 'anthropic',
     model: 'claude-opus-5-5',
     forcedToolChoice: false,
     thinkingOff: false,
