@@ -3,10 +3,11 @@ import type { CanonicalRequest, ReasoningEffort } from '../../core/request.js';
 import { thinkingAllowed, thinkingBudget } from './thinking-budget.js';
 
 type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+type Display = 'summarized' | 'omitted';
 
 /** How thinking goes to this model, and what could not be sent as asked. */
 export interface ThinkingPlan {
-  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive'; display?: 'omitted' } | { type: 'disabled' };
+  thinking?: { type: 'enabled'; budget_tokens: number; display?: Display } | { type: 'adaptive'; display?: Display } | { type: 'disabled' };
   /** `output_config.effort`, for the models that take one. */
   effort?: Effort;
   /** The effort the request is sent with, for the sampling rules. */
@@ -22,6 +23,29 @@ export interface ThinkingPlan {
  * not know gets a budget, as every thinking Claude before 4.6 takes.
  */
 export function thinkingPlan(request: CanonicalRequest, maxTokens: number, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
+  const plan = plannedThinking(request, maxTokens, capabilities, model);
+  return withDisplay(plan, request, capabilities, model);
+}
+
+/**
+ * How the reasoning is shown (`thinking.display`, https://platform.claude.com/docs/en/build-with-claude/extended-thinking):
+ * as the client asked, where thinking is on; Opus 5.5 and the Fable line omit it by default. A
+ * client that asked for summaries and no thinking gets a model that always thinks asked for them,
+ * and is told elsewhere that thinking is asked with an effort.
+ */
+function withDisplay(plan: ThinkingPlan, request: CanonicalRequest, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
+  const display = request.reasoningDisplay;
+  if (!display) return plan;
+  const thinking = plan.thinking;
+  // Effort none sent as thinking (alwaysThinking) shows none of it: the client asked for no reasoning.
+  if (thinking && thinking.type !== 'disabled') return thinking.display ? plan : { ...plan, thinking: { ...thinking, display } };
+  if (display !== 'summarized' || request.reasoningEffort === 'none') return plan;
+  if (capabilities?.reasoning?.canTurnOff === false) return { ...plan, thinking: { type: 'adaptive', display } };
+  const why = capabilities && !capabilities.reasoning ? `${model} does not think` : 'the request named no reasoning effort; name one to have the thinking summarized';
+  return { ...plan, warnings: [...plan.warnings, `reasoning summaries not requested from ${model}: ${why}.`] };
+}
+
+function plannedThinking(request: CanonicalRequest, maxTokens: number, capabilities: Capabilities | undefined, model: string): ThinkingPlan {
   const asked = request.reasoningBudget !== undefined || (request.reasoningEffort !== undefined && request.reasoningEffort !== 'none');
   const reasoning = capabilities?.reasoning;
   if (!asked) {

@@ -88,8 +88,17 @@ export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: st
  */
 function thinkingConfig(request: CanonicalRequest, model: string, warnings: string[]): { thinkingBudget?: number; thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high' } | undefined {
   const effort = request.reasoningEffort;
-  if (request.reasoningBudget === undefined && effort === undefined) return undefined;
-  const reasoning = capabilitiesOf('gemini', model)?.reasoning;
+  const capabilities = capabilitiesOf('gemini', model);
+  const reasoning = capabilities?.reasoning;
+  if (request.reasoningBudget === undefined && effort === undefined) {
+    // Summaries asked with no effort (Codex's reasoning.summary alone): the model's own thinking, its thoughts returned.
+    if (request.reasoningDisplay !== 'summarized') return undefined;
+    if (capabilities && !reasoning) {
+      warnings.push(`reasoning summaries not requested from ${model}: it does not think.`);
+      return undefined;
+    }
+    return {};
+  }
   if (request.reasoningBudget === undefined && effort === 'none') {
     if (!reasoning) return undefined;
     if (!reasoning.canTurnOff) {

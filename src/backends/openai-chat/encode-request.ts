@@ -45,7 +45,7 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   const warnings = same ? [] : translatableOrRefuse(request);
   warnings.push(...replayed, ...unsentCacheControls(request, taken, upstreamModel));
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
-  if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
+  if (!same && request.reasoningDisplay) warnings.push(`reasoning display '${request.reasoningDisplay}' not applied (thinking.display, reasoning.summary): Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
   if (unsearched) warnings.push(unsearched);
   if (reasoning) warnings.push(...reasoning.warnings);

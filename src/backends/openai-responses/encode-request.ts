@@ -6,7 +6,7 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { searchesAsText } from '../../core/web-search.js';
 import { encodeResponsesSearchTool } from './web-search.js';
-import { breakpointOf, cacheControlsTaken, forwardedWithoutCacheControls, foreignReasoningWarning, promptCacheOptionsFor, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
+import { breakpointOf, cacheControlsTaken, capabilitiesOf, forwardedWithoutCacheControls, foreignReasoningWarning, promptCacheOptionsFor, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
 import { openAiReasoning } from '../openai-chat/reasoning-effort.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
@@ -49,6 +49,12 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.topP !== undefined && !reasoning.unsent.includes('topP')) body.top_p = request.topP;
   // Readable summaries only when the client asked to see them; 'omitted' leaves the sealed reasoning alone.
   if (reasoning.effort) body.reasoning = { effort: reasoning.effort as NonNullable<ResponsesRequestBody['reasoning']>['effort'], ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
+  else if (request.reasoningDisplay === 'summarized' && request.reasoningEffort !== 'none') {
+    // Summaries asked with no effort: the model reasons at its default effort, summarized; one that does not reason is named.
+    const capabilities = capabilitiesOf('openai-responses', upstreamModel);
+    if (capabilities && !capabilities.reasoning) warnings.push(`reasoning summaries not requested from ${upstreamModel}: it does not reason.`);
+    else body.reasoning = { summary: 'auto' };
+  }
   if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
   const cacheOptions = promptCacheOptionsFor(request, taken);

@@ -92,6 +92,9 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const effortText = optionalString(reasoning, 'effort', 'reasoning.effort');
   const effort = parseReasoningEffort(effortText, 'reasoning.effort');
   if (effort) request.reasoningEffort = effort;
+  // Readable summaries of the reasoning (`auto`, `concise`, `detailed`), asked with or without an effort: every upstream that can give them is asked.
+  const summary = optionalString(reasoning, 'summary', 'reasoning.summary');
+  if (summary !== undefined && summary !== 'none') request.reasoningDisplay = 'summarized';
   decodeTextFormat(json.text, request);
   decodePromptCache(json, request);
   const metadata = optionalMetadata(json, 'metadata') ?? {};

@@ -139,6 +139,22 @@ export const PROBES: RuleProbe[] = [
     },
   },
   {
+    rule: 'reasoning summaries asked with no effort (`reasoning: {"summary": "auto"}`, as Codex sends it)',
+    field: 'reasoning',
+    models: NEWEST,
+    async run(context) {
+      const fake = await only(context);
+      const answer = await post(context.router, '/v1/responses', { model: SKU, input: 'What is the weather in Paris?', reasoning: { summary: 'auto' } });
+      const asked: Record<Column, (body: any) => boolean> = {
+        anthropic: (body) => body.thinking?.display === 'summarized',
+        'openai-responses': (body) => body.reasoning?.summary === 'auto',
+        'openai-chat': () => false,
+        gemini: (body) => body.generationConfig?.thinkingConfig?.includeThoughts === true,
+      };
+      return measured(context.model, answer, /summar|reasoning display/, () => asked[context.column](last(fake)));
+    },
+  },
+  {
     rule: 'sampling settings (`temperature: 0.2`)',
     field: 'refusesSampling',
     models: NEWEST,

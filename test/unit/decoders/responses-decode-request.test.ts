@@ -226,7 +226,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
     ["reasoning.effort 'high'", body({ reasoning: { effort: 'high' } }), { reasoningEffort: 'high' }],
     ["reasoning.effort 'xhigh', kept for the backend to map", body({ reasoning: { effort: 'xhigh' } }), { reasoningEffort: 'xhigh' }],
     ["reasoning.effort 'none', kept: no reasoning asked", body({ reasoning: { effort: 'none' } }), { reasoningEffort: 'none' }],
-    ['reasoning with a summary and no effort', body({ reasoning: { summary: 'auto' } }), { reasoningEffort: undefined }],
+    ['reasoning with a summary and no effort: summaries asked, the effort left to the model', body({ reasoning: { summary: 'auto' } }), { reasoningEffort: undefined, reasoningDisplay: 'summarized' }],
+    ["reasoning.summary 'none', as none asked", body({ reasoning: { effort: 'low', summary: 'none' } }), { reasoningEffort: 'low', reasoningDisplay: undefined }],
     ['null reasoning', body({ reasoning: null }), { reasoningEffort: undefined }],
     // structured output
     [
