@@ -5,6 +5,7 @@ import { capabilitiesOf, CAPABILITY_ROWS } from '../../../src/catalog/index.js';
 import { RouterError } from '../../../src/core/errors.js';
 import { REASONING_EFFORTS, type CanonicalRequest, type Message, type ReasoningEffort, type ToolChoice } from '../../../src/core/request.js';
 import { decodeMessagesRequest } from '../../../src/formats/messages/decode-request.js';
+import { modelNameOf } from '../../helpers/catalog-models.js';
 import { userRequest } from './support.js';
 
 /**
@@ -15,8 +16,8 @@ import { userRequest } from './support.js';
  * rows. The models are the catalog's own: a new row is covered without a line here.
  */
 
-/** One model name per Anthropic row, as the row's pattern reads it. */
-const MODELS = ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', 'claude-fable-5', 'claude-opus-5', 'claude-opus-4-8', 'claude-sonnet-5', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-opus-4-1', 'claude-opus-4', 'claude-sonnet-4', 'claude-3-7-sonnet', 'claude-3-5-haiku', 'claude-unknown-9'];
+/** One model name per Anthropic row, drawn from the row's own pattern, and one no row names. */
+const MODELS = [...CAPABILITY_ROWS.filter((row) => row.types.includes('anthropic')).map(modelNameOf), 'claude-unknown-9'];
 const VERSIONS = [undefined, '2023-06-01', '2026-10-21'] as const;
 
 const TOOL = { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
@@ -108,7 +109,7 @@ describe('the Anthropic translator and each model row', () => {
       return userRequest('', { messages });
     };
     for (const row of CAPABILITY_ROWS.filter((candidate) => candidate.types.includes('anthropic'))) {
-      const model = MODELS.find((name) => row.family.test(name))!;
+      const model = modelNameOf(row);
       if (row.capabilities.prefill === false) {
         const refused = (() => {
           try {
