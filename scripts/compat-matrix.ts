@@ -11,6 +11,7 @@ const ROUTES: Array<[RouteKind, string]> = [
   ['openai-chat', 'OpenAI-compatible Chat upstream'],
   ['anthropic', 'Anthropic upstream'],
   ['openai-responses', 'OpenAI Responses upstream'],
+  ['gemini', 'Gemini upstream'],
   ['offline', 'offline backend'],
 ];
 /** test/real-model/ records its cells under this family: one real llama-server, registered as each backend type. */
@@ -22,9 +23,10 @@ const REAL_MODEL_ROUTES: Array<[RouteKind, string]> = [
 ];
 const MARK: Record<Outcome, string> = { pass: '✅', refused: '⛔ 400', limitation: '⚠️', fail: '❌' };
 const FAMILY_PACKAGES: Record<string, string[]> = {
-  'Vercel AI SDK': ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/open-responses'],
+  'Vercel AI SDK': ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/open-responses', '@ai-sdk/google'],
   LangChain: ['@langchain/core', '@langchain/openai', '@langchain/anthropic'],
   'OpenAI Agents SDK': ['@openai/agents'],
+  'Google GenAI SDK': ['@google/genai'],
   [REAL_MODEL_FAMILY]: ['openai', '@anthropic-ai/sdk'],
 };
 
@@ -46,7 +48,8 @@ export function renderMatrix(files: ResultsFile[], versions: Record<string, stri
   ];
   const totals = new Map<string, Record<Outcome, number>>();
   for (const file of mergeFamilies(files).sort((a, b) => order(a.family) - order(b.family))) {
-    const routes = file.family === REAL_MODEL_FAMILY ? REAL_MODEL_ROUTES : ROUTES;
+    // A family's columns are the routes its suite runs over (the OpenAI and Anthropic libraries have no Gemini column).
+    const routes = (file.family === REAL_MODEL_FAMILY ? REAL_MODEL_ROUTES : ROUTES).filter(([route]) => file.cells.some((cell) => cell.route === route));
     const packages = (FAMILY_PACKAGES[file.family] ?? []).filter((name) => versions[name]);
     lines.push(`## ${file.family}`, '');
     if (packages.length) lines.push(`Tested with ${packages.map((name) => `\`${name}@${versions[name]}\``).join(', ')}${file.family === REAL_MODEL_FAMILY ? `, against \`llama-server\` built from \`${LLAMA_PACKAGE.name}@${LLAMA_PACKAGE.version}\`` : ''}.`, '');

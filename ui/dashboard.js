@@ -55,12 +55,38 @@ function requestRow(request) {
   );
 }
 
+/**
+ * A table whose columns do not fit its section shows each row as a card instead (the `cards` class
+ * in dashboard.css): its cells wrap, each labelled with its column's header. Measured, not set at
+ * a width, since what fits depends on what the rows hold; the class is taken off, the section
+ * measured and the class put back in one task, so nothing is painted in between.
+ */
+function fitTable(table) {
+  const section = table.closest('section');
+  if (!section || section.hidden) return;
+  const headers = [...table.tHead.rows[0].cells].map((cell) => cell.textContent);
+  for (const row of table.tBodies[0].rows) {
+    for (const cell of row.cells) if (cell.colSpan === 1 && !cell.dataset.label) cell.dataset.label = headers[cell.cellIndex] || '';
+  }
+  table.classList.remove('cards');
+  if (section.scrollWidth > section.clientWidth) table.classList.add('cards');
+}
+
+const fitAll = () => document.querySelectorAll('main table').forEach(fitTable);
+let fitting;
+/** Once per frame, however many rows or resizes arrive in it. */
+const fitAllSoon = () => (fitting ??= requestAnimationFrame(() => {
+  fitting = undefined;
+  fitAll();
+}));
+
 function addRequest(request) {
   const body = $('requests').tBodies[0];
   const row = requestRow(request);
   row.classList.add('fresh');
   body.prepend(row);
   while (body.rows.length > MAX_ROWS) body.deleteRow(body.rows.length - 1);
+  fitAllSoon();
 }
 
 /**
@@ -151,6 +177,7 @@ function renderRoutes(routes) {
     }),
   );
   $('routes-section').hidden = false;
+  fitTable($('routes'));
 }
 
 /** A backend's failures, one line per kind: how often, the status and message, and when last. */
@@ -181,6 +208,7 @@ function renderBackends(backends) {
     ),
   );
   $('backends-section').hidden = false;
+  fitTable($('backends'));
 }
 
 /** 3725000 ms → "1h 2m 5s", as `svc-router sessions` writes it. */
@@ -197,16 +225,31 @@ function formatDurationMs(ms) {
 
 const share = (value) => (value === null ? 'n/a' : formatPercent(value));
 
-/** A session's drops, one line each: the turn, its cached share before and after, and the reasons the router saw. */
+/** A session's drops, one line each, in turn order over all its models: the turn, its cached share before and after, and the reasons the router saw. */
 function dropsRow(session, columns) {
+  const several = session.models.length > 1;
+  const drops = session.models.flatMap((model) => model.drops.map((drop) => ({ drop, model: model.model }))).sort((a, b) => a.drop.turn - b.drop.turn);
   const list = el('ul', { class: 'drops' });
-  for (const drop of session.drops) {
+  for (const { drop, model } of drops) {
     const why = drop.reasons.length ? drop.reasons.map((reason) => reason.text).join('; ') : 'no cause the router can see';
-    list.append(el('li', { class: 'drop', 'data-turn': drop.turn }, `turn ${drop.turn}: ${share(drop.previous_cached_share)} → ${share(drop.cached_share)}: ${why}`));
+    const turn = several ? `turn ${drop.turn} (${model})` : `turn ${drop.turn}`;
+    list.append(el('li', { class: 'drop', 'data-turn': drop.turn, 'data-model': model }, `${turn}: ${share(drop.previous_cached_share)} → ${share(drop.cached_share)}: ${why}`));
   }
-  const older = session.dropped_turns - session.drops.length;
+  const older = session.dropped_turns - drops.length;
   if (older > 0) list.append(el('li', { class: 'more' }, `and ${formatCount(older)} earlier`));
   return el('tr', { class: 'drops-row', 'data-drops-of': session.id }, el('td', { colspan: columns, class: 'error' }, list));
+}
+
+/** Each model a session asked for on a line of its own: where its latest turn went, and (with several) its turns. */
+function modelsCell(session) {
+  const several = session.models.length > 1;
+  return el(
+    'td',
+    { class: 'targets' },
+    ...session.models.map((model) =>
+      el('div', { class: 'model', 'data-model': model.model }, `${model.model} → ${model.target}${model.key ? `, ${model.key.label}` : ''}${several ? ` · ${formatCount(model.turns)} turns` : ''}`),
+    ),
+  );
 }
 
 function renderSessions(report) {
@@ -219,7 +262,7 @@ function renderSessions(report) {
         { 'data-session-id': session.id },
         el('td', { class: 'session', title: session.id }, session.id.slice(0, 10)),
         el('td', {}, [session.caller, session.format, session.agent].filter(Boolean).join(' · ')),
-        el('td', { class: 'targets' }, `${session.model} → ${session.target}${session.key ? `, ${session.key.label}` : ''}`),
+        modelsCell(session),
         el('td', { class: 'number' }, formatCount(session.turns)),
         el('td', { class: 'number' }, `${formatCount(session.input_tokens)} / ${formatCount(session.cached_tokens)} / ${formatCount(session.output_tokens)}`),
         el('td', { class: 'number' }, share(session.cached_share)),
@@ -231,6 +274,7 @@ function renderSessions(report) {
     }),
   );
   $('sessions-section').hidden = report.sessions.length === 0;
+  fitTable($('sessions'));
 }
 
 let refreshing;
@@ -271,4 +315,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('measure-tokens').addEventListener('click', () => chooseMeasure('tokens'));
   connect();
   refresh();
+  // The server's rows now, and every table again whenever the page's width changes.
+  fitAll();
+  window.addEventListener('resize', fitAllSoon);
 });

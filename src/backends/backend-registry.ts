@@ -5,7 +5,7 @@ import { OFFLINE_BACKEND } from '../core/target.js';
 import type { Backend, BackendModule } from './backend.js';
 import { createOfflineBackend } from './offline/offline-backend.js';
 import type { ScriptedTurn } from './offline/script.js';
-import { LOADERS } from './registry.js';
+import { BACKENDS } from './registry.js';
 
 /**
  * Finds the backend a target names, from the settings in force for this request. Instances are
@@ -38,7 +38,7 @@ export class BackendRegistry {
     const cached = this.built.get(name);
     if (cached && cached.settings === configured) return cached.backend;
     // The type comes from a config file a person may have edited: only the table's own entries count.
-    const load = isBackendType(configured.type) ? LOADERS[configured.type] : undefined;
+    const load = isBackendType(configured.type) ? BACKENDS[configured.type].load : undefined;
     if (!load) throw new RouterError(502, 'upstream', `Backend '${name}' has an unknown type '${String(configured.type)}'; use one of ${BACKEND_TYPES.join(', ')}.`);
     const create = this.factories.get(configured.type);
     if (create) return this.build(name, configured, create);

@@ -1,3 +1,4 @@
+import type { PriceProvider } from '../catalog/index.js';
 import type { BackendSettings } from '../config/settings.js';
 import type { ClientSignal } from '../core/client-signal.js';
 import type { ForwardedFrame, ForwardedReply } from '../core/forwarded.js';
@@ -24,6 +25,11 @@ export interface Backend {
   readonly offline?: boolean;
   /** The client wire format this backend's upstream speaks natively, if any (same-format forwarding). */
   readonly wireFormat?: FormatName;
+  /**
+   * For a backend that serves several wires (Vertex AI: Claude over Messages, Gemini over
+   * Gemini's API), the one a model speaks; `wireFormat` is then left out. See wireFormatOf.
+   */
+  wireFormatFor?(upstreamModel: string): FormatName | undefined;
   /**
    * The upstream runs web search itself (Anthropic's server tool, OpenAI's hosted tool, Gemini's
    * Google Search grounding). A backend without it refuses a request that offers search, unless
@@ -57,6 +63,21 @@ export interface ForwardingBackend {
    */
   stream(call: BackendCall): AsyncIterable<ForwardedFrame[]>;
 }
+
+/**
+ * What a backend type is, said by its own folder (its definition.ts): how to load its module, and
+ * what the rooms that never load it need to know of it. Light: it imports no code of the type, so
+ * the CLI and a router that never names the type pay nothing for it.
+ */
+export interface BackendDefinition {
+  /** The type's module, imported when a configured backend of the type is first used. */
+  load(): Promise<BackendModule>;
+  /** Where the price package lists the models this type's upstreams serve (prices and context windows). */
+  priceProvider: PriceProvider;
+}
+
+/** The client wire format a backend's upstream speaks for a model: its own per model, else the backend's. */
+export const wireFormatOf = (backend: Pick<Backend, 'wireFormat' | 'wireFormatFor'>, upstreamModel: string): FormatName | undefined => backend.wireFormatFor?.(upstreamModel) ?? backend.wireFormat;
 
 /** What a backend folder's module exports: how to build one backend from its settings, and how to prove its key. */
 export interface BackendModule {

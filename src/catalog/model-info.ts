@@ -1,11 +1,12 @@
 import type { BackendType } from '../core/backend-types.js';
 import { fromOverride, isPriceOverride, type CatalogPrice } from './catalog-price.js';
 import { capabilityRow, type Capabilities } from './model-capabilities.js';
-import { PRICE_PACKAGE_SOURCE, packageEntry, packagePrice } from './price-package.js';
+import { PRICE_PACKAGE_SOURCE, packageEntry, packagePrice, priceProviderKey, type PriceProvider } from './price-package.js';
 
 /**
- * One lookup for what is known of an upstream model: (backend type, upstream model) → its context
- * window, output cap, prices and capabilities, each with where it came from. The config's own
+ * One lookup for what is known of an upstream model: (price provider, backend type, upstream
+ * model) → its context window, output cap, prices and capabilities, each with where it came from.
+ * The price provider is the caller's, from the backend type's definition. The config's own
  * values (`prices`, `routes window`) win over the package's and the local table's; a model none of
  * them knows has no numbers at all, never a guess.
  */
@@ -36,8 +37,10 @@ export interface CatalogOverrides {
 }
 
 export interface ModelQuery {
-  /** The backend's type, when it is configured; undefined matches by model name alone. */
+  /** The backend's type, when it is configured, for the capability rows of the families it serves. */
   type: BackendType | undefined;
+  /** Where the price package lists the backend's models, as its type's definition says; undefined matches by model name alone. */
+  priceProvider: PriceProvider | undefined;
   upstreamModel: string;
   /** The backend's configured name, for the config's `BACKEND:MODEL` keys. */
   backendName?: string;
@@ -50,7 +53,7 @@ const local = (doc: string): string => `local table (${doc})`;
  * are read as own properties only (a model name may come from a client: `constructor` finds nothing).
  */
 export function modelInfo(query: ModelQuery, overrides: CatalogOverrides = {}, when: Date = new Date()): ModelInfo {
-  const known = builtIn(query.type, query.upstreamModel, when);
+  const known = builtIn(query, when);
   const info: ModelInfo = { ...known };
   const keys = [...(query.backendName ? [`${query.backendName}:${query.upstreamModel}`] : []), query.upstreamModel];
   const price = firstOwn(overrides.prices, keys, isPriceOverride);
@@ -61,13 +64,13 @@ export function modelInfo(query: ModelQuery, overrides: CatalogOverrides = {}, w
 }
 
 /** The package's and the local table's values for a model, remembered: translators ask once per request. */
-function builtIn(type: BackendType | undefined, upstreamModel: string, when: Date): ModelInfo {
+function builtIn({ type, priceProvider, upstreamModel }: Omit<ModelQuery, 'backendName'>, when: Date): ModelInfo {
   const day = when.toISOString().slice(0, 10);
-  const key = `${type ?? ''}\u0000${upstreamModel}\u0000${day}`;
+  const key = `${type ?? ''}\u0000${priceProviderKey(priceProvider)}\u0000${upstreamModel}\u0000${day}`;
   const cached = remembered.get(key);
   if (cached) return cached;
   const info: ModelInfo = { model: upstreamModel };
-  const entry = packageEntry(type, upstreamModel);
+  const entry = packageEntry(priceProvider, upstreamModel);
   if (entry) {
     info.catalogId = entry.id;
     if (entry.contextWindow) info.contextWindow = { value: entry.contextWindow, source: PRICE_PACKAGE_SOURCE };
@@ -90,9 +93,9 @@ const remembered = new Map<string, ModelInfo>();
 /** Enough for every target a config routes to; names clients invent (pattern routes) push out the oldest. */
 const MAX_REMEMBERED = 1_000;
 
-/** The capabilities alone, for a translator: undefined when no row names the model. */
+/** The capabilities alone, for a translator: undefined when no row names the model. Prices play no part, so the price table is not asked. */
 export function capabilitiesOf(type: BackendType | undefined, upstreamModel: string): Capabilities | undefined {
-  return builtIn(type, upstreamModel, new Date()).capabilities?.value;
+  return capabilityRow(type, upstreamModel)?.capabilities;
 }
 
 const isWindow = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0;

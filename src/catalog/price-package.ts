@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { MatchLogic, ModelInfo as PackageModel, ModelPrice as PackagePrice, Provider } from '@pydantic/genai-prices';
-import type { BackendType } from '../core/backend-types.js';
 import type { CatalogPrice, Rate } from './catalog-price.js';
 
 /**
@@ -41,8 +40,22 @@ function packageVersion(): string {
   }
 }
 
-/** The package's provider for each backend type (an OpenAI-compatible server is matched by model name too). */
-const PROVIDER_OF: Record<BackendType, string> = { 'openai-chat': 'openai', 'openai-responses': 'openai', anthropic: 'anthropic', gemini: 'google', vertex: 'google', bedrock: 'aws' };
+/**
+ * Where the package lists a backend's models. Each backend type says its own (its folder's
+ * definition.ts): the catalog names no backend type, so adding one never touches it.
+ */
+export interface PriceProvider {
+  /** The package's provider id: `openai`, `anthropic`, `google`, `aws`. */
+  id: string;
+  /**
+   * The backend also serves models this provider does not list (an OpenAI-compatible server may
+   * serve anyone's, Vertex serves Anthropic's beside Google's): those are found by their name.
+   */
+  othersByName?: boolean;
+}
+
+/** A provider as a cache key: two that look models up alike give the same key. */
+export const priceProviderKey = (provider: PriceProvider | undefined): string => (provider ? `${provider.id}${provider.othersByName ? '+' : ''}` : '');
 
 export interface PackageEntry {
   provider: string;
@@ -61,15 +74,15 @@ const dashedDate = (model: string): string => model.replace(/-(20\d{2})(\d{2})(\
 /** Names longer than any model's are nobody's; a client cannot make the matcher work on megabytes. */
 const MAX_NAME = 200;
 
-/** The package's entry for an upstream model on a backend type; undefined when it lists none. */
-export function packageEntry(type: BackendType | undefined, upstreamModel: string): PackageEntry | undefined {
+/**
+ * The package's entry for an upstream model on a backend with this price provider; undefined when
+ * it lists none. No provider (a model asked of no configured backend) matches by name alone.
+ */
+export function packageEntry(priceProvider: PriceProvider | undefined, upstreamModel: string): PackageEntry | undefined {
   const name = bare(upstreamModel);
   if (!name || name.length > MAX_NAME) return undefined;
-  // Own keys only: a hand-edited config's backend type reaches here unchecked, and one not known is no type.
-  const known = type !== undefined && Object.hasOwn(PROVIDER_OF, type) ? type : undefined;
-  const providers = known ? [findProvider({ providerId: PROVIDER_OF[known] })] : [];
-  // Vertex serves Anthropic's models beside Google's: those are found by their name.
-  if (known === undefined || known === 'openai-chat' || known === 'vertex') providers.push(findProvider({ modelId: name }));
+  const providers = priceProvider ? [findProvider({ providerId: priceProvider.id })] : [];
+  if (!priceProvider || priceProvider.othersByName) providers.push(findProvider({ modelId: name }));
   for (const provider of providers) {
     if (!provider) continue;
     const model = findModel(provider, name) ?? findModel(provider, dashedDate(name));
@@ -142,10 +155,10 @@ function rateOf(value: PackagePrice[string]): Rate | undefined {
   return { base: value.base, tiers };
 }
 
-/** Every text model of the three providers the backend types reach, with its price in force (for `prices list`). */
-export function packagePriceList(when: Date): Array<{ provider: string; id: string; price: CatalogPrice }> {
+/** Every text model of the given providers (the backend types' own), with its price in force (for `prices list`). */
+export function packagePriceList(when: Date, providerIds: Iterable<string>): Array<{ provider: string; id: string; price: CatalogPrice }> {
   const rows: Array<{ provider: string; id: string; price: CatalogPrice }> = [];
-  for (const id of new Set(Object.values(PROVIDER_OF))) {
+  for (const id of new Set(providerIds)) {
     const provider = findProvider({ providerId: id });
     for (const model of provider?.models ?? []) {
       if (model.deprecated) continue;

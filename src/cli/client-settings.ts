@@ -36,8 +36,8 @@ export const CODEX_KEY_SCRIPT =
 /** Keys of a Codex provider that Codex refuses beside an `auth` table ("provider auth cannot be combined with …"). */
 const CODEX_AUTH_CONFLICTS = ['env_key', 'experimental_bearer_token', 'requires_openai_auth'] as const;
 
-/** `http://host:port`, whether given with or without /v1 or a trailing slash. */
-export const originOf = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '');
+/** `http://host:port`, whether given with or without /v1 or a trailing slash (or with /v1 twice, the usual paste mistake). */
+export const originOf = (url: string): string => url.replace(/\/+$/, '').replace(/(?:\/v1)+$/, '');
 
 /** A TOML basic string; JSON's escapes are all valid TOML escapes. */
 const tomlString = (value: string): string => JSON.stringify(value);

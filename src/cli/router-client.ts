@@ -1,6 +1,6 @@
 import type { ConfigStore } from '../config/store.js';
 import { whitespaceIn } from '../identity/key-whitespace.js';
-import { KEY_ENV } from './client-settings.js';
+import { KEY_ENV, originOf } from './client-settings.js';
 import type { ApiResponse } from '../handlers/api.js';
 import { notInitialisedError, refusedError, unreachableError } from './cli-error.js';
 import { note, warn } from './output.js';
@@ -24,6 +24,17 @@ export interface ClientResponse {
 export interface RouterClient {
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ClientResponse>;
   close(): Promise<void>;
+  /** The key it sends and where that came from, and the router's address over HTTP: what a refusal names. */
+  sent: SentKey;
+}
+
+export interface SentKey {
+  key: string;
+  /** `the key given with --key`, `the key in SVC_ROUTER_KEY`, `the stored key (localKey in …)`. */
+  source: string;
+  stored: boolean;
+  /** The router asked over HTTP; in-process, none. */
+  origin?: string;
 }
 
 /**
@@ -34,26 +45,26 @@ export async function openClient(options: ConnectionOptions): Promise<RouterClie
   const given = options.baseUrl ?? process.env.SVC_ROUTER_BASE_URL;
   const baseUrl = given ? parseHttpUrl(given, options.baseUrl !== undefined ? '--base-url' : 'SVC_ROUTER_BASE_URL') : undefined;
   const config = await openConfig();
-  const { key, source } = chosenKey(options.key, config);
+  const { key, source, stored } = chosenKey(options.key, config);
   if (key === undefined) throw notInitialisedError('no key: run svc-router init, or pass --key (or set SVC_ROUTER_KEY)');
   const whitespace = whitespaceIn(key);
   if (whitespace) warn(`${source} holds whitespace${whitespace === 'escaped' ? ' written out as an escape (\\n, %20 or the like)' : ''}; the router will refuse it (401).`);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  if (!baseUrl) return inProcessClient(config, headers, await inProcessStore(config));
+  if (!baseUrl) return inProcessClient(config, headers, await inProcessStore(config), { key, source, stored });
   // HTTP would quietly drop whitespace at either end on the way, and refuses a line end inside:
   // refuse here as the router would. An escape is sent as it is, and the router says so.
   if (whitespace === 'raw') {
     throw refusedError('401: Invalid API key: it contains whitespace (a trailing space or newline?). Fix the key; no trailing whitespace.', { status: 401, server_code: 'invalid_api_key' });
   }
-  return httpClient(baseUrl, headers);
+  return httpClient(baseUrl, headers, { key, source, stored });
 }
 
 /** The key a quick check sends, and where it came from (named when it is refused). */
-function chosenKey(flag: string | undefined, config: ConfigStore): { key: string | undefined; source: string } {
-  if (flag !== undefined) return { key: flag, source: 'the key given with --key' };
+function chosenKey(flag: string | undefined, config: ConfigStore): { key: string | undefined; source: string; stored: boolean } {
+  if (flag !== undefined) return { key: flag, source: 'the key given with --key', stored: false };
   const fromEnvironment = process.env[KEY_ENV];
-  if (fromEnvironment !== undefined) return { key: fromEnvironment, source: `the key in ${KEY_ENV}` };
-  return { key: config.read().localKey, source: `the stored key (localKey in ${config.path})` };
+  if (fromEnvironment !== undefined) return { key: fromEnvironment, source: `the key in ${KEY_ENV}`, stored: false };
+  return { key: config.read().localKey, source: `the stored key (localKey in ${config.path})`, stored: true };
 }
 
 /**
@@ -80,7 +91,7 @@ async function inProcessStore(config: ConfigStore): Promise<string | undefined> 
 /** A loopback connection answers in well under this; a refused one fails at once. */
 const NO_SERVER_PROBE_MS = 500;
 
-async function inProcessClient(config: ConfigStore, headers: Record<string, string>, usageStore: string | undefined): Promise<RouterClient> {
+async function inProcessClient(config: ConfigStore, headers: Record<string, string>, usageStore: string | undefined, sent: Omit<SentKey, 'origin'>): Promise<RouterClient> {
   const [{ createApp }, { dispatch }] = await Promise.all([import('../handlers/app.js'), import('../server/dispatch.js')]);
   const app = createApp({ config, ...(usageStore ? { usageStore } : {}) });
   const aborter = new AbortController();
@@ -94,13 +105,14 @@ async function inProcessClient(config: ConfigStore, headers: Record<string, stri
       aborter.abort();
       await app.close();
     },
+    sent,
   };
 }
 
-async function httpClient(baseUrl: string, headers: Record<string, string>): Promise<RouterClient> {
+async function httpClient(baseUrl: string, headers: Record<string, string>, sent: Omit<SentKey, 'origin'>): Promise<RouterClient> {
   const { request } = await import('undici');
   // Accept the base URL with or without /v1: the CLI's paths are absolute.
-  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const origin = originOf(baseUrl);
   return {
     async call(method, path, body) {
       let response;
@@ -121,6 +133,7 @@ async function httpClient(baseUrl: string, headers: Record<string, string>): Pro
       }
     },
     close: async () => {},
+    sent: { ...sent, origin },
   };
 }
 

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../files/atomic-write.js';
 import { describeAt } from '../files/broken-file.js';
 import { positionOfPath, readJsonText, type TextProblem } from '../files/json-text.js';
 import { fileStamp } from '../files/last-good-file.js';
+import type { OutputTarget } from './output-target.js';
 import { warn } from './output.js';
 
 /**
@@ -35,6 +36,8 @@ export interface ServerState {
   cwd?: string;
   /** Where its output goes (`--log-file`), when not to the terminal. */
   logFile?: string;
+  /** Where its standard output went when it started (a terminal, a shell's `> FILE`, a pipe). */
+  output?: OutputTarget;
   /** The certificate and key it serves HTTPS with. */
   tls?: { cert: string; key: string };
   /** Started in the background (`serve --detach` or `restart`). */
@@ -44,9 +47,11 @@ export interface ServerState {
   /**
    * The variables its settings read upstream keys and the sealing secret from, by name only (never
    * a value): those set when it started, and those not. `restart` from a shell that lacks one of
-   * `set` refuses; `doctor` tells a key this shell lacks from one the server lacks.
+   * `set` refuses; `doctor` tells a key this shell lacks from one the server lacks. `all` names
+   * every variable set in its environment: that environment is fixed when it starts, so a backend
+   * added later is judged by it, not by the shell that added it.
    */
-  environment?: { set: string[]; unset: string[] };
+  environment?: { set: string[]; unset: string[]; all?: string[] };
 }
 
 export type ServerLookup =

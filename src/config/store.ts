@@ -5,7 +5,7 @@ import { configFilePath, prepareConfigDirectory } from './config-location.js';
 import { LastGoodFile } from '../files/last-good-file.js';
 import { reportOnStderr } from '../files/report-on-stderr.js';
 import { withDefaults, type Settings } from './settings.js';
-import { ownTables, parseStoredSettings, serializeSettings } from './stored-settings.js';
+import { ownTables, parseStoredSettings, serializeSettings, unknownStoredFields, type UnknownField } from './stored-settings.js';
 
 /**
  * Settings that take precedence over the stored ones: a declarative file (config/declarative/),
@@ -23,6 +23,8 @@ export interface SettingsOverlay {
   changedUnder?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): void;
   /** The environment variables it reads secrets from, by name. */
   variables?(): string[];
+  /** Of these fields (or table entries) of config.json, the ones it sets: config.json's are not in force there. */
+  hides?(paths: ReadonlyArray<readonly [string, string?]>, settings: Settings): string[];
 }
 
 /** `SVC_ROUTER_CONFIG` names a declarative file every command and `serve` read. */
@@ -50,15 +52,36 @@ export class ConfigStore {
   /** Over the stored settings: `--config FILE` on serve, else SVC_ROUTER_CONFIG. */
   readonly overlay: SettingsOverlay | undefined;
 
-  /** `dir` overrides SVC_ROUTER_HOME (tests use their own); `report` hears of versions refused (default: standard error). */
-  constructor(dir?: string, options: { overlay?: SettingsOverlay; report?: (message: string) => void } = {}) {
+  /**
+   * `dir` overrides SVC_ROUTER_HOME (tests use their own); `report` hears of versions refused
+   * (default: standard error). `reportUnknownFields`: each version taken (the first, and each
+   * reload) that holds fields the settings do not know has them named through `report`, once.
+   */
+  constructor(dir?: string, options: { overlay?: SettingsOverlay; report?: (message: string) => void; reportUnknownFields?: boolean } = {}) {
     const file = configFilePath(dir);
     prepareConfigDirectory(file);
     this.path = file;
+    const report = options.report ?? reportOnStderr;
+    // The unknown fields of the version parsed last, told when that very version is taken; each
+    // field once, when it appears (a reload that keeps it says nothing again).
+    let parsed: { settings: Settings; unknown: UnknownField[] } | undefined;
+    let told = new Set<string>();
     this.file = new LastGoodFile(file, {
-      parse: (text) => parseStoredSettings(file, text),
+      parse: (text) => {
+        const reading = parseStoredSettings(file, text);
+        if (options.reportUnknownFields && 'value' in reading) parsed = { settings: reading.value, unknown: unknownStoredFields(file, text) };
+        return reading;
+      },
       absent: () => ownTables(withDefaults({})),
-      report: options.report ?? reportOnStderr,
+      report,
+      taken: (settings, how) => {
+        if (how.recovered) report(`${file} is valid again; it is in force`);
+        const unknown = parsed?.settings === settings ? parsed.unknown : [];
+        const fresh = unknown.filter((field) => !told.has(field.message));
+        told = new Set(unknown.map((field) => field.message));
+        parsed = undefined;
+        if (fresh.length) report(`${fresh.map((field) => field.at).join('\n')}\n  ${fresh.length === 1 ? 'this field is' : 'these fields are'} ignored: fix the name, or remove it`);
+      },
     });
     this.overlay = options.overlay ?? (environmentModule && fileFromEnvironment ? new environmentModule.DeclarativeFile(fileFromEnvironment) : undefined);
   }

@@ -1,8 +1,8 @@
-import { BrokenFileError } from '../files/broken-file.js';
+import { BrokenFileError, describeAt } from '../files/broken-file.js';
 import { positionOfPath, readJsonText } from '../files/json-text.js';
 import type { FileReading } from '../files/last-good-file.js';
 import { withDefaults, type Settings } from './settings.js';
-import { settingsShapeProblems } from './settings-shape.js';
+import { settingsShapeProblems, unknownSettingsFields } from './settings-shape.js';
 
 /**
  * config.json's text as settings, or why it cannot be used: not JSON (where the first syntax
@@ -15,6 +15,21 @@ export function parseStoredSettings(file: string, text: string): FileReading<Set
   const [first, ...rest] = settingsShapeProblems(reading.value).map((problem) => ({ ...positionOfPath(text, problem.path), message: problem.message }));
   if (first) return { error: new BrokenFileError(file, [first, ...rest]) };
   return { value: ownTables(withDefaults((reading.value ?? {}) as Partial<Settings>)) };
+}
+
+/** A field of config.json the settings do not know: what it is, and where. */
+export interface UnknownField {
+  /** `guardrails: unknown field "secret" (did you mean "secrets"?) (known: secrets)`. */
+  message: string;
+  /** The message after the file, line and column (`FILE line 7, column 15: …`). */
+  at: string;
+}
+
+/** The fields of config.json's text that the settings do not know: the router ignores them. None for a text that is not JSON (parseStoredSettings says where). */
+export function unknownStoredFields(file: string, text: string): UnknownField[] {
+  const reading = readJsonText(text);
+  if (!reading.ok) return [];
+  return unknownSettingsFields(reading.value).map((problem) => ({ message: problem.message, at: describeAt(file, { ...positionOfPath(text, problem.path), message: problem.message }) }));
 }
 
 /** The settings as config.json holds them: tab-indented JSON, as it has always been written. */

@@ -8,6 +8,12 @@ export type ErrorKind =
   | 'too_large'
   | 'rate_limit'
   | 'upstream'
+  /**
+   * The router's own setup failed the request: a backend's key or credentials missing or refused,
+   * its account out of credit, a route to a model or endpoint the backend does not have. Only
+   * whoever runs the router can fix it; the request is not at fault, and sending it again is not.
+   */
+  | 'configuration'
   | 'overloaded'
   | 'internal';
 
@@ -55,6 +61,20 @@ export class RouterError extends Error {
     this.retryable = options.retryable ?? retryableStatus(status);
     this.headers = options.headers;
   }
+}
+
+/**
+ * Whether sending the same request again, unchanged, may succeed: what an answer's
+ * `x-should-retry` tells the client. Anthropic's and OpenAI's SDKs obey that header before their
+ * own rules (which retry every 5xx and 429, and Claude Code does so for minutes): a refusal no
+ * retry can fix ends at once with its message. A retry may help with a fault that passes (a 5xx
+ * that is not the router's configuration, a 408) and with a 429 that says when (retry-after); not
+ * with a 4xx, a 429 that names no wait (a cap), or the router's configuration.
+ */
+export function retryMayHelp(error: RouterError): boolean {
+  if (error.kind === 'configuration') return false;
+  if (error.status === 429) return error.retryAfterMs !== undefined;
+  return error.status === 408 || error.status >= 500;
 }
 
 export const invalidRequest = (message: string, param?: string, code?: string): RouterError =>

@@ -1,9 +1,14 @@
+import { percentDecoded, readDataUrl } from './text-payload.js';
 import type { FilePart } from './request.js';
 
-/** `data:<type>;base64,<data>` split into its media type and base64 text; undefined for anything else. */
+/**
+ * A data URL (RFC 2397: `data:<type>;base64,<data>`, or its data percent-encoded) split into its
+ * media type and its bytes in base64; undefined for anything else.
+ */
 export function parseDataUrl(value: string): { mediaType: string; data: string } | undefined {
-  const match = /^data:([^;,]+)(?:;[^;,=]+=[^;,]+)*;base64,(.*)$/s.exec(value);
-  return match ? { mediaType: match[1]!.toLowerCase(), data: match[2]! } : undefined;
+  const url = readDataUrl(value);
+  if (!url) return undefined;
+  return { mediaType: url.mediaType, data: url.base64 ? url.data : percentDecoded(url.data).toString('base64') };
 }
 
 const BY_EXTENSION: Record<string, string> = {

@@ -18,7 +18,7 @@ export type ProviderName = 'anthropic' | 'openai' | 'gemini' | (string & {});
  *   `precedingBlocks` (a block start: server-tool blocks before it), `trailingBlocks` and
  *   `placedBlocks` (reply or finish: blocks after the last part, or by part index),
  *   `messageStartExtra` (start), `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
- *   (reply or finish)
+ *   (reply or finish); `systemAttribution` (request: Claude Code's attribution line, the first system block)
  * - openai: `encryptedContent` and `itemId` (reasoning), `promptCacheBreakpoint` (text, image and
  *   file parts: the client's explicit prompt-cache breakpoint, as it sent it)
  * - gemini: `thoughtSignature` (text, reasoning and tool-call parts)

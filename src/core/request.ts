@@ -124,9 +124,14 @@ export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 /**
  * The client wire formats by name: a backend names the one its upstream speaks (`wireFormat`), a
- * decoded request the one its forwardBody is in. src/formats/registry.ts has a format for each.
+ * decoded request the one its forwardBody is in. Each format's folder adds its own name here, by
+ * declaration merging (`declare module '../../core/request.js' { interface FormatNames { chat: true } }`
+ * beside its descriptor), so adding a format touches nothing here; src/formats/registry.ts lists
+ * a format for each name, and the compiler holds the two equal.
  */
-export type FormatName = 'chat' | 'responses' | 'messages';
+export interface FormatNames {}
+
+export type FormatName = keyof FormatNames & string;
 
 /** A client's body kept for an upstream of its own format, with the client headers sent along as they are. */
 export interface ForwardBody {
@@ -223,4 +228,6 @@ export interface CanonicalRequest {
   backendWarnings?: string[];
   /** Reasoning the last encoding did not replay because its model cannot read it: how much, and who wrote it (the sessions view). */
   unreadReasoning?: { blocks: number; writers: string[] };
+  /** Request-level data only one provider's encoder reads (see core/provider-metadata.ts). */
+  providerMetadata?: ProviderMetadata;
 }

@@ -1,4 +1,5 @@
 import { CREDENTIAL_SHAPES } from './credential-shapes.js';
+import { escaped, LineCursor } from './scan-lines.js';
 
 /**
  * Finds credentials in text and says which kind and where, without judging what to do about them:
@@ -8,9 +9,12 @@ import { CREDENTIAL_SHAPES } from './credential-shapes.js';
  *
  * Built to stay quiet on ordinary code: a shape must be as long as the provider's real keys and
  * look random (made-up test keys, `0123456789abcdef` or a phrase said twice, are not), and an
- * assignment counts only where it is the whole line of an env, ini or YAML file, a JSON member,
- * a `--flag=value` or a URL's password, with a value that is not a placeholder. Code that passes a
- * variable (`password: options.password,`) is never a finding.
+ * assignment counts only where it is the whole line of an env, ini or YAML file, a shell's
+ * assignment before a command (`DB_PASSWORD=… npm start`), a JSON member, a `--flag=value` or a
+ * URL's password, with a value that is not a placeholder. Code that passes a variable
+ * (`password: options.password,`) or an argument (`connect(password="…")`) is never a finding.
+ * Text inside a JSON string (a tool call's arguments) is read as the string says: its `\n`
+ * escapes end lines, its quotes end values.
  */
 
 export interface SecretFinding {
@@ -42,15 +46,24 @@ const ALNUM = /[A-Za-z0-9]/;
 /** A word an assignment's name holds; the rules are tried only on lines, members and flags that have one. */
 const NAME_WORD = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token/gi;
 const CREDENTIAL_NAME = /pass(?:word|wd|phrase)|secret|api[_.-]?key|access[_.-]?key|token$/i;
-/** Names that say a value is a password or a secret whatever it looks like; a key or token must also look random. */
+/** Names that say a value is a password or a secret whatever it looks like (but a setting's lowercase words); a key or token must also look random. */
 const SAID_SECRET = /pass(?:word|wd|phrase)|secret/i;
 
 /**
  * A whole line `NAME=value`, `NAME: value`, `export NAME="value"` (env, ini, YAML, shell), a comment
  * after it allowed; a bare value ending in `;` or `,` is a statement of code, not a setting. Tried
- * from the start of a line.
+ * from the start of a line; inside a JSON or program string a line also ends at a `\n` escape or the
+ * closing quote, and a quote may be escaped (`\"`, `\'`).
  */
-const ASSIGNMENT_LINE = /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:"([^"\s]{6,200})"|'([^'\s]{6,200})'|([^\s'"#;,]{6,200}))[ \t\r]*(?:#[^\n]*)?(?=\n|$)/y;
+const ASSIGNMENT_LINE =
+  /[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?:\\?"([^"\s]{6,200}?)\\?"|\\?'([^'\s]{6,200}?)\\?'|((?:[^\s'"#;,\\]|\\[^\snr"]){6,200}))[ \t\r]*(?:#(?:[^\n\\]|\\[^nr])*)?(?=\n|$|\\[nr]|")/y;
+/**
+ * A shell's assignment where a command may start, before it or alone: `DB_PASSWORD=… npm start`,
+ * `env A=1 API_KEY=… node app.js`, `cd app && TOKEN='…' ./deploy.sh`. No blank around `=` and a
+ * blank, separator or the text's end after the value: a program's keyword argument
+ * (`connect(password="…")`) is followed by `,` or `)`. Tried where the name starts.
+ */
+const SHELL_ASSIGNMENT = /([A-Za-z_]\w{0,60})=(?:\\?"([^"\s]{6,200}?)\\?"|'([^'\s]{6,200})'|([^\s'"`;&|()<>\\]{6,200}))(?=[\s;&|'"]|\\[nrt"]|$)/y;
 /** A JSON member `"NAME": "value"`. */
 const JSON_MEMBER = /"([A-Za-z_][\w.-]{0,60})"[ \t]*:[ \t]*"([^"\s\\]{6,200})"/g;
 /** A command-line flag `--NAME=value`. */
@@ -82,19 +95,27 @@ export function findSecrets(text: string, options: ScanOptions = {}): SecretFind
     found = added(found, shape.kind!, match.index, end);
   }
   NAME_WORD.lastIndex = 0;
-  let named = false;
-  // The line of each word, once: a word on the line already tried is skipped without looking back
-  // for its start, so a long line full of them is read once.
-  for (let word = NAME_WORD.exec(text), lineEnd = -1; word; word = NAME_WORD.exec(text)) {
-    named = true;
-    if (word.index < lineEnd) continue;
-    const lineStart = text.lastIndexOf('\n', word.index) + 1;
-    lineEnd = text.indexOf('\n', word.index);
-    if (lineEnd === -1) lineEnd = text.length;
-    ASSIGNMENT_LINE.lastIndex = lineStart;
-    found = assignment(ASSIGNMENT_LINE.exec(text), found);
+  let lines: LineCursor | undefined;
+  // The line of each word, once: a word on the line already tried is skipped, so a long line full
+  // of them is read once. So is a name: each word of `DB_PASSWORD_TOKEN` is not tried again.
+  for (let word = NAME_WORD.exec(text), lineEnd = -1, nameEnd = -1; word; word = NAME_WORD.exec(text)) {
+    lines ??= new LineCursor(text);
+    // The whole line first: its value may hold what a shell would read as an operator (`pa&ss`).
+    if (word.index >= lineEnd) {
+      ASSIGNMENT_LINE.lastIndex = lines.startOf(word.index);
+      lineEnd = lines.end;
+      found = assignment(ASSIGNMENT_LINE.exec(text), found);
+    }
+    if (word.index >= nameEnd) {
+      nameEnd = nameEndAfter(text, word.index + word[0].length);
+      const start = text.charCodeAt(nameEnd) === EQUALS ? nameStart(text, word.index) : -1;
+      if (start !== -1 && commandMayStart(text, start)) {
+        SHELL_ASSIGNMENT.lastIndex = start;
+        found = assignment(SHELL_ASSIGNMENT.exec(text), found);
+      }
+    }
   }
-  if (named) {
+  if (lines) {
     for (const rule of PAIR_RULES) {
       rule.lastIndex = 0;
       for (let match = rule.exec(text); match; match = rule.exec(text)) found = assignment(match, found);
@@ -113,7 +134,49 @@ export function findSecrets(text: string, options: ScanOptions = {}): SecretFind
     if (secret.length < 8) continue;
     for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length)) found = added(found, 'configured-secret', at, at + secret.length);
   }
-  return found?.sort((a, b) => a.start - b.start);
+  return found;
+}
+
+/** A letter, digit or `_`: a shell name's characters. */
+function isWordChar(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+const EQUALS = 61;
+/** The longest name an assignment rule takes. */
+const NAME_LENGTH = 61;
+
+/** Where the run of word characters from `at` ends (later words inside it are not tried again), at most a name's length on. */
+function nameEndAfter(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && end - at < NAME_LENGTH && isWordChar(text, end)) end++;
+  return end;
+}
+
+/**
+ * Where the shell name holding the word at `at` starts (after a `\n` escape's `n`, which is no
+ * part of it); -1 when the run is longer than a name may be.
+ */
+function nameStart(text: string, at: number): number {
+  let start = at;
+  while (start > 0 && at - start < NAME_LENGTH && isWordChar(text, start - 1) && !escapeLetter(text, start - 1)) start--;
+  return start > 0 && isWordChar(text, start - 1) && !escapeLetter(text, start - 1) ? -1 : start;
+}
+
+/** Whether the letter at `at` is a `\n`, `\t` or `\r` escape's. */
+const escapeLetter = (text: string, at: number): boolean => (text[at] === 'n' || text[at] === 't' || text[at] === 'r') && escaped(text, at);
+
+/**
+ * Whether a command may start at `at`: at the text's start, after a blank, a separator (`;`, `&`,
+ * `|`, `(`, a backquote), a quote (a JSON string: a tool call's `"command"`; `sh -c '…'`), or a
+ * `\n` or `\t` escape (a heredoc's line inside a JSON string).
+ */
+function commandMayStart(text: string, at: number): boolean {
+  if (at === 0) return true;
+  const before = text[at - 1]!;
+  if (/[\s;&|(`"']/.test(before)) return true;
+  return escapeLetter(text, at - 1);
 }
 
 /** An assignment rule's match as a finding: its value, when the name says credential and the value is not a placeholder. */
@@ -122,15 +185,28 @@ function assignment(match: RegExpExecArray | null, found: SecretFinding[] | unde
   const name = match[1]!;
   const value = match[2] ?? match[3] ?? match[4];
   if (value === undefined || !CREDENTIAL_NAME.test(name) || isPlaceholder(value)) return found;
-  if (!SAID_SECRET.test(name) && !looksRandom(value)) return found;
+  if (!looksRandom(value) && (!SAID_SECRET.test(name) || SETTING_WORD.test(value))) return found;
   const start = match.index + match[0].lastIndexOf(value);
   return added(found, assignmentKind(name), start, start + value.length);
 }
 
-/** The findings with one more, unless it overlaps one found before (a shape wins over a rule that saw the same value). */
+/**
+ * The findings, in order of position, with one more unless it overlaps one found before (a shape
+ * wins over a rule that saw the same value). They do not overlap, so its neighbours are the only
+ * ones to check; and each rule finds in order, so it usually goes at the end.
+ */
 function added(found: SecretFinding[] | undefined, kind: string, start: number, end: number): SecretFinding[] {
   if (!found) return [{ kind, start, end }];
-  if (!found.some((other) => start < other.end && other.start < end)) found.push({ kind, start, end });
+  let low = 0;
+  let high = found.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (found[middle]!.start < start) low = middle + 1;
+    else high = middle;
+  }
+  if ((low > 0 && found[low - 1]!.end > start) || (low < found.length && found[low]!.start < end)) return found;
+  if (low === found.length) found.push({ kind, start, end });
+  else found.splice(low, 0, { kind, start, end });
   return found;
 }
 
@@ -192,6 +268,13 @@ function madeUp(value: string): boolean {
   }
   return false;
 }
+
+/**
+ * A value that is lowercase words (`refuse`, `read-only`, `on_demand`) is a setting's choice, as
+ * settings files and code name them (`"secret": "refuse"`), not a password: a password people
+ * choose has a capital, a digit or a symbol in it, and a generated one looks random.
+ */
+const SETTING_WORD = /^[a-z]+(?:[-_][a-z]+)*$/;
 
 /** Words and forms that stand for a value rather than being one. */
 const PLACEHOLDER_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'changeme', 'string', 'required', 'optional', 'undefined', 'example', 'placeholder', 'redacted', 'hunter2', 's3cret', 'passw0rd']);

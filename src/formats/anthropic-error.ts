@@ -9,6 +9,8 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
   too_large: 'request_too_large',
   rate_limit: 'rate_limit_error',
   upstream: 'api_error',
+  // A 502 like any other upstream failure: Anthropic's errors carry no code, so the message says which.
+  configuration: 'api_error',
   overloaded: 'overloaded_error',
   internal: 'api_error',
 };

@@ -13,6 +13,8 @@ export interface Decoded<Options = unknown> {
   options: Options;
   /** Built-in tools a translating backend cannot run: left out upstream there and listed in svc_meta (a same-format upstream gets them). */
   droppedTools?: string[];
+  /** The media type of the streamed reply when it is not server-sent events (Gemini's stream as one JSON array: `application/json`). */
+  streamMediaType?: string;
 }
 
 /** What decoding may need beyond the body: the secret that seals replayed reasoning, and the request around the body. */
@@ -90,9 +92,36 @@ export interface FormatRoute {
 /**
  * What a format's route may serve, named so that a format needs no handler: `completion` (the
  * pipeline, in the route's format), `count-tokens` (Anthropic's token counting, on messages),
- * `input-tokens` (OpenAI's Responses token counting), `compact` (Responses compaction).
+ * `input-tokens` (OpenAI's Responses token counting), `compact` (Responses compaction), `count`
+ * (token counting in the format's own shape, by its `count`), `models` and `model` (the model list
+ * and one model, `{model}` in the path, in the format's `models` shape, for a format whose models
+ * live at paths of its own).
  */
-export type RouteService = 'completion' | 'count-tokens' | 'input-tokens' | 'compact';
+export type RouteService = 'completion' | 'count-tokens' | 'input-tokens' | 'compact' | 'count' | 'models' | 'model';
+
+/** What a format's clients are told when a request's path shows their base URL is wrong (`/v1` left out, twice, or behind something else). */
+export interface BaseUrlAdvice {
+  /** Which clients take which base URL, for the router at `origin` (`http://127.0.0.1:8787`): "OpenAI-style clients take http://…/v1 as their base URL". */
+  take(origin: string): string;
+  /**
+   * The answer's status when not 404: for a format whose clients read every 404 on its path as
+   * something else, and would never show the fix (Claude Code takes a 404 on /v1/messages for a
+   * missing model, and shows a 400's message word for word).
+   */
+  status?: 400;
+}
+
+/** What a format's clients are told when a request's path shows their base URL is wrong (`/v1` left out, twice, or behind something else). */
+export interface BaseUrlAdvice {
+  /** Which clients take which base URL, for the router at `origin` (`http://127.0.0.1:8787`): "OpenAI-style clients take http://…/v1 as their base URL". */
+  take(origin: string): string;
+  /**
+   * The answer's status when not 404: for a format whose clients read every 404 on its path as
+   * something else, and would never show the fix (Claude Code takes a 404 on /v1/messages for a
+   * missing model, and shows a 400's message word for word).
+   */
+  status?: 400;
+}
 
 /** A header every request of a format must carry (e.g. `anthropic-version`). */
 export interface RequiredHeader {
@@ -107,11 +136,21 @@ export interface RequiredHeader {
 
 /** How GET /v1/models and /v1/models/{id} answer a client of this format. */
 export interface ModelsShape {
-  /** Whether a request to the shared models endpoints comes from a client of this format. */
-  claims(headers: Headers): boolean;
+  /** Whether a request to the shared models endpoints comes from a client of this format; `query` is its query string (without `?`). */
+  claims(headers: Headers, query?: string): boolean;
   /** `contextWindow` gives a listed model's window in tokens, where one is known; `reasoningLevels` the effort levels its route's model takes. */
   list(ids: readonly string[], headers: Headers, contextWindow?: (id: string) => number | undefined, reasoningLevels?: (id: string) => readonly ReasoningEffort[] | undefined): unknown;
-  entry(id: string): unknown;
+  entry(id: string, contextWindow?: (id: string) => number | undefined): unknown;
+}
+
+/**
+ * Token counting in a format's own shape (a route that `serves: 'count'`): the body decoded as the
+ * request it counts, and the count as the format answers it. The count is the route's upstream's
+ * where its server counts, else the router's estimate (src/handlers/count-tokens.ts).
+ */
+export interface FormatCounter {
+  decode(body: unknown, context: DecodeContext): CanonicalRequest;
+  reply(count: number, request: CanonicalRequest): unknown;
 }
 
 /**
@@ -130,6 +169,8 @@ export interface ClientFormat<Options = unknown> {
   readonly forwardHeaders?: readonly string[];
   readonly models: ModelsShape;
   readonly modelIds?: ModelIds;
+  /** What a route that `serves: 'count'` counts and answers. */
+  readonly count?: FormatCounter;
   decode(body: unknown, context: DecodeContext): Decoded<Options>;
   encodeReply(reply: Reply, context: EncodeContext<Options>): unknown;
   /** One piece of text per batch of events, so a burst leaves in one write. */
@@ -138,6 +179,8 @@ export interface ClientFormat<Options = unknown> {
   errorBody(error: RouterError, requestId: string): unknown;
   /** Same-format forwarding: how a reply from an upstream of this format reaches its client (src/handlers/forward/). */
   readonly forward?: FormatForwarder<Options>;
+  /** What its clients are told when their base URL is wrong; OpenAI-style advice when left out (src/formats/shared/base-url.ts). */
+  readonly baseUrl?: BaseUrlAdvice;
 }
 
 /**

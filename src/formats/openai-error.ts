@@ -9,6 +9,8 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
   too_large: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
   upstream: 'upstream_error',
+  // A 502 like any other upstream failure; its code (upstream_auth, upstream_no_key, …) says which.
+  configuration: 'upstream_error',
   overloaded: 'server_error',
   internal: 'server_error',
 };

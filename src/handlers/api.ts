@@ -22,6 +22,11 @@ export interface ApiRequest {
   signal: ClientSignal;
   /** Filled in as the request passes through, for the request log and metrics (server only). */
   trace?: RequestTrace;
+  /**
+   * The router's address as this client reaches it (`http://127.0.0.1:8787`), for a message that
+   * names it (server only; src/server/router-address.ts).
+   */
+  origin?: () => string;
   /** The router's time per phase, its clock started when the request arrived (server only; dispatch starts one otherwise). */
   phases?: RequestPhases;
 }

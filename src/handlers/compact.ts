@@ -1,5 +1,6 @@
 import { resolveApiKey } from '../backends/http/resolve-api-key.js';
 import { postJson, readJsonText } from '../backends/http/upstream-client.js';
+import { priceProviderOf } from '../backends/registry.js';
 import { invalidRequest } from '../core/errors.js';
 import { estimateRequestTokens } from '../core/estimate-tokens.js';
 import type { Reply } from '../core/reply.js';
@@ -75,7 +76,10 @@ export async function handleCompact(context: RequestContext): Promise<ApiRespons
     const first = chain.targets[0];
     const upstream = first && first.backend !== OFFLINE_BACKEND ? context.settings.backends[first.backend] : undefined;
     if (first && upstream?.type === 'openai-responses') {
-      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, clientBody, admitted);
+      // The body as the policies left it (the secrets guardrail may have masked its text), in the client's own members.
+      const admittedBody = request.forwardBody?.body ?? clientBody;
+      const sent = Object.fromEntries(Object.keys(clientBody).filter((key) => Object.hasOwn(admittedBody, key)).map((key) => [key, admittedBody[key]]));
+      return await forwardCompaction(context, first.backend, upstream, first.upstreamModel ?? request.model, request.model, sent, admitted);
     }
     const reply = await consultRoute(context, responsesFormat, request.model, summaryRequest(request), context.request.signal);
     return { status: 200, json: compactedResponse(clientBody.input, reply) };
@@ -146,7 +150,7 @@ async function forwardCompaction(
   // (the usage cap records it in the ledger against the reservation it holds), priced as one.
   const usage = (json as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage;
   const spent = { inputTokens: wholeOrZero(usage?.input_tokens), outputTokens: wholeOrZero(usage?.output_tokens) };
-  const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false));
+  const cost = costNanoUsd(spent, priceFor(context.settings.prices, name, upstreamModel, false, priceProviderOf(settings.type)));
   await admitted.settle(spent, cost, {
     request_id: context.requestId,
     sku: route,

@@ -13,8 +13,10 @@ import type { PolicyInput } from '../policies/policy.js';
 import { resolveChain, type Chain } from '../routing/resolve-route.js';
 import type { Session } from '../routing/session-key.js';
 import { requestTraits } from '../routing/task-rules.js';
-import { backendTypeOf, costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import { costNanoUsd, priceFor, usdOf } from '../usage/prices.js';
+import { priceProviderOfBackend } from '../backends/registry.js';
 import type { Target } from '../core/target.js';
+import { wireFormatOf } from '../backends/backend.js';
 import type { Attempted } from './call-chain.js';
 import { consultRoute } from './consult-route.js';
 import type { RequestContext } from './context.js';
@@ -108,7 +110,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
   }
 
   get upstreamWireFormat(): EncodeContext<Options>['upstreamWireFormat'] {
-    return this.attempted?.backend.wireFormat;
+    return this.attempted && wireFormatOf(this.attempted.backend, this.attempted.upstreamModel);
   }
 
   get upstreamModel(): string | undefined {
@@ -170,7 +172,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     if (this.recorded) return this.recorded;
     const { attempted, trace, request } = this;
     const total = usage.inputTokens + usage.outputTokens;
-    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline, backendTypeOf(this.settings, attempted.backend.name))) : undefined;
+    const cost = attempted ? costNanoUsd(usage, priceFor(this.settings.prices, attempted.backend.name, attempted.upstreamModel, attempted.backend.offline, priceProviderOfBackend(this.settings, attempted.backend.name))) : undefined;
     if (trace) {
       trace.inputTokens = usage.inputTokens;
       trace.outputTokens = usage.outputTokens;
@@ -194,7 +196,7 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     if (turn) this.context.app.sessions.record(turn);
     // null, not 0, when the upstream model has no price: an unknown cost is not a free request.
     report.cost_usd = cost === undefined ? null : usdOf(cost);
-    if (this.decoded.droppedTools?.length && attempted?.backend.wireFormat !== this.format.name) report.dropped_tools = this.decoded.droppedTools;
+    if (this.decoded.droppedTools?.length && (!attempted || wireFormatOf(attempted.backend, attempted.upstreamModel) !== this.format.name)) report.dropped_tools = this.decoded.droppedTools;
     const warnings = allWarnings(request);
     if (warnings) report.warnings = warnings;
     return report;

@@ -116,6 +116,7 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   run.answeredBy(result);
   if ('forwarded' in result.reply) noteForwarded(run, result.reply.forwarded.first.map((frame) => frame.note));
   const headers = replyHeaders(run);
+  if (run.decoded.streamMediaType) headers['content-type'] = run.decoded.streamMediaType;
   if ('forwarded' in result.reply) {
     const sse = forwardedStream(result.reply.forwarded, run.seen, forwarder!.stream(run), (note) => {
       run.forwardedTerminal(note);

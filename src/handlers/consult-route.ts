@@ -5,7 +5,8 @@ import type { ClientFormat } from '../formats/client-format.js';
 import { FORMATS } from '../formats/registry.js';
 import { newId } from '../formats/shared/ids.js';
 import { resolveChain } from '../routing/resolve-route.js';
-import { backendTypeOf, costNanoUsd, priceFor } from '../usage/prices.js';
+import { costNanoUsd, priceFor } from '../usage/prices.js';
+import { priceProviderOfBackend } from '../backends/registry.js';
 import { tryInOrder } from './call-chain.js';
 import type { Target } from '../core/target.js';
 import type { RequestContext } from './context.js';
@@ -46,7 +47,7 @@ export async function consultTargets(context: RequestContext, label: string, tar
     );
     const { backend, upstreamModel, reply } = answered;
     const usage = reply.usage;
-    const cost = costNanoUsd(usage, priceFor(settings.prices, backend.name, upstreamModel, backend.offline, backendTypeOf(settings, backend.name)));
+    const cost = costNanoUsd(usage, priceFor(settings.prices, backend.name, upstreamModel, backend.offline, priceProviderOfBackend(settings, backend.name)));
     // Waited for, as a reply is: a record that cannot be written fails the consult.
     await context.app.ledger.record({
       ts: Date.now(),

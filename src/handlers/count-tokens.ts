@@ -28,7 +28,7 @@ const COUNT_SOURCE_HEADER = 'x-svc-count-source';
  * POST /v1/messages/count_tokens, in Anthropic's shape. When the route's first target's server
  * counts tokens the count is its own: an Anthropic backend's count_tokens, an OpenAI Responses
  * backend's `/responses/input_tokens`, an OpenAI Chat backend's `/chat/completions/input_tokens`
- * where the server has one (llama.cpp's does). Otherwise (and when that upstream is down, rate
+ * where the server has one (llama.cpp's does), a Gemini backend's `:countTokens`. Otherwise (and when that upstream is down, rate
  * limited or has no such endpoint) it is the router's estimate of the canonical request, about four
  * characters a token, the same figure the offline backend reports as input tokens. Nothing is billed.
  */
@@ -53,6 +53,25 @@ export async function handleResponsesInputTokens(context: RequestContext): Promi
   const decoded = decodeResponsesRequest(withInput, { secret: context.settings.secret ?? '', headers: context.request.headers });
   const { count, headers } = await countDecoded(context, decoded.request, responsesFormat);
   return { status: 200, headers, json: { object: 'response.input_tokens', input_tokens: count } };
+}
+
+/**
+ * A format's own token counting (a route that `serves: 'count'`, e.g. Gemini's `:countTokens`):
+ * the body decoded as the request it counts, counted as count_tokens is (by the route's upstream
+ * where it counts, else estimated), and answered in the format's shape.
+ */
+export async function handleFormatCount(context: RequestContext, format: ClientFormat): Promise<ApiResponse> {
+  const counter = format.count;
+  if (!counter) throw new RouterError(404, 'not_found', `The ${format.name} format counts no tokens.`, undefined, 'not_found');
+  const body = await context.request.readBody(context.settings.server.bodyLimitBytes);
+  const request = counter.decode(body, {
+    secret: context.settings.secret ?? '',
+    headers: context.request.headers,
+    params: context.params ?? {},
+    query: new URLSearchParams(context.request.query ?? ''),
+  });
+  const { count, headers } = await countDecoded(context, request, format);
+  return { status: 200, headers, json: counter.reply(count, request) };
 }
 
 /** A count, where it came from, and (Messages) what context editing left out of it. */
@@ -124,7 +143,9 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
       const counted: { input_tokens: number; context_management?: Record<string, unknown> } | undefined =
         upstream.type === 'anthropic'
           ? await countUpstream(context, first.backend, upstream, upstreamModel, await anthropicCountFields(request, upstreamModel, upstream.anthropicVersion ?? context.request.headers['anthropic-version'] ?? context.request.headers['vendor-version']))
-          : await countOpenAIUpstream(context, first.backend, upstream, upstreamModel, request).then((tokens) => (tokens === undefined ? undefined : { input_tokens: tokens }));
+          : await (upstream.type === 'gemini' ? countGeminiUpstream : countOpenAIUpstream)(context, first.backend, upstream, upstreamModel, request).then((tokens) =>
+              tokens === undefined ? undefined : { input_tokens: tokens },
+            );
       if (counted !== undefined) {
         if (trace) Object.assign(trace, { backend: first.backend, upstreamModel, attempts: 1, inputTokens: counted.input_tokens });
         return { count: counted.input_tokens, headers: headers('upstream'), ...(counted.context_management ? { contextManagement: counted.context_management } : {}) };
@@ -186,6 +207,30 @@ async function countOpenAIUpstream(context: RequestContext, name: string, settin
     }
     return undefined;
   }
+}
+
+/**
+ * The count of a Gemini upstream (`models/{model}:countTokens`, with the key in x-goog-api-key),
+ * or undefined (estimate) when the backend would not send this request. Its failures are handled
+ * as an Anthropic count's are: a client mistake is the client's, an outage falls back to the estimate.
+ */
+async function countGeminiUpstream(context: RequestContext, name: string, settings: BackendSettings, upstreamModel: string, request: CanonicalRequest): Promise<number | undefined> {
+  const { geminiCountRequest, geminiTotalTokens } = await import('../backends/gemini/count-request.js');
+  const key = resolveApiKey(name, settings);
+  const call = geminiCountRequest(settings.baseUrl, settings.apiVersion, key, upstreamModel, request);
+  if (!call) return undefined;
+  const response = await postJson({
+    backend: name,
+    url: call.url,
+    headers: { ...settings.headers, ...call.headers },
+    body: call.body,
+    signal: context.request.signal,
+    secrets: key ? [key] : [],
+    ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
+  });
+  const total = geminiTotalTokens(await readJson(name, response, context.request.signal));
+  if (total === undefined) throw new RouterError(502, 'upstream', `Backend '${name}' answered countTokens without a whole totalTokens count.`);
+  return total;
 }
 
 /** The path and body of a backend type's count endpoint, or undefined when it has none or cannot take this request. */

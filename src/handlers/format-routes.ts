@@ -3,7 +3,8 @@ import type { ApiResponse } from './api.js';
 import { handleCompletion } from './completion.js';
 import type { RequestContext } from './context.js';
 import { handleCompact } from './compact.js';
-import { handleCountTokens, handleResponsesInputTokens } from './count-tokens.js';
+import { handleCountTokens, handleFormatCount, handleResponsesInputTokens } from './count-tokens.js';
+import { handleModel, handleModels } from './models.js';
 
 /** The handler a format's route names (`serves`): formats sit below the handlers and name them only. */
 export function formatRouteHandler(format: ClientFormat, route: FormatRoute): (context: RequestContext) => Promise<ApiResponse> {
@@ -16,5 +17,11 @@ export function formatRouteHandler(format: ClientFormat, route: FormatRoute): (c
       return handleResponsesInputTokens;
     case 'compact':
       return handleCompact;
+    case 'count':
+      return (context) => handleFormatCount(context, format);
+    case 'models':
+      return (context) => handleModels(context, format);
+    case 'model':
+      return (context) => handleModel(context, format);
   }
 }

@@ -1,5 +1,6 @@
 import { RouterError, invalidRequest } from '../core/errors.js';
 import type { Settings } from '../config/settings.js';
+import type { ClientFormat } from '../formats/client-format.js';
 import { modelsFormatOf } from '../formats/registry.js';
 import { contextWindowOf } from '../routing/context-windows.js';
 import { findConfiguredRoute } from '../routing/resolve-route.js';
@@ -14,30 +15,33 @@ export { CODEX_BASE_INSTRUCTIONS, codexModelCatalog } from '../formats/responses
 
 /**
  * GET /v1/models: the three SKUs plus any other svc.* name a route serves, in the shape of the
- * format whose client asks (Anthropic's list, Codex's model catalog, OpenAI's list by default).
+ * format whose client asks (Anthropic's list, Codex's model catalog, OpenAI's list by default), or
+ * of the format whose own models path it is (`format`).
  */
-export async function handleModels({ request, settings }: RequestContext): Promise<ApiResponse> {
-  return { status: 200, json: modelsFormatOf(request.headers).models.list(listedModels(settings), request.headers, knownWindow(settings), knownReasoningLevels(settings)) };
+export async function handleModels({ request, settings }: RequestContext, format?: ClientFormat): Promise<ApiResponse> {
+  const shape = (format ?? modelsFormatOf(request.headers, request.query)).models;
+  return { status: 200, json: shape.list(listedModels(settings), request.headers, knownWindow(settings), knownReasoningLevels(settings)) };
 }
 
 /** Where the one-model endpoint lives; the rest of the path is the model id. */
 const MODEL_PATH_PREFIX = '/v1/models/';
 
 /**
- * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs): the entry of one listed model,
- * in the list's shape, or 404. The id is compared with the listed names only, never used as a key.
+ * GET /v1/models/{id} (`client.models.retrieve(id)` in both SDKs), or a format's own one-model
+ * path (`{model}`): the entry of one listed model, in the list's shape, or 404. The id is compared
+ * with the listed names only, never used as a key.
  */
-export async function handleModel({ request, settings, params }: RequestContext): Promise<ApiResponse> {
+export async function handleModel({ request, settings, params }: RequestContext, format?: ClientFormat): Promise<ApiResponse> {
   let id: string;
   try {
-    id = decodeURIComponent(params?.id ?? request.path.slice(MODEL_PATH_PREFIX.length).replace(/\/$/, ''));
+    id = decodeURIComponent(params?.id ?? params?.model ?? request.path.slice(MODEL_PATH_PREFIX.length).replace(/\/$/, ''));
   } catch {
     throw invalidRequest('The model id in the path is not valid percent-encoding.', 'model');
   }
   if (!listedModels(settings).includes(id)) {
     throw new RouterError(404, 'not_found', `No model '${id.slice(0, 200)}'. Use one of the svc SKUs: ${SKUS.join(', ')}.`, 'model', 'model_not_found');
   }
-  return { status: 200, json: modelsFormatOf(request.headers).models.entry(id) };
+  return { status: 200, json: (format ?? modelsFormatOf(request.headers, request.query)).models.entry(id, knownWindow(settings)) };
 }
 
 /** A model's context window where the config or the model catalog tells it. */

@@ -7,10 +7,14 @@ import { providerKeyOf } from './provider-keys.js';
 
 const NO_MATCH_HASH = '0'.repeat(64);
 
-/** Checks a presented key exactly as given: never trimmed or normalised. */
-export function authenticate(settings: Settings, presented: string | undefined): Identity {
+/**
+ * Checks a presented key exactly as given: never trimmed or normalised. A missing key's error
+ * names where the endpoint reads one (`sources`), so each format's client is told its own way.
+ */
+export function authenticate(settings: Settings, presented: string | undefined, sources: readonly KeySource[] = DEFAULT_KEY_SOURCES): Identity {
   if (presented === undefined || presented === '') {
-    throw unauthorized('Missing API key. Send it as "Authorization: Bearer <key>" (or "x-api-key: <key>").');
+    const [first, ...others] = sources.map(sourceExample);
+    throw unauthorized(`Missing API key. Send it as ${first ?? '"Authorization: Bearer <key>"'}${others.length ? ` (or ${others.join(', or ')})` : ''}.`);
   }
   const identity = lookup(settings, presented);
   if (identity) return identity;
@@ -78,19 +82,38 @@ function verify(settings: Settings, key: string): Identity | undefined {
 const unauthorized = (message: string): RouterError =>
   new RouterError(401, 'authentication', message, undefined, 'invalid_api_key');
 
-/** A header a client format sends its key in; with a scheme, the value's `<scheme> ` prefix is dropped when present. */
-export interface KeySource {
-  /** In lower case. */
-  readonly header: string;
-  readonly scheme?: string;
-}
+/**
+ * Where a client format sends its key: a header (with a scheme, the value's `<scheme> ` prefix is
+ * dropped when present), or a query parameter (Google's `?key=`), which the request log never
+ * records, as it records paths without their query.
+ */
+export type KeySource = { readonly header: string; readonly scheme?: string } | { readonly query: string };
 
 /** Where a request that speaks no particular format (whoami, models) may send its key: `x-api-key`, else `Authorization: Bearer`. */
 export const DEFAULT_KEY_SOURCES: readonly KeySource[] = [{ header: 'x-api-key' }, { header: 'authorization', scheme: 'bearer' }];
 
-/** The key a request presents: the first of `sources` it carries. */
-export function presentedKey(headers: Readonly<Record<string, string | undefined>>, sources: readonly KeySource[] = DEFAULT_KEY_SOURCES): string | undefined {
-  for (const { header, scheme } of sources) {
+/** How a source is written in an error that asks for a key: `"x-api-key: <key>"`, `"?key=<key>"`. */
+function sourceExample(source: KeySource): string {
+  if ('query' in source) return `"?${source.query}=<key>" in the URL`;
+  const name = source.header === 'authorization' ? 'Authorization' : source.header;
+  return `"${name}: ${source.scheme ? `${source.scheme[0]!.toUpperCase()}${source.scheme.slice(1)} ` : ''}<key>"`;
+}
+
+/**
+ * The key a request presents: the first of `sources` it carries. `query` is the request's query
+ * string (without its `?`), read only when a source names a parameter.
+ */
+export function presentedKey(headers: Readonly<Record<string, string | undefined>>, sources: readonly KeySource[] = DEFAULT_KEY_SOURCES, query?: string): string | undefined {
+  let parsed: URLSearchParams | undefined;
+  for (const source of sources) {
+    if ('query' in source) {
+      if (!query) continue;
+      parsed ??= new URLSearchParams(query);
+      const value = parsed.get(source.query);
+      if (value !== null) return value;
+      continue;
+    }
+    const { header, scheme } = source;
     const value = headers[header];
     if (value === undefined) continue;
     if (scheme === undefined) return value;

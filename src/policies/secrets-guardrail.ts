@@ -10,9 +10,10 @@ import type { Policy } from './policy.js';
 /**
  * The secrets guardrail. Coding agents read `.env` files, shell histories and cloud configs, and
  * send what they read to a third-party model. With `guardrails.secrets` set (globally, or per route
- * with `routes guard`), the request's text (core/request-text.ts: messages, system prompt, tool
- * definitions, tool calls and results; the forwarded body as much as the translated request) is
- * scanned for credentials (core/secret-scan.ts), and:
+ * with `routes guard`), every text the model will read (core/request-text.ts: messages, system
+ * prompt, tool definitions, tool calls and results, documents and text files however they are
+ * encoded; the forwarded body as much as the translated request) is scanned for credentials
+ * (core/secret-scan.ts), and:
  *
  * - `warn` sends it on, naming the kinds found and where in `x-svc-warning` and svc_meta.warnings;
  * - `mask` replaces each value with a placeholder (`[secret:aws-access-key:1]`) before any upstream

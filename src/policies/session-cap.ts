@@ -8,7 +8,8 @@ import type { Session } from '../routing/session-key.js';
 import { OFFLINE_BACKEND, type Target } from '../core/target.js';
 import type { SharedState } from '../shared-state/shared-state.js';
 import type { Spend, SpendCaps, SpendVerdict } from '../shared-state/spend.js';
-import { backendTypeOf, costNanoUsd, NANO_PER_USD, priceFor, usdOf } from '../usage/prices.js';
+import { costNanoUsd, NANO_PER_USD, priceFor, usdOf } from '../usage/prices.js';
+import { priceProviderOfBackend } from '../backends/registry.js';
 import type { Admission, Policy, PolicyInput } from './policy.js';
 
 /**
@@ -96,7 +97,7 @@ function dearestCost(settings: Settings, targets: readonly Target[], model: stri
   let dearest: [number, number] | undefined;
   for (const target of targets) {
     // As the answer will be priced: the built-in offline backend is free unless the config prices it.
-    const price = priceFor(settings.prices, target.backend, target.upstreamModel ?? model, target.backend === OFFLINE_BACKEND, backendTypeOf(settings, target.backend));
+    const price = priceFor(settings.prices, target.backend, target.upstreamModel ?? model, target.backend === OFFLINE_BACKEND, priceProviderOfBackend(settings, target.backend));
     const least = costNanoUsd({ inputTokens: input, outputTokens: 0 }, price);
     const most = costNanoUsd({ inputTokens: input, outputTokens: output }, price);
     if (least === undefined || most === undefined) continue;

@@ -3,6 +3,7 @@ import { findConfiguredRoute } from './resolve-route.js';
 import { formatTarget, OFFLINE_BACKEND, parseTarget, type Target } from '../core/target.js';
 import type { BackendType } from '../core/backend-types.js';
 import { modelInfo } from '../catalog/index.js';
+import { priceProviderOf } from '../backends/registry.js';
 
 /**
  * Context windows: the most tokens a routed model holds. Clients that compact their history
@@ -17,7 +18,7 @@ import { modelInfo } from '../catalog/index.js';
  * the catalog does not know the model.
  */
 export function catalogWindow(type: BackendType | undefined, upstreamModel: string): ContextWindow | undefined {
-  const info = modelInfo({ type, upstreamModel });
+  const info = modelInfo({ type, priceProvider: priceProviderOf(type), upstreamModel });
   const known = info.maxInput ?? info.contextWindow;
   return known ? { tokens: known.value, source: 'catalog', from: known.source } : undefined;
 }

@@ -51,7 +51,7 @@ export class KeyPools {
     const usable = keys.filter((key): key is typeof key & { value: string } => key.value !== undefined);
     if (usable.length === 0) {
       const unset = keys.flatMap(({ key }) => ('apiKeyEnv' in key ? [`$${key.apiKeyEnv}`] : []));
-      throw new RouterError(502, 'upstream', `Backend '${backend}' has no usable key in its pool${unset.length ? ` (${unset.join(', ')} not set where svc-router runs)` : ''}.`, undefined, 'upstream_no_key');
+      throw new RouterError(502, 'configuration', `Backend '${backend}' has no usable key in its pool${unset.length ? ` (${unset.join(', ')} not set where svc-router runs)` : ''}.`, undefined, 'upstream_no_key');
     }
     const ids = usable.map(({ value }) => restId(value));
     const resting = await this.state.restingUntil(ids, now);

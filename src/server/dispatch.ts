@@ -8,6 +8,7 @@ import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { corsOf, isPreflight, preflightResponse, withCors } from './cors.js';
 import { ENDPOINTS, findEndpoint, likelyEndpoint } from './endpoints.js';
+import { errorHeaders } from './error-headers.js';
 import { notFound } from './not-found.js';
 import { isGuardedPath } from './host-guard.js';
 
@@ -55,7 +56,8 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   if (trace) trace.requestId = requestId;
 
   if (CONTROL_CHARACTERS.test(request.path)) {
-    return { status: 400, headers: { 'x-request-id': requestId }, json: defaultErrorBody(new RouterError(400, 'invalid_request', 'The request path contains control characters.'), requestId) };
+    const error = new RouterError(400, 'invalid_request', 'The request path contains control characters.');
+    return { status: 400, headers: errorHeaders(error, requestId), json: defaultErrorBody(error, requestId) };
   }
   // `/api/hello` is the reachability probe Claude Code sends (HEAD) before its first request.
   if (path === '/' || path === '/health' || path === '/api/hello') {
@@ -65,14 +67,14 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
   const found = findEndpoint(path);
   const endpoint = found?.endpoint;
   if (trace && found) Object.assign(trace, { endpoint: found.key, format: found.endpoint.name });
-  const errorBody = (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
+  const errorBody = endpoint?.answeredIn?.(request.headers, request.query).errorBody ?? (endpoint ?? likelyEndpoint(path))?.errorBody ?? defaultErrorBody;
   try {
-    if (!endpoint) throw notFound(request.method, path);
+    if (!endpoint) throw notFound(request.method, path, request.origin?.());
     if (request.method !== endpoint.method && !(request.method === 'HEAD' && endpoint.method === 'GET')) {
       throw new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${endpoint.method}.`);
     }
     const settings = app.config.read();
-    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources));
+    const identity = authenticate(settings, presentedKey(request.headers, endpoint.keySources, request.query), endpoint.keySources);
     if (trace) trace.caller = identity.developer;
     for (const header of endpoint.requiredHeaders) checkHeader(request.headers, header);
     const response = await endpoint.handle({ app, request, identity, settings, requestId, startedAt, phases, params: found.params });
@@ -83,9 +85,8 @@ async function route(app: App, request: ApiRequest): Promise<ApiResponse> {
     const routerError = toRouterError(error);
     if (trace) Object.assign(trace, { error: routerError.message, ...(routerError.cause !== undefined ? { cause: routerError.cause } : {}) });
     const body = errorBody(routerError, requestId);
-    const headers: Record<string, string> = { ...routerError.headers, 'x-request-id': requestId };
+    const headers = errorHeaders(routerError, requestId);
     if (routerError.status === 405 && endpoint) headers.allow = endpoint.method === 'GET' ? 'GET, HEAD' : endpoint.method;
-    if (routerError.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(routerError.retryAfterMs / 1000));
     return { status: routerError.status, headers, json: body };
   }
 }
@@ -94,7 +95,8 @@ function publicEndpoint(request: ApiRequest, path: string, requestId: string): A
   const headers = { 'x-request-id': requestId };
   if (request.method === 'HEAD') return { status: 200, headers, empty: true };
   if (request.method !== 'GET') {
-    return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, json: defaultErrorBody(new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`), requestId) };
+    const error = new RouterError(405, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use GET.`);
+    return { status: 405, headers: { ...errorHeaders(error, requestId), allow: 'GET, HEAD' }, json: defaultErrorBody(error, requestId) };
   }
   if (path === '/api/hello') return { status: 200, headers, json: { name: 'svc-router', status: 'ok' } };
   return path === '/health'

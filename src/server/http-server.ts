@@ -12,6 +12,7 @@ import type { RequestTrace } from '../core/request-record.js';
 import type { ApiRequest, ApiResponse } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
+import { errorHeaderLines, errorHeaders } from './error-headers.js';
 import { HostGuard, isGuardedPath } from './host-guard.js';
 import type { RouterMetrics } from './metrics.js';
 import { answerClientError } from './malformed-request.js';
@@ -19,6 +20,7 @@ import { readJsonBody } from './read-body.js';
 import type { Dashboard } from './dashboard/dashboard.js';
 import type { RequestLog } from './request-log.js';
 import { recordRequest } from './record-request.js';
+import { routerAddress } from './router-address.js';
 import { serveUpgrades } from './upgrades.js';
 
 export interface HttpServerOptions {
@@ -52,9 +54,11 @@ export function createHttpServer(app: App, options?: HttpServerOptions & { tls?:
 export function createHttpServer(app: App, options?: HttpServerOptions): RouterServer;
 export function createHttpServer(app: App, options: HttpServerOptions = {}): RouterServer {
   const { bodyTimeoutMs, headersTimeoutMs, maxConnections } = { ...pickLimits(app.config.read().server), ...options.limits };
-  const guard = new HostGuard(() => app.config.read().server.hosts, options.tls ? 'https:' : 'http:');
+  const scheme = options.tls ? 'https:' : 'http:';
+  const guard = new HostGuard(() => app.config.read().server.hosts, scheme);
+  const addressOf = (req: IncomingMessage): string => routerAddress(req, guard, scheme);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    serve(app, options, guard, bodyTimeoutMs, req, res).catch(() => {
+    serve(app, options, guard, addressOf, bodyTimeoutMs, req, res).catch(() => {
       // Only a failed socket write lands here; the client is gone, so there is nobody to tell.
       res.destroy();
     });
@@ -74,14 +78,14 @@ export function createHttpServer(app: App, options: HttpServerOptions = {}): Rou
     capConnections(server, 'secureConnection', maxConnections);
     server.on('clientError', answerClientError);
     server.on('listening', () => guard.listening(server.address()));
-    serveUpgrades(server, app, options, handle);
+    serveUpgrades(server, app, options, handle, addressOf);
     return server;
   }
   const server = http.createServer(httpOptions, handle);
   capConnections(server, 'connection', maxConnections);
   server.on('clientError', answerClientError);
   server.on('listening', () => guard.listening(server.address()));
-  serveUpgrades(server, app, options, handle);
+  serveUpgrades(server, app, options, handle, addressOf);
   return server;
 }
 
@@ -116,20 +120,25 @@ function capConnections(server: RouterServer, event: 'connection' | 'secureConne
 const REFUSE_LINGER_MS = 1_000;
 
 function refuse(socket: Socket, max: number): void {
-  const body = JSON.stringify(
-    openaiErrorBody(new RouterError(503, 'overloaded', `The router has ${max} connections open, its limit (config key server.maxConnections); try again shortly.`, undefined, 'too_many_connections')),
-  );
+  const error = new RouterError(503, 'overloaded', `The router has ${max} connections open, its limit (config key server.maxConnections); try again shortly.`, undefined, 'too_many_connections', 1_000);
+  const body = JSON.stringify(openaiErrorBody(error));
   socket.on('error', () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
-  );
+  socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${errorHeaderLines(error)}connection: close\r\n\r\n${body}`);
   // Read and drop what the client still sends, so closing does not reset the answer away; then close.
   socket.resume();
   socket.once('end', () => socket.destroy());
   socket.setTimeout(REFUSE_LINGER_MS, () => socket.destroy());
 }
 
-async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bodyTimeoutMs: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  app: App,
+  options: HttpServerOptions,
+  guard: HostGuard,
+  addressOf: (req: IncomingMessage) => string,
+  bodyTimeoutMs: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const phases = new RequestPhases();
   const startedAt = phases.start;
   const bodyDeadline = { startedAt, ms: bodyTimeoutMs };
@@ -182,6 +191,7 @@ async function serve(app: App, options: HttpServerOptions, guard: HostGuard, bod
       }
     },
     signal: gone,
+    origin: () => addressOf(req),
     phases,
     ...(trace ? { trace } : {}),
   };
@@ -211,6 +221,7 @@ function refuseGuarded(
 ): void {
   const body = JSON.stringify(openaiErrorBody(error));
   res.writeHead(403, {
+    ...errorHeaders(error),
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
@@ -236,8 +247,9 @@ function parsedForLog(body: string): unknown {
 /** GET /metrics: the Prometheus exposition text; no key needed, and it holds none. */
 async function serveMetrics(metrics: RouterMetrics, res: ServerResponse, method: string): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
-    const body = JSON.stringify({ error: { message: `Method ${method} is not allowed on /metrics; use GET.`, type: 'invalid_request_error', param: null, code: 'method_not_allowed' } });
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const error = new RouterError(405, 'method_not_allowed', `Method ${method} is not allowed on /metrics; use GET.`, undefined, 'method_not_allowed');
+    const body = JSON.stringify(openaiErrorBody(error));
+    res.writeHead(405, { ...errorHeaders(error), allow: 'GET, HEAD', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return;
   }
@@ -263,9 +275,10 @@ async function writeResponse(res: ServerResponse, response: ApiResponse, headOnl
     res.end();
     return;
   }
+  // Server-sent events unless the format streams in another framing (Gemini's JSON array), whose type the response names.
   res.writeHead(response.status, {
-    ...response.headers,
     'content-type': 'text/event-stream; charset=utf-8',
+    ...response.headers,
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
   });

@@ -1,11 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { RouterError } from '../core/errors.js';
+import { retryMayHelp, RouterError } from '../core/errors.js';
 import { redactText } from '../core/redact.js';
 import { DEFAULT_FORMAT } from '../formats/registry.js';
 import { newId } from '../formats/shared/ids.js';
 import { DEFAULT_KEY_SOURCES } from '../identity/authenticate.js';
 import { findEndpoint, likelyEndpoint } from './endpoints.js';
+import { errorHeaderLines } from './error-headers.js';
 
 /**
  * Node's HTTP parser refuses a request whose header line holds a byte HTTP does not allow there
@@ -44,13 +45,17 @@ const LINGER_MS = 1_000;
 /** llhttp's codes for a header line with a byte it does not allow, or a line end it did not expect. */
 const HEADER_LINE_ERRORS = new Set(['HPE_INVALID_HEADER_TOKEN', 'HPE_LF_EXPECTED', 'HPE_CR_EXPECTED', 'HPE_STRICT']);
 
+/** Node's own bare answer for a status, with whether a retry may help by the one rule (core/errors.ts). */
+const bare = (status: number): string =>
+  `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nx-should-retry: ${retryMayHelp(new RouterError(status, 'invalid_request', ''))}\r\nConnection: close\r\n\r\n`;
+
 /** What node:http answers itself when no 'clientError' listener is there. */
 const NODE_ANSWERS: Readonly<Record<string, string>> = {
-  HPE_HEADER_OVERFLOW: 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n',
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n',
-  ERR_HTTP_REQUEST_TIMEOUT: 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n',
+  HPE_HEADER_OVERFLOW: bare(431),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: bare(413),
+  ERR_HTTP_REQUEST_TIMEOUT: bare(408),
 };
-const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+const BAD_REQUEST = bare(400);
 
 const REQUEST_LINE = /^[A-Z]+ ([^\s?]+)\S* HTTP\/1\.[01]\r?\n/;
 const HEADER_NAME = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}):/;
@@ -62,7 +67,7 @@ function malformedHeaderAnswer(error: ParseError, packet: Buffer): string {
   const endpoint = path === undefined ? undefined : (findEndpoint(path)?.endpoint ?? likelyEndpoint(path));
   const found = brokenHeaderName(text, error.bytesParsed ?? 0);
   const name = found === undefined ? undefined : redactText(found);
-  const keyHeaders = (endpoint?.keySources ?? DEFAULT_KEY_SOURCES).map((source) => source.header);
+  const keyHeaders = (endpoint?.keySources ?? DEFAULT_KEY_SOURCES).flatMap((source) => ('header' in source ? [source.header] : []));
   const routerError =
     name !== undefined && keyHeaders.includes(name)
       ? new RouterError(
@@ -82,7 +87,7 @@ function malformedHeaderAnswer(error: ParseError, packet: Buffer): string {
   const body = JSON.stringify((endpoint ?? { errorBody: DEFAULT_FORMAT.errorBody }).errorBody(routerError, requestId));
   return (
     `HTTP/1.1 ${routerError.status} ${STATUS_CODES[routerError.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-    `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+    `${errorHeaderLines(routerError, requestId)}connection: close\r\n\r\n${body}`
   );
 }
 

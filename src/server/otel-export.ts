@@ -1,5 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { redactText } from '../core/redact.js';
+import type { ClientFormat } from '../formats/client-format.js';
+import { FORMATS } from '../formats/registry.js';
 import { batchedLog, redactEntry, type RequestLog, type RequestLogEntry } from './request-log.js';
 
 /**
@@ -67,12 +69,15 @@ const PROVIDER_NAMES: Readonly<Record<string, string>> = Object.assign(Object.cr
   offline: 'svc_router.offline',
 });
 
-/** gen_ai.operation.name per client format; the other endpoints (models, whoami) are plain HTTP spans. */
-const OPERATIONS: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
-  chat: 'chat',
-  responses: 'chat',
-  messages: 'chat',
-});
+/**
+ * gen_ai.operation.name per endpoint: every client format's completion route is a `chat` (read
+ * from the formats registry, so a new format's calls are model calls too); the other endpoints
+ * (models, whoami, counts) are plain HTTP spans.
+ */
+const OPERATIONS: Readonly<Record<string, string>> = Object.assign(
+  Object.create(null) as Record<string, string>,
+  Object.fromEntries((FORMATS as readonly ClientFormat[]).flatMap((format) => format.routes.filter((route) => (route.serves ?? 'completion') === 'completion').map((route) => [route.name ?? format.name, 'chat']))),
+);
 
 export async function createOtelExport(options: OtelExportOptions): Promise<OtelExport> {
   const [api, sdk, resources, exporterModule] = await Promise.all([

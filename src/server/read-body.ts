@@ -25,14 +25,22 @@ export async function readJsonBody(request: IncomingMessage, limit: number, dead
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON: ${(error as Error).message}`, 'body', 'invalid_json');
   }
-  const members = membersWithin(body, MAX_DEPTH);
-  if (members === -1) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
-  keepBodyText(body, text, members);
+  keepBodyText(body, text, bodyMembers(body));
   return body;
 }
 
 /** Deeper JSON than any real request needs; refusing it keeps recursive decoders safe. */
 export const MAX_DEPTH = 64;
+
+/**
+ * The object members of a parsed request body, which is refused (400 too_deep) when it nests
+ * deeper than MAX_DEPTH: the one limit every way a body arrives meets (HTTP, a socket message).
+ */
+export function bodyMembers(body: unknown): number {
+  const members = membersWithin(body, MAX_DEPTH);
+  if (members === -1) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`, 'body', 'too_deep');
+  return members;
+}
 
 /**
  * The object members of a parsed JSON value, or -1 when it nests more than `levels` deep; stops at

@@ -8,6 +8,7 @@ import { openaiErrorBody } from '../formats/openai-error.js';
 import type { ApiRequest } from '../handlers/api.js';
 import type { App } from '../handlers/app.js';
 import { dispatch } from './dispatch.js';
+import { errorHeaderLines } from './error-headers.js';
 import type { HttpServerOptions, RouterServer } from './http-server.js';
 import { recordRequest } from './record-request.js';
 import { isWebSocketUpgrade, responsesSockets } from './responses-socket/upgrade.js';
@@ -18,9 +19,16 @@ import { isWebSocketUpgrade, responsesSockets } from './responses-socket/upgrade
  * in the log). Another kind of upgrade (h2c) is served as the plain request it also is. Stopping
  * the server closes the sockets too: node:http no longer tracks a connection once it upgraded.
  */
-export function serveUpgrades(server: RouterServer, app: App, options: HttpServerOptions, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
+export function serveUpgrades(
+  server: RouterServer,
+  app: App,
+  options: HttpServerOptions,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  addressOf?: (req: IncomingMessage) => string,
+): void {
   const { requestLog, metrics } = options;
   const sockets = responsesSockets(app, {
+    served: { metrics: metrics !== undefined, ui: options.ui !== undefined },
     async serveTurn(request, deliver) {
       const startedAt = performance.now();
       const trace: RequestTrace | undefined = requestLog || metrics ? {} : undefined;
@@ -46,6 +54,7 @@ export function serveUpgrades(server: RouterServer, app: App, options: HttpServe
         if (trace) recordRequest(app, options, trace, bodies, { startedAt, method: 'WS', path: request.path, status, aborted: request.signal.aborted });
       }
     },
+    ...(addressOf ? { addressOf } : {}),
     refused({ method, path, status, error, requestId }) {
       metrics?.observe(undefined, status, 0);
       requestLog?.record({ time: Date.now(), method, path, status, latencyMs: 0, error, requestId });
@@ -76,8 +85,9 @@ function servePlain(req: IncomingMessage, socket: Duplex, handle: (req: Incoming
   socket.on('error', () => socket.destroy());
   const length = req.headers['content-length'];
   if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) {
-    const body = JSON.stringify(openaiErrorBody(new RouterError(400, 'invalid_request', `Upgrade: ${String(req.headers.upgrade).slice(0, 40)} is not supported with a request body; send the request without the Upgrade header.`, 'upgrade')));
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const error = new RouterError(400, 'invalid_request', `Upgrade: ${String(req.headers.upgrade).slice(0, 40)} is not supported with a request body; send the request without the Upgrade header.`, 'upgrade');
+    const body = JSON.stringify(openaiErrorBody(error));
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${errorHeaderLines(error)}connection: close\r\n\r\n${body}`);
     return;
   }
   const res = new http.ServerResponse(req);

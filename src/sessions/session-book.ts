@@ -2,9 +2,10 @@ import { redactText, rememberedSecrets } from '../core/redact.js';
 import type { Usage } from '../core/reply.js';
 import type { CanonicalRequest } from '../core/request.js';
 import { RecentEntries } from '../shared-state/recent-entries.js';
-import { cacheBreaks, type CacheBreak, type PoolKey, type TurnMark } from './cache-breaks.js';
+import { cacheBreaks, type PoolKey, type TurnMark } from './cache-breaks.js';
 import { cacheLifetime } from './cache-lifetime.js';
 import { fingerprintPrompt, leadingParts } from './prompt-fingerprint.js';
+import { newTally, totalsView, type CacheDrop, type SessionModelView, type SessionsReport, type SessionView, type Tally } from './session-report.js';
 
 /** One finished turn of a session, as the pipeline hands it over (when its usage is recorded). */
 export interface SessionTurn {
@@ -34,70 +35,15 @@ export interface SessionTurn {
   request: CanonicalRequest;
 }
 
-/** What `GET /admin/sessions` answers. */
-export interface SessionsReport {
-  generated_at: string;
-  /** The most sessions this router keeps; the least recently active leave first. */
-  capacity: number;
-  /** Turns the view could not read (none is expected): counted, so that none goes missing unsaid. */
-  unread_turns: number;
-  /** Most recently active first. */
-  sessions: SessionView[];
-}
-
-/** One session on one model (a session's side requests on another model are a row of their own). */
-export interface SessionView {
-  id: string;
-  model: string;
-  route: string;
-  caller: string;
-  format: string;
-  agent?: string;
-  /** Where its latest turn went. */
-  target: string;
-  key?: PoolKey;
-  turns: number;
-  /** All input, cached or not; of it, read from the upstream's cache, and written to it. */
-  input_tokens: number;
-  cached_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  /** cached_tokens / input_tokens; null before any input. */
-  cached_share: number | null;
-  /** The priced turns' cost; null when none was priced. */
-  cost_usd: number | null;
-  unpriced_turns: number;
-  started_at: string;
-  last_at: string;
-  duration_ms: number;
-  /** Turns that read less from the cache than their conversation's previous turn left in it. */
-  dropped_turns: number;
-  /** The latest of them (at most DROPS_KEPT), oldest first, each with the reasons the router saw. */
-  drops: CacheDrop[];
-}
-
-/** A turn whose cached share dropped, and why, as far as the router can see. */
-export interface CacheDrop {
-  /** Its place among the session's turns on this route, from 1. */
-  turn: number;
-  time: string;
-  target: string;
-  key?: PoolKey;
-  input_tokens: number;
-  cached_tokens: number;
-  /** What the previous turn of its conversation read from and wrote to the cache: what this one could have read. */
-  cacheable_tokens: number;
-  cached_share: number | null;
-  previous_cached_share: number | null;
-  /** Empty when the router saw no cause (the provider dropped the prefix on its own). */
-  reasons: CacheBreak[];
-}
+export type { CacheDrop, SessionModelView, SessionsReport, SessionTotals, SessionView } from './session-report.js';
 
 /** Sessions kept at once, by default. */
 export const SESSIONS_KEPT = 1_000;
-/** Conversations compared per session: an agent runs subagents beside its main conversation. */
+/** Models kept apart per session (an agent asks a main and a small model, a few at most); past it the least recently used leaves, its turns still in the session's totals. */
+export const MODELS_KEPT = 8;
+/** Conversations compared per model of a session: an agent runs subagents beside its main conversation. */
 export const CONVERSATIONS_KEPT = 3;
-/** Drops listed per session (the count covers them all). */
+/** Drops listed per model of a session (the count covers them all). */
 export const DROPS_KEPT = 20;
 /** Turns queued before they are read at once rather than on the next turn of the event loop. */
 const MAX_PENDING = 64;
@@ -109,55 +55,56 @@ interface Conversation extends TurnMark {
   share: number | null;
 }
 
-interface Lane {
+/** One session: who it is, its totals, and each model it asked for. */
+interface Entry {
   id: string;
-  model: string;
-  route: string;
   caller: string;
   format: string;
   agent?: string;
+  tally: Tally;
+  /** By model, in the order first asked for. */
+  models: Map<string, Lane>;
+}
+
+/** One model of a session: its turns are compared with each other (a prompt cache is per model). */
+interface Lane {
+  model: string;
+  route: string;
   target: string;
   key?: PoolKey;
-  turns: number;
-  input: number;
-  cached: number;
-  written: number;
-  output: number;
-  costNanoUsd: number;
-  priced: number;
-  firstAt: number;
-  lastAt: number;
-  dropped: number;
+  tally: Tally;
   drops: CacheDrop[];
   /** Most recently continued last. */
   conversations: Conversation[];
 }
 
 /**
- * Each session this router served, in memory: totals, where it went, and each turn whose cache
- * dropped with the reason the router can see. Never a word of a prompt, nor a key: a prompt is
- * kept as a hash per part (prompt-fingerprint.ts), a pooled key as its place in the pool.
+ * Each session this router served, in memory: one entry per session with its totals, and per
+ * model it asked for where it went and each turn whose cache dropped, with the reason the router
+ * can see. Never a word of a prompt, nor a key: a prompt is kept as a hash per part
+ * (prompt-fingerprint.ts), a pooled key as its place in the pool.
  *
  * Bounded: at most `capacity` sessions (the least recently active leave first), each with at most
- * CONVERSATIONS_KEPT fingerprints of at most MAX_HASHED_ITEMS hashes and DROPS_KEPT drops.
- * Cheap for a request: `record` queues the turn; fingerprints are taken on the next turn of the
- * event loop (or when the report is read), off the request's path, and only for requests that
- * name a session.
+ * MODELS_KEPT models, each with CONVERSATIONS_KEPT fingerprints of at most MAX_HASHED_ITEMS
+ * hashes and DROPS_KEPT drops. Cheap for a request: `record` queues the turn; fingerprints are
+ * taken on the next turn of the event loop (or when the report is read), off the request's path,
+ * and only for requests that name a session.
  */
 export class SessionBook {
   /** A turn moves its session to the back; past the capacity, the one unused longest leaves (no idle time: a view keeps what it saw). */
-  private readonly lanes: RecentEntries<Lane>;
+  private readonly entries: RecentEntries<Entry>;
   private pending: SessionTurn[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private unread = 0;
 
   constructor(readonly capacity = SESSIONS_KEPT) {
-    this.lanes = new RecentEntries(capacity, Infinity);
+    this.entries = new RecentEntries(capacity, Infinity);
   }
 
+  /** Sessions held. */
   get size(): number {
     this.flush();
-    return this.lanes.size;
+    return this.entries.size;
   }
 
   record(turn: SessionTurn): void {
@@ -185,12 +132,13 @@ export class SessionBook {
 
   report(now = Date.now()): SessionsReport {
     this.flush();
-    const sessions = [...this.lanes.values()].reverse().map(view);
+    const sessions = [...this.entries.values()].reverse().map(view);
     return { generated_at: new Date(now).toISOString(), capacity: this.capacity, unread_turns: this.unread, sessions };
   }
 
   private read(turn: SessionTurn): void {
-    const lane = this.lanes.useOrCreate(`${turn.session}\0${turn.model}`, turn.endedAt, () => newLane(turn));
+    const entry = this.entries.useOrCreate(turn.session, turn.endedAt, () => newEntry(turn));
+    const lane = laneOf(entry, turn);
 
     const { usage } = turn;
     const cached = usage.cachedInputTokens ?? 0;
@@ -207,13 +155,15 @@ export class SessionBook {
       written,
       share,
     };
-    lane.turns++;
+    add(entry.tally, turn);
+    add(lane.tally, turn);
     const previous = continued(lane.conversations, mark);
     // Less read than the previous turn read and wrote: part of its cached prefix was lost.
     if (previous && cached < previous.cached + previous.written) {
-      lane.dropped++;
+      entry.tally.dropped++;
+      lane.tally.dropped++;
       lane.drops.push({
-        turn: lane.turns,
+        turn: entry.tally.turns,
         time: new Date(turn.startedAt).toISOString(),
         target: turn.target,
         ...(turn.key ? { key: turn.key } : {}),
@@ -231,41 +181,49 @@ export class SessionBook {
     lane.target = turn.target;
     if (turn.key) lane.key = turn.key;
     else delete lane.key;
-    lane.input += usage.inputTokens;
-    lane.cached += cached;
-    lane.written += written;
-    lane.output += usage.outputTokens;
-    if (turn.costNanoUsd !== undefined) {
-      lane.costNanoUsd += turn.costNanoUsd;
-      lane.priced++;
-    }
-    lane.lastAt = Math.max(lane.lastAt, turn.endedAt);
   }
 }
 
-function newLane(turn: SessionTurn): Lane {
+function newEntry(turn: SessionTurn): Entry {
   return {
     id: turn.session,
-    model: turn.model,
-    route: turn.route,
     caller: turn.caller,
     format: turn.format,
     // The client's own words: scrubbed of anything shaped like a credential.
     ...(turn.agent ? { agent: redactText(turn.agent, rememberedSecrets()) } : {}),
-    target: turn.target,
-    turns: 0,
-    input: 0,
-    cached: 0,
-    written: 0,
-    output: 0,
-    costNanoUsd: 0,
-    priced: 0,
-    firstAt: turn.startedAt,
-    lastAt: turn.endedAt,
-    dropped: 0,
-    drops: [],
-    conversations: [],
+    tally: newTally(turn.startedAt, turn.endedAt),
+    models: new Map(),
   };
+}
+
+/** The session's lane for the turn's model, made on its first turn; past MODELS_KEPT the least recently used lane leaves. */
+function laneOf(entry: Entry, turn: SessionTurn): Lane {
+  const known = entry.models.get(turn.model);
+  if (known) return known;
+  const lane: Lane = { model: turn.model, route: turn.route, target: turn.target, tally: newTally(turn.startedAt, turn.endedAt), drops: [], conversations: [] };
+  if (entry.models.size >= MODELS_KEPT) {
+    let idlest: Lane | undefined;
+    for (const candidate of entry.models.values()) if (!idlest || candidate.tally.lastAt < idlest.tally.lastAt) idlest = candidate;
+    entry.models.delete(idlest!.model);
+  }
+  entry.models.set(turn.model, lane);
+  return lane;
+}
+
+/** A turn into a tally (its drop, if any, is counted by the caller). */
+function add(tally: Tally, turn: SessionTurn): void {
+  const { usage } = turn;
+  tally.turns++;
+  tally.input += usage.inputTokens;
+  tally.cached += usage.cachedInputTokens ?? 0;
+  tally.written += usage.cacheWriteInputTokens ?? 0;
+  tally.output += usage.outputTokens;
+  if (turn.costNanoUsd !== undefined) {
+    tally.costNanoUsd += turn.costNanoUsd;
+    tally.priced++;
+  }
+  tally.firstAt = Math.min(tally.firstAt, turn.startedAt);
+  tally.lastAt = Math.max(tally.lastAt, turn.endedAt);
 }
 
 function withLifetime(turn: SessionTurn): Pick<TurnMark, 'lifetime'> {
@@ -299,28 +257,25 @@ function keepConversation(conversations: Conversation[], previous: Conversation 
   if (conversations.length > CONVERSATIONS_KEPT) conversations.shift();
 }
 
-function view(lane: Lane): SessionView {
+function view(entry: Entry): SessionView {
   return {
-    id: lane.id,
+    id: entry.id,
+    caller: entry.caller,
+    format: entry.format,
+    ...(entry.agent ? { agent: entry.agent } : {}),
+    ...totalsView(entry.tally),
+    duration_ms: Math.max(0, entry.tally.lastAt - entry.tally.firstAt),
+    models: [...entry.models.values()].map(modelView),
+  };
+}
+
+function modelView(lane: Lane): SessionModelView {
+  return {
     model: lane.model,
     route: lane.route,
-    caller: lane.caller,
-    format: lane.format,
-    ...(lane.agent ? { agent: lane.agent } : {}),
     target: lane.target,
     ...(lane.key ? { key: lane.key } : {}),
-    turns: lane.turns,
-    input_tokens: lane.input,
-    cached_tokens: lane.cached,
-    cache_write_tokens: lane.written,
-    output_tokens: lane.output,
-    cached_share: lane.input > 0 ? lane.cached / lane.input : null,
-    cost_usd: lane.priced > 0 ? lane.costNanoUsd / 1e9 : null,
-    unpriced_turns: lane.turns - lane.priced,
-    started_at: new Date(lane.firstAt).toISOString(),
-    last_at: new Date(lane.lastAt).toISOString(),
-    duration_ms: Math.max(0, lane.lastAt - lane.firstAt),
-    dropped_turns: lane.dropped,
+    ...totalsView(lane.tally),
     drops: lane.drops.slice(),
   };
 }

@@ -1,6 +1,4 @@
-import { modelInfo, rateAt, type CatalogPrice } from '../catalog/index.js';
-import type { Settings } from '../config/settings.js';
-import type { BackendType } from '../core/backend-types.js';
+import { modelInfo, priceProviderKey, rateAt, type CatalogPrice, type PriceProvider } from '../catalog/index.js';
 import { inputNoCacheTokens, type Usage } from '../core/reply.js';
 
 /** The built-in offline backend answers locally: it truly costs nothing. */
@@ -13,19 +11,21 @@ export const NANO_PER_USD = 1_000_000_000;
 
 /**
  * The price of one upstream model: the config's `prices["BACKEND:MODEL"]`, else `prices[MODEL]`,
- * else (for the offline backend) free, else the model catalog's (src/catalog/); undefined when
- * none is known. Config tables are looked up by own property only: a model name comes from the
- * route or the client, and `constructor` must not find anything.
+ * else (for the offline backend) free, else the model catalog's (src/catalog/), looked up under
+ * the backend type's price provider (`priceProviderOf` in src/backends/registry.ts), which every
+ * caller must pass (undefined only for no configured backend); undefined when none is known.
+ * Config tables are looked up by own property only: a model name comes from the route or the
+ * client, and `constructor` must not find anything.
  */
-export function priceFor(configured: Readonly<Record<string, unknown>>, backend: string, upstreamModel: string, offline = false, type?: BackendType): CatalogPrice | undefined {
+export function priceFor(configured: Readonly<Record<string, unknown>>, backend: string, upstreamModel: string, offline = false, priceProvider: PriceProvider | undefined): CatalogPrice | undefined {
   // Asked once per request with the same few answers: remembered per config table and UTC day
   // (prices come into force by date), so a request pays a map lookup, not a catalog query.
   const day = Math.floor(Date.now() / DAY_MS);
   let known = pricesSeen.get(configured);
   if (known === undefined || known.day !== day) pricesSeen.set(configured, (known = { day, prices: new Map() }));
-  const key = `${type ?? ''}\u0000${offline ? 1 : 0}\u0000${backend}\u0000${upstreamModel}`;
+  const key = `${priceProviderKey(priceProvider)}\u0000${offline ? 1 : 0}\u0000${backend}\u0000${upstreamModel}`;
   if (known.prices.has(key)) return known.prices.get(key);
-  const price = modelInfo({ type, upstreamModel, backendName: backend }, { prices: configured }).price;
+  const price = modelInfo({ type: undefined, priceProvider, upstreamModel, backendName: backend }, { prices: configured }).price;
   const value = offline && !price?.source.startsWith('config:') ? FREE : price?.value;
   if (known.prices.size >= MAX_PRICES_SEEN) known.prices.clear();
   known.prices.set(key, value);
@@ -37,11 +37,6 @@ const DAY_MS = 86_400_000;
 const pricesSeen = new WeakMap<object, { day: number; prices: Map<string, CatalogPrice | undefined> }>();
 /** Model names come from routes and clients (pattern routes): bounded. */
 const MAX_PRICES_SEEN = 1_000;
-
-/** The backend type a configured backend name has (own keys only); undefined for the offline backend or a name no longer configured. */
-export function backendTypeOf(settings: Pick<Settings, 'backends'>, backend: string): BackendType | undefined {
-  return Object.hasOwn(settings.backends, backend) ? settings.backends[backend]!.type : undefined;
-}
 
 /**
  * One request's cost in whole nano-dollars, from its canonical usage: uncached input, cache reads,

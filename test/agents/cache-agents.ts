@@ -63,6 +63,21 @@ export function codexScript(): SessionScript {
   };
 }
 
+/** Gemini CLI's steps, all through its run_shell_command tool. */
+export function geminiScript(): SessionScript {
+  const shell = (command: string, description: string) => ({ name: 'run_shell_command', input: { command, description } });
+  return {
+    mainTool: 'run_shell_command',
+    steps: [
+      shell('echo step-1 && seq 1 60', 'count to sixty'),
+      shell('cat notes.txt', 'read the notes'),
+      shell('ls -la && wc -l notes.txt', 'list the files'),
+      shell('echo step-4 && seq 61 120', 'count on'),
+    ],
+    final: FINAL,
+  };
+}
+
 export interface SessionRun extends AgentRun {
   lastMessage?: string;
 }
@@ -115,6 +130,36 @@ export async function runCodexSession(binary: string, dirs: Workspace, baseUrl: 
   const lastMessageFile = path.join(dirs.root, 'last-message.txt');
   const run = await runAgent('codex', binary, codexExecArgs(lastMessageFile, PROMPT), dirs.cwd, env);
   return { ...run, lastMessage: readIfExists(lastMessageFile) };
+}
+
+/**
+ * Gemini CLI's own settings for an API key (~/.gemini/settings.json: the auth type it would ask
+ * for interactively, the model), with update checks and usage statistics off so nothing leaves
+ * loopback.
+ */
+export function geminiCliSettings(model: string): object {
+  return {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    model: { name: model },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+  };
+}
+
+/** `gemini -p --yolo` at `origin` (GOOGLE_GEMINI_BASE_URL) with `key` (GEMINI_API_KEY), asking for `model`. */
+export async function runGeminiSession(binary: string, dirs: Workspace, origin: string, key: string, model: string): Promise<SessionRun> {
+  const settingsDir = path.join(dirs.home, '.gemini');
+  fs.mkdirSync(settingsDir, { recursive: true });
+  fs.writeFileSync(path.join(settingsDir, 'settings.json'), JSON.stringify(geminiCliSettings(model), null, 2));
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv(dirs.home),
+    GOOGLE_GEMINI_BASE_URL: origin,
+    GEMINI_API_KEY: key,
+    // A headless run in a folder the user never trusted interactively is refused without this.
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+  };
+  return runAgent('gemini', binary, ['-p', PROMPT, '--yolo', '--output-format', 'text'], dirs.cwd, env);
 }
 
 /** A small valid RGB PNG (a gradient), for the Read tool to return as an image. */

@@ -106,7 +106,7 @@ export async function startCacheSessionUpstream(cleanups: Cleanups, route: Cache
 
 /**
  * A router with the fake as its one backend (`up`): `model` (what the client asks for) goes to the
- * route's main upstream model, and every other claude-* name (Claude Code's helper requests) to its
+ * route's main upstream model, and every other claude-* or gemini-* name (Claude Code's and Gemini CLI's helper requests) to its
  * side model, so the two never share a cache scope. Closed after the test.
  */
 export async function routerInFrontOf(cleanups: Cleanups, upstream: CacheUpstream, model: string): Promise<TestRouter> {
@@ -117,6 +117,7 @@ export async function routerInFrontOf(cleanups: Cleanups, upstream: CacheUpstrea
     settings.backends.up = { type: upstream.route, baseUrl: upstream.url, apiKey: 'sk-cache-session-upstream' };
     settings.routes[model] = [`up:${main}`];
     settings.routes['claude-*'] = [`up:${side}`];
+    settings.routes['gemini-*'] = [`up:${side}`];
   });
   return router;
 }

@@ -12,9 +12,10 @@ const run = promisify(execFile);
  * is the newest Claude Code; `claude-previous` keeps the version before it covered.
  */
 export const AGENT_PACKAGES = {
-  claude: { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
-  'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  claude: { name: '@anthropic-ai/claude-code', version: '2.1.337', bin: 'claude' },
+  'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
   codex: { name: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  gemini: { name: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 } as const;
 
 export type AgentName = keyof typeof AGENT_PACKAGES;
@@ -29,7 +30,7 @@ const INSTALL_TIMEOUT_MS = 8 * 60_000;
 const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 60_000;
 
 const specOf = (agent: AgentName): string => `${AGENT_PACKAGES[agent].name}@${AGENT_PACKAGES[agent].version}`;
-/** `.cache/agent-installs/claude-code@2.1.330` */
+/** `.cache/agent-installs/claude-code@2.1.337` */
 const prefixOf = (agent: AgentName): string => path.join(AGENTS_DIR, specOf(agent).replace(/^@[^/]+\//, ''));
 
 export function agentBinary(agent: AgentName): string {
@@ -63,7 +64,7 @@ const pending = new Map<AgentName, Promise<string>>();
 /**
  * Installs the pinned agent CLIs into .cache/agent-installs on first use and returns their
  * binaries. The first install downloads about 1 GB (each Claude Code is a ~380 MB native binary,
- * Codex ~250 MB); it says so on stderr. Safe to call from several test files at once: one process
+ * Codex ~250 MB, Gemini CLI ~100 MB); it says so on stderr. Safe to call from several test files at once: one process
  * installs each package under a lock file while the others wait. A no-op when the pins are there.
  */
 export async function installAgents(): Promise<Record<AgentName, string>> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendOnlyRecords, type CacheProvider } from '../fakes/append-only-share.js';
 import { cachedShare, firstChangedPart, prefixChange, type PromptRecord } from '../fakes/prompt-cache.js';
-import { claudeScript, codexScript, FINAL, HOOK_CONTEXT, runClaudeSession, runCodexSession, workspace, type ClaudeExtras, type SessionRun, type Workspace } from './cache-agents.js';
+import { claudeScript, codexScript, FINAL, geminiScript, HOOK_CONTEXT, runClaudeSession, runCodexSession, runGeminiSession, workspace, type ClaudeExtras, type SessionRun, type Workspace } from './cache-agents.js';
 import { CACHE_RESULTS_FILE, renderCacheTables, TOLERANCE, type CacheCell, type CacheResults, type DirectSession, type Measured } from './cache-results.js';
 import { CACHE_ROUTES, routerInFrontOf, startCacheSessionUpstream, UPSTREAM_MODELS, type CacheRoute, type CacheUpstream } from './cache-session.js';
 import { AGENT_PACKAGES, agentsUnavailable, installAgents, type AgentName } from './install-agents.js';
@@ -12,15 +12,16 @@ import { describeRequests } from './shell-tool-script.js';
 
 /**
  * The same bill as going direct, with the real agents: Claude Code (plain, with a PostToolUse
- * hook, with an image read) and Codex each run a session of four tool turns and a final answer
+ * hook, with an image read), Codex and Gemini CLI each run a session of four tool turns and a final answer
  * through the router to each upstream kind, against fakes that cache prompts as the provider does
  * (test/fakes/*-prompt-cache.ts). The cached share of the session's prompt tokens (cached / all,
  * over its main requests) must be at least the baseline's, within one percentage point:
  *
  * - `direct`: the same client talking to the same fake itself, where it can: Claude Code to the
- *   Anthropic fake, Codex to the OpenAI Responses fake (same model name, same catalog).
+ *   Anthropic fake, Codex to the OpenAI Responses fake (same model name, same catalog), Gemini CLI
+ *   to the Gemini fake.
  * - `append-only`, where no such client can go direct (Claude Code to OpenAI or Gemini, Codex to
- *   Anthropic, Chat or Gemini): the best a client can get from that provider, which is the share
+ *   Anthropic, Chat or Gemini, Gemini CLI to Anthropic or OpenAI): the best a client can get from that provider, which is the share
  *   the fake reports for the same prompt sizes when each request's prompt extends the one before
  *   it by appending only (test/fakes/append-only-share.ts; on Anthropic with a breakpoint on the
  *   last block).
@@ -50,10 +51,12 @@ const CASES: ClientCase[] = [
   { agent: 'claude', client: claude, session: 'Bash + PostToolUse hook', directRoute: 'anthropic', extras: { hook: true } },
   { agent: 'claude', client: claude, session: 'Bash + image Read', directRoute: 'anthropic', extras: { image: true } },
   { agent: 'codex', client: `Codex ${AGENT_PACKAGES.codex.version}`, session: 'exec_command', directRoute: 'openai-responses', extras: {} },
+  { agent: 'gemini', client: `Gemini CLI ${AGENT_PACKAGES.gemini.version}`, session: 'run_shell_command', directRoute: 'gemini', extras: {} },
 ];
 
-/** The model name the client asks for: Claude Code's own on Anthropic, the SKU elsewhere (and always for Codex). */
-const clientModel = (agent: AgentName, route: CacheRoute) => (agent === 'claude' && route === 'anthropic' ? UPSTREAM_MODELS.anthropic.main : 'svc.intelligent-pro');
+/** The model name the client asks for: Claude Code's and Gemini CLI's own on their provider's route, the SKU elsewhere (and always for Codex). */
+const clientModel = (agent: AgentName, route: CacheRoute) =>
+  (agent === 'claude' && route === 'anthropic') || (agent === 'gemini' && route === 'gemini') ? UPSTREAM_MODELS[route].main : 'svc.intelligent-pro';
 
 const PROVIDER: Record<CacheRoute, CacheProvider> = { anthropic: 'anthropic', 'openai-chat': 'openai', 'openai-responses': 'openai', gemini: 'gemini' };
 
@@ -63,7 +66,12 @@ const IMAGE_MARK: Record<CacheRoute, string> = { anthropic: '"type":"image"', 'o
 const unavailable = await agentsUnavailable();
 let binaries: Record<AgentName, string>;
 const started = performance.now();
-const results: CacheResults = { agents: { claude: AGENT_PACKAGES.claude.version, codex: AGENT_PACKAGES.codex.version }, direct: [], cells: [], runMs: 0 };
+const results: CacheResults = {
+  agents: { claude: AGENT_PACKAGES.claude.version, codex: AGENT_PACKAGES.codex.version, gemini: AGENT_PACKAGES.gemini.version },
+  direct: [],
+  cells: [],
+  runMs: 0,
+};
 
 beforeAll(async () => {
   if (unavailable) return;
@@ -90,24 +98,17 @@ interface Session {
 /** Runs the case's session against `route`'s fake, straight or through a router, and checks that it really happened. */
 async function session(one: ClientCase, route: CacheRoute, via: 'direct' | 'router'): Promise<Session> {
   const dirs: Workspace = workspace(cleanups, `svc-cache-${one.agent}-`);
-  const script = one.agent === 'claude' ? claudeScript(dirs.cwd, one.extras) : codexScript();
+  const script = one.agent === 'claude' ? claudeScript(dirs.cwd, one.extras) : one.agent === 'gemini' ? geminiScript() : codexScript();
   const asked = clientModel(one.agent, route);
   // Straight to the fake, it sees the model the client asks for; through the router, the route's.
   const upstreamModel = via === 'direct' ? asked : UPSTREAM_MODELS[route].main;
   const upstream = await startCacheSessionUpstream(cleanups, route, script, [upstreamModel]);
   let run: SessionRun;
-  if (via === 'direct') {
-    run =
-      one.agent === 'claude'
-        ? await runClaudeSession(binaries.claude, dirs, upstream.url, 'sk-cache-direct', asked, one.extras)
-        : await runCodexSession(binaries.codex, dirs, upstream.url, 'sk-cache-direct', asked);
-  } else {
-    const router = await routerInFrontOf(cleanups, upstream, asked);
-    run =
-      one.agent === 'claude'
-        ? await runClaudeSession(binaries.claude, dirs, router.origin, router.key, asked, one.extras)
-        : await runCodexSession(binaries.codex, dirs, router.baseURL, router.key, asked);
-  }
+  // Claude Code and Gemini CLI take an origin (they add the version path), Codex a base URL.
+  const target = via === 'direct' ? { origin: new URL(upstream.url).origin, baseURL: upstream.url, key: 'sk-cache-direct' } : await routerInFrontOf(cleanups, upstream, asked);
+  if (one.agent === 'claude') run = await runClaudeSession(binaries.claude, dirs, target.origin, target.key, asked, one.extras);
+  else if (one.agent === 'gemini') run = await runGeminiSession(binaries.gemini, dirs, target.origin, target.key, asked);
+  else run = await runCodexSession(binaries.codex, dirs, target.baseURL, target.key, asked);
   const why = [...describeRun(run), `--- last message ---\n${run.lastMessage ?? '(none)'}`, describeRequests(upstream.fake)].join('\n');
   const records = upstream.mainPrompts(upstreamModel);
 

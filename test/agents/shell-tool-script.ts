@@ -1,5 +1,6 @@
 import { startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
+import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startOpenAIResponsesUpstream } from '../fakes/openai-responses-upstream.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
@@ -24,7 +25,7 @@ export interface ShellToolScript {
   reasoning?: { call: ScriptedTurn['reasoning']; answer: ScriptedTurn['reasoning'] };
 }
 
-export type UpstreamKind = 'anthropic' | 'openai-chat' | 'openai-responses';
+export type UpstreamKind = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
 const sideAnswer: ScriptedTurn = { text: 'ok' };
 
@@ -44,6 +45,14 @@ export async function startShellToolUpstream(cleanups: Cleanups, kind: UpstreamK
           }
           return { reasoning: script.reasoning?.answer, text: script.final };
         })
+      : kind === 'gemini'
+        ? await startGeminiUpstream((body) => {
+            if (!hasTool(body.tools, script.tool)) return sideAnswer;
+            const contents: any[] = Array.isArray(body.contents) ? body.contents : [];
+            const answered = contents.some((content) => content?.parts?.some((part: any) => part?.functionResponse?.name === script.tool));
+            if (!answered) return { toolCalls: [call] };
+            return { text: script.final };
+          })
       : kind === 'openai-responses'
         ? await startOpenAIResponsesUpstream((body) => {
             if (!isMainRequest(script, body as { tools?: unknown; model: string })) return sideAnswer;
@@ -63,8 +72,8 @@ export async function startShellToolUpstream(cleanups: Cleanups, kind: UpstreamK
 }
 
 /**
- * A router with the upstream as its one backend, named `anth` (Anthropic), `oa` (OpenAI Chat) or `oar` (OpenAI Responses),
- * and the given routes; it is closed after the test.
+ * A router with the upstream as its one backend, named `anth` (Anthropic), `oa` (OpenAI Chat), `oar` (OpenAI Responses)
+ * or `gem` (Gemini), and the given routes; it is closed after the test.
  */
 export async function routerFor(cleanups: Cleanups, upstream: FakeUpstream, kind: UpstreamKind, routes: Record<string, string[]>): Promise<TestRouter> {
   const router = await startRouter();
@@ -72,6 +81,7 @@ export async function routerFor(cleanups: Cleanups, upstream: FakeUpstream, kind
   router.config.update((settings) => {
     if (kind === 'anthropic') settings.backends.anth = { type: 'anthropic', baseUrl: upstream.url, apiKey: 'k' };
     else if (kind === 'openai-responses') settings.backends.oar = { type: 'openai-responses', baseUrl: upstream.url, apiKey: 'k' };
+    else if (kind === 'gemini') settings.backends.gem = { type: 'gemini', baseUrl: upstream.url, apiKey: 'k' };
     else settings.backends.oa = { type: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' };
     Object.assign(settings.routes, routes);
   });
@@ -79,7 +89,10 @@ export async function routerFor(cleanups: Cleanups, upstream: FakeUpstream, kind
 }
 
 export function hasTool(tools: unknown, name: string): boolean {
-  return Array.isArray(tools) && tools.some((tool: any) => tool?.name === name || tool?.function?.name === name);
+  return (
+    Array.isArray(tools) &&
+    tools.some((tool: any) => tool?.name === name || tool?.function?.name === name || tool?.functionDeclarations?.some((declaration: any) => declaration?.name === name))
+  );
 }
 
 export function lastUserMessage(messages: any[]): any {

@@ -336,13 +336,17 @@ describe('routes', () => {
     expect(rows).toEqual(
       expect.arrayContaining([
         // gpt-4o-mini's window from the model catalog; claude-* passes Claude models of different windows through, so none is claimed.
-        { model: 'svc.intelligent-pro', targets: ['oa:gpt-4o-mini', 'offline'], source: 'config', contextWindow: 128_000 },
-        { model: 'claude-*', targets: ['oa'], source: 'config', contextWindow: null },
-        { model: 'svc.intelligent-basic', targets: ['offline'], source: 'default', contextWindow: null },
-        { model: 'svc.intelligent-lite', targets: ['offline'], source: 'default', contextWindow: null },
+        { model: 'svc.intelligent-pro', targets: ['oa:gpt-4o-mini', 'offline'], source: 'config', from: 'config.json', contextWindow: 128_000 },
+        { model: 'claude-*', targets: ['oa'], source: 'config', from: 'config.json', contextWindow: null },
+        { model: 'svc.intelligent-basic', targets: ['offline'], source: 'default', from: 'built-in', contextWindow: null },
+        { model: 'svc.intelligent-lite', targets: ['offline'], source: 'default', from: 'built-in', contextWindow: null },
       ]),
     );
     expect(rows).toHaveLength(4);
+    // The table's SOURCE column says where each comes from.
+    const table = (await runCli(['routes', 'list'], { home })).stdout.split('\n');
+    expect(table.find((line) => line.startsWith('svc.intelligent-pro '))).toMatch(/ config\.json$/);
+    expect(table.find((line) => line.startsWith('svc.intelligent-lite '))).toMatch(/ built-in$/);
   });
 
   it('routes window sets a route\'s or a target\'s context window, which list, connect and doctor then use', async () => {

@@ -62,6 +62,24 @@ describe('whoami in-process, with the stored key', () => {
   });
 });
 
+describe('a key the router does not know, in-process', () => {
+  const unknownKey = 'svc_alice_notTheRightKeyAtAllNotTheRightKeyAtAll';
+  it.each([
+    [['whoami'], 'whoami'],
+    [['models'], 'models'],
+    [['usage'], 'usage'],
+    [['chat', 'hi'], 'chat'],
+  ])('%j names the key sent and a way out other than itself', async (args, command) => {
+    const fromEnv = await runCli(args, { home, env: { SVC_ROUTER_KEY: unknownKey } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(1);
+    expect(fromEnv.stderr).toContain('401: Invalid API key: this router does not know the key in SVC_ROUTER_KEY (svc_alice_notT…)');
+    expect(fromEnv.stderr).toContain('svc-router keys issue --developer SLUG');
+    expect(fromEnv.stderr).not.toContain(`svc-router ${command} `);
+    expect(fromEnv.stderr).not.toMatch(new RegExp(`svc-router ${command}\\b`));
+    expect(fromEnv.stderr).not.toContain(unknownKey);
+  });
+});
+
 describe('whoami over HTTP against an in-test router', () => {
   let router: TestRouter;
   let empty: string;
@@ -87,12 +105,15 @@ describe('whoami over HTTP against an in-test router', () => {
     expect(JSON.parse(fromEnv.stdout).developer).toBe('alice');
   });
 
-  it('a wrong key exits 1 with the server message on stderr', async () => {
+  it('a wrong key exits 1, naming the router and the key sent, and what to use instead', async () => {
     const wrong = `${router.key.slice(0, -4)}${router.key.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
     const result = await runCli(['whoami', '--base-url', router.origin, '--key', wrong], { home: empty });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/401: Invalid API key\. Check the key you were issued/);
+    expect(result.stderr).toContain(`401: Invalid API key: the router at ${router.origin} does not know the key given with --key (svc_alice_`);
+    expect(result.stderr).toContain('that router did not issue it');
+    // Never the command being run as the way out.
+    expect(result.stderr).not.toContain('svc-router whoami');
   });
 
   it('a key with trailing whitespace: a warning, then exit 1 (401)', async () => {

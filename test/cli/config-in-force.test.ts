@@ -42,7 +42,11 @@ describe('commands read the config in force on the running serve', () => {
   it('routes list, backends list and config export show the running serve\'s routes and backends, and say which config', async () => {
     const routes = await runCli(['routes', 'list', '--json'], { home });
     expect(routes.code, routes.stderr).toBe(0);
-    expect((JSON.parse(routes.stdout) as Array<{ model: string; targets: string[] }>).find((route) => route.model === 'svc.intelligent-lite')?.targets).toEqual(['team:gpt-4o-mini']);
+    expect((JSON.parse(routes.stdout) as Array<{ model: string; targets: string[] }>).find((route) => route.model === 'svc.intelligent-lite')).toMatchObject({ targets: ['team:gpt-4o-mini'], from: file });
+    // The SOURCE column names the file each route comes from: the declarative one, or built in.
+    const table = (await runCli(['routes', 'list'], { home })).stdout.split('\n');
+    expect(table.find((line) => line.startsWith('svc.intelligent-lite '))?.endsWith(` ${file}`)).toBe(true);
+    expect(table.find((line) => line.startsWith('svc.intelligent-pro '))).toMatch(/ built-in$/);
     saysWhich(routes.stderr);
 
     const backends = await runCliJson<Array<{ name: string; api_key: string }>>(['backends', 'list', '--json'], { home });
@@ -108,6 +112,16 @@ describe('commands read the config in force on the running serve', () => {
     expect(routes.code, routes.stderr).toBe(0);
     expect((JSON.parse(routes.stdout) as Array<{ model: string; targets: string[] }>).find((route) => route.model === 'svc.intelligent-lite')?.targets).toEqual(['offline']);
     expect(routes.stderr).toContain(`note: config: ${other} over ${path.join(home, 'config.json')} (SVC_ROUTER_CONFIG); the running serve (pid ${pid}) reads ${file} over config.json`);
+  });
+
+  it('a declarative file that sets no routes leaves config.json\'s in force, and routes list says so', async () => {
+    const serverOnly = path.join(home, 'server-only.json');
+    fs.writeFileSync(serverOnly, JSON.stringify({ server: { bodyLimitBytes: 1048576 } }));
+    const set = await runCli(['routes', 'set', 'claude-*', 'offline'], { home, env: { SVC_ROUTER_CONFIG: serverOnly } });
+    expect(set.code, set.stderr).toBe(0);
+    const routes = await runCliJson<Array<{ model: string; from: string }>>(['routes', 'list', '--json'], { home, env: { SVC_ROUTER_CONFIG: serverOnly } });
+    expect(routes.find((route) => route.model === 'claude-*')).toMatchObject({ from: 'config.json' });
+    expect(routes.find((route) => route.model === 'svc.intelligent-pro')).toMatchObject({ from: 'built-in' });
   });
 });
 

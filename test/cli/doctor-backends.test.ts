@@ -221,6 +221,23 @@ describe('doctor proves each backend with an authenticated call the provider ans
     expect(code).toBe(2);
   });
 
+  it('a variable the state file of an older serve does not mention may be missing there: a failure, whatever this shell has', async () => {
+    const live = await router();
+    const upstream = await startOpenAIChatUpstream([{ text: 'OK' }], { apiKey: 'sk-later-0123456789abcd' });
+    cleanups.push(() => upstream.close());
+    live.config.update((settings) => {
+      settings.backends.later = { type: 'openai-chat', baseUrl: upstream.url, apiKeyEnv: 'ADDED_LATER' };
+      settings.routes['svc.intelligent-pro'] = ['later:gpt-4o'];
+    });
+    const port = Number(new URL(live.origin).port);
+    // No `all`: the serve named only the variables of its settings at start, and ADDED_LATER is not among them.
+    writeServerState({ pid: process.pid, host: '127.0.0.1', port, url: live.origin, usageStore: 'file', startedAt: new Date().toISOString(), environment: { set: [], unset: [] } }, live.home);
+    const { report } = await doctor(live, { ADDED_LATER: 'sk-later-0123456789abcd' });
+    const later = check(report, 'backend:later');
+    expect(later).toMatchObject({ status: 'fail', message: expect.stringContaining(`$ADDED_LATER, which the running serve (pid ${process.pid}) may not have`) });
+    expect(later.remedy).toContain('svc-router restart');
+  });
+
   it('an upstream without a model list is reachable but not proven (a warning); one that is down fails', async () => {
     const live = await router();
     const bare = await startFakeServer(async (_request, res) => sendJson(res, 404, { error: { message: 'no such path' } }));

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAIChatUpstream } from '../fakes/openai-chat-upstream.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { unusedPort } from '../helpers/unused-port.js';
-import { configFile, makeHome, removeHome, runCli } from './run-cli.js';
+import { callRouter, configFile, initHome, makeHome, removeHome, runCli, startServe } from './run-cli.js';
 
 /**
  * `svc-router doctor` as a user runs it (the built binary), against a real router on a real
@@ -394,6 +394,37 @@ describe('svc-router doctor: the config file and the serve port', () => {
     const { report } = await doctor(['--base-url', live.baseURL, '--key', live.key], live.home);
     expect(check(report, 'config-file')).toMatchObject({ status: 'fail', message: expect.stringContaining('cannot be read') });
     expect(check(report, 'reachable').status).toBe('pass');
+  });
+
+  it('leads with a config.json that cannot be read, and judges nothing it holds on the defaults, while the serve routes on', async () => {
+    const dir = home();
+    const key = await initHome(dir);
+    expect((await runCli(['routes', 'set', 'svc.intelligent-pro', 'offline'], { home: dir })).code).toBe(0);
+    const serve = await startServe(dir, ['--port', '0', '--quiet']);
+    cleanups.push(() => serve.kill());
+    fs.writeFileSync(configFile(dir), '{ "localKey": ', { mode: 0o600 });
+
+    const { code, report } = await doctor([], dir);
+    expect(report.checks[0]).toMatchObject({ id: 'config-file', status: 'fail' });
+    expect(report.checks[0]!.message).toContain('cannot be read');
+    expect(report.checks[0]!.message).toContain(`the running serve (pid ${serve.child.pid}) routes with the last version it read`);
+    // No line claims what the unreadable file would say: no key, no backends, no routes, a port to take.
+    for (const entry of report.checks.slice(1)) {
+      expect(`${entry.message} ${entry.remedy ?? ''}`, entry.id).not.toMatch(/svc-router init|none configured|no key|is free for/);
+    }
+    expect(check(report, 'key').status).toBe('skip');
+    expect(check(report, 'backends').status).toBe('skip');
+    expect(check(report, 'routes').status).toBe('skip');
+    expect(check(report, 'reachable').status).toBe('pass');
+    expect(failed(report)).toEqual(['config-file']);
+    expect(code).toBe(1);
+    // What it says is so: the serve still answers with the last good file.
+    expect((await callRouter(serve.origin, key, 'POST', '/v1/chat/completions', { model: 'svc.intelligent-pro', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+
+    // A key given is still checked against the serve.
+    const withKey = await doctor(['--key', key], dir);
+    expect(check(withKey.report, 'whoami').status).toBe('pass');
+    expect(failed(withKey.report)).toEqual(['config-file']);
   });
 
   it('fails the serve port when another program holds it', async () => {

@@ -54,6 +54,23 @@ describe('svc-router models info', () => {
     expect(text.stdout).toContain('prices: unknown');
   });
 
+  it('names the near miss of a name nothing lists: a model, a SKU, a backend', async () => {
+    for (const [given, meant] of [
+      ['claude-opuss-4-7', "did you mean 'claude-opus-4-7'?"],
+      ['svc.intelligent-por', "did you mean 'svc.intelligent-pro'?"],
+      ['anht:claude-opus-4-7', "no backend 'anht' (did you mean 'anth'?)"],
+    ]) {
+      const result = await runCli(['models', 'info', given!, '--json'], { home });
+      expect(result.code, given).toBe(0);
+      expect(result.stderr, given).toContain(`no source lists '${given}'`);
+      expect(result.stderr, given).toContain(meant);
+      // stdout stays the answer alone.
+      expect(JSON.parse(result.stdout).model).toBe(given);
+    }
+    // A name far from every known one gets no guess.
+    expect((await runCli(['models', 'info', 'my-local-llama'], { home })).stderr).toBe('');
+  });
+
   it('prints the sources in text too, and never a key', async () => {
     const text = await runCli(['models', 'info', 'svc.intelligent-pro'], { home });
     expect(text.code).toBe(0);

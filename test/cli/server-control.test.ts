@@ -104,6 +104,10 @@ describe('status and stop against a background serve', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`svc-router is running at ${listening}`);
     expect(human.stdout).toContain(`pid ${pid}`);
+    // Its output goes to the file the shell opened, not to a terminal.
+    expect(human.stdout).toContain(`output to ${log}`);
+    expect(human.stdout).not.toContain('in a terminal');
+    expect(reported.output).toEqual({ to: 'file', path: log });
 
     const stopped = await runCli(['stop'], { home });
     expect(stopped.code, stopped.stderr).toBe(0);

@@ -28,6 +28,7 @@ beforeAll(async () => {
   new ConfigStore(home).update((settings) => {
     settings.backends.anthropic = { type: 'anthropic', baseUrl: upstream.url, apiKey: UPSTREAM_KEY };
     settings.routes['svc.intelligent-pro'] = ['anthropic:claude-sonnet-4-5'];
+    settings.routes['svc.intelligent-lite'] = ['anthropic:claude-haiku-4-5'];
   });
   serve = await startServe(home);
 });
@@ -37,10 +38,23 @@ afterAll(async () => {
   if (home) removeHome(home);
 });
 
-/** Claude Code's turns: the history grows, the last block is the cache breakpoint; `breakAt` changes the system prompt from that turn on. */
-async function converse(session: string, turns: number, breakAt?: number): Promise<void> {
+/**
+ * Claude Code's turns: the history grows, the last block is the cache breakpoint; `breakAt` changes
+ * the system prompt from that turn on; `sideEvery` sends every that-many-th turn to the small
+ * route instead, as Claude Code sends its side requests (titles, summaries) to a small model.
+ */
+async function converse(session: string, turns: number, breakAt?: number, sideEvery?: number): Promise<void> {
   const messages: Array<{ role: string; content: string }> = [];
   for (let turn = 1; turn <= turns; turn++) {
+    if (sideEvery !== undefined && turn % sideEvery === 0) {
+      const side = await fetch(`${serve.origin}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-claude-code-session-id': session, 'user-agent': 'claude-cli/2.1.3 (external, cli)' },
+        body: JSON.stringify({ model: 'svc.intelligent-lite', max_tokens: 16, system: 'Write a five-word title.', messages: [{ role: 'user', content: `Title for step ${turn}` }] }),
+      });
+      expect(side.status, await side.text()).toBe(200);
+      continue;
+    }
     messages.push({ role: 'user', content: `Step ${turn}: ${'look at the next file and report what it does. '.repeat(12)}` });
     const system = breakAt !== undefined && turn >= breakAt ? `${SYSTEM} It is ${turn} o'clock.` : SYSTEM;
     const response = await fetch(`${serve.origin}/v1/messages`, {
@@ -93,25 +107,46 @@ describe('svc-router sessions', () => {
         'cached_tokens',
         'caller',
         'cost_usd',
-        'drops',
         'dropped_turns',
         'duration_ms',
         'format',
         'id',
         'input_tokens',
         'last_at',
-        'model',
+        'models',
         'output_tokens',
-        'route',
         'started_at',
-        'target',
         'turns',
         'unpriced_turns',
       ].sort(),
     );
-    const [drop] = session!.drops;
+    const [model] = session!.models;
+    expect(Object.keys(model!).sort()).toEqual(
+      ['cache_write_tokens', 'cached_share', 'cached_tokens', 'cost_usd', 'drops', 'dropped_turns', 'input_tokens', 'last_at', 'model', 'output_tokens', 'route', 'started_at', 'target', 'turns', 'unpriced_turns'].sort(),
+    );
+    const [drop] = model!.drops;
     expect(Object.keys(drop!).sort()).toEqual(['cacheable_tokens', 'cached_share', 'cached_tokens', 'input_tokens', 'previous_cached_share', 'reasons', 'target', 'time', 'turn']);
     expect(drop!.reasons).toEqual([{ kind: 'prefix', part: 'system', text: 'the prefix changed at system' }]);
+  });
+
+  it('shows a session that asked two routes once, both routes under it', async () => {
+    const id = randomUUID();
+    await converse(id, 3, undefined, 2);
+    const { sessions } = await runCliJson<SessionsReport>(['sessions', '--json'], { home });
+    expect(sessions).toHaveLength(2);
+    const [latest] = sessions;
+    expect(latest!.turns).toBe(3);
+    expect(latest!.models.map((model) => [model.model, model.turns])).toEqual([
+      ['svc.intelligent-pro', 2],
+      ['svc.intelligent-lite', 1],
+    ]);
+    const result = await runCli(['sessions'], { home });
+    expect(result.stdout).toContain('2 session(s) this router served');
+    expect(result.stdout.split(latest!.id)).toHaveLength(2);
+    const block = result.stdout.slice(result.stdout.indexOf(latest!.id)).split('\n\n')[0]!;
+    expect(block).toMatch(/3 turn\(s\) over /);
+    expect(block).toContain('svc.intelligent-pro → anthropic:claude-sonnet-4-5 · 2 turn(s)');
+    expect(block).toContain('svc.intelligent-lite → anthropic:claude-haiku-4-5 · 1 turn(s)');
   });
 
   it('asks the router it is given, and says so when none answers', async () => {
@@ -138,8 +173,8 @@ describe('svc-router logs --session', () => {
   it("shows one session's requests, by its id or the id's first characters", async () => {
     await converse(randomUUID(), 2);
     const { sessions } = await runCliJson<SessionsReport>(['sessions', '--json'], { home });
-    expect(sessions).toHaveLength(2);
-    await expect.poll(storedCompletions, { timeout: 10_000 }).toBe(6);
+    expect(sessions).toHaveLength(3);
+    await expect.poll(storedCompletions, { timeout: 10_000 }).toBe(9);
     for (const session of sessions) {
       for (const id of [session.id, session.id.slice(0, 6)]) {
         const result = await runCli(['logs', '--session', id, '--json'], { home });

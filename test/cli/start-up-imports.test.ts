@@ -60,6 +60,21 @@ describe('start-up', () => {
     expect(modules.filter((module) => module.includes('/dist/') || module.includes('/node_modules/'))).toEqual([]);
   });
 
+  it('--help loads the command definitions but no command\'s own module; a command loads its own alone', async () => {
+    await initHome(home);
+    const helpTrace = path.join(home, 'help-trace.txt');
+    const help = await runCli(['--help'], { home, env: traceEnv(helpTrace) });
+    expect(help.code, help.stderr).toBe(0);
+    const helpModules = loaded(helpTrace);
+    expect(helpModules.some((module) => module.includes('/dist/cli/definitions/'))).toBe(true);
+    expect(helpModules.filter((module) => module.includes('/dist/cli/commands/'))).toEqual([]);
+    const whoamiTrace = path.join(home, 'whoami-trace.txt');
+    const whoami = await runCli(['whoami', '--json'], { home, env: traceEnv(whoamiTrace) });
+    expect(whoami.code, whoami.stderr).toBe(0);
+    const commandModules = [...new Set(loaded(whoamiTrace).filter((module) => module.includes('/dist/cli/commands/')))];
+    expect(commandModules.map((module) => module.replace(/^.*\/dist\/cli\/commands\//, ''))).toEqual(['quick-checks.js']);
+  });
+
   it('serve has loaded the completion path and the price table before it says it listens', async () => {
     await initHome(home);
     const trace = path.join(home, 'trace.txt');

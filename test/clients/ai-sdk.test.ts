@@ -1,6 +1,7 @@
 // The Vercel AI SDK against the router: @ai-sdk/openai (chat and responses models),
-// @ai-sdk/anthropic and @ai-sdk/open-responses, each over every route kind.
+// @ai-sdk/anthropic, @ai-sdk/open-responses and @ai-sdk/google, each over every route kind.
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenResponses } from '@ai-sdk/open-responses';
 import { APICallError, generateObject, generateText, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage } from 'ai';
@@ -17,9 +18,11 @@ import {
   PAST_STOP,
   PDF_BASE64,
   PNG_BASE64,
-  ROUTES,
+  ALL_ROUTES,
   SKU,
   stopOf,
+  streamedUpstream,
+  upstreamModelOf,
   STOPPED,
   STREAMED_TEXT,
   TOOL_LOOP,
@@ -50,6 +53,8 @@ const CLIENTS: AiSdkClient[] = [
     model: (s) => createOpenResponses({ url: `${s.baseURL}/responses`, name: 'svc', apiKey: s.key })(SKU),
     responses: true,
   },
+  // Gemini's API: the provider's base URL names the API version, as Google's does.
+  { name: '@ai-sdk/google', model: (s) => createGoogleGenerativeAI({ baseURL: `${s.origin}/v1beta`, apiKey: s.key })(SKU) },
 ];
 
 const weatherTool = tool({
@@ -95,7 +100,7 @@ async function secondTurn(client: AiSdkClient, served: Served, providerOptions?:
 
 for (const client of CLIENTS) {
   describe(client.name, () => {
-    for (const route of ROUTES) {
+    for (const route of ALL_ROUTES) {
       cell(client.name, 'text', route, async () => {
         const served = await serve(route, [{ text: 'Hello from the model.' }]);
         const result = await generateText({ model: client.model(served), system: 'Be brief.', prompt: 'Say hello', maxRetries: 0 });
@@ -103,7 +108,7 @@ for (const client of CLIENTS) {
         expect(result.finishReason).toBe('stop');
         if (route !== 'offline') {
           expect(served.requests).toHaveLength(1);
-          expect(served.requests[0]!.body.model).toBe(`model-for-${route}`);
+          expect(upstreamModelOf(served.requests[0]!)).toBe(`model-for-${route}`);
         }
       });
 
@@ -115,7 +120,7 @@ for (const client of CLIENTS) {
         expect(pieces.join('')).toBe(STREAMED_TEXT);
         expect(pieces.length).toBeGreaterThan(1);
         expect(await result.finishReason).toBe('stop');
-        if (route !== 'offline') expect(served.requests[0]!.body.stream).toBe(true);
+        if (route !== 'offline') expect(streamedUpstream(served.requests[0]!)).toBe(true);
       });
 
       cell(client.name, 'usage', route, async () => {

@@ -5,19 +5,23 @@ import type { ScriptedTurn as OfflineTurn } from '../../src/backends/offline/scr
 import type { FakeUpstream, RecordedRequest } from '../fakes/fake-server.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
-import { addBackend, FORWARDING_KINDS, setRoute, SKU, startUpstream } from '../integration/support.js';
+import { addBackend, FORWARDING_KINDS, setRoute, SKU, startUpstream, streamedUpstream, upstreamModelOf, UPSTREAM_KINDS } from '../integration/support.js';
+
+export { streamedUpstream, upstreamModelOf };
 import { RESULTS_DIR, type Cell, type Outcome, type RouteKind, type ResultsFile } from './results.js';
 
 export { SKU };
 /**
- * The routes of the compatibility matrix (docs/compatibility.md): the three upstreams a client
- * library's own format may be forwarded to, then the built-in offline backend. Gemini has no column
- * there yet; adding one is adding it here and to RouteKind, then `npm run docs:compat`.
+ * The routes of the compatibility matrix (docs/compatibility.md): the upstreams a client library's
+ * own format may be forwarded to, then the built-in offline backend. `ROUTES` are the OpenAI and
+ * Anthropic libraries' (the three upstreams of their formats); `ALL_ROUTES` add a Gemini upstream,
+ * for the libraries that speak Gemini's API (and the AI SDK, whose providers all run over it).
  */
-const MATRIX_KINDS = FORWARDING_KINDS;
+const MATRIX_KINDS = UPSTREAM_KINDS;
 export type UpstreamKind = (typeof MATRIX_KINDS)[number];
 export type { RouteKind };
-export const ROUTES: readonly RouteKind[] = [...MATRIX_KINDS, 'offline'];
+export const ROUTES: readonly RouteKind[] = [...FORWARDING_KINDS, 'offline'];
+export const ALL_ROUTES: readonly RouteKind[] = [...MATRIX_KINDS, 'offline'];
 
 /** One route made ready for one test: where the client points and what the upstream received. */
 export interface Served {
@@ -147,12 +151,13 @@ function fromDataUrl(url: string): { mediaType?: string; data?: string; url?: st
 
 /** The parts of the last user message an upstream received, in a common shape. */
 export function lastUserParts(kind: UpstreamKind, body: any): WirePart[] {
+  if (kind === 'gemini') return geminiUserParts(body);
   const list: any[] = kind === 'openai-responses' ? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input) : body.messages;
   const user = [...list].reverse().find((m) => m.role === 'user');
   if (!user) return [];
   if (typeof user.content === 'string') return [{ type: 'text', text: user.content }];
   // Only each upstream's own part types count: a Chat-style part reaching a Responses upstream is not its wire form.
-  const own: Record<UpstreamKind, string[]> = {
+  const own: Record<Exclude<UpstreamKind, 'gemini'>, string[]> = {
     'openai-chat': ['text', 'image_url', 'file'],
     anthropic: ['text', 'image', 'document'],
     'openai-responses': ['input_text', 'input_image', 'input_file'],
@@ -181,6 +186,17 @@ export function lastUserParts(kind: UpstreamKind, body: any): WirePart[] {
   });
 }
 
+/** The parts of Gemini's last user content: text, inline data (an image, or a file of its type) and file references. */
+function geminiUserParts(body: any): WirePart[] {
+  const user = [...(body.contents as any[])].reverse().find((content) => content.role === 'user');
+  return ((user?.parts ?? []) as any[]).map((part): WirePart => {
+    if (part.text !== undefined) return { type: 'text', text: part.text };
+    if (part.inlineData) return { type: part.inlineData.mimeType.startsWith('image/') ? 'image' : 'file', mediaType: part.inlineData.mimeType, data: part.inlineData.data };
+    if (part.fileData) return { type: part.fileData.mimeType?.startsWith('image/') ? 'image' : 'file', mediaType: part.fileData.mimeType, url: part.fileData.fileUri } as WirePart;
+    return { type: 'text', text: `<${Object.keys(part)[0]}>` };
+  });
+}
+
 /** Asserts the upstream saw the 1×1 PNG, inline, in its own image form. */
 export function expectImageUpstream(served: Served): void {
   if (served.route === 'offline') return;
@@ -197,7 +213,7 @@ export function expectPdfUpstream(served: Served): void {
 
 /** The stop sequences an upstream received, in its own field for them. */
 export function stopOf(kind: UpstreamKind, body: any): string[] | undefined {
-  const raw = kind === 'openai-chat' ? body.stop : kind === 'anthropic' ? body.stop_sequences : body.stop;
+  const raw = kind === 'openai-chat' ? body.stop : kind === 'anthropic' ? body.stop_sequences : kind === 'gemini' ? body.generationConfig?.stopSequences : body.stop;
   return raw === undefined ? undefined : Array.isArray(raw) ? raw : [raw];
 }
 
@@ -231,6 +247,16 @@ export function structuredTargetOf(kind: UpstreamKind, body: any): { via: 'schem
       }
       if (body.tool_choice === 'required' && body.tools?.length === 1) return { via: 'tool', name: body.tools[0].name, schema: body.tools[0].parameters };
       return undefined;
+    case 'gemini': {
+      const config = body.generationConfig ?? {};
+      const schema = config.responseJsonSchema ?? config.responseSchema;
+      if (config.responseMimeType === 'application/json' && schema) return { via: 'schema', schema };
+      const calling = body.toolConfig?.functionCallingConfig;
+      const declarations: any[] = (body.tools ?? []).flatMap((tool: any) => tool.functionDeclarations ?? []);
+      const name = calling?.mode === 'ANY' ? (calling.allowedFunctionNames?.length === 1 ? calling.allowedFunctionNames[0] : declarations.length === 1 ? declarations[0].name : undefined) : undefined;
+      const declared = declarations.find((declaration) => declaration.name === name);
+      return declared ? { via: 'tool', name, schema: declared.parametersJsonSchema ?? declared.parameters } : undefined;
+    }
   }
 }
 

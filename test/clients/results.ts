@@ -1,7 +1,7 @@
 // The shape of the compatibility results the client suites write and scripts/compat-matrix.ts reads.
 import { fileURLToPath } from 'node:url';
 
-export type RouteKind = 'openai-chat' | 'anthropic' | 'openai-responses' | 'offline';
+export type RouteKind = 'openai-chat' | 'anthropic' | 'openai-responses' | 'gemini' | 'offline';
 
 /**
  * pass: the client got the right answer and the upstream the right request; refused: the router
@@ -10,7 +10,7 @@ export type RouteKind = 'openai-chat' | 'anthropic' | 'openai-responses' | 'offl
 export type Outcome = 'pass' | 'refused' | 'limitation' | 'fail';
 
 export interface Cell {
-  /** Library family: 'Vercel AI SDK', 'LangChain', 'OpenAI Agents SDK'. */
+  /** Library family: 'Vercel AI SDK', 'LangChain', 'OpenAI Agents SDK', 'Google GenAI SDK'. */
   family: string;
   /** One way of using it, e.g. '@ai-sdk/openai · openai.chat()'. */
   client: string;

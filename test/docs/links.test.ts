@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
  */
 
 const root = path.resolve(import.meta.dirname, '../..');
+const SCRIPTS = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 const DOCS = ['README.md', 'bench/README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -65,5 +66,10 @@ describe.each(DOCS)('%s', (doc) => {
   it('mentions only .md files that exist', () => {
     const missing = mentionsOf(text).filter((name) => !fs.existsSync(path.resolve(path.dirname(file), name)) && !fs.existsSync(path.join(root, name)));
     expect(missing).toEqual([]);
+  });
+
+  it('shows only npm scripts that package.json has', () => {
+    const named = [...text.matchAll(/\bnpm run ([\w:.-]+)/g)].map((match) => match[1]!);
+    expect(named.filter((name) => !Object.hasOwn(SCRIPTS, name))).toEqual([]);
   });
 });

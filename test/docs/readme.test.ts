@@ -32,6 +32,18 @@ function fencedCommandLines(section: string): string[] {
 }
 
 describe('README', () => {
+  it('Quick start: shows the quick tier and the whole suite, each with its time, after what the whole suite needs', () => {
+    const start = readme.indexOf('## Quick start\n');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const line = (command: string) => section.split('\n').find((text) => text.startsWith(`${command} `)) ?? '';
+    for (const command of ['npm run test:quick', 'npm test']) expect(line(command), command).toMatch(/\d+ minutes?\b/);
+    const suite = section.indexOf('\nnpm test ');
+    for (const needed of ['redis-server', 'chromium', 'cmake']) {
+      expect(section.indexOf(needed), needed).toBeGreaterThan(-1);
+      expect(section.indexOf(needed), needed).toBeLessThan(suite);
+    }
+  });
+
   it('links a CLI reference that matches the commander program exactly', () => {
     expect(readme).toContain('(docs/cli-reference.md)');
     const page = fs.readFileSync(path.join(root, 'docs/cli-reference.md'), 'utf8');

@@ -10,6 +10,8 @@ export interface RecordedRequest<Body = any> {
   /** Node's lower-cased header map. */
   headers: IncomingHttpHeaders;
   body: Body;
+  /** The body's text as it arrived, for tests of what was sent byte for byte. */
+  rawBody?: string;
 }
 
 export interface FakeUpstream<Body = any> {
@@ -39,7 +41,7 @@ export async function startFakeServer(handle: Handler): Promise<{ origin: string
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const raw = Buffer.concat(chunks).toString('utf8');
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: parseBody(raw) };
+      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: parseBody(raw), rawBody: raw };
       requests.push(recorded);
       await handle(recorded, res);
     } catch (error) {

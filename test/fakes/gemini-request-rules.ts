@@ -22,6 +22,7 @@ const GENERATION_CONFIG = new Set([
   'responseMimeType',
   'responseSchema',
   'responseJsonSchema',
+  'responseModalities',
   'thinkingConfig',
   'seed',
   'presencePenalty',

@@ -12,7 +12,7 @@ import { fakeSearch, lastUserText } from './web-search.js';
  * A fake of Google's Gemini API (`generativelanguage.googleapis.com/v1beta`), built from its
  * reference: https://ai.google.dev/api/generate-content. It serves
  * `POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent` (SSE with `alt=sse`,
- * a JSON array without), checks the key in `x-goog-api-key`, and refuses what Gemini refuses
+ * a JSON array without) and `:countTokens`, checks the key in `x-goog-api-key`, and refuses what Gemini refuses
  * (gemini-request-rules.ts), thought signatures it never issued included.
  *
  * Answers follow Gemini 3: thought summaries (when scripted) as `thought: true` parts; the first
@@ -82,11 +82,22 @@ export async function startGeminiUpstream(script: Script, options: GeminiUpstrea
       if (!authorised(request, res, options.apiKey)) return;
       return sendJson(res, 200, modelPage(options.models ?? ['gemini-2.5-flash', 'gemini-2.5-pro'], url.searchParams));
     }
-    const method = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+    const method = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(url.pathname);
     if (request.method !== 'POST' || !method) return sendJson(res, 404, geminiErrorBody(404, `The requested URL ${url.pathname} was not found on this server.`));
     if (!authorised(request, res, options.apiKey)) return;
     const body = request.body;
     if (!isObject(body)) return sendJson(res, 400, geminiErrorBody(400, 'Invalid JSON payload received.'));
+    // https://ai.google.dev/api/tokens#method:-models.counttokens: contents, or a whole generateContentRequest (with its model); about four characters a token here.
+    if (method[2] === 'countTokens') {
+      const whole = body.generateContentRequest;
+      if (whole !== undefined && body.contents !== undefined) return sendJson(res, 400, geminiErrorBody(400, 'contents and generateContentRequest are mutually exclusive.'));
+      if (whole !== undefined && !(isObject(whole) && typeof whole.model === 'string')) return sendJson(res, 400, geminiErrorBody(400, '* CountTokensRequest.generate_content_request.model: model is required'));
+      const counted = whole ?? { contents: body.contents };
+      const { model: _model, ...request } = counted as Record<string, unknown>;
+      const problem = requestProblem(request, signatures);
+      if (problem) return sendJson(res, 400, geminiErrorBody(400, problem));
+      return sendJson(res, 200, { totalTokens: Math.ceil(JSON.stringify(request).length / 4) });
+    }
     const problem = requestProblem(body, signatures);
     if (problem) return sendJson(res, 400, geminiErrorBody(400, problem));
     const turn = (await nextTurn(body)) as GeminiTurn;

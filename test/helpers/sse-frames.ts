@@ -4,13 +4,13 @@ export interface SseFrame {
   data: string;
 }
 
-/** Splits a raw event-stream body into frames (the router and the fakes write `\n` line ends). */
+/** Splits a raw event-stream body into frames, at `\n` line ends or `\r\n` ones (Gemini's, which the router writes for Gemini clients as Google does). */
 export function parseSse(text: string): SseFrame[] {
   return text
-    .split('\n\n')
+    .split(/\r?\n\r?\n/)
     .filter((frame) => frame.trim() !== '')
     .map((frame) => {
-      const lines = frame.split('\n');
+      const lines = frame.split(/\r?\n/);
       const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length);
       const data = lines
         .filter((line) => line.startsWith('data: '))

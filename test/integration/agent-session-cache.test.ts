@@ -107,6 +107,7 @@ describe('a Claude Code session (Messages) with hooks’ system messages, routed
     await play(CLAUDE_CODE_TURNS.length, (next) => session.turn(next));
     expectEachTurnReads(fake.prompts, CLAUDE_CODE_TURNS.length, wholePrompt);
     const system = fake.requests[0]!.body.messages[0];
-    expect(system.content[1]).toEqual({ type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral', ttl: '1h' } });
+    // Claude Code's attribution line is Anthropic's alone (formats/messages/system-attribution.ts): the system prompt comes first.
+    expect(system.content[0]).toEqual({ type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral', ttl: '1h' } });
   });
 });

@@ -15,7 +15,8 @@ export { closedPortUrl } from '../helpers/unused-port.js';
 
 /**
  * Every backend type, each with a fake upstream: the first three are forwarded to a client of their
- * own format and translated for the others, Gemini is always translated.
+ * own format and translated for the others; Gemini is forwarded only to a Gemini client
+ * (test/integration/gemini-door-over-backends.test.ts), which these matrices do not include.
  */
 export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +31,7 @@ const BACKEND = 'gcp';
 let router: TestRouter;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let google: GoogleGenAI;
 // The service account's key pair, made for this run (the it.each table below needs it when collected).
 const keys: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 let dir: string;
@@ -39,6 +41,7 @@ beforeAll(async () => {
   router = await startRouter();
   openai = new OpenAI({ apiKey: router.key, baseURL: router.baseURL, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: router.key, baseURL: router.origin, maxRetries: 0 });
+  google = new GoogleGenAI({ apiKey: router.key, httpOptions: { baseUrl: router.origin } });
   dir = tempHome();
 });
 beforeEach(() => forgetAccessTokens());
@@ -116,6 +119,13 @@ const CLIENTS = {
     const call = message.content.find((block) => block.type === 'tool_use') as { name: string; input: unknown };
     return { name: call.name, args: call.input };
   },
+  gemini: async (stream: boolean) => {
+    const params = { model: SKU, contents: 'Weather in Paris?', config: { tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: WEATHER }] }] } };
+    if (!stream) return (({ name, args }) => ({ name, args }))((await google.models.generateContent(params)).functionCalls![0]!);
+    const calls = [];
+    for await (const chunk of await google.models.generateContentStream(params)) calls.push(...(chunk.functionCalls ?? []));
+    return { name: calls[0]!.name, args: calls[0]!.args };
+  },
 };
 
 const MODELS = [
@@ -124,7 +134,7 @@ const MODELS = [
 ];
 
 describe.each(MODELS)('$model on a vertex backend', ({ model, method, publisher }) => {
-  it.each(['chat', 'responses', 'messages'] as const)('a %s client gets the tool call, streamed and not, with one token for every call', async (client) => {
+  it.each(['chat', 'responses', 'messages', 'gemini'] as const)('a %s client gets the tool call, streamed and not, with one token for every call', async (client) => {
     const { source, vertex } = await withServiceAccount(model, [TOOL_TURN]);
     for (const stream of [false, true]) expect(await CLIENTS[client](stream)).toEqual({ name: 'get_weather', args: { city: 'Paris' } });
 
@@ -144,6 +154,19 @@ describe.each(MODELS)('$model on a vertex backend', ({ model, method, publisher 
     } else {
       expect(body.tools[0].functionDeclarations.map((tool: { name: string }) => tool.name)).toEqual(['get_weather']);
     }
+  });
+});
+
+describe("a Gemini client's calls to a Gemini model on vertex", () => {
+  it('go as the client sent them, byte for byte, and the reply comes back as Vertex sent it, but for modelVersion and svc_meta', async () => {
+    const { vertex } = await withServiceAccount('gemini-2.5-pro', [{ text: 'Forwarded through Vertex.', usage: { input: 8, output: 4 } }]);
+    const body = '{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"temperature":0.3}}';
+    const response = await fetch(`${router.origin}/v1beta/models/${SKU}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': router.key }, body });
+    const reply = (await response.json()) as Record<string, any>;
+    expect(vertex.requests[0]!.rawBody).toBe(body);
+    expect(reply).toMatchObject({ modelVersion: SKU, svc_meta: { backend: BACKEND, upstream_model: 'gemini-2.5-pro', usage: { input_tokens: 8, output_tokens: 4 } } });
+    // Fields the router does not model reach the client: the fake's usage by modality.
+    expect(reply.usageMetadata.promptTokensDetails).toEqual([{ modality: 'TEXT', tokenCount: 8 }]);
   });
 });
 

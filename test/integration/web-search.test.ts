@@ -27,11 +27,11 @@ afterEach(async () => {
 });
 afterAll(() => router.close());
 
-type Format = 'messages' | 'responses' | 'chat';
+type Format = 'messages' | 'responses' | 'chat' | 'gemini';
 type Route = 'anthropic' | 'openai-responses' | 'gemini' | 'openai-chat+search' | 'openai-chat';
-const FORMATS: Format[] = ['messages', 'responses', 'chat'];
+const FORMATS: Format[] = ['messages', 'responses', 'chat', 'gemini'];
 const ROUTES: Route[] = ['anthropic', 'openai-responses', 'gemini', 'openai-chat+search', 'openai-chat'];
-const PATHS: Record<Format, string> = { responses: '/v1/responses', chat: '/v1/chat/completions', messages: '/v1/messages' };
+const PATHS: Record<Exclude<Format, 'gemini'>, string> = { responses: '/v1/responses', chat: '/v1/chat/completions', messages: '/v1/messages' };
 
 const QUESTION = 'svc router news';
 const ANSWER = 'Svc router routes.';
@@ -42,13 +42,17 @@ const OFFER: Record<Format, Record<string, unknown>> = {
   messages: { max_tokens: 300, messages: [{ role: 'user', content: QUESTION }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] },
   responses: { input: QUESTION, tools: [{ type: 'web_search' }], include: ['web_search_call.action.sources'] },
   chat: { messages: [{ role: 'user', content: QUESTION }], web_search_options: {} },
+  gemini: { contents: [{ role: 'user', parts: [{ text: QUESTION }] }], tools: [{ googleSearch: {} }] },
 };
 
 async function post(format: Format, body: Record<string, unknown>) {
-  const response = await fetch(`${router.origin}${PATHS[format]}`, {
+  // Gemini's API has the model and the stream in the path.
+  const { stream, ...rest } = body;
+  const target = format === 'gemini' ? `/v1beta/models/${SKU}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}` : PATHS[format];
+  const response = await fetch(`${router.origin}${target}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${router.key}`, 'x-api-key': router.key, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ model: SKU, ...body }),
+    body: JSON.stringify(format === 'gemini' ? rest : { model: SKU, ...body }),
   });
   const text = await response.text();
   let json: any;
@@ -192,7 +196,30 @@ function seenChatStream(text: string): Seen {
 const searchesNamedIn = (warnings: string[]) =>
   warnings.flatMap((warning) => (warning.includes('searched the web') ? [...warning.matchAll(/"([^"]+)"/g)].map((match) => ({ query: match[1]!, urls: [] as string[] })) : []));
 
+/** Gemini's groundingMetadata: the queries, the pages (grounding chunks) and the passages cited (supports naming chunks). */
+function seenGemini(body: any): Seen {
+  const candidate = body.candidates[0];
+  const grounding = candidate.groundingMetadata ?? {};
+  const pages: string[] = (grounding.groundingChunks ?? []).map((chunk: any) => chunk.web.uri);
+  return {
+    searches: (grounding.webSearchQueries ?? []).map((query: string) => ({ query, urls: pages })),
+    text: candidate.content.parts.filter((part: any) => !part.thought && part.text).map((part: any) => part.text).join(''),
+    cited: (grounding.groundingSupports ?? []).flatMap((support: any) => support.groundingChunkIndices.map((index: number) => pages[index])),
+    warnings: body.svc_meta?.warnings ?? [],
+  };
+}
+
+/** A Gemini stream's chunks as one reply: every chunk's parts, the last chunk's grounding and svc_meta. */
+function seenGeminiStream(text: string): Seen {
+  const chunks = parseSse(text).map((frame) => JSON.parse(frame.data));
+  const last = chunks.at(-1);
+  expect(last.candidates[0].finishReason).toBe('STOP');
+  const parts = chunks.flatMap((chunk) => chunk.candidates[0].content?.parts ?? []);
+  return seenGemini({ ...last, candidates: [{ ...last.candidates[0], content: { parts } }] });
+}
+
 function seen(format: Format, stream: boolean, reply: { json: any; text: string }): Seen {
+  if (format === 'gemini') return stream ? seenGeminiStream(reply.text) : seenGemini(reply.json);
   if (format === 'messages') return stream ? seenMessagesStream(reply.text) : seenMessages(reply.json);
   if (format === 'responses') return stream ? seenResponsesStream(reply.text) : seenResponses(reply.json);
   return stream ? seenChatStream(reply.text) : seenChat(reply.json);
@@ -239,10 +266,11 @@ describe.each(FORMATS)('a %s client offering web search', (format) => {
       if (route === 'openai-chat') {
         // Neither search of its own nor a search target, and search is the request's one tool: refused in the client's format, naming the tool and the setting.
         expect(reply.status).toBe(400);
-        const message: string = format === 'messages' ? reply.json.error.message : reply.json.error.message;
+        const message: string = reply.json.error.message;
         if (format === 'messages') expect(reply.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+        else if (format === 'gemini') expect(reply.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
         else expect(reply.json.error).toMatchObject({ type: 'invalid_request_error', param: format === 'chat' ? 'web_search_options' : 'tools[0]' });
-        expect(message).toContain(format === 'chat' ? 'web_search_options' : format === 'messages' ? "'web_search_20250305'" : "'web_search'");
+        expect(message).toContain({ chat: 'web_search_options', messages: "'web_search_20250305'", responses: "'web_search'", gemini: "'googleSearch'" }[format]);
         expect(message).toContain(`svc-router routes search '${SKU}'`);
         expect(upstream.requests).toHaveLength(0);
         return;

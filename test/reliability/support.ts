@@ -18,7 +18,8 @@ export type ClientFormatName = (typeof CLIENT_FORMATS)[number];
 
 /**
  * Every backend type, each an upstream wire format: the first three are forwarded to a client of
- * their own format and translated for the others, Gemini is always translated.
+ * their own format and translated for the others; Gemini is forwarded only to a Gemini client
+ * (test/integration/gemini-door-over-backends.test.ts), which these matrices do not include.
  */
 export const UPSTREAM_KINDS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const satisfies readonly BackendType[];
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];

@@ -16,6 +16,8 @@ const UPSTREAM_KEY = 'sk-ant-sessions-upstream-key-0001';
 const POOL = ['sk-ant-sessions-pool-key-0001', 'sk-ant-sessions-pool-key-0002'];
 const DIRECT = 'svc.intelligent-pro';
 const POOLED = 'svc.intelligent-basic';
+/** Where Claude Code's side requests (titles, summaries) go: another route of the same session. */
+const SMALL = 'svc.intelligent-lite';
 const SYSTEM = `You are a careful coding agent. ${'Read the files before you change them, and say why. '.repeat(90)}`;
 const AGENT = 'claude-cli/2.1.3 (external, cli)';
 
@@ -35,6 +37,7 @@ beforeAll(async () => {
     settings.backends.pool = { type: 'anthropic', baseUrl: pooled.url, keyPool: { strategy: 'round-robin', keys: POOL.map((apiKey) => ({ apiKey })) } };
     settings.routes[DIRECT] = ['anthropic:claude-sonnet-4-5'];
     settings.routes[POOLED] = ['pool:claude-sonnet-4-5'];
+    settings.routes[SMALL] = ['anthropic:claude-haiku-4-5'];
   });
 });
 afterAll(async () => {
@@ -53,12 +56,14 @@ async function sessions(): Promise<SessionsReport> {
 
 /** A Claude Code conversation: automatic caching (the last block is the breakpoint), a history that grows each turn. */
 class Conversation {
-  readonly id = randomUUID();
   system = SYSTEM;
   messages: Array<{ role: string; content: string }> = [];
   step = 0;
 
-  constructor(readonly model: string) {}
+  constructor(
+    readonly model: string,
+    readonly id: string = randomUUID(),
+  ) {}
 
   async turn(options: { stream?: boolean } = {}): Promise<void> {
     this.step++;
@@ -80,7 +85,7 @@ async function loggedSession(): Promise<string> {
   return line.session!;
 }
 
-const reasonsOf = (session: SessionView) => session.drops.map((drop) => [drop.turn, drop.reasons.map((reason) => reason.text)]);
+const reasonsOf = (session: SessionView) => session.models.flatMap((model) => model.drops.map((drop) => [drop.turn, drop.reasons.map((reason) => reason.text)]));
 
 describe('GET /admin/sessions', () => {
   it('answers only an admin key, as /admin/usage does', async () => {
@@ -109,8 +114,9 @@ describe('GET /admin/sessions', () => {
     const id = await loggedSession();
 
     const session = (await sessions()).sessions.find((candidate) => candidate.id === id)!;
-    expect(session).toMatchObject({ caller: 'alice', format: 'messages', agent: 'claude-cli/2.1.3', model: DIRECT, route: DIRECT, target: 'anthropic:claude-sonnet-4-5', turns: 5, dropped_turns: 2 });
-    expect(session.key).toBeUndefined();
+    expect(session).toMatchObject({ caller: 'alice', format: 'messages', agent: 'claude-cli/2.1.3', turns: 5, dropped_turns: 2 });
+    expect(session.models).toEqual([expect.objectContaining({ model: DIRECT, route: DIRECT, target: 'anthropic:claude-sonnet-4-5', turns: 5, dropped_turns: 2 })]);
+    expect(session.models[0]!.key).toBeUndefined();
     expect(reasonsOf(session)).toEqual([
       [3, ['the prefix changed at system']],
       [5, ['the prefix changed at messages[2]']],
@@ -122,7 +128,7 @@ describe('GET /admin/sessions', () => {
     expect(session.cache_write_tokens).toBe(prompts.reduce((sum, prompt) => sum + prompt.cacheWriteTokens, 0));
     expect(session.cached_share).toBeCloseTo(session.cached_tokens / session.input_tokens, 9);
     expect(session.cost_usd).toBeGreaterThan(0);
-    expect(session.drops[0]).toMatchObject({ cached_tokens: prompts[2]!.cachedTokens, cacheable_tokens: prompts[1]!.cachedTokens + prompts[1]!.cacheWriteTokens });
+    expect(session.models[0]!.drops[0]).toMatchObject({ cached_tokens: prompts[2]!.cachedTokens, cacheable_tokens: prompts[1]!.cachedTokens + prompts[1]!.cacheWriteTokens });
 
     // Never the session's own id, a word of the prompt, or a key.
     const text = JSON.stringify(await sessions());
@@ -134,10 +140,37 @@ describe('GET /admin/sessions', () => {
     for (let i = 0; i < 4; i++) await conversation.turn();
     const id = await loggedSession();
     const session = (await sessions()).sessions.find((candidate) => candidate.id === id)!;
-    expect(session.key).toEqual({ index: 1, label: 'key 2' });
+    expect(session.models[0]!.key).toEqual({ index: 1, label: 'key 2' });
     expect(reasonsOf(session)).toEqual([[4, ['moved from key 1 to key 2 of the pool (each key caches on its own)']]]);
     const text = JSON.stringify(session);
     for (const key of POOL) expect(text).not.toContain(key);
+  });
+
+  it("shows a Claude Code session that asked two routes once, with both routes under it", async () => {
+    const main = new Conversation(DIRECT);
+    const side = new Conversation(SMALL, main.id);
+    side.system = 'Summarise the conversation in a five-word title.';
+    await main.turn();
+    await side.turn();
+    await main.turn({ stream: true });
+    await side.turn();
+    await main.turn();
+    const id = await loggedSession();
+
+    const report = await sessions();
+    const rows = report.sessions.filter((candidate) => candidate.id === id);
+    expect(rows).toHaveLength(1);
+    expect(new Set(report.sessions.map((session) => session.id)).size).toBe(report.sessions.length);
+    const [session] = rows;
+    expect(session).toMatchObject({ turns: 5, dropped_turns: 0 });
+    expect(session!.models.map((model) => [model.model, model.route, model.target, model.turns])).toEqual([
+      [DIRECT, DIRECT, 'anthropic:claude-sonnet-4-5', 3],
+      [SMALL, SMALL, 'anthropic:claude-haiku-4-5', 2],
+    ]);
+    // The session's totals are its routes' together, as the upstream counted them.
+    const prompts = upstream.prompts.slice(-5);
+    expect(session!.input_tokens).toBe(prompts.reduce((sum, prompt) => sum + prompt.inputTokens, 0));
+    expect(session!.models[0]!.input_tokens + session!.models[1]!.input_tokens).toBe(session!.input_tokens);
   });
 
   it('keeps at most its capacity of sessions however many ids arrive', async () => {

@@ -135,12 +135,12 @@ describe('count_tokens: auth and validation in the messages shape', () => {
     expectAnthropicError(await send(live, 'POST', '/v1/messages/count_tokens', { headers, body: { ...body, max_tokens: 'many' } }), 400, 'invalid_request_error', /max_tokens/);
   });
 
-  it('400 for gpt-* names, 404 (with the /v1 hint) without /v1, 405 for GET', async () => {
+  it('400 for gpt-* names, 400 (with the /v1 hint, which Claude Code shows where it would not a 404) without /v1, 405 for GET', async () => {
     const live = await router();
     await expect(sdk(live).messages.countTokens({ ...body, model: 'gpt-4o' } as Anthropic.MessageCountTokensParams)).rejects.toMatchObject({ status: 400 });
     const headers = { 'x-api-key': live.key, 'anthropic-version': ANTHROPIC_VERSION };
     const missing = await send(live, 'POST', '/messages/count_tokens', { headers, body });
-    expectAnthropicError(missing, 404, 'not_found_error', /Include \/v1 in the base URL/);
+    expectAnthropicError(missing, 400, 'invalid_request_error', /Include \/v1 in the base URL/);
     expect((await send(live, 'GET', '/v1/messages/count_tokens', { headers })).status).toBe(405);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
 import { FORMATS } from '../../src/formats/registry.js';
-import { presentedKey } from '../../src/identity/authenticate.js';
-import { ENDPOINTS, findEndpoint, likelyEndpoint } from '../../src/server/endpoints.js';
+import { authenticate, presentedKey } from '../../src/identity/authenticate.js';
+import { buildRouteTable, ENDPOINTS, findEndpoint, likelyEndpoint, type Endpoint } from '../../src/server/endpoints.js';
 
 describe('the route table built from the formats registry', () => {
   it('serves every route of every format, with that format', () => {
@@ -28,6 +28,20 @@ describe('the route table built from the formats registry', () => {
     expect({ ...found?.params }).toEqual({ id: 'svc.intelligent-pro' });
     expect(findEndpoint('/v1/models/a/b')).toBeUndefined();
     expect(findEndpoint('/v1/models/')).toBeUndefined();
+  });
+
+  it('matches the most specific pattern, whatever order the patterns were listed in', () => {
+    const endpoint = (name: string) => ({ ...ENDPOINTS['/v1/models/{id}']!, name }) as Endpoint;
+    const patterns = ['/v1/models/{id}', '/v1/models/{model}:countTokens', '/v1/models/{model}:generateContent', '/{a}/models/{b}'];
+    // Every order of the same patterns finds the same endpoint for each path.
+    const orders = [patterns, [...patterns].reverse(), [patterns[2]!, patterns[0]!, patterns[3]!, patterns[1]!]];
+    for (const order of orders) {
+      const table = buildRouteTable(order.map((path) => [path, endpoint(path)] as const));
+      expect(findEndpoint('/v1/models/gemini-2.5-pro:countTokens', table)?.key, order.join(' ')).toBe('/v1/models/{model}:countTokens');
+      expect({ ...findEndpoint('/v1/models/svc.x:generateContent', table)?.params }).toEqual({ model: 'svc.x' });
+      expect(findEndpoint('/v1/models/svc.x', table)?.key).toBe('/v1/models/{id}');
+      expect(findEndpoint('/v2/models/svc.x', table)?.key).toBe('/{a}/models/{b}');
+    }
   });
 
   it('finds nothing for names on every object\'s prototype', () => {
@@ -68,5 +82,24 @@ describe('presentedKey', () => {
     expect(presentedKey({ authorization: 'Bearer  k' }, sources)).toBe(' k');
     expect(presentedKey({ authorization: 'k' }, sources)).toBe('k');
     expect(presentedKey({ authorization: 'Bearer' }, sources)).toBe('Bearer');
+  });
+});
+
+describe('a key in the query string', () => {
+  const sources = [{ header: 'x-goog-api-key' }, { query: 'key' }, { header: 'authorization', scheme: 'bearer' }] as const;
+
+  it('is read only where a source names the parameter, in the sources\' order, percent-decoded', () => {
+    expect(presentedKey({}, sources, 'alt=sse&key=svc_a%2Bb')).toBe('svc_a+b');
+    expect(presentedKey({ 'x-goog-api-key': 'h' }, sources, 'key=q')).toBe('h');
+    expect(presentedKey({ authorization: 'Bearer b' }, sources, 'key=q')).toBe('q');
+    expect(presentedKey({ authorization: 'Bearer b' }, sources, 'alt=sse')).toBe('b');
+    expect(presentedKey({}, [{ header: 'x-api-key' }], 'key=q')).toBeUndefined();
+    expect(presentedKey({}, sources)).toBeUndefined();
+  });
+
+  it('is asked for, when missing, as the endpoint reads it', () => {
+    const settings = { keys: {} } as never;
+    expect(() => authenticate(settings, undefined, sources)).toThrow('Missing API key. Send it as "x-goog-api-key: <key>" (or "?key=<key>" in the URL, or "Authorization: Bearer <key>").');
+    expect(() => authenticate(settings, '')).toThrow('Missing API key. Send it as "x-api-key: <key>" (or "Authorization: Bearer <key>").');
   });
 });

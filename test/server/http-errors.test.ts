@@ -102,9 +102,9 @@ describe('unknown paths', () => {
     expectOpenAIError(reply, 404, { type: 'not_found_error', code: 'not_found', message: /\/v1 twice/ });
   });
 
-  it('/v1/v1/messages is 404 in the Anthropic shape saying /v1 is there twice', async () => {
+  it('/v1/v1/messages is 400 in the Anthropic shape saying /v1 is there twice (Claude Code reads a 404 there as a missing model)', async () => {
     const reply = await send(router, 'POST', '/v1/v1/messages', { headers: messagesHeaders(router.key), body: MESSAGES_BODY });
-    expectAnthropicError(reply, 404, 'not_found_error', /\/v1 twice/);
+    expectAnthropicError(reply, 400, 'invalid_request_error', /\/v1 twice/);
   });
 });
 

@@ -102,7 +102,12 @@ describe('Responses over WebSocket', () => {
     // Only the latest response is held: naming the first again is answered as OpenAI does, and nothing goes upstream.
     const stale = await ws.create({ model: SKU, previous_response_id: completed.id, input: 'again' });
     expect(stale).toEqual([
-      { type: 'error', status: 400, error: { type: 'invalid_request_error', code: 'previous_response_not_found', param: 'previous_response_id', message: `Previous response with id '${completed.id}' not found.` } },
+      {
+        type: 'error',
+        status: 400,
+        error: { type: 'invalid_request_error', code: 'previous_response_not_found', param: 'previous_response_id', message: `Previous response with id '${completed.id}' not found.` },
+        headers: { 'x-request-id': expect.stringMatching(/^req_/) },
+      },
     ]);
     expect(fake.requests).toHaveLength(2);
     // A turn that sends its whole input still works on the same socket.

@@ -14,8 +14,8 @@ import { addBackend, setRoute, SKU, startUpstream, type UpstreamKind } from '../
  * forwarded (same-format upstream) and translated, streamed and not: warn names what it found and
  * where but never the value; mask sends placeholders in place of every value, the same one for the
  * same value, and the same across turns; refuse answers 400 in the client's format and sends
- * nothing upstream. And the repository's own sources, sent as prompts, hold nothing it calls a
- * credential.
+ * nothing upstream. And the repository's own sources and docs, sent as prompts or as tool calls'
+ * arguments, hold nothing it calls a credential.
  */
 
 /** Values assembled when the test runs, so this file holds no credential for the corpus test to find. */
@@ -303,20 +303,41 @@ describe("the repository's own sources, sent as prompts", () => {
   });
   afterAll(() => bare.close());
   const root = path.resolve(import.meta.dirname, '../..');
-  // Text files only: a model file among the fixtures is no prompt anyone sends.
-  const files = ['src', 'test']
+  // Text files only: a model file among the fixtures is no prompt anyone sends. Its docs too: they
+  // are full of commands with variables set before them.
+  const files = ['src', 'test', 'docs', 'bench', 'scripts']
     .flatMap((dir) => fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)))
+    .concat(path.join(root, 'README.md'))
     .filter((file) => !fs.readFileSync(file).includes(0));
+  const texts = files.map((file) => `${path.relative(root, file)}\n${fs.readFileSync(file, 'utf8')}`);
 
-  it.each(FORMATS)('hold nothing the guardrail calls a credential (%s)', async (format) => {
-    const texts = files.map((file) => `${path.relative(root, file)}\n${fs.readFileSync(file, 'utf8')}`);
-    expect(texts.length).toBeGreaterThan(300);
+  /** Each file as a message of its own, or (`chat tool calls`) as a coding agent writes one: the JSON arguments of a tool call, with its result. */
+  const SHAPES = [...FORMATS, 'chat tool calls'] as const;
+  function corpus(shape: (typeof SHAPES)[number]): { format: Format; body: Record<string, unknown>; fileAt: (place: number) => number } {
     const turns = texts.map((text, index) => ({ role: index % 2 ? 'assistant' : 'user', content: text }));
-    const request =
-      format === 'responses' ? { model: SKU, input: turns } : format === 'messages' ? { model: SKU, max_tokens: 16, messages: turns.length % 2 ? turns : [...turns, { role: 'user', content: 'go' }] } : { model: SKU, messages: turns };
-    const reply = await send(bare, PATHS[format], { headers: headersFor(format, bare.key), body: request, timeoutMs: 60_000 });
-    // A finding names the place, and so the file: messages[i] is files[i].
-    const places = [...(reply.json?.error?.message ?? '').matchAll(/(?:messages|input)\[(\d+)\]/g)].map((match) => path.relative(root, files[Number(match[1])] ?? ''));
+    switch (shape) {
+      case 'responses':
+        return { format: shape, body: { model: SKU, input: turns }, fileAt: (place) => place };
+      case 'messages':
+        return { format: shape, body: { model: SKU, max_tokens: 16, messages: turns.length % 2 ? turns : [...turns, { role: 'user', content: 'go' }] }, fileAt: (place) => place };
+      case 'chat':
+        return { format: shape, body: { model: SKU, messages: turns }, fileAt: (place) => place };
+      case 'chat tool calls': {
+        const messages = files.flatMap((file, index) => [
+          { role: 'assistant', content: null, tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: 'write', arguments: JSON.stringify({ file_path: path.relative(root, file), content: texts[index] }) } }] },
+          { role: 'tool', tool_call_id: `call_${index}`, content: 'written' },
+        ]);
+        return { format: 'chat', body: { model: SKU, messages: [{ role: 'user', content: 'write the repository' }, ...messages] }, fileAt: (place) => Math.floor((place - 1) / 2) };
+      }
+    }
+  }
+
+  it.each(SHAPES)('hold nothing the guardrail calls a credential (%s)', async (shape) => {
+    expect(texts.length).toBeGreaterThan(300);
+    const { format, body, fileAt } = corpus(shape);
+    const reply = await send(bare, PATHS[format], { headers: headersFor(format, bare.key), body, timeoutMs: 60_000 });
+    // A finding names the place, and so the file.
+    const places = [...(reply.json?.error?.message ?? '').matchAll(/(?:messages|input)\[(\d+)\]/g)].map((match) => path.relative(root, files[fileAt(Number(match[1]))] ?? ''));
     expect(places).toEqual([]);
     expect(reply.status, reply.text.slice(0, 500)).toBe(200);
   });

@@ -188,6 +188,7 @@ describe('connections past server.maxConnections', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.toLowerCase()).toContain('connection: close');
     expect(refused.headers.toLowerCase()).toContain('retry-after: 1');
+    expect(refused.headers.toLowerCase()).toContain('x-should-retry: true');
     expect(refused.body.length).toBeLessThan(300);
     expect(JSON.parse(refused.body).error).toMatchObject({ type: 'server_error', code: 'too_many_connections', message: expect.stringContaining('server.maxConnections') });
 

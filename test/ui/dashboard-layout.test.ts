@@ -149,6 +149,48 @@ describe.skipIf(!CHROMIUM)('the dashboard, read at a phone width and a laptop wi
     await page.close();
   });
 
+  /**
+   * What sticks out at this width: every element whose box reaches past the viewport's sides, and
+   * every section that scrolls sideways (its content is wider than it), each named for the reader.
+   * Written as page script text: the test's own compilation has no DOM types.
+   */
+  const OVERFLOW_SCRIPT = `(viewport) => {
+    const name = (element) => element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') + [...element.classList].map((name) => '.' + name).join('') + ' "' + (element.textContent || '').trim().slice(0, 40) + '"';
+    const out = [];
+    if (document.documentElement.scrollWidth > viewport) out.push('the page is ' + document.documentElement.scrollWidth + ' px wide');
+    for (const element of document.body.querySelectorAll('*')) {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (box.left < -0.5 || box.right > viewport + 0.5) out.push(name(element) + ' spans ' + Math.round(box.left) + '–' + Math.round(box.right) + ' px');
+    }
+    for (const section of document.querySelectorAll('main section')) {
+      if (section.scrollWidth > section.clientWidth) out.push(name(section) + ' scrolls sideways: ' + section.scrollWidth + ' px of content in ' + section.clientWidth);
+    }
+    return out;
+  }`;
+
+  const overflowAt = (page: Page, width: number): Promise<string[]> => page.evaluate(`(${OVERFLOW_SCRIPT})(${width})`);
+
+  it.each([900, 600])('lays every element out within the page at %i px: no table, cell or chart past its edge', async (width) => {
+    const page = await open(width);
+    await screenshot(page, `dashboard-${width}.png`);
+    expect(await overflowAt(page, width)).toEqual([]);
+    await page.close();
+  });
+
+  it('lays the tables out again when the window is resized: cards when narrow, columns when wide', async () => {
+    const page = await open(1400);
+    const cards = () => page.locator('#requests').evaluate((table) => table.classList.contains('cards'));
+    expect(await cards()).toBe(false);
+    await page.setViewportSize({ width: 900, height: 900 });
+    await expect.poll(cards).toBe(true);
+    expect(await overflowAt(page, 900)).toEqual([]);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await expect.poll(cards).toBe(false);
+    expect(await overflowAt(page, 1400)).toEqual([]);
+    await page.close();
+  });
+
   it("shows the header's totals whole at 390 px", async () => {
     const page = await open(390, 844);
     await screenshot(page, 'dashboard-390.png');

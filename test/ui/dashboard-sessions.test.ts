@@ -31,6 +31,7 @@ describe.skipIf(!CHROMIUM)('the sessions panel in a real Chromium', () => {
     new ConfigStore(home).update((settings) => {
       settings.backends.anthropic = { type: 'anthropic', baseUrl: upstream.url, apiKey: UPSTREAM_KEY };
       settings.routes['svc.intelligent-pro'] = ['anthropic:claude-sonnet-4-5'];
+      settings.routes['svc.intelligent-lite'] = ['anthropic:claude-haiku-4-5'];
     });
     serve = await startServe(home, ['--port', '0', '--ui']);
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--disable-gpu'] });
@@ -43,13 +44,25 @@ describe.skipIf(!CHROMIUM)('the sessions panel in a real Chromium', () => {
     if (home) removeHome(home);
   });
 
-  /** A Claude Code conversation of `turns` turns whose system prompt changes at turn `breakAt`. */
-  async function converse(turns: number, breakAt: number): Promise<void> {
+  /**
+   * A Claude Code conversation of `turns` turns whose system prompt changes at turn `breakAt`;
+   * with `side`, a side request to the small route after each turn, as Claude Code sends titles.
+   */
+  async function converse(turns: number, breakAt: number, side = false): Promise<void> {
     const session = randomUUID();
     const messages: Array<{ role: string; content: string }> = [];
     for (let turn = 1; turn <= turns; turn++) {
+      if (side && turn > 1) {
+        const title = await fetch(`${serve.origin}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-claude-code-session-id': session, 'user-agent': 'claude-cli/2.1.3 (external, cli)' },
+          body: JSON.stringify({ model: 'svc.intelligent-lite', max_tokens: 16, system: 'Write a five-word title.', messages: [{ role: 'user', content: `Title after step ${turn - 1}` }] }),
+        });
+        expect(title.status, await title.text()).toBe(200);
+      }
       messages.push({ role: 'user', content: `Step ${turn}: ${'look at the next file and report what it does. '.repeat(12)}` });
-      const system = turn >= breakAt ? `${SYSTEM} The date is now in the prompt.` : SYSTEM;
+      // Each conversation its own prompt: another's would already be in the upstream's cache.
+      const system = `${SYSTEM} Conversation ${session}.${turn >= breakAt ? ' The date is now in the prompt.' : ''}`;
       const response = await fetch(`${serve.origin}/v1/messages`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-claude-code-session-id': session, 'user-agent': 'claude-cli/2.1.3 (external, cli)' },
@@ -86,6 +99,27 @@ describe.skipIf(!CHROMIUM)('the sessions panel in a real Chromium', () => {
     expect(listing.stdout).toContain('turn 3 at ');
     expect(listing.stdout).toContain('the prefix changed at system');
     fs.writeFileSync(path.join(ARTEFACTS, 'sessions.txt'), listing.stdout);
+    await page.close();
+  });
+
+  it('shows a session that asked two routes as one row, each route on a line of its own, its drops numbered among all its turns', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${serve.origin}/ui`);
+    await page.waitForSelector('#live.on');
+    await converse(3, 3, true);
+    const { sessions } = await runCliJson<SessionsReport>(['sessions', '--json'], { home });
+    const id = sessions[0]!.id;
+    const rows = page.locator(`#sessions tr[data-session-id="${id}"]`);
+    // Polled: the panel refreshes shortly after the session's last request.
+    await expect
+      .poll(() => rows.locator('.model').allTextContents())
+      .toEqual(['svc.intelligent-pro → anthropic:claude-sonnet-4-5 · 3 turns', 'svc.intelligent-lite → anthropic:claude-haiku-4-5 · 2 turns']);
+    expect(await rows.count()).toBe(1);
+    expect((await rows.locator('td').allTextContents())[3]).toBe('5');
+    // The main conversation's third turn is the session's fifth request.
+    const drop = page.locator(`#sessions tr[data-drops-of="${id}"] .drop`);
+    await expect.poll(() => drop.count()).toBe(1);
+    expect(await drop.textContent()).toMatch(/^turn 5 \(svc\.intelligent-pro\): [\d.]+% → [\d.]+%: the prefix changed at system$/);
     await page.close();
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wireFormatOf } from '../../src/backends/backend.js';
 import { BackendRegistry } from '../../src/backends/backend-registry.js';
 import { LOADERS } from '../../src/backends/registry.js';
 import { BACKEND_TYPES, isBackendType } from '../../src/core/backend-types.js';
@@ -37,7 +38,7 @@ describe('backend registry', () => {
     expect(() => registry.get('odd', settings)).toThrow(BACKEND_TYPES.join(', '));
   });
 
-  it('gives a backend a client wire format only when it forwards that format: Gemini speaks none', async () => {
+  it('gives a backend a client wire format only when it forwards that format, per model where it serves several', async () => {
     const registry = new BackendRegistry();
     const backends: Record<string, BackendSettings> = {};
     for (const type of BACKEND_TYPES) backends[type] = { type, baseUrl: 'http://127.0.0.1:9/v1' };
@@ -46,10 +47,14 @@ describe('backend registry', () => {
     for (const type of BACKEND_TYPES) {
       const backend = await registry.get(type, settings);
       // A wire format is what same-format forwarding matches on (src/handlers/forward/forward-chain.ts); one without a tap would claim a format it never forwards.
-      expect(backend.forward !== undefined, type).toBe(backend.wireFormat !== undefined);
-      claimed[type] = backend.wireFormat;
+      expect(backend.forward !== undefined, type).toBe(backend.wireFormat !== undefined || backend.wireFormatFor !== undefined);
+      for (const model of ['claude-sonnet-4-5', 'gemini-2.5-pro']) {
+        const wire = wireFormatOf(backend, model);
+        if (wire !== undefined || backend.wireFormatFor) claimed[backend.wireFormatFor ? `${type} ${model}` : type] = wire;
+      }
     }
-    expect(claimed).toEqual({ 'openai-chat': 'chat', 'openai-responses': 'responses', anthropic: 'messages', gemini: undefined });
+    // Vertex AI serves Gemini's API for its Gemini models, and Claude over a Messages body of its own (not forwarded).
+    expect(claimed).toEqual({ 'openai-chat': 'chat', 'openai-responses': 'responses', anthropic: 'messages', gemini: 'gemini', 'vertex claude-sonnet-4-5': undefined, 'vertex gemini-2.5-pro': 'gemini' });
   });
 
   it('loads a type on its first use only, then hands the built backend out without a promise', async () => {

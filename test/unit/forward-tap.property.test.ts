@@ -9,6 +9,7 @@ import type { SseFrame } from '../../src/backends/http/sse-decoder.js';
 import { decodeChatStream } from '../../src/backends/openai-chat/decode-stream.js';
 import { chatForwardTap } from '../../src/backends/openai-chat/forward-tap.js';
 import { decodeResponsesStream } from '../../src/backends/openai-responses/decode-stream.js';
+import { geminiForwardTap } from '../../src/backends/gemini/forward-tap.js';
 import { responsesForwardTap } from '../../src/backends/openai-responses/forward-tap.js';
 import type { CanonicalRequest } from '../../src/core/request.js';
 
@@ -73,6 +74,49 @@ describe('same-format taps read what JSON.parse reads', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the Gemini tap', () => {
+  const part = fc.oneof(
+    fc.record({ text: tricky, thought: maybe(fc.boolean()), thoughtSignature: maybe(tricky) }),
+    fc.record({ functionCall: fc.record({ name: tricky.filter((name) => name !== ''), args: fc.dictionary(fc.oneof(fc.constantFrom('text', 'finishReason', 'error'), tricky), tricky, { maxKeys: 3 }) }) }),
+  );
+  const chunk = fc.record({
+    parts: fc.array(part, { maxLength: 3 }),
+    finishReason: maybe(fc.constantFrom('STOP', 'MAX_TOKENS', 'SAFETY')),
+    usage: maybe(fc.record({ promptTokenCount: fc.nat(999), candidatesTokenCount: fc.nat(999), thoughtsTokenCount: maybe(fc.nat(99)) })),
+    blocked: fc.boolean(),
+    modelFirst: fc.boolean(),
+  });
+
+  it('reads the output characters of the parts, the end at a finishReason or a blocked prompt, and the usage there', () => {
+    fc.assert(
+      fc.property(chunk, ({ parts, finishReason, usage, blocked, modelFirst }) => {
+        const body = {
+          candidates: blocked ? undefined : [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+          ...(blocked ? { promptFeedback: { blockReason: 'SAFETY' } } : {}),
+          ...(usage ? { usageMetadata: usage } : {}),
+        };
+        const chunkJson = modelFirst ? { modelVersion: 'm', responseId: 'r', ...body } : { ...body, modelVersion: 'm', responseId: 'r' };
+        const note = geminiForwardTap.stream('b', request).read({ data: JSON.stringify(chunkJson) });
+        if (note === 'error') throw new Error('a chunk without error read as an error');
+        const text = blocked ? 0 : parts.reduce((sum, entry) => sum + ('text' in entry ? JSON.stringify(entry.text).length - 2 : 0), 0);
+        expect(note.outputChars).toBe(text);
+        const ends = blocked || finishReason !== undefined;
+        expect(note.end ?? false).toBe(ends);
+        expect(note.usage?.inputTokens).toBe(ends && usage ? usage.promptTokenCount : undefined);
+        expect(note.usage?.outputTokens).toBe(ends && usage ? usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0) : undefined);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("reads a chunk's own error, and only its own, as the upstream's error", () => {
+    const tap = geminiForwardTap.stream('b', request);
+    expect(tap.read({ data: JSON.stringify({ error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED' } }) })).toBe('error');
+    expect(tap.read({ data: JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: { error: 'x' } } }] } }] }) })).toEqual({ outputChars: 0 });
+    expect(tap.atEnd()).toBeInstanceOf(Error);
   });
 });
 

@@ -154,6 +154,9 @@ describe('isRoutableModelName', () => {
     ['claude-*', true],
     ['Claude-Opus-4-1', true],
     ['vendor-model-1', true],
+    ['gemini-2.5-pro', true],
+    ['gemini-*', true],
+    ['Gemini-3-Flash-Preview', true],
     ['gpt-4o', false],
     ['GPT-4o', false],
     ['mistral-large', false],
@@ -167,5 +170,15 @@ describe('isRoutableModelName', () => {
     ['__proto__', false],
   ])('%s is %s', (name, result) => {
     expect(isRoutableModelName(name)).toBe(result);
+  });
+
+  it("takes every client format's own model ids, and their patterns, as a route's name", () => {
+    const families = FORMATS.flatMap((format) => (format.modelIds ? [format.modelIds] : []));
+    expect(families.length).toBeGreaterThanOrEqual(2);
+    for (const family of families) {
+      expect(isRoutableModelName(family.pattern), family.pattern).toBe(true);
+      expect(family.matches(family.pattern.replace('*', 'x-1')), family.pattern).toBe(true);
+      expect(isRoutableModelName(family.pattern.replace('*', 'x-1')), family.pattern).toBe(true);
+    }
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../src/core/errors.js';
 import { sse } from '../../src/formats/shared/sse.js';
+import { MAX_DEPTH } from '../../src/server/read-body.js';
 import { SocketConversation } from '../../src/server/responses-socket/socket-conversation.js';
 import { SseMessages } from '../../src/server/responses-socket/sse-messages.js';
 import { socketTurn } from '../../src/server/responses-socket/turn-body.js';
@@ -56,11 +57,18 @@ describe('socketTurn', () => {
           { requiredKeys: [] },
         )
         .map((value) => JSON.stringify(value)),
+      // Nested past anything real, in any member: written by hand, as JSON.stringify could not.
+      fc
+        .tuple(fc.integer({ min: 1, max: 6000 }), fc.constantFrom('input', 'metadata', 'client_metadata', 'tools'), fc.constantFrom('array', 'object'))
+        .map(([depth, field, kind]) => `{"type":"response.create","model":"m","${field}":${kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)}}`),
     );
     fc.assert(
       fc.property(message, (text) => {
         try {
           const turn = socketTurn(text, conversation);
+          // What the socket takes, the pipeline can write out again, as deep as the HTTP endpoint takes and no deeper.
+          expect(nesting(turn.body)).toBeLessThanOrEqual(MAX_DEPTH);
+          expect(() => JSON.stringify(turn.body)).not.toThrow();
           expect(turn.body.stream).toBe(true);
           expect(turn.body).not.toHaveProperty('type');
           expect(turn.body).not.toHaveProperty('client_metadata');
@@ -92,8 +100,16 @@ describe('socketTurn', () => {
   });
 });
 
+/** How many levels of arrays and objects a JSON value has (a scalar has none). */
+function nesting(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const inner of Object.values(value)) deepest = Math.max(deepest, nesting(inner));
+  return deepest + 1;
+}
+
 describe('SocketConversation', () => {
-  it('keeps one response, and none that is larger than the bound', () => {
+  it('keeps one response, and none that is larger than the bound or too deep to be written out', () => {
     const conversation = new SocketConversation(100);
     conversation.remember('resp_1', ['a'], ['b']);
     conversation.remember('resp_2', ['c'], ['d']);
@@ -102,5 +118,10 @@ describe('SocketConversation', () => {
     conversation.remember('resp_3', ['x'.repeat(200)], []);
     expect(conversation.itemsUpTo('resp_3')).toBeUndefined();
     expect(conversation.itemsUpTo('resp_2')).toBeUndefined();
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    conversation.remember('resp_4', ['e'], []);
+    expect(() => conversation.remember('resp_5', [deep], [])).not.toThrow();
+    expect(conversation.itemsUpTo('resp_5')).toBeUndefined();
   });
 });

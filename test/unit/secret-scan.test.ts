@@ -124,6 +124,71 @@ describe('findSecrets', () => {
   });
 });
 
+describe('findSecrets on shell assignments', () => {
+  // Values assembled when the test runs (the repository's sources must hold no credential).
+  const PW = ['Tr0ub4dor', '_3xyz'].join('');
+  const TOKEN = ['gLq3vTz8WmN2', 'pLx7RbY4sJd9'].join('');
+  const NAMES = { DB_PASSWORD: 'password', PGPASSWORD: 'password', STRIPE_TOKEN: 'token', MY_API_KEY: 'api-key', AWS_SECRET_ACCESS_KEY: 'secret', GH_TOKEN: 'token' } as const;
+  /** Where an assignment stands before a command, as agents and people write one. */
+  const BEFORE = ['', 'env ', 'cd app && ', 'NODE_ENV=production ', 'sudo -E ', '(', 'set -e; ', 'time ', 'export '];
+  const AFTER = [' npm start', ' ./deploy.sh --prod', ' node app.js', '', '; npm test', ' && make release', ' | tee log'];
+  const QUOTES = ['', '"', "'"];
+  /** How the command reaches the scanner: as typed, in a tool call's JSON arguments, as a heredoc's line (JSON-encoded too). */
+  const WRAP: Array<(command: string) => string> = [
+    (command) => command,
+    (command) => JSON.stringify({ command, description: 'Start the app' }),
+    (command) => `cat > run.sh <<'EOF'\n${command}\nEOF\nsh run.sh`,
+    (command) => JSON.stringify({ command: `cat > run.sh <<'EOF'\n${command}\nEOF\nsh run.sh` }),
+  ];
+
+  it('finds the value of an assignment before a command, wherever the command stands and however it is sent', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(NAMES) as Array<keyof typeof NAMES>)),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom(...BEFORE),
+        fc.constantFrom(...QUOTES),
+        fc.constantFrom(...AFTER),
+        fc.integer({ min: 0, max: WRAP.length - 1 }),
+        (name, seed, before, quote, after, wrap) => {
+          const secret = NAMES[name] === 'password' || NAMES[name] === 'secret' ? `${randomRun(ALNUM, 10, seed)}9q` : `${randomRun(ALNUM, 22, seed)}7Q`;
+          const text = WRAP[wrap]!(`${before}${name}=${quote}${secret}${quote}${after}`);
+          const found = findSecrets(text) ?? [];
+          const at = text.indexOf(secret);
+          expect(found, text).toContainEqual({ kind: NAMES[name], start: at, end: at + secret.length });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ['several on one line', `NODE_ENV=production DB_PASSWORD=${PW} STRIPE_TOKEN=${TOKEN} npm start`, [PW, TOKEN]],
+    ['env with options', `env -i DB_PASSWORD=${PW} node app.js`, [PW]],
+    ['a JSON-encoded quoted value', JSON.stringify({ command: `DB_PASSWORD="${PW}" npm start` }), [PW]],
+    ['a YAML heredoc in a JSON string', JSON.stringify({ command: `cat > config.yml <<EOF\ndb:\n  password: ${PW}\nEOF` }), [PW]],
+    ['an .env file written by a tool call', JSON.stringify({ file_path: '.env', content: `PORT=3000\nSTRIPE_TOKEN=${TOKEN}\n` }), [TOKEN]],
+    ['a connection string', `Server=db;User Id=app;Password=${PW};`, [PW]],
+    ['a YAML line in a program string, its quotes escaped', `const config = 'db:\\n  password: \\'${PW}\\'\\n';`, [PW]],
+  ])('finds the values in %s', (_, text, secrets) => {
+    const values = (findSecrets(text) ?? []).map((finding) => text.slice(finding.start, finding.end));
+    expect(values).toEqual(secrets);
+  });
+
+  it.each([
+    ['a keyword argument', `db = connect(host="db", password="${PW}")\nclient = Client(api_key=key_from_vault, token=TOKEN_VALUE)`],
+    ['a variable passed on', 'DB_PASSWORD=$DB_PASSWORD npm start\nSTRIPE_TOKEN="${STRIPE_TOKEN}" ./deploy.sh\nTOKEN=$(cat token.txt) make'],
+    ['placeholders', 'MY_API_KEY=YOUR_API_KEY node app.js\nDB_PASSWORD=<password> npm start\nDB_PASSWORD=changeme npm start'],
+    ['a member set in code', `config.password=${PW} && run()`],
+    ['a short or plain token', 'GH_TOKEN=abc123 gh pr list\nSESSION_TOKEN=development npm start'],
+    ['a comparison', `if [ "$DB_PASSWORD" == "${PW}" ]; then echo same; fi`],
+    ['an escaped backslash before n in a JSON string', JSON.stringify({ content: 'printf "a\\nDB_PASSWORD"' })],
+    ['settings whose choice is a lowercase word', '{"guardrails": {"secret": "refuse"}}\nsecret: \'sealing\'\nPASSWORD_MODE=read-only npm start\n--secret-store=on_demand'],
+  ])('finds nothing in %s', (_, text) => {
+    expect(findSecrets(text)).toBeUndefined();
+  });
+});
+
 describe('findSecrets on hostile text', () => {
   // Each would take hours if every prefix, or every word, made the scanner read the rest of its run or line.
   it.each([
@@ -133,8 +198,22 @@ describe('findSecrets on hostile text', () => {
     ['URLs without end', 'a://'.repeat(250_000)],
     ['private key headers without bodies', '-----BEGIN PRIVATE KEY-----'.repeat(40_000)],
     ['assignments without values', 'DB_PASSWORD=\n'.repeat(80_000)],
+    ['lines ended by JSON escapes', 'token \\n'.repeat(100_000)],
+    ['escaped backslashes before n', 'token \\\\n'.repeat(100_000)],
+    ['one long run of escapes', `${'\\n'.repeat(500_000)}token`],
+    ['a name without end', 'password'.repeat(100_000)],
+    ['a comment to the end of a long line', 'password=$abcdef1 # x\\n'.repeat(50_000)],
+    ['shell assignments without commands', 'DB_PASSWORD="'.repeat(50_000)],
   ])('returns on %s', (_, text) => {
     const found = findSecrets(text) ?? [];
     for (const finding of found) expect(finding.end).toBeLessThanOrEqual(text.length);
+  });
+
+  it('finds every one of many values, in order, each once', () => {
+    // A finding is placed among the others by a search, not compared with each of them.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `DB_PASSWORD=Qz7${i.toString(36).padStart(4, '0')}Lm npm start`);
+    const found = findSecrets(lines.join('\n'))!;
+    expect(found).toHaveLength(lines.length);
+    expect(found.every((finding, i) => i === 0 || finding.start >= found[i - 1]!.end)).toBe(true);
   });
 });

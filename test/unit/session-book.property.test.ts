@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../src/core/request.js';
-import { CONVERSATIONS_KEPT, DROPS_KEPT, SessionBook, type SessionTurn } from '../../src/sessions/session-book.js';
+import { CONVERSATIONS_KEPT, DROPS_KEPT, MODELS_KEPT, SessionBook, type SessionTurn } from '../../src/sessions/session-book.js';
 import { firstChange, fingerprintPrompt, MAX_HASHED_ITEMS } from '../../src/sessions/prompt-fingerprint.js';
 import { anthropicCache, anthropicPrompt } from '../fakes/anthropic-prompt-cache.js';
 import { manualClock, MINUTE, PromptCache, type ManualClock } from '../fakes/prompt-cache.js';
@@ -42,6 +42,8 @@ class Driver {
     readonly book: SessionBook,
     readonly session = 'session-1',
     ttl?: '1h',
+    /** The model the client asks for (Claude Code asks a small one for its side requests). */
+    readonly model = 'svc.intelligent-pro',
   ) {
     this.store = new PromptCache({ clock: this.clock });
     this.body = { model: MODEL, max_tokens: 256, system: SYSTEM, tools: TOOLS, messages: [], cache_control: { type: 'ephemeral', ...(ttl ? { ttl } : {}) } };
@@ -57,8 +59,8 @@ class Driver {
       caller: 'alice',
       format: 'messages',
       agent: 'claude-cli/2.1.3',
-      model: 'svc.intelligent-pro',
-      route: 'svc.intelligent-pro',
+      model: this.model,
+      route: this.model,
       target: this.target,
       backendType: 'anthropic',
       key: this.key,
@@ -158,13 +160,15 @@ describe('the sessions view, against the provider cache it explains', () => {
         const [session, ...others] = book.report().sessions;
         expect(others).toEqual([]);
         expect(session!.turns).toBe(breakAt + after);
+        const [model] = session!.models;
         const want = expected(breaking);
         if (!want) {
-          expect(session!.drops).toEqual([]);
+          expect(model!.drops).toEqual([]);
           return;
         }
         expect(session!.dropped_turns).toBe(1);
-        const [drop] = session!.drops;
+        expect(model!.dropped_turns).toBe(1);
+        const [drop] = model!.drops;
         expect(drop!.turn).toBe(breakAt);
         expect(drop!.cached_tokens).toBeLessThan(drop!.cacheable_tokens);
         expect(drop!.reasons.map((reason) => ({ kind: reason.kind, ...(reason.part ? { part: reason.part } : {}) }))).toEqual([want]);
@@ -183,11 +187,12 @@ describe('the sessions view, against the provider cache it explains', () => {
     apply(driver, { kind: 'idle', minutes: 7 });
     driver.turn(4);
     const [session] = book.report().sessions;
-    expect(session!.drops.map((drop) => drop.reasons.map((reason) => reason.text))).toEqual([
+    const [model] = session!.models;
+    expect(model!.drops.map((drop) => drop.reasons.map((reason) => reason.text))).toEqual([
       ['moved from key 1 to key 2 ($ANTHROPIC_KEY_B) of the pool (each key caches on its own)'],
       ["7 min since the previous turn, past Anthropic's 5-minute cache lifetime"],
     ]);
-    expect(session!.key).toEqual({ index: 1, label: 'key 2 ($ANTHROPIC_KEY_B)' });
+    expect(model!.key).toEqual({ index: 1, label: 'key 2 ($ANTHROPIC_KEY_B)' });
     expect(session!.cost_usd).toBeCloseTo(0.004, 9);
   });
 
@@ -203,7 +208,7 @@ describe('the sessions view, against the provider cache it explains', () => {
     const [session] = book.report().sessions;
     expect(session!.turns).toBe(8);
     // The subagent's first turn is a new prompt, compared with the main one: the one drop, at its system prompt.
-    expect(session!.drops.map((drop) => [drop.turn, drop.reasons.map((reason) => reason.part)])).toEqual([[2, ['system']]]);
+    expect(session!.models[0]!.drops.map((drop) => [drop.turn, drop.reasons.map((reason) => reason.part)])).toEqual([[2, ['system']]]);
   });
 
   it('nor do several turns of one conversation in a row push the others out', () => {
@@ -215,7 +220,7 @@ describe('the sessions view, against the provider cache it explains', () => {
     for (const subagent of subagents) subagent.turn(2);
     const [session] = book.report().sessions;
     // Only each subagent's first turn, a new prompt.
-    expect(session!.drops.map((drop) => drop.turn)).toEqual(subagents.map((_, i) => i + 2));
+    expect(session!.models[0]!.drops.map((drop) => drop.turn)).toEqual(subagents.map((_, i) => i + 2));
   });
 
   it('keeps no word of a prompt, and no key', () => {
@@ -233,6 +238,90 @@ describe('the sessions view, against the provider cache it explains', () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('one session, several models', () => {
+  const MODELS = ['svc.intelligent-pro', 'svc.intelligent-lite', 'claude-haiku-4-5'];
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+  it("is one entry however many models it asks, each model's turns, tokens and drops adding up to its totals", () => {
+    const turn = fc.record({ session: fc.constantFrom('s1', 's2', 's3'), model: fc.constantFrom(...MODELS), fresh: fc.nat(5_000), cached: fc.nat(5_000), output: fc.nat(500), priced: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 1, maxLength: 40 }), (turns) => {
+        const book = new SessionBook();
+        turns.forEach((one, i) => {
+          const startedAt = 1_000_000 + i * 1_000;
+          book.record({
+            session: one.session,
+            caller: 'alice',
+            format: 'messages',
+            model: one.model,
+            route: one.model,
+            target: `anthropic:${one.model}`,
+            startedAt,
+            endedAt: startedAt + 10,
+            usage: { inputTokens: one.fresh + one.cached, cachedInputTokens: one.cached, outputTokens: one.output },
+            ...(one.priced ? { costNanoUsd: 1_000 } : {}),
+            request: canonical({ model: one.model, messages: [{ role: 'user', content: `turn ${i}` }] }),
+          });
+        });
+        const { sessions } = book.report();
+        expect(sessions.map((session) => session.id).sort()).toEqual([...new Set(turns.map((one) => one.session))].sort());
+        for (const session of sessions) {
+          const mine = turns.filter((one) => one.session === session.id);
+          expect(session.turns).toBe(mine.length);
+          expect(session.input_tokens).toBe(sum(mine.map((one) => one.fresh + one.cached)));
+          expect(session.cached_tokens).toBe(sum(mine.map((one) => one.cached)));
+          expect(session.output_tokens).toBe(sum(mine.map((one) => one.output)));
+          expect(session.unpriced_turns).toBe(mine.filter((one) => !one.priced).length);
+          // Each model once, in the order the session first asked for it.
+          expect(session.models.map((model) => model.model)).toEqual([...new Set(mine.map((one) => one.model))]);
+          for (const model of session.models) expect(model.turns).toBe(mine.filter((one) => one.model === model.model).length);
+          for (const field of ['turns', 'input_tokens', 'cached_tokens', 'cache_write_tokens', 'output_tokens', 'unpriced_turns', 'dropped_turns'] as const) {
+            expect(sum(session.models.map((model) => model[field])), field).toBe(session[field]);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("compares a model's turns with that model's only, and numbers a drop by its place among all the session's turns", () => {
+    const book = new SessionBook();
+    const main = new Driver(book, 'claude-code');
+    const side = new Driver(book, 'claude-code', undefined, 'svc.intelligent-lite');
+    side.body = { ...side.body, system: 'Write a 5-word title for the conversation.', tools: [] };
+    for (let step = 1; step <= 2; step++) {
+      main.turn(step);
+      side.turn(step);
+    }
+    apply(main, { kind: 'system' });
+    main.turn(3);
+    const { sessions } = book.report();
+    expect(sessions).toHaveLength(1);
+    const [session] = sessions;
+    expect(session).toMatchObject({ id: 'claude-code', turns: 5, dropped_turns: 1 });
+    expect(session!.models.map((model) => [model.model, model.turns, model.dropped_turns])).toEqual([
+      ['svc.intelligent-pro', 3, 1],
+      ['svc.intelligent-lite', 2, 0],
+    ]);
+    // The main conversation's third turn is the session's fifth request.
+    expect(session!.models[0]!.drops.map((drop) => [drop.turn, drop.reasons.map((reason) => reason.part)])).toEqual([[5, ['system']]]);
+  });
+
+  it(`keeps at most ${MODELS_KEPT} models of a session apart, and counts every turn in its totals`, () => {
+    const book = new SessionBook();
+    const drivers = Array.from({ length: MODELS_KEPT + 3 }, (_, i) => new Driver(book, 'many', undefined, `model-${i}`));
+    for (const driver of drivers.slice(0, MODELS_KEPT)) driver.turn(1);
+    // The first is asked again (later than the others' turns), then three more models come.
+    drivers[0]!.turn(2);
+    for (const driver of drivers.slice(MODELS_KEPT)) driver.turn(1);
+    const [session] = book.report().sessions;
+    expect(session!.turns).toBe(MODELS_KEPT + 4);
+    expect(session!.models).toHaveLength(MODELS_KEPT);
+    // The least recently used left; the first, asked again, stayed.
+    expect(session!.models.map((model) => model.model)).toEqual(['model-0', ...drivers.slice(4).map((driver) => driver.model)]);
   });
 });
 
@@ -302,8 +391,9 @@ describe('bounds', () => {
       driver.turn(step);
     }
     const [session] = book.report().sessions;
+    const [model] = session!.models;
     expect(session!.dropped_turns).toBe(DROPS_KEPT + CONVERSATIONS_KEPT + 10);
-    expect(session!.drops).toHaveLength(DROPS_KEPT);
-    expect(session!.drops.at(-1)!.turn).toBe(session!.turns);
+    expect(model!.drops).toHaveLength(DROPS_KEPT);
+    expect(model!.drops.at(-1)!.turn).toBe(session!.turns);
   });
 });

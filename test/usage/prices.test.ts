@@ -4,10 +4,12 @@ import type { ModelPrice } from '../../src/config/settings.js';
 import type { Usage } from '../../src/core/reply.js';
 import { fromOverride, modelInfo, packagePriceList, PRICE_PACKAGE_SOURCE } from '../../src/catalog/index.js';
 import { costNanoUsd, priceFor, usdOf } from '../../src/usage/prices.js';
+import { priceProviderIds, priceProviderOf } from '../../src/backends/registry.js';
+import type { BackendType } from '../../src/core/backend-types.js';
 
 const NO_CONFIG: Record<string, ModelPrice> = {};
-const cost = (usage: Usage, model: string, backend = 'upstream', configured = NO_CONFIG, type?: Parameters<typeof priceFor>[4]): number | undefined => {
-  const nano = costNanoUsd(usage, priceFor(configured, backend, model, false, type));
+const cost = (usage: Usage, model: string, backend = 'upstream', configured = NO_CONFIG, type?: BackendType): number | undefined => {
+  const nano = costNanoUsd(usage, priceFor(configured, backend, model, false, priceProviderOf(type)));
   return nano === undefined ? undefined : usdOf(nano);
 };
 
@@ -60,7 +62,7 @@ describe('cost arithmetic, worked by hand', () => {
   });
 
   it('prices the built-in offline backend at 0, and a config price over it and over the defaults', () => {
-    expect(costNanoUsd({ inputTokens: 100, outputTokens: 100 }, priceFor(NO_CONFIG, 'offline', 'svc.intelligent-pro', true))).toBe(0);
+    expect(costNanoUsd({ inputTokens: 100, outputTokens: 100 }, priceFor(NO_CONFIG, 'offline', 'svc.intelligent-pro', true, undefined))).toBe(0);
     const configured = { 'gpt-4.1': { input: 1, output: 1 }, 'azure:gpt-4.1': { input: 10, output: 20 } };
     expect(cost({ inputTokens: 1_000, outputTokens: 1_000 }, 'gpt-4.1', 'openai', configured)).toBe(0.002);
     expect(cost({ inputTokens: 1_000, outputTokens: 1_000 }, 'gpt-4.1', 'azure', configured)).toBe(0.03);
@@ -75,11 +77,11 @@ describe('cost arithmetic, worked by hand', () => {
   });
 
   it('finds dated snapshots and prefixed names as the price package matches them', () => {
-    expect(priceFor(NO_CONFIG, 'anth', 'claude-haiku-4-5-20251001', false, 'anthropic')?.input.base).toBe(1);
-    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-2025-04-14', false, 'openai-chat')?.input.base).toBe(2);
-    expect(priceFor(NO_CONFIG, 'gem', 'models/gemini-2.5-flash', false, 'gemini')?.input.base).toBe(0.3);
+    expect(priceFor(NO_CONFIG, 'anth', 'claude-haiku-4-5-20251001', false, priceProviderOf('anthropic'))?.input.base).toBe(1);
+    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-2025-04-14', false, priceProviderOf('openai-chat'))?.input.base).toBe(2);
+    expect(priceFor(NO_CONFIG, 'gem', 'models/gemini-2.5-flash', false, priceProviderOf('gemini'))?.input.base).toBe(0.3);
     // A different model whose name starts like a priced one is not priced as it.
-    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-turbo-imaginary', false, 'openai-chat')).toBeUndefined();
+    expect(priceFor(NO_CONFIG, 'oa', 'gpt-4.1-turbo-imaginary', false, priceProviderOf('openai-chat'))).toBeUndefined();
   });
 
   it('a config price has no one-hour write rate: a request that wrote for an hour gets no cost under it', () => {
@@ -97,7 +99,7 @@ describe('cost properties', () => {
     .map(({ uncached, read, write, output }): Usage => ({ inputTokens: uncached + read + write, cachedInputTokens: read, cacheWriteInputTokens: write, outputTokens: output }));
 
   it('every price the package ships gives a whole, non-negative number of nano-dollars, or none when a rate it needs is missing', () => {
-    const shipped = packagePriceList(new Date());
+    const shipped = packagePriceList(new Date(), priceProviderIds());
     expect(shipped.length).toBeGreaterThan(100);
     fc.assert(
       fc.property(fc.constantFrom(...shipped), usageArb, ({ price }, usage) => {
@@ -128,11 +130,11 @@ describe('cost properties', () => {
     const configured = Object.assign(Object.create(null) as Record<string, ModelPrice>, { 'known-model': { input: 1, output: 1 } });
     fc.assert(
       fc.property(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'), fc.string()), (name) => {
-        const price = priceFor(configured, 'x', name);
-        return price === undefined || name === 'known-model' || modelInfo({ type: undefined, upstreamModel: name }).price?.source === PRICE_PACKAGE_SOURCE;
+        const price = priceFor(configured, 'x', name, false, undefined);
+        return price === undefined || name === 'known-model' || modelInfo({ type: undefined, priceProvider: undefined, upstreamModel: name }).price?.source === PRICE_PACKAGE_SOURCE;
       }),
     );
-    expect(priceFor({}, 'x', '__proto__')).toBeUndefined();
-    expect(priceFor({}, 'x', 'constructor')).toBeUndefined();
+    expect(priceFor({}, 'x', '__proto__', false, undefined)).toBeUndefined();
+    expect(priceFor({}, 'x', 'constructor', false, undefined)).toBeUndefined();
   });
 });

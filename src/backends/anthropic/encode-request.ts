@@ -79,6 +79,9 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
   const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(replayableMessages(request, 'anthropic', upstreamModel, warnings, 'anthropic')) };
   const system = request.system.filter((part) => part.text).flatMap((part) => withCacheControl(part, [{ type: 'text', text: part.text }]) as TextBlockParam[]);
+  // Claude Code's attribution line, set aside by the Messages decoder, goes back first as it came.
+  const attribution = metadataString(request.providerMetadata, 'anthropic', 'systemAttribution');
+  if (attribution) system.unshift({ type: 'text', text: attribution });
   if (system.length) body.system = system;
   // Structured outputs: the answer is held to the schema.
   // https://platform.claude.com/docs/en/build-with-claude/structured-outputs

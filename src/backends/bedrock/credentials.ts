@@ -75,8 +75,10 @@ async function findCredentials(options: CredentialOptions): Promise<AwsCredentia
 function noCredentials(backend: string, why: string): RouterError {
   return new RouterError(
     502,
-    'upstream',
+    'configuration',
     `Backend '${backend}' has no AWS credentials: ${why}. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in ~/.aws/credentials (AWS_PROFILE or the backend's awsProfile), or run where container or instance credentials are served.`,
+    undefined,
+    'upstream_no_key',
   );
 }
 

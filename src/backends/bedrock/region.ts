@@ -15,6 +15,6 @@ const regionOfUrl = (baseUrl: string): string | undefined => /^https:\/\/bedrock
 export function resolveRegion(name: string, settings: Pick<BackendSettings, 'region' | 'awsProfile' | 'baseUrl'>, env: NodeJS.ProcessEnv = process.env): string {
   const region =
     settings.region ?? regionOfUrl(settings.baseUrl) ?? (env.AWS_REGION || undefined) ?? (env.AWS_DEFAULT_REGION || undefined) ?? readProfile(settings.awsProfile ?? (env.AWS_PROFILE || 'default'), env)?.region;
-  if (!region) throw new RouterError(502, 'upstream', `Backend '${name}' has no AWS region: set its region (backends add --region) or AWS_REGION.`);
+  if (!region) throw new RouterError(502, 'configuration', `Backend '${name}' has no AWS region: set its region (backends add --region) or AWS_REGION.`);
   return region;
 }

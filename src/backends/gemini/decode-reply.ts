@@ -3,12 +3,14 @@ import { RouterError } from '../../core/errors.js';
 import { mergeMetadata } from '../../core/provider-metadata.js';
 import type { Reply, ReplyPart, Usage } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
-import { readGeminiResponse, type GeminiReplyPart } from './api.js';
-import { usageFromGemini } from './decode-usage.js';
-import { finishReasonFor } from './map-finish-reason.js';
-import { droppedPartWarning, signatureMetadata, signatureOf } from './thought-signature.js';
+import { readGeminiResponse } from './api.js';
+import type { GeminiReplyPart } from '../../wire/gemini/types.js';
+import { usageFromGemini } from '../../wire/gemini/usage-metadata.js';
+import { finishReasonFor } from '../../wire/gemini/finish-reason.js';
+import { signatureMetadata, signatureOf } from '../../wire/gemini/thought-signature.js';
+import { droppedPartWarning } from './api.js';
 import { toolCallId } from './tool-call-id.js';
-import { citationsWithin, groundingCitations, groundingSearch } from './web-search.js';
+import { citationsWithin, groundingCitations, groundingSearch } from '../../wire/gemini/grounding.js';
 
 /**
  * A `generateContent` reply in canonical form: the first candidate's parts in order (thought

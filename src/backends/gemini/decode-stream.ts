@@ -6,11 +6,12 @@ import type { StreamEvent } from '../../core/stream-events.js';
 import { eventBatches } from '../http/event-batches.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readGeminiResponse } from './api.js';
-import { usageFromGemini } from './decode-usage.js';
-import { finishReasonFor } from './map-finish-reason.js';
-import { droppedPartWarning, signatureMetadata } from './thought-signature.js';
+import { usageFromGemini } from '../../wire/gemini/usage-metadata.js';
+import { finishReasonFor } from '../../wire/gemini/finish-reason.js';
+import { signatureMetadata } from '../../wire/gemini/thought-signature.js';
+import { droppedPartWarning } from './api.js';
 import { toolCallId } from './tool-call-id.js';
-import { citationsWithin, groundingCitations, groundingSearch } from './web-search.js';
+import { citationsWithin, groundingCitations, groundingSearch } from '../../wire/gemini/grounding.js';
 
 /**
  * `streamGenerateContent?alt=sse` to canonical events. Each `data:` frame is a whole

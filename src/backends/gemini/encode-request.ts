@@ -1,3 +1,4 @@
+import { bodyTextOf } from '../../core/body-text.js';
 import { invalidRequest } from '../../core/errors.js';
 import { fileLabel, mediaTypeFromName, parseDataUrl } from '../../core/file-data.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, ReasoningEffort, ToolChoice } from '../../core/request.js';
@@ -5,29 +6,27 @@ import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
+import { SKIP_SIGNATURE_VALIDATION, signatureOf } from '../../wire/gemini/thought-signature.js';
 import { cacheControlsTaken, capabilitiesOf, mapEffort, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
-import type { GeminiContent, GeminiPart, GeminiRequestBody } from './api.js';
+import type { GeminiContent, GeminiPart, GeminiRequestBody } from '../../wire/gemini/types.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
-import { signatureOf } from './thought-signature.js';
 import { readToolCallId } from './tool-call-id.js';
 
 /** Thinking budgets for a bare effort, within what every 2.5 model accepts (Flash's highest is 24,576); `none` is 0, off. */
 const BUDGET_BY_EFFORT: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 2048, medium: 8192, high: 24_576, xhigh: 24_576, max: 24_576 };
 
-/**
- * Google's documented stand-in for a function call Gemini did not make itself (a conversation
- * begun on another model), which Gemini 3 would otherwise refuse for want of a signature:
- * https://ai.google.dev/gemini-api/docs/thought-signatures#faqs
- */
-export const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 
 /**
  * The `generateContent` body for a canonical request (the stream variant takes the same body;
  * the method is in the URL). https://ai.google.dev/api/generate-content#request-body
  */
 export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: string, _stream: boolean): GeminiRequestBody {
-  // Nothing is forwarded to Gemini as the client sent it: what only a same-format upstream takes is refused or named.
-  // OpenAI's explicit cache controls, which Gemini does not take, are named.
+  if (request.forwardBody?.format === 'gemini') {
+    // A Gemini client's own body (its format decoder checked it), forwarded whole: the model and the method are in the URL.
+    setBackendWarnings(request, []);
+    return request.forwardBody.body as unknown as GeminiRequestBody;
+  }
+  // What only a same-format upstream takes is refused or named; OpenAI's explicit cache controls, which Gemini does not take, are named.
   const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('gemini', upstreamModel), upstreamModel)];
   // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
   const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings, 'gemini')) };
@@ -78,6 +77,19 @@ export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: st
   if (Object.keys(config).length) body.generationConfig = config;
   setBackendWarnings(request, warnings);
   return body;
+}
+
+/**
+ * A Gemini client's body as the text it came in (core/body-text.ts), sent as it is: on Gemini's API
+ * the model is in the URL, so not a byte of the body changes. Undefined for any other request, or
+ * when the text was not kept whole.
+ */
+export function forwardedGeminiText(request: CanonicalRequest): string | undefined {
+  const forwardBody = request.forwardBody;
+  if (forwardBody?.format !== 'gemini') return undefined;
+  const text = bodyTextOf(forwardBody.body);
+  if (text !== undefined) setBackendWarnings(request, []);
+  return text;
 }
 
 /**

@@ -3,9 +3,11 @@ import { RouterError } from '../../core/errors.js';
 import type { StreamEvent } from '../../core/stream-events.js';
 import type { Backend, BackendModule } from '../backend.js';
 import { createHttpBackend } from '../http/http-backend.js';
+import { keyRejected } from '../http/upstream-error.js';
 import { decodeGeminiReply } from './decode-reply.js';
 import { decodeGeminiStream } from './decode-stream.js';
-import { encodeGeminiRequest } from './encode-request.js';
+import { encodeGeminiRequest, forwardedGeminiText } from './encode-request.js';
+import { geminiForwardTap } from './forward-tap.js';
 import { GEMINI_API_VERSION, KEY_NOT_VALID, versionedBase } from './endpoint.js';
 
 export { GEMINI_API_VERSION };
@@ -24,19 +26,39 @@ export function geminiUrl(baseUrl: string, model: string, stream: boolean, apiVe
 
 /** Google's Gemini API (or any server that speaks it); the key goes in `x-goog-api-key`. */
 export function createGeminiBackend(name: string, settings: BackendSettings): Backend {
-  // No wireFormat: Gemini speaks none of the client formats, so every reply is translated and dropped tools are reported.
+  // A Gemini client's body is sent as it came, and the reply passes to it as it came (forward-tap.ts).
   const http = createHttpBackend(name, settings, {
+    wireFormat: 'gemini',
     url: (base, model, stream) => geminiUrl(base, model, stream, settings.apiVersion),
     headers: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
     headerVariant: () => '',
     encode: encodeGeminiRequest,
+    encodeText: forwardedGeminiText,
+    forward: geminiForwardTap,
     nativeWebSearch: true,
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });
-  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? new RouterError(502, 'upstream', `Backend '${name}' rejected its API key (HTTP 400); check its key in svc-router backends.`) : error);
+  const keyRefused = (error: unknown): unknown => (isKeyRefusal(error) ? keyRejected(name, 400, { cause: (error as RouterError).cause }) : error);
+  const forward = http.forward!;
   return {
     ...http,
+    forward: {
+      async complete(call) {
+        try {
+          return await forward.complete(call);
+        } catch (error) {
+          throw keyRefused(error);
+        }
+      },
+      async *stream(call) {
+        try {
+          yield* forward.stream(call);
+        } catch (error) {
+          throw keyRefused(error);
+        }
+      },
+    },
     async complete(call) {
       try {
         return await http.complete(call);

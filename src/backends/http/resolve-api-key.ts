@@ -8,7 +8,7 @@ export function resolveApiKey(name: string, settings: BackendSettings): string |
   if (settings.apiKeyEnv === undefined && settings.keyPool) return pooledKeys(settings)[0];
   if (settings.apiKeyEnv === undefined) return undefined;
   const value = process.env[settings.apiKeyEnv];
-  if (!value) throw new RouterError(502, 'upstream', `Backend '${name}' takes its key from $${settings.apiKeyEnv}, which is not set where svc-router runs.`);
+  if (!value) throw new RouterError(502, 'configuration', `Backend '${name}' takes its key from $${settings.apiKeyEnv}, which is not set where svc-router runs.`, undefined, 'upstream_no_key');
   return value;
 }
 

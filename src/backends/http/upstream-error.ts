@@ -14,25 +14,35 @@ export function upstreamError(backend: string, status: number, message: string |
   const cause = `HTTP ${status}${message ? `: ${redactText(message, secrets)}` : ''}`;
   if (status === 401 || status === 403) {
     // The backend's key, not the request: another target may hold a valid one.
-    return new RouterError(502, 'upstream', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`, undefined, undefined, undefined, {
-      cause,
-      retryable: true,
-    });
+    return keyRejected(backend, status, { cause });
   }
   if (status === 402) {
     // The backend's account is out of credit, not the request: another key or target may pay.
-    return new RouterError(502, 'upstream', `Backend '${backend}' refused payment (HTTP 402)${detail}`, undefined, 'upstream_payment_required', retryAfterMs, { cause, retryable: true });
+    return new RouterError(502, 'configuration', `Backend '${backend}' refused payment (HTTP 402)${detail}`, undefined, 'upstream_payment_required', retryAfterMs, { cause, retryable: true });
   }
   if (status === 429) return new RouterError(429, 'rate_limit', `Backend '${backend}' is rate limited${detail}`, undefined, 'upstream_rate_limited', retryAfterMs, { cause });
   if (status === 529 || status === 503) return new RouterError(503, 'overloaded', `Backend '${backend}' is overloaded${detail}`, undefined, 'upstream_overloaded', retryAfterMs, { cause });
   if (status >= 500) return new RouterError(502, 'upstream', `Backend '${backend}' failed with HTTP ${status}${detail}`, undefined, 'upstream_error', undefined, { cause });
   if (status === 404) {
     // The backend lacks the model or endpoint; another target may have it.
-    return new RouterError(502, 'upstream', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`, undefined, 'upstream_not_found', undefined, { cause, retryable: true });
+    return new RouterError(502, 'configuration', `Backend '${backend}' has no such endpoint or model (HTTP 404)${detail}`, undefined, 'upstream_not_found', undefined, { cause, retryable: true });
   }
   // The request itself is at fault: every target would refuse it too.
   if (status === 413) return new RouterError(413, 'too_large', `Backend '${backend}' says the request is too large${detail}`, undefined, undefined, undefined, { cause, retryable: false });
   return new RouterError(400, 'invalid_request', `Backend '${backend}' rejected the request (HTTP ${status})${detail}`, undefined, undefined, undefined, { cause, retryable: false });
+}
+
+/**
+ * The backend's own credentials refused (Gemini says so with a 400): the same answer whichever
+ * backend type and client format, a 502 with code `upstream_auth` that names the backend and never
+ * the key. The router's configuration is at fault, so the client is told not to retry; another
+ * target of the route may hold a valid key, so the route still falls back.
+ */
+export function keyRejected(backend: string, status: number, options: { cause?: unknown } = {}): RouterError {
+  return new RouterError(502, 'configuration', `Backend '${backend}' rejected its API key (HTTP ${status}); check its key in svc-router backends.`, undefined, 'upstream_auth', undefined, {
+    ...options,
+    retryable: true,
+  });
 }
 
 /** Removes anything that looks like a credential from upstream text before a client sees it, then bounds it. */

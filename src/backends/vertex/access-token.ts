@@ -100,7 +100,8 @@ async function tokenFrom(backend: string, source: string, url: string, init: Req
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
     const hint = source === 'the metadata server' ? ' (outside Google Cloud, give the backend a service-account key with --credentials or $GOOGLE_APPLICATION_CREDENTIALS)' : '';
-    throw failure(backend, `${source} ${reason}${hint}`);
+    // Outside Google Cloud nothing answers for the metadata server: no credentials, not a network fault.
+    throw failure(backend, `${source} ${reason}${hint}`, source === 'the metadata server' ? 'configuration' : 'upstream');
   }
   let json: Record<string, unknown> = {};
   try {
@@ -120,5 +121,9 @@ async function tokenFrom(backend: string, source: string, url: string, init: Req
   return { value, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
 }
 
-/** The backend's credentials failed: the router's configuration, so a 502 the route may fall back from. */
-const failure = (backend: string, what: string): RouterError => new RouterError(502, 'upstream', `Backend '${backend}' has no Google access token: ${what}.`, undefined, 'upstream_auth');
+/**
+ * The backend's credentials failed: the router's configuration (unless the token endpoint could
+ * not be reached, which may pass), so a 502 the route may fall back from.
+ */
+const failure = (backend: string, what: string, kind: 'configuration' | 'upstream' = 'configuration'): RouterError =>
+  new RouterError(502, kind, `Backend '${backend}' has no Google access token: ${what}.`, undefined, 'upstream_auth');

@@ -6,7 +6,8 @@ import { decodeAnthropicStream } from '../anthropic/decode-stream.js';
 import type { Backend, BackendCall, BackendModule } from '../backend.js';
 import { decodeGeminiReply } from '../gemini/decode-reply.js';
 import { decodeGeminiStream } from '../gemini/decode-stream.js';
-import { encodeGeminiRequest } from '../gemini/encode-request.js';
+import { encodeGeminiRequest, forwardedGeminiText } from '../gemini/encode-request.js';
+import { geminiForwardTap } from '../gemini/forward-tap.js';
 import { createHttpBackend, type HttpBackendSpec } from '../http/http-backend.js';
 import { accessToken, credentialsFileOf, forgetAccessToken } from './access-token.js';
 import { encodeVertexAnthropicRequest } from './encode-request.js';
@@ -17,13 +18,13 @@ const bearer = (token: string | undefined): Record<string, string> => (token ? {
 /**
  * Google Vertex AI: Claude models through Anthropic's Messages wire, Gemini models through
  * Gemini's, both authenticated with a Google access token (access-token.ts). The model name picks
- * the publisher. No same-format forwarding: one backend serves both wires, so every reply is
- * translated (a Messages client's Claude reply is decoded and encoded again, losslessly for the
- * fields the router models).
+ * the publisher. A Gemini client's calls to a Gemini model are forwarded (wireFormatFor); a
+ * Messages client's Claude reply is decoded and encoded again, losslessly for the fields the
+ * router models.
  */
 export function createVertexBackend(name: string, settings: BackendSettings): Backend {
   const { project, region } = settings;
-  const misconfigured = (what: string) => new RouterError(502, 'upstream', `Backend '${name}' (vertex) has no ${what}; set it with svc-router backends add ${name} --type vertex --project P --region R.`);
+  const misconfigured = (what: string) => new RouterError(502, 'configuration', `Backend '${name}' (vertex) has no ${what}; set it with svc-router backends add ${name} --type vertex --project P --region R.`);
   const url = (base: string, model: string, stream: boolean) => {
     if (!project) throw misconfigured('project');
     if (!region) throw misconfigured('region');
@@ -44,12 +45,16 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
   });
   const gemini = createHttpBackend(name, settings, {
     ...shared,
+    wireFormat: 'gemini',
     headers: bearer,
     headerVariant: () => '',
     encode: encodeGeminiRequest,
+    encodeText: forwardedGeminiText,
+    forward: geminiForwardTap,
     decodeReply: decodeGeminiReply,
     decodeStream: decodeGeminiStream,
   });
+  const geminiForward = gemini.forward!;
 
   /** The wire for the call's model, and the call with the access token as its key. */
   async function prepared(call: BackendCall): Promise<[Backend, BackendCall]> {
@@ -71,12 +76,33 @@ export function createVertexBackend(name: string, settings: BackendSettings): Ba
     if (!status || !token) return error;
     if (status === '401') forgetAccessToken(credentialsFileOf(settings.credentials), token);
     const what = status === '401' ? 'refused its Google access token (HTTP 401); another is fetched for the next call' : `denied its service account access to project ${project} in ${region} (HTTP 403); grant it the Vertex AI User role`;
-    return new RouterError(502, 'upstream', `Backend '${name}': Vertex AI ${what}.`, undefined, 'upstream_auth', undefined, { cause: error, retryable: true });
+    // A refused token is replaced on the next call, so a retry may pass; a denied account waits for its owner.
+    return new RouterError(502, status === '401' ? 'upstream' : 'configuration', `Backend '${name}': Vertex AI ${what}.`, undefined, 'upstream_auth', undefined, { cause: error, retryable: true });
   }
 
   return {
     name,
     nativeWebSearch: true,
+    // A Gemini model speaks Gemini's API: a Gemini client's body and reply pass as they came.
+    wireFormatFor: (upstreamModel) => (publisherOf(upstreamModel) === 'google' ? 'gemini' : undefined),
+    forward: {
+      async complete(call) {
+        const [, authorised] = await prepared(call);
+        try {
+          return await geminiForward.complete(authorised);
+        } catch (error) {
+          throw refused(error, authorised.apiKey);
+        }
+      },
+      async *stream(call) {
+        const [, authorised] = await prepared(call);
+        try {
+          yield* geminiForward.stream(authorised);
+        } catch (error) {
+          throw refused(error, authorised.apiKey);
+        }
+      },
+    },
     async complete(call) {
       const [wire, authorised] = await prepared(call);
       try {

@@ -11,9 +11,11 @@ import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { bearerServiceOf } from '../bearer-services.js';
-import { chalk, note, printJson, printLine, printTable } from '../output.js';
 import { parseHttpUrl, parsePositiveInteger } from '../parse-options.js';
-import { openConfig, requireStored } from '../config-in-force.js';
+import { configInForce, openConfig, requireStored } from '../config-in-force.js';
+import { cloudCredentials, describeCredentials } from '../backend-credentials.js';
+import { serveEnvironment, serveLacksWarning } from '../key-variables.js';
+import { chalk, note, printJson, printLine, printTable, warn } from '../output.js';
 import type { ConfigStore } from '../../config/store.js';
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
@@ -87,6 +89,13 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (bearerService) note(`${bearerService} takes its key as Authorization: Bearer; add --auth bearer to send it so (this backend sends x-api-key)`);
   const suggested = backend.type === 'openai-chat' ? suggestedChatProfile(backend.baseUrl) : undefined;
   if (suggested && backend.profile !== suggested) note(`${backend.baseUrl} looks like ${suggested}; add --profile ${suggested} for its own rules (reasoning sent back, refused fields left out)`);
+  await warnIfServeLacks(name, backend.apiKeyEnv === undefined || pool ? [] : [backend.apiKeyEnv]);
+}
+
+/** A running serve takes the change at once, but reads the key from its own environment, not this shell's. */
+async function warnIfServeLacks(name: string, variables: string[]): Promise<void> {
+  const warning = serveLacksWarning((await configInForce()).serve, name, variables);
+  if (warning) warn(warning);
 }
 
 /** The base URL given, or (vertex, bedrock) the endpoint of the region. */
@@ -178,7 +187,21 @@ const keySource = (backend: BackendSettings): string =>
 
 export async function runBackendsList(options: { json?: boolean }): Promise<void> {
   const backends = (await openConfig()).read().backends;
-  const rows = Object.entries(backends).map(([name, backend]) => ({
+  // Cloud credentials are read where the running serve reads them (its environment, as far as serve.json names it).
+  const env = serveEnvironment((await configInForce()).serve);
+  const rows = Object.entries(backends).map(([name, backend]) => {
+    const cloud = cloudCredentials(backend, env);
+    return { cloud: cloud ? describeCredentials(backend, cloud) : undefined, row: listRow(name, backend) };
+  });
+  if (options.json) return printJson(rows.map(({ cloud, row }) => ({ ...row, ...(cloud ? { cloud_credentials: cloud } : {}) })));
+  if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');
+  // A backend that signs with cloud credentials shows them where a key would be: "none" would read as no credentials at all.
+  printTable(rows.map(({ cloud, row }) => [row.name, row.type, row.base_url, cloud ?? row.api_key, row.headers.join(',')]), ['NAME', 'TYPE', 'BASE URL', 'KEY', 'HEADERS']);
+}
+
+/** A backend as `backends list --json` shows it (never its keys). */
+function listRow(name: string, backend: BackendSettings) {
+  return {
     name,
     type: backend.type,
     base_url: backend.baseUrl,
@@ -196,10 +219,7 @@ export async function runBackendsList(options: { json?: boolean }): Promise<void
     ...(backend.type === 'vertex' ? { credentials: backend.credentials ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS ? 'env:GOOGLE_APPLICATION_CREDENTIALS' : 'metadata server') } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
     ...(backend.awsProfile ? { aws_profile: backend.awsProfile } : {}),
-  }));
-  if (options.json) return printJson(rows);
-  if (rows.length === 0) return printLine('No backends configured; every SKU is served by the built-in offline backend.');
-  printTable(rows.map((row) => [row.name, row.type, row.base_url, row.api_key, row.headers.join(',')]), ['NAME', 'TYPE', 'BASE URL', 'KEY', 'HEADERS']);
+  };
 }
 
 export async function runBackendsRemove(name: string): Promise<void> {
@@ -237,10 +257,11 @@ export async function runBackendsPool(name: string, options: PoolOptions): Promi
   const config = await openConfig();
   if (options.clear) {
     requireBackend(config, name);
-    config.update((settings) => {
+    const own = config.update((settings) => {
       delete settings.backends[name]!.keyPool;
-    });
+    }).backends[name];
     printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} uses its own key again (no pool)`);
+    await warnIfServeLacks(name, own?.apiKey === undefined && own?.apiKeyEnv !== undefined ? [own.apiKeyEnv] : []);
     return;
   }
   const strategy = options.strategy ?? 'round-robin';
@@ -258,4 +279,5 @@ export async function runBackendsPool(name: string, options: PoolOptions): Promi
     settings.backends[name]!.keyPool = pool;
   });
   printLine(`${chalk.green('✓')} Backend ${chalk.bold(name)} now uses a pool of ${keys.length} keys, ${strategy}`);
+  await warnIfServeLacks(name, options.keyEnv ?? []);
 }

@@ -30,7 +30,7 @@ export async function runChat(promptWords: string[], options: ChatOptions): Prom
     const response = await client.call('POST', '/v1/chat/completions', body);
     if (!response.frames) {
       spinner.stop();
-      const reply = ensureOk(response) as ChatReply;
+      const reply = ensureOk(response, client.sent) as ChatReply;
       if (options.json) return printJson(reply);
       printLine(reply.choices[0]?.message.content ?? '');
       printMeta(reply.svc_meta);

@@ -2,15 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CREDENTIAL_HEADERS } from '../../config/declarative/placement.js';
 import { SECRETS_MODES, type SecretsMode, type Settings } from '../../config/settings.js';
+import { whenApplied } from '../../config/settings-shape.js';
 import { SKUS } from '../../core/model-names.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
 import { isUsageStore } from '../../usage/open-ledger.js';
 import { shownWebhook } from '../../usage/usage-webhook.js';
-import { printLine } from '../output.js';
+import { note, printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
-import { openConfig } from '../config-in-force.js';
+import { configInForce, openConfig } from '../config-in-force.js';
+import type { ServerState } from '../server-state.js';
 
 interface SettingKey {
   describe: string;
@@ -23,12 +25,12 @@ interface SettingKey {
 /** The settings `config get/set` reach; keys, backends and routes have their own commands. */
 export const SETTING_KEYS: Record<string, SettingKey> = {
   'server.host': {
-    describe: 'address serve binds to',
+    describe: 'address serve binds to (read when serve starts)',
     get: (s) => s.server.host,
     set: (s, v) => void (s.server.host = v),
   },
   'server.port': {
-    describe: 'port serve listens on',
+    describe: 'port serve listens on (read when serve starts)',
     get: (s) => s.server.port,
     set: (s, v) => void (s.server.port = parsePort(v)),
   },
@@ -113,7 +115,7 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     'an origin such as https://app.example.com or http://localhost:5173',
   ),
   'usage.store': {
-    describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers",
+    describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers (read when serve starts)",
     values: ['file'],
     get: (s) => s.usage.store,
     set: (s, v) => {
@@ -279,4 +281,22 @@ export async function runConfigSet(name: string, value: string): Promise<void> {
   key.set(structuredClone(config.read()), value);
   config.update((settings) => key.set(settings, value));
   printLine(`${name} = ${String(key.get(config.read()))}`);
+  const serve = (await configInForce()).serve;
+  if (serve) sayWhenApplied(name, serve);
+}
+
+/**
+ * A running serve takes most settings from the file at once; one it reads only when it starts
+ * (the settings' shape says which) waits for a restart, and one its own flag overrides, for a
+ * start without that flag.
+ */
+function sayWhenApplied(name: string, serve: ServerState): void {
+  const applied = whenApplied(name.split('.'));
+  if (applied.at !== 'start') return;
+  const flag = applied.flag;
+  if (flag && serve.argv?.some((arg) => arg === flag || arg.startsWith(`${flag}=`))) {
+    note(`the running serve (pid ${serve.pid}) was started with ${flag}, which takes the place of ${name}; svc-router restart keeps ${flag}: stop it and start serve without ${flag} to use the setting`);
+    return;
+  }
+  note(`the running serve (pid ${serve.pid}) reads ${name} only when it starts: run svc-router restart to apply it`);
 }

@@ -6,7 +6,8 @@ import { configInForce } from '../config-in-force.js';
 import { checkBackends } from '../doctor/backend-checks.js';
 import { checkLive } from '../doctor/live-checks.js';
 import type { ServerState } from '../server-state.js';
-import { checkBaseUrl, checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
+import { checkBaseUrl } from '../doctor/base-url.js';
+import { checkConfigFile, checkKey, checkReachable, checkRoutes, checkServePort, checkUsageCap, checkWhoami } from '../doctor/checks.js';
 import { checkContextWindows } from '../doctor/context-windows.js';
 import { DOCTOR_CLIENTS, type DoctorClient } from '../doctor/doctor-clients.js';
 import { checkClient } from '../doctor/client-checks.js';
@@ -44,36 +45,63 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   const client = options.client;
   if (client !== undefined && !(DOCTOR_CLIENTS as readonly string[]).includes(client)) throw usageError(`--client: expected one of ${DOCTOR_CLIENTS.join(', ')}, got '${client}'`);
 
-  const { settings, file, problem, serve } = await loadConfig();
+  const { settings, file, problem, serve, storedReadable } = await loadConfig();
+  // When config.json cannot be read, what it holds (the stored key, the address, backends and
+  // routes) is not known: those checks are skipped, not judged on the defaults. A running serve
+  // routes with the last version it read meanwhile.
+  const unknown = (what: string): string =>
+    `skipped: ${what} ${storedReadable ? `the declarative file ${file}` : file}, which cannot be read${serve ? `; the running serve (pid ${serve.pid}) routes with the last version it read` : ''}`;
   // Either base URL form is accepted: the OpenAI one (…/v1) and the Anthropic one (without).
   const address = routerAddress(settings, given ? { flag: givenUrl } : {});
   const root = address.origin;
   const baseUrl = given ? givenUrl.replace(/\/+$/, '') : `${root}/v1`;
-  const key = options.key ?? process.env.SVC_ROUTER_KEY ?? settings.localKey;
+  const givenKey = options.key ?? process.env.SVC_ROUTER_KEY;
+  const key = givenKey ?? (problem && !storedReadable ? undefined : settings.localKey);
+  const addressKnown = !(problem && !storedReadable) || address.source !== 'config';
 
-  const keyResult = checkKey(key);
+  const keyResult = key === undefined && problem && !storedReadable ? skip('key', `${unknown('the stored key is in')}; --key checks one`) : checkKey(key);
   const router = (async (): Promise<CheckResult[]> => {
+    if (!addressKnown) return [skip('reachable', `${unknown("the router's address is in")}; --base-url checks one`), skip('whoami', 'skipped: the router\'s address is not known')];
     const reachable = await checkReachable(new URL(root), timeoutMs);
     if (reachable.status === 'fail') return [reachable, skip('whoami', 'skipped: the router is not reachable')];
-    if (keyResult.status === 'fail') return [reachable, skip('whoami', 'skipped: no usable key (see the key check)')];
+    if (keyResult.status !== 'pass') return [reachable, skip('whoami', 'skipped: no usable key (see the key check)')];
     const { result, body } = await checkWhoami(root, key!, timeoutMs);
     return body ? [reachable, result, checkUsageCap(body)] : [reachable, result];
   })();
-  const [routerResults, backends, servePort] = await Promise.all([router, checkBackends(settings, { timeoutMs, ...(serve ? { serve } : {}) }), checkServePort(settings, timeoutMs)]);
+  const readable = problem === undefined;
+  const [routerResults, backends, servePort] = await Promise.all([
+    router,
+    readable ? checkBackends(settings, { timeoutMs, ...(serve ? { serve } : {}) }) : undefined,
+    readable ? checkServePort(settings, timeoutMs) : skip('serve-port', unknown('server.port is in')),
+  ]);
   const liveTimeoutMs = options.timeout === undefined ? DEFAULT_LIVE_TIMEOUT_MS : timeoutMs;
-  const live = options.live ? await checkLive(settings, backends.findings, liveTimeoutMs) : undefined;
-  const backendResults = Object.keys(settings.backends).length === 0 ? [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)] : backends.results;
+  const live = options.live && backends ? await checkLive(settings, backends.findings, liveTimeoutMs) : undefined;
+  const configured = (): CheckResult[] => {
+    if (!backends) return [skip('backends', unknown('the backends are in')), skip('routes', unknown('the routes are in'))];
+    const backendResults = Object.keys(settings.backends).length === 0 ? [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)] : backends.results;
+    return [...backendResults, ...(live?.results ?? []), ...checkRoutes(settings, { findings: backends.findings, ...(live ? { answered: live.answered } : {}) }), ...checkContextWindows(settings)];
+  };
+  const clientResults = (): CheckResult[] => {
+    if (!client) return [];
+    return readable ? checkClient(client as DoctorClient, settings, root, key) : [skip(`client:${client}`, unknown('what it is checked against is in'))];
+  };
 
+  const configFile = checkConfigFile(file, problem, serve);
   const results: CheckResult[] = [
+    // The cause first: every other line depends on the file.
+    ...(readable ? [] : [configFile]),
     keyResult,
-    checkBaseUrl(baseUrl, given, client as DoctorClient | undefined, address.source === 'serve' ? 'running serve\'s' : 'configured'),
+    checkBaseUrl(baseUrl, {
+      given,
+      ...(client ? { client: client as DoctorClient } : {}),
+      source: address.source === 'serve' ? "running serve's" : 'configured',
+      ...(serve ? { serve } : {}),
+      answered: routerResults.some((result) => result.id === 'whoami' && result.status === 'pass'),
+    }),
     ...routerResults,
-    ...(client ? checkClient(client as DoctorClient, settings, root, key) : []),
-    ...backendResults,
-    ...(live?.results ?? []),
-    ...checkRoutes(settings, { findings: backends.findings, ...(live ? { answered: live.answered } : {}) }),
-    ...checkContextWindows(settings),
-    checkConfigFile(file, problem),
+    ...clientResults(),
+    ...configured(),
+    ...(readable ? [configFile] : []),
     servePort,
   ];
   const failures = results.filter((result) => result.status === 'fail').length;
@@ -96,27 +124,28 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
  * The settings in force (the running serve's declarative file over config.json, unless
  * SVC_ROUTER_CONFIG names another), or the defaults and what is wrong when they cannot be read.
  */
-async function loadConfig(): Promise<{ settings: Settings; file: string; problem?: string; serve?: ServerState }> {
+async function loadConfig(): Promise<{ settings: Settings; file: string; problem?: string; serve?: ServerState; storedReadable: boolean }> {
   let config;
   try {
     config = await configInForce();
     const settings = config.store.read();
-    return { settings, file: config.store.path, ...(config.serve ? { serve: config.serve } : {}) };
+    return { settings, file: config.store.path, ...(config.serve ? { serve: config.serve } : {}), storedReadable: true };
   } catch (error) {
     const home = process.env.SVC_ROUTER_HOME;
     const file = config?.file ?? (home ? path.join(path.resolve(home), 'config.json') : 'config.json');
     // `cannot be read: line 3, column 7: syntax error: …` (the check names the file first).
     const where = error instanceof BrokenFileError ? error.message.split(`${error.file} `).join('') : (error as Error).message;
-    return { settings: storedOrDefaults(config), file, problem: `cannot be read: ${where}`, ...(config?.serve ? { serve: config.serve } : {}) };
+    const stored = readStored(config);
+    return { settings: stored ?? withDefaults({}), file, problem: `cannot be read: ${where}`, ...(config?.serve ? { serve: config.serve } : {}), storedReadable: stored !== undefined };
   }
 }
 
-/** config.json's own settings when only the declarative file over it failed (the local key is there), else the defaults. */
-function storedOrDefaults(config: Awaited<ReturnType<typeof configInForce>> | undefined): Settings {
+/** config.json's own settings when only the declarative file over it failed (the local key is there). */
+function readStored(config: Awaited<ReturnType<typeof configInForce>> | undefined): Settings | undefined {
   try {
     if (config?.file) return config.store.readStored();
   } catch {
     // config.json cannot be read either
   }
-  return withDefaults({});
+  return undefined;
 }

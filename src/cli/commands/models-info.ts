@@ -1,12 +1,15 @@
-import { modelInfo, type Capabilities, type CatalogPrice, type ModelInfo, type Rate } from '../../catalog/index.js';
+import { modelInfo, packagePriceList, type Capabilities, type CatalogPrice, type ModelInfo, type Rate } from '../../catalog/index.js';
+import { priceProviderIds, priceProviderOf } from '../../backends/registry.js';
 import type { Settings } from '../../config/settings.js';
 import { isBackendType, type BackendType } from '../../core/backend-types.js';
 import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
+import { SKUS } from '../../core/model-names.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { findConfiguredRoute } from '../../routing/resolve-route.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
 import { openConfig } from '../config-in-force.js';
-import { chalk, printJson, printLine } from '../output.js';
+import { didYouMean } from '../did-you-mean.js';
+import { chalk, note, printJson, printLine } from '../output.js';
 
 /** One upstream model as `models info` shows it: the catalog's values with their sources. */
 interface TargetInfo {
@@ -27,6 +30,11 @@ export async function runModelsInfo(model: string, options: { json?: boolean }):
   const targets = route ? route.targets.map(parseTarget).filter((target) => target.backend !== OFFLINE_BACKEND) : [parseTarget(model)];
   const shown = route || backendType(settings, parseTarget(model).backend) !== undefined ? targets.map((target) => targetInfo(settings, target.backend, target.upstreamModel ?? model)) : [bareInfo(settings, model)];
   const window = route ? contextWindowOf(settings, model) : undefined;
+  // Nothing known of it: most often a typo of a name that is known.
+  if (!route && shown.every(({ info }) => !info.contextWindow && !info.maxOutput && !info.price && !info.capabilities)) {
+    const near = nearMiss(settings, model);
+    if (near) note(`no source lists '${model}'${near}`);
+  }
   if (options.json) {
     return printJson({
       model,
@@ -45,6 +53,17 @@ export async function runModelsInfo(model: string, options: { json?: boolean }):
   }
 }
 
+/** The known name a model given to `models info` probably meant: a backend's, a route's, a SKU, or a model the catalog or config lists. */
+function nearMiss(settings: Settings, model: string): string {
+  const { backend, upstreamModel } = parseTarget(model);
+  if (upstreamModel !== undefined && !Object.hasOwn(settings.backends, backend)) {
+    const hint = didYouMean(backend, Object.keys(settings.backends));
+    if (hint) return `: no backend '${backend}'${hint}`;
+  }
+  const names = [...Object.keys(settings.routes), ...SKUS, ...Object.keys(settings.prices), ...Object.keys(settings.contextWindows), ...packagePriceList(new Date(), priceProviderIds()).map((row) => row.id)];
+  return didYouMean(model, new Set(names));
+}
+
 function backendType(settings: Settings, backend: string): BackendType | undefined {
   if (!Object.hasOwn(settings.backends, backend)) return undefined;
   const type = settings.backends[backend]!.type;
@@ -53,11 +72,11 @@ function backendType(settings: Settings, backend: string): BackendType | undefin
 
 function targetInfo(settings: Settings, backend: string, upstreamModel: string): TargetInfo {
   const type = backendType(settings, backend);
-  return { target: `${backend}:${upstreamModel}`, backend, ...(type ? { type } : {}), info: modelInfo({ type, upstreamModel, backendName: backend }, overridesOf(settings)) };
+  return { target: `${backend}:${upstreamModel}`, backend, ...(type ? { type } : {}), info: modelInfo({ type, priceProvider: priceProviderOf(type), upstreamModel, backendName: backend }, overridesOf(settings)) };
 }
 
 function bareInfo(settings: Settings, upstreamModel: string): TargetInfo {
-  return { target: upstreamModel, info: modelInfo({ type: undefined, upstreamModel }, overridesOf(settings)) };
+  return { target: upstreamModel, info: modelInfo({ type: undefined, priceProvider: undefined, upstreamModel }, overridesOf(settings)) };
 }
 
 const overridesOf = (settings: Settings) => ({ prices: settings.prices, contextWindows: settings.contextWindows });

@@ -1,6 +1,7 @@
 import type { ModelPrice } from '../../config/settings.js';
 import { formatCount, formatUsdRate } from '../../core/format-numbers.js';
 import { fromOverride, PRICE_PACKAGE_SOURCE, packagePriceList, type CatalogPrice } from '../../catalog/index.js';
+import { priceProviderIds } from '../../backends/registry.js';
 import { usageError } from '../cli-error.js';
 import { didYouMean } from '../did-you-mean.js';
 import { chalk, printJson, printLine, printTable } from '../output.js';
@@ -55,7 +56,7 @@ export async function runPricesList(options: { json?: boolean }): Promise<void> 
   });
   const rows = [
     ...Object.entries(configured).map(([model, price]) => row(model, 'config', fromOverride(price))),
-    ...packagePriceList(new Date())
+    ...packagePriceList(new Date(), priceProviderIds())
       .filter(({ id }) => !Object.hasOwn(configured, id))
       .map(({ id, price }) => row(id, PRICE_PACKAGE_SOURCE, price)),
   ];

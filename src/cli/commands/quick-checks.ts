@@ -1,25 +1,47 @@
 import { refusedError } from '../cli-error.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { formatCount, formatPercent, formatUsd } from '../../core/format-numbers.js';
-import { errorCode, errorMessage, openClient, type ClientResponse, type ConnectionOptions } from '../router-client.js';
+import { keyHint, slugOfKey } from '../../core/router-keys.js';
+import { providerKeyOf } from '../../identity/provider-keys.js';
+import { whitespaceIn } from '../../identity/key-whitespace.js';
+import { KEY_ENV } from '../client-settings.js';
+import { errorCode, errorMessage, openClient, type ClientResponse, type ConnectionOptions, type SentKey } from '../router-client.js';
 
 export interface QuickCheckOptions extends ConnectionOptions {
   json?: boolean;
 }
 
-/** Fails with the server's own message when a quick check gets an error status. */
-export function ensureOk(response: ClientResponse): unknown {
+/**
+ * Fails with the server's own message when a quick check gets an error status; a key the router
+ * does not know is told in the CLI's words instead (the router's points at `whoami`, which is
+ * where the user already is), naming which key was sent and what to do.
+ */
+export function ensureOk(response: ClientResponse, sent?: SentKey): unknown {
   if (response.status >= 400) {
     const serverCode = errorCode(response.json);
-    throw refusedError(`${response.status}: ${errorMessage(response.json, response.status)}`, { status: response.status, ...(serverCode ? { server_code: serverCode } : {}) });
+    const unknown = response.status === 401 && sent && !whitespaceIn(sent.key) && !providerKeyOf(sent.key);
+    const message = unknown ? unknownKeyMessage(sent) : errorMessage(response.json, response.status);
+    throw refusedError(`${response.status}: ${message}`, { status: response.status, ...(serverCode ? { server_code: serverCode } : {}) });
   }
   return response.json;
+}
+
+/** `Invalid API key: the router does not know the key given with --key (svc_bob_AbCd…); …`: which key, and the way out. */
+function unknownKeyMessage(sent: SentKey): string {
+  const shown = slugOfKey(sent.key) !== undefined ? ` (${keyHint(sent.key)})` : ' (not an svc_… key)';
+  const router = sent.origin ? `the router at ${sent.origin}` : 'this router';
+  const remedy = sent.origin
+    ? `that router did not issue it: use a key its admin issued there (svc-router keys issue --developer SLUG on that machine), with --key or ${KEY_ENV}`
+    : sent.stored
+      ? 'config.json lists no key with its hash: svc-router init --force issues a new local key (clients given the old one stop working)'
+      : `it is none of the keys in config.json: svc-router keys list names who has one, svc-router keys issue --developer SLUG issues one, and svc-router env prints your own`;
+  return `Invalid API key: ${router} does not know ${sent.source}${shown}; ${remedy}.`;
 }
 
 export async function runWhoami(options: QuickCheckOptions): Promise<void> {
   const client = await openClient(options);
   try {
-    const body = ensureOk(await client.call('GET', '/whoami')) as WhoamiBody;
+    const body = ensureOk(await client.call('GET', '/whoami'), client.sent) as WhoamiBody;
     if (options.json) return printJson(body);
     const { usage } = body;
     const share = usage.cap_tokens > 0 ? ` (${formatPercent(usage.tokens_used / usage.cap_tokens)})` : '';
@@ -45,7 +67,7 @@ interface WhoamiBody {
 export async function runModels(options: QuickCheckOptions): Promise<void> {
   const client = await openClient(options);
   try {
-    const body = ensureOk(await client.call('GET', '/v1/models')) as { data: Array<{ id: string }> };
+    const body = ensureOk(await client.call('GET', '/v1/models'), client.sent) as { data: Array<{ id: string }> };
     if (options.json) return printJson(body);
     for (const model of body.data) printLine(model.id);
   } finally {

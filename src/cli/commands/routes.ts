@@ -1,7 +1,7 @@
 import { SECRETS_MODES, type SecretsMode, type Settings, type TaskConditions, type TaskRule } from '../../config/settings.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { contextWindowOf } from '../../routing/context-windows.js';
-import { isRoutableModelName, isSkuName, SKUS } from '../../core/model-names.js';
+import { isRoutableModelName, isSkuName, ROUTABLE_IDS, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { failedError, usageError } from '../cli-error.js';
@@ -13,7 +13,7 @@ import type { ConfigStore } from '../../config/store.js';
 
 export async function runRoutesSet(model: string, targets: string[], options: { contextWindow?: string; new?: boolean } = {}): Promise<void> {
   if (!isRoutableModelName(model)) {
-    throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or a claude-* id or pattern (e.g. 'claude-*')`);
+    throw usageError(`cannot route '${model}': use an svc.* name (e.g. ${SKUS[0]}) or ${ROUTABLE_IDS}`);
   }
   const window = options.contextWindow === undefined ? undefined : parsePositiveInteger(options.contextWindow, '--context-window');
   const config = await openConfig();
@@ -114,12 +114,17 @@ export async function runRoutesUnset(model: string): Promise<void> {
 }
 
 export async function runRoutesList(options: { json?: boolean }): Promise<void> {
-  const settings = (await openConfig()).read();
+  const config = await openConfig();
+  const settings = config.read();
   const { routes, routePolicies } = settings;
+  // A declarative file that sets `routes` replaces config.json's whole table: every configured route is then its.
+  const from = config.overlay?.hides?.([['routes']], settings).length ? config.overlay.path : 'config.json';
   type Row = {
     model: string;
     targets: string[];
     source: 'config' | 'default';
+    /** Where it comes from: config.json, the declarative file in force (its path), or built in. */
+    from: string;
     contextWindow: number | null;
     rules?: TaskRule[];
     weights?: Record<string, number>;
@@ -132,6 +137,7 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
       model,
       targets,
       source: 'config',
+      from,
       contextWindow: windowTokens(settings, model),
       ...(policy?.rules?.length ? { rules: policy.rules } : {}),
       ...(policy?.weights ? { weights: { ...policy.weights } } : {}),
@@ -139,12 +145,12 @@ export async function runRoutesList(options: { json?: boolean }): Promise<void> 
       ...(policy?.search ? { search: policy.search } : {}),
     };
   });
-  for (const sku of SKUS) if (!Object.hasOwn(routes, sku)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default', contextWindow: null });
+  for (const sku of SKUS) if (!Object.hasOwn(routes, sku)) rows.push({ model: sku, targets: [OFFLINE_BACKEND], source: 'default', from: 'built-in', contextWindow: null });
   if (options.json) return printJson(rows);
   const lines: string[][] = [];
   for (const row of rows) {
     const weighted = (target: string) => (row.weights?.[target] !== undefined ? `${target}×${row.weights[target]}` : target);
-    lines.push([row.model, row.targets.map(weighted).join(' → '), row.contextWindow === null ? '-' : String(row.contextWindow), row.source]);
+    lines.push([row.model, row.targets.map(weighted).join(' → '), row.contextWindow === null ? '-' : String(row.contextWindow), row.from]);
     for (const rule of row.rules ?? []) lines.push([`  rule ${rule.name}`, `${describeConditions(rule.when)}: ${rule.targets.map(weighted).join(' → ')}`, '', '']);
     if (row.guardrails?.secrets) lines.push(['  guard', `secrets: ${row.guardrails.secrets}`, '', '']);
     if (row.search) lines.push(['  search', row.search, '', '']);

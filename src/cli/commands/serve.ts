@@ -23,9 +23,10 @@ import { isLoopbackHost } from '../loopback.js';
 import { chalk, printLine, warn } from '../output.js';
 import { DETACHED_ENV, reportListening, serveArgsFromArgv, startDetached } from '../detach.js';
 import { DEFAULT_LOG_KEEP, DEFAULT_LOG_MAX_BYTES, redirectOutputTo, RotatingLogFile } from '../log-file.js';
+import { outputTarget } from '../output-target.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
 import { claimServerState, displayUsageStore, findServer, removeServerState, type ServerState } from '../server-state.js';
-import { keyVariables, splitSet, unsetKeyWarnings } from '../key-variables.js';
+import { keyVariables, namesSet, splitSet, unsetKeyWarnings } from '../key-variables.js';
 import { loadTlsIdentity } from '../tls-files.js';
 import { envLines } from './env.js';
 import { hostForUrl } from '../router-origin.js';
@@ -147,6 +148,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     printBanner(origin, settings.localKey!, settings, offlineScript !== undefined);
     printLine(`  Log: ${logFile.file} (requests, and everything below)`);
   }
+  // Where the output went before any --log-file takes it: what status tells of this serve.
+  const output = outputTarget();
   // Startup problems were told on the terminal; from here on, everything goes to the log file.
   if (logFile) redirectOutputTo(logFile);
   const usageStore = options.usageStore ?? settings.usage.store;
@@ -163,10 +166,11 @@ export async function runServe(options: ServeOptions): Promise<void> {
       argv: serveArgsFromArgv(),
       cwd: process.cwd(),
       ...(logFile ? { logFile: logFile.file } : {}),
+      ...(output ? { output } : {}),
       ...(tls ? { tls: tls.files } : {}),
       detached,
       ...(config.overlay ? { config: config.overlay.path } : {}),
-      environment: variables,
+      environment: { ...variables, all: namesSet() },
     },
     config.dir,
   );
@@ -250,7 +254,8 @@ function unsetVariableWarnings(settings: Settings, config: ConfigStore): string[
 async function openConfig(file: string | undefined): Promise<ConfigStore> {
   const given = file ?? (process.env.SVC_ROUTER_CONFIG || undefined);
   const overlay = given === undefined ? undefined : new (await import('../../config/declarative/file-source.js')).DeclarativeFile(given, undefined, { warnUnsetEnv: true });
-  const config = new ConfigStore(await confConfigDirectory(), overlay ? { overlay } : {});
+  // Fields of config.json the settings do not know are named once per version, at start and on each reload.
+  const config = new ConfigStore(await confConfigDirectory(), { reportUnknownFields: true, ...(overlay ? { overlay } : {}) });
   try {
     config.read();
   } catch (error) {

@@ -20,7 +20,7 @@ export async function runSessions(options: SessionsOptions): Promise<void> {
   const baseUrl = options.baseUrl ?? (process.env.SVC_ROUTER_BASE_URL ? undefined : routerAddress((await openConfig()).read()).origin);
   const client = await openClient({ ...options, ...(baseUrl ? { baseUrl } : {}) });
   try {
-    const report = ensureOk(await client.call('GET', '/admin/sessions')) as SessionsReport;
+    const report = ensureOk(await client.call('GET', '/admin/sessions'), client.sent) as SessionsReport;
     if (options.json) return printJson(report);
     for (const line of sessionLines(report)) printLine(line);
   } finally {

@@ -1,4 +1,5 @@
 import { EXIT_NOT_RUNNING } from '../cli-error.js';
+import { describeOutput } from '../output-target.js';
 import { chalk, printJson, printLine } from '../output.js';
 import { displayUsageStore, findServer, type ServerState } from '../server-state.js';
 
@@ -17,7 +18,8 @@ export function runStatus(options: { json?: boolean }): void {
     } else {
       printLine(`svc-router is ${chalk.green('running')} at ${chalk.bold(state.url)}`);
       printLine(`  pid ${state.pid} · up ${formatDuration(uptimeSeconds)} · bound to ${hostPort(state.host, state.port)} · usage store: ${state.usageStore}`);
-      const how = [state.detached ? 'in the background' : 'in a terminal', state.logFile ? `log: ${state.logFile}` : undefined, state.tls ? `TLS certificate: ${state.tls.cert}` : undefined];
+      // A serve started before its output was recorded was taken to run in a terminal.
+      const how = [state.detached ? 'in the background' : (describeOutput(state.output) ?? 'in a terminal'), state.logFile ? `log: ${state.logFile}` : undefined, state.tls ? `TLS certificate: ${state.tls.cert}` : undefined];
       printLine(`  ${how.filter(Boolean).join(' · ')}`);
       if (state.config) printLine(`  config: ${state.config} over config.json (other commands read it too)`);
       if (shown.argv) printLine(`  started as: svc-router serve ${shown.argv.join(' ')} (svc-router restart runs it again)`);

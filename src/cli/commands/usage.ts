@@ -12,7 +12,7 @@ export interface UsageOptions extends ConnectionOptions {
 export async function runUsage(options: UsageOptions): Promise<void> {
   const client = await openClient(options);
   try {
-    const report = ensureOk(await client.call('GET', '/admin/usage')) as UsageReport;
+    const report = ensureOk(await client.call('GET', '/admin/usage'), client.sent) as UsageReport;
     if (options.json) return printJson(report);
     for (const line of usageLines(report)) printLine(line);
   } finally {

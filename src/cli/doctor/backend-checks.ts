@@ -3,7 +3,9 @@ import { LOADERS } from '../../backends/registry.js';
 import { isBackendType } from '../../core/backend-types.js';
 import type { BackendSettings, Settings } from '../../config/settings.js';
 import { redactText } from '../../core/redact.js';
+import { serveHas } from '../key-variables.js';
 import type { ServerState } from '../server-state.js';
+import { checkCloudCredentials } from './cloud-credentials.js';
 import { endpointOf, httpGet, probeTcp, type Failure } from './network.js';
 import { fail, pass, REMEDY, warn, type CheckResult } from './result.js';
 
@@ -54,7 +56,8 @@ type KeyOutcome =
   | { kind: 'limited'; source: KeySource; status: number; message: string }
   | { kind: 'no-list'; source: KeySource; status: number }
   | { kind: 'unknown'; source: KeySource }
-  | { kind: 'missing'; source: KeySource; serveLacks: boolean }
+  /** `serveLacks`: the running serve does not have the variable (`unrecorded`: its state file does not say, so it may not). */
+  | { kind: 'missing'; source: KeySource; serveLacks: boolean | 'unrecorded' }
   | { kind: 'refused'; source: KeySource; status: number; message: string }
   | { kind: 'error'; source: KeySource; status: number; message: string }
   | { kind: 'network'; source: KeySource; failure: Failure; detail: string };
@@ -74,7 +77,9 @@ async function checkBackend(name: string, backend: BackendSettings, options: Bac
   const where = `${backend.type} at ${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (!isBackendType(backend.type)) return broken(fail(id, `unknown type '${String(backend.type)}'`, `Re-add it with a known --type: svc-router backends add ${name} --type TYPE --base-url URL`));
   const module = await LOADERS[backend.type]();
-  if (!module.probe) return broken(await connectionOnly(id, name, backend, host, port, where, options.timeoutMs));
+  const cloud = await checkCloudCredentials(id, name, backend, options);
+  if (cloud.result) return broken(cloud.result);
+  if (!module.probe) return broken(await connectionOnly(id, name, backend, host, port, where, options.timeoutMs, cloud.source));
 
   const probe = module.probe;
   const sources = keySources(backend, options.env ?? process.env);
@@ -106,12 +111,16 @@ function keySources(backend: BackendSettings, env: NodeJS.ProcessEnv): KeySource
   return [{ label: 'no key' }];
 }
 
-/** One key on the model-list call; a variable unset here, or unset in the running serve, is not sent. */
+/**
+ * One key on the model-list call. With a serve running, a variable is judged by the serve's
+ * environment, which is fixed when it starts: one it lacks fails though this shell sets it (a
+ * backend added since), and one only it has is not checked. A variable unset is not sent.
+ */
 async function probeKey(backend: BackendSettings, probe: BackendProbe, source: KeySource, options: BackendCheckOptions, secrets: string[]): Promise<KeyOutcome> {
   if (source.variable !== undefined) {
-    const environment = options.serve?.environment;
-    if (environment?.unset.includes(source.variable)) return { kind: 'missing', source, serveLacks: true };
-    if (source.value === undefined) return environment?.set.includes(source.variable) ? { kind: 'unknown', source } : { kind: 'missing', source, serveLacks: false };
+    const served = options.serve ? serveHas(options.serve, source.variable) : undefined;
+    if (options.serve && served !== true) return { kind: 'missing', source, serveLacks: served === false ? true : 'unrecorded' };
+    if (source.value === undefined) return options.serve ? { kind: 'unknown', source } : { kind: 'missing', source, serveLacks: false };
   }
   const request = probe.modelList(backend.baseUrl.replace(/\/+$/, ''), source.value, backend);
   // Configured headers first, as on every call: they add to the probe's auth but never replace it.
@@ -160,7 +169,7 @@ function single(id: string, name: string, backend: BackendSettings, where: strin
       return pass(id, `${where}: ${key === 'no key' ? 'answers without a key' : `${key} accepted`} (model list${count}, ${outcome.ms} ms)`);
     }
     case 'missing':
-      return fail(id, `${where}: takes its key from ${key}, which ${outcome.serveLacks ? `was not set when the running serve (pid ${serve?.pid}) started` : 'is not set here'}: every request routed to it fails with 502`, remedy);
+      return fail(id, `${where}: takes its key from ${key}, which ${lacking(outcome, serve)}: every request routed to it fails with 502`, remedy);
     case 'unknown':
       return warn(id, `${where}: ${key} is not set in this shell, so its key was not checked (the running serve, pid ${serve?.pid}, has it)`, remedy);
     case 'refused':
@@ -180,7 +189,7 @@ function single(id: string, name: string, backend: BackendSettings, where: strin
 function shortly(outcome: KeyOutcome, serve: ServerState | undefined): string {
   switch (outcome.kind) {
     case 'missing':
-      return outcome.serveLacks ? `was not set when the running serve (pid ${serve?.pid}) started` : 'is not set here';
+      return lacking(outcome, serve);
     case 'unknown':
       return 'is not set in this shell (the running serve has it): not checked';
     case 'refused':
@@ -194,6 +203,12 @@ function shortly(outcome: KeyOutcome, serve: ServerState | undefined): string {
     default:
       return 'accepted';
   }
+}
+
+/** Where a key variable is missing: in the running serve (whatever this shell has), or here. */
+function lacking(outcome: Extract<KeyOutcome, { kind: 'missing' }>, serve: ServerState | undefined): string {
+  if (outcome.serveLacks === 'unrecorded') return `the running serve (pid ${serve?.pid}) may not have: it started before this variable was named, and its state file does not say`;
+  return outcome.serveLacks ? `was not set when the running serve (pid ${serve?.pid}) started` : 'is not set here';
 }
 
 function remedyFor(outcome: KeyOutcome, name: string, backend: BackendSettings, serve: ServerState | undefined): string {
@@ -233,9 +248,9 @@ function unreachable(id: string, name: string, backend: BackendSettings, where: 
 }
 
 /** A type whose module names no probe: a TCP connection is all that can be checked. */
-async function connectionOnly(id: string, name: string, backend: BackendSettings, host: string, port: number, where: string, timeoutMs: number): Promise<CheckResult> {
+async function connectionOnly(id: string, name: string, backend: BackendSettings, host: string, port: number, where: string, timeoutMs: number, credentials?: string): Promise<CheckResult> {
   const probe = await probeTcp(host, port, timeoutMs);
-  if (probe.ok) return pass(id, `${where} accepts connections (${probe.ms} ms; this type has no cheap call to prove its key)`);
+  if (probe.ok) return pass(id, `${where} accepts connections (${probe.ms} ms; ${credentials ? `credentials: ${credentials}, not proven: ` : ''}this type has no cheap call to prove its key)`);
   return unreachable(id, name, backend, where, { kind: 'network', source: { label: '' }, failure: probe.failure, detail: probe.detail });
 }
 

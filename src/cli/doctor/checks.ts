@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { unknownStoredFields, type UnknownField } from '../../config/stored-settings.js';
 import { LEADING_WHITESPACE, TRAILING_WHITESPACE, whitespaceIn } from '../../identity/key-whitespace.js';
 import { providerKeyOf } from '../../identity/provider-keys.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { hostForUrl } from '../router-origin.js';
-import type { DoctorClient } from './doctor-clients.js';
+import type { ServerState } from '../server-state.js';
 import { schemeOf, untrustedCertRemedy } from '../tls-files.js';
 import type { BackendFinding } from './backend-checks.js';
 import { endpointOf, httpGet, probeTcp, tryListen, type TcpProbe } from './network.js';
@@ -31,27 +32,6 @@ export function checkKey(key: string | undefined): CheckResult {
   return pass('key', `present (${keyHint(key)}), no whitespace`);
 }
 
-
-/** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST. */
-const wantsV1 = (client: DoctorClient): boolean => client === 'openai' || client === 'codex';
-
-/**
- * A given base URL in the form its client needs. Without --client either form is right (the
- * OpenAI one ends in /v1, the Anthropic one does not); with it, the client's form is checked.
- */
-export function checkBaseUrl(baseUrl: string, given: boolean, client?: DoctorClient, source = 'configured'): CheckResult {
-  const origin = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  if (!given) return skip('base-url', `no --base-url given; checking the ${source} address ${origin}`);
-  const hasV1 = /\/v1\/?$/.test(baseUrl);
-  if (client === undefined) {
-    return pass('base-url', hasV1 ? `${baseUrl} is the OpenAI-style form (Anthropic clients take ${origin})` : `${baseUrl} is the Anthropic-style form (OpenAI-style clients take ${origin}/v1)`);
-  }
-  if (wantsV1(client) === hasV1) return pass('base-url', `${baseUrl} is the form ${client} needs`);
-  if (wantsV1(client)) {
-    return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on /v1/chat/completions`, `${REMEDY.missingV1} Use ${origin}/v1.`);
-  }
-  return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on /v1/v1/messages`, `Use ${origin} (without /v1) for Anthropic-style clients.`);
-}
 
 function reachableResult(host: string, port: number, probe: TcpProbe): CheckResult {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -85,7 +65,7 @@ export async function checkWhoami(root: string, key: string, timeoutMs: number):
     const remedy =
       answer.failure === 'timeout'
         ? 'Something accepts connections there but does not answer HTTP: check that the address is svc-router (svc-router serve), not another program or a proxy that holds connections.'
-        : (untrustedCertRemedy(answer.detail) ?? REMEDY.network);
+        : (untrustedCertRemedy(answer.detail) ?? (/wrong.version.number/i.test(answer.detail) ? 'That address answers plain HTTP, not TLS: use http:// in the base URL.' : REMEDY.network));
     return { result: fail('whoami', `GET ${url}: ${answer.detail}`, remedy) };
   }
   const message = errorMessage(answer.json) ?? answer.text.trim().slice(0, 120);
@@ -190,11 +170,12 @@ function targetState(text: string, route: string, settings: Settings, evidence: 
 }
 
 /** The config file holds keys: only its owner may read it. */
-export function checkConfigFile(file: string, problem: string | undefined): CheckResult {
+export function checkConfigFile(file: string, problem: string | undefined, serve?: ServerState): CheckResult {
   if (problem !== undefined) {
-    // The declarative file in force, not config.json: a running serve keeps its last valid version meanwhile.
+    // The declarative file in force, or config.json: a running serve keeps its last valid version meanwhile.
     const declarative = path.basename(file) !== 'config.json';
-    return fail('config-file', `${file}: ${problem}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand, or move the file away and run svc-router init again.');
+    const kept = serve ? `; the running serve (pid ${serve.pid}) routes with the last version it read until it is fixed` : '';
+    return fail('config-file', `${file}: ${problem}${kept}`, declarative ? `Fix it: svc-router config validate ${file} names each problem.` : 'Fix the JSON by hand (the position above says where), or move the file away and run svc-router init again.');
   }
   let mode: number;
   try {
@@ -202,10 +183,30 @@ export function checkConfigFile(file: string, problem: string | undefined): Chec
   } catch {
     return skip('config-file', `${file} does not exist yet (svc-router init creates it)`);
   }
-  if (process.platform === 'win32') return skip('config-file', `${file}: permissions are not checked on Windows`);
   const octal = mode.toString(8).padStart(4, '0');
-  if ((mode & 0o077) !== 0) return fail('config-file', `${file} is mode ${octal}: others can read the keys in it`, `chmod 600 ${file}`);
-  return pass('config-file', `${file} is mode ${octal}`);
+  const problems: Array<{ message: string; remedy: string }> = [];
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) problems.push({ message: `${file} is mode ${octal}: others can read the keys in it`, remedy: `chmod 600 ${file}` });
+  const unknown = unknownFieldsOf(file);
+  if (unknown.length) {
+    // `FILE line 7, column 15: guardrails: unknown field …`: the file is named once, before the lines.
+    const fields = unknown.map((field) => field.at.slice(file.length + 1)).join('; ');
+    problems.push({
+      message: `${file}: ${fields}; the router ignores ${unknown.length === 1 ? 'it' : 'them'}, so ${unknown.length === 1 ? 'that setting stays' : 'those settings stay'} at the default`,
+      remedy: 'Fix the field names in the file by hand, or remove them (svc-router config set KEY VALUE writes a setting under its right name).',
+    });
+  }
+  if (problems.length) return fail('config-file', problems.map((problem) => problem.message).join('; and '), problems.map((problem) => problem.remedy).join(' '));
+  if (process.platform === 'win32') return skip('config-file', `${file}: every field known; permissions are not checked on Windows`);
+  return pass('config-file', `${file} is mode ${octal}, every field known`);
+}
+
+/** config.json's fields the settings do not know (a declarative file in force refuses its own). */
+function unknownFieldsOf(file: string): UnknownField[] {
+  try {
+    return unknownStoredFields(file, fs.readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 /** `serve` can listen on the configured port, or an svc-router already does. */

@@ -164,8 +164,8 @@ const NOT_AN_ORIGIN = 'expected an origin (scheme://host[:port], nothing after),
 
 const serverSchema = z
   .strictObject({
-    host: z.string().min(1).meta({ description: 'Address serve binds to.' }).optional(),
-    port: z.int().min(0).max(65_535).meta({ description: 'Port serve listens on (0 picks a free one).' }).optional(),
+    host: z.string().min(1).meta({ description: 'Address serve binds to (read when serve starts).' }).optional(),
+    port: z.int().min(0).max(65_535).meta({ description: 'Port serve listens on (0 picks a free one; read when serve starts).' }).optional(),
     bodyLimitBytes: z.int().positive().meta({ description: 'Largest request body accepted (413 past it).' }).optional(),
     metrics: z.boolean().meta({ description: 'Serve Prometheus metrics on GET /metrics (read when serve starts).' }).optional(),
     bodyTimeoutMs: serverMilliseconds('From request headers to the end of the body (read when serve starts)').optional(),
@@ -326,7 +326,7 @@ export const declarativeSchema = z
         store: z
           .string()
           .regex(/^(?:file|rediss?:\/\/\S+)$/)
-          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers; a password does not belong here." })
+          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers; a password does not belong here (read when serve starts)." })
           .optional(),
       })
       .optional(),

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
-import { isRoutableModelName, SKUS } from '../../core/model-names.js';
+import { isRoutableModelName, ROUTABLE_IDS, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { locate, parseFile, type JsonPath, type ParsedFile, type Problem } from './parse.js';
@@ -14,7 +14,7 @@ import { cacheControlElsewhere } from '../cache-control.js';
 import { apiVersionConflict, AWS_REGION_FORMAT, PROVIDER_ROUTING_ELSEWHERE, SETTING_TYPES, settingElsewhere, settingFits, type TypeSetting } from '../type-settings.js';
 import { CREDENTIAL_HEADERS } from './placement.js';
 import { BACKEND_NAME, declarativeSchema, type DeclarativeConfig } from './schema.js';
-import { closest } from '../../core/closest.js';
+import { didYouMean, unknownFieldMessage } from '../unknown-field.js';
 
 
 export interface ValidateOptions {
@@ -133,8 +133,7 @@ function describeIssue(issue: z.core.$ZodIssue, parsed: ParsedFile, at: At): voi
 function unknownField(key: string, path: JsonPath): string {
   if (key === 'apiKey') return 'unknown field "apiKey": a literal key does not belong in this file; set "apiKeyEnv" to the name of the environment variable that holds it';
   if (key === 'secret' || key === 'localKey') return `unknown field "${key}": secrets stay in the local config.json (the file may name a sealing secret's variable in "sealingSecretEnv")`;
-  const known = fieldsAt(path);
-  return `unknown field "${key}"${didYouMean(key, known)}${known.length ? ` (known: ${known.join(', ')})` : ''}`;
+  return unknownFieldMessage(key, fieldsAt(path));
 }
 
 /** The names the schema allows in the object at a path (records' values and arrays' items followed). */
@@ -185,7 +184,7 @@ function checkNames(config: Record<string, unknown>, at: At): void {
   }
   if (isObject(config.routes)) {
     for (const model of Object.keys(config.routes)) {
-      if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or a claude-* id or pattern (e.g. "claude-*")`, undefined, true);
+      if (!isRoutableModelName(model)) at(['routes', model], `cannot route "${model}": use an svc.* name (e.g. svc.intelligent-pro) or ${ROUTABLE_IDS.replaceAll("'", '"')}`, undefined, true);
     }
   }
   // A near miss of a built-in SKU is a typo, wherever a route is named.
@@ -285,9 +284,4 @@ function formatName(format: string, path: JsonPath): string {
   if (typeof path.at(-1) === 'number' && path.at(-2) === 'hosts') return 'host name or IP address (without a port)';
   if (typeof path.at(-1) === 'number' && path.at(-2) === 'cors') return 'origin (scheme://host[:port], nothing after)';
   return `value for "${field}"`;
-}
-
-function didYouMean(word: string, options: readonly string[]): string {
-  const match = closest(word, options);
-  return match ? ` (did you mean "${match}"?)` : '';
 }

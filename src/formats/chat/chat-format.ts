@@ -1,4 +1,5 @@
 import type { ClientFormat } from '../client-format.js';
+import { OPENAI_STYLE_BASE_URL } from '../shared/base-url.js';
 import { forwardedJsonReply } from '../shared/forwarded.js';
 import { forwardChatStream } from './forward-stream.js';
 import { openaiErrorBody } from '../openai-error.js';
@@ -20,6 +21,14 @@ export const chatFormat: ClientFormat<ChatOptions> & { readonly name: 'chat' } =
   encodeReply: encodeChatReply,
   encodeStream: encodeChatStream,
   errorBody: openaiErrorBody,
+  baseUrl: OPENAI_STYLE_BASE_URL,
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardChatStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    chat: true;
+  }
+}

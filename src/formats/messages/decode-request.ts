@@ -20,6 +20,7 @@ import {
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import type { AppliedContextEdit } from '../../core/context-edits.js';
 import { decodeContextManagement } from './context-management.js';
+import { setAsideAttribution } from './system-attribution.js';
 import { nameUnhonouredBetas } from './beta-features.js';
 import type { WebSearchPart, WebSearchSpec } from '../../core/web-search.js';
 import { readDomains, readMaxUses, readUserLocation, searchSpec, unmodelledSearchFields } from '../shared/web-search-options.js';
@@ -52,6 +53,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
     tools: tools.specs,
     maxOutputTokens: maxTokens,
   };
+  setAsideAttribution(request);
   holdBackDeferredTools(request, kept);
   if (tools.webSearch) request.webSearch = tools.webSearch;
   if (tools.webSearchUnsent) kept.push(tools.webSearchUnsent);

@@ -1,4 +1,4 @@
-import { isAnthropicModelId } from '../../core/model-names.js';
+import { MODEL_ID_FAMILIES } from '../../core/model-names.js';
 import { anthropicErrorBody } from '../anthropic-error.js';
 import type { ClientFormat } from '../client-format.js';
 import { forwardedJsonReply } from '../shared/forwarded.js';
@@ -41,11 +41,23 @@ export const messagesFormat: ClientFormat<MessagesOptions> & { readonly name: 'm
   forwardHeaders: FORWARD_HEADERS,
   // Anthropic's SDK sends anthropic-version on every call, the models endpoints included.
   models: { claims: (headers) => headers['anthropic-version'] !== undefined, list: anthropicModelList, entry: anthropicModelEntry },
-  modelIds: { matches: isAnthropicModelId, description: 'a claude-* model id' },
+  modelIds: MODEL_ID_FAMILIES.anthropic,
   decode: decodeMessagesRequest,
   encodeReply: encodeMessagesReply,
   encodeStream: encodeMessagesStream,
   errorBody: anthropicErrorBody,
+  baseUrl: {
+    // Anthropic's SDKs add /v1/messages to the base URL themselves (so does Claude Code); the AI SDK's provider, which adds only /messages, is told by the path it sent.
+    take: (origin) => `Claude Code (ANTHROPIC_BASE_URL) and Anthropic's SDKs take ${origin}, without /v1, and add /v1 themselves`,
+    status: 400,
+  },
   // An upstream of this format answers as it is: forwarded, model and svc_meta aside.
   forward: { allows: () => true, reply: forwardedJsonReply, stream: forwardMessagesStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    messages: true;
+  }
+}

@@ -1,4 +1,5 @@
 import type { ClientFormat } from '../client-format.js';
+import { OPENAI_STYLE_BASE_URL } from '../shared/base-url.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { openaiModelEntry } from '../openai-models.js';
 import { API_KEY_OR_BEARER } from '../shared/key-sources.js';
@@ -26,6 +27,14 @@ export const responsesFormat: ClientFormat<ResponsesOptions> & { readonly name: 
   encodeReply: encodeResponsesReply,
   encodeStream: encodeResponsesStream,
   errorBody: openaiErrorBody,
+  baseUrl: OPENAI_STYLE_BASE_URL,
   // An upstream of this format answers as it is (model and svc_meta aside), unless the reply must be sealed or echo what the upstream never saw.
   forward: { allows: responsesForwardAllowed, reply: forwardedJsonReply, stream: forwardResponsesStream },
 };
+
+// This format's name, among those a backend's wireFormat and a forwarded body may carry (src/core/request.ts).
+declare module '../../core/request.js' {
+  interface FormatNames {
+    responses: true;
+  }
+}

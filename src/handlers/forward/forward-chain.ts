@@ -1,4 +1,4 @@
-import type { Backend, ForwardingBackend } from '../../backends/backend.js';
+import { wireFormatOf, type Backend, type ForwardingBackend } from '../../backends/backend.js';
 import type { ForwardedFrame, ForwardedReply } from '../../core/forwarded.js';
 import type { Reply } from '../../core/reply.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -32,7 +32,7 @@ export function forwarderFor<Options>(format: ClientFormat<Options>, decoded: De
  * fallbacks where the router runs them (declined.ts): the router reads the refusal it moves on from.
  */
 const forwardingOf = (backend: Backend, format: string | undefined, request: CanonicalRequest, upstreamModel: string): ForwardingBackend | undefined =>
-  format !== undefined && backend.wireFormat === format && !(request.webSearch && !backend.nativeWebSearch) && !routerFallsBack(request, backend, upstreamModel) ? backend.forward : undefined;
+  format !== undefined && wireFormatOf(backend, upstreamModel) === format && !(request.webSearch && !backend.nativeWebSearch) && !routerFallsBack(request, backend, upstreamModel) ? backend.forward : undefined;
 
 /** Whether the router runs this request's web search for this backend (src/handlers/served-search.ts). */
 const servesSearch = (backend: Backend, request: CanonicalRequest, searchTarget: Target | undefined): searchTarget is Target =>

@@ -8,6 +8,7 @@ import type { App } from '../../handlers/app.js';
 import { requireAdmin } from '../../identity/admin.js';
 import { authenticate, DEFAULT_KEY_SOURCES, presentedKey } from '../../identity/authenticate.js';
 import { openaiErrorBody } from '../../formats/openai-error.js';
+import { errorHeaders } from '../error-headers.js';
 import type { StoredRequest } from '../request-records.js';
 import { LiveFeed } from './live-feed.js';
 import { buildOverview, type InForce } from './overview.js';
@@ -92,15 +93,15 @@ export function createDashboard(): Dashboard {
         throw new RouterError(404, 'not_found', `No dashboard page at ${urlPath}; the dashboard is at ${UI_PATH}.`, undefined, 'not_found');
       } catch (error) {
         const routerError = error instanceof RouterError ? error : new RouterError(500, 'internal', 'The dashboard failed to answer.');
-        send(res, routerError.status, 'application/json', Buffer.from(JSON.stringify(openaiErrorBody(routerError))), false);
+        send(res, routerError.status, 'application/json', Buffer.from(JSON.stringify(openaiErrorBody(routerError))), false, errorHeaders(routerError));
       }
     },
   };
   return dashboard;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: Buffer, headOnly: boolean): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+function send(res: ServerResponse, status: number, type: string, body: Buffer, headOnly: boolean, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(headOnly ? undefined : body);
 }
 

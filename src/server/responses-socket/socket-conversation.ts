@@ -18,10 +18,19 @@ export class SocketConversation {
 
   remember(id: string, input: readonly unknown[], output: readonly unknown[]): void {
     const items = [...input, ...output];
-    this.last = JSON.stringify(items).length <= this.maxChars ? { id, items } : undefined;
+    this.last = fits(items, this.maxChars) ? { id, items } : undefined;
   }
 
   forget(): void {
     this.last = undefined;
+  }
+}
+
+/** Whether the items, written out, take at most `maxChars`; items too deep to be written out (a RangeError) are not kept either. */
+function fits(items: unknown[], maxChars: number): boolean {
+  try {
+    return JSON.stringify(items).length <= maxChars;
+  } catch {
+    return false;
   }
 }

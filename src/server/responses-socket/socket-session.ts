@@ -31,14 +31,22 @@ const MAX_WAITING = 16;
 /**
  * One client's Responses socket: each `response.create` is one turn, answered with exactly the
  * events POST /v1/responses would stream, one turn at a time in the order they came (OpenAI:
- * a socket runs one response at a time). A bad message gets an `error` event and the socket stays
- * open; closing the socket releases the upstream call in flight at once.
+ * a socket runs one response at a time); closing the socket releases the upstream call in flight
+ * at once.
+ *
+ * Every message ends in one answer and one request log line, whatever goes wrong. A message the
+ * socket cannot take (not JSON, binary, too large or too deep, an unknown event, one too many in
+ * the queue) is served as the request it stands for, whose body cannot be read: the server's own
+ * pipeline answers it as it answers that body over HTTP (the key checked first, then the error in
+ * OpenAI's shape, which becomes the `error` event) and logs it like any turn, under one request
+ * id. The socket stays open after it. A frame that breaks the WebSocket protocol closes the socket
+ * (ws does, with 1007/1009); it is logged the same way.
  */
 export class SocketSession {
   private readonly conversation: SocketConversation;
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
-  private inFlight: ClientGone | undefined;
+  private readonly inFlight = new Set<ClientGone>();
   private closed = false;
   private closeWhenIdle = false;
 
@@ -49,8 +57,8 @@ export class SocketSession {
     this.conversation = new SocketConversation(options.messageLimitBytes);
     socket.on('message', (data, isBinary) => this.take(data, isBinary));
     socket.on('close', () => this.gone());
-    // A protocol error (a frame over the hard limit, bad UTF-8) closes the socket; `close` follows.
-    socket.on('error', () => undefined);
+    // A protocol error (a frame over the hard limit, bad UTF-8): ws closes the socket (`close` follows); the log still hears of it.
+    socket.on('error', (error) => void this.refuse(this.protocolError(error), false).catch(() => undefined));
   }
 
   /** Asks the socket to close once the turn in flight (if any) is answered: for a server that is stopping. */
@@ -62,13 +70,15 @@ export class SocketSession {
   private take(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
     if (this.waiting >= MAX_WAITING) {
-      this.send([JSON.stringify(routerErrorEvent(new RouterError(429, 'rate_limit', `More than ${MAX_WAITING} messages wait behind the response in progress; a socket answers one response at a time.`, undefined, 'too_many_waiting')))]);
+      // Answered now, beside the turn in flight: waiting in line would defeat the bound.
+      const error = new RouterError(429, 'rate_limit', `More than ${MAX_WAITING} messages wait behind the response in progress; a socket answers one response at a time.`, undefined, 'too_many_waiting');
+      void this.refuse(error).catch((thrown) => this.broke(thrown));
       return;
     }
     this.waiting++;
     this.queue = this.queue
       .then(() => this.answer(data, isBinary))
-      .catch(() => undefined)
+      .catch((error) => this.broke(error))
       .finally(() => {
         this.waiting--;
         if (this.closeWhenIdle && this.waiting === 0) this.socket.close(1001, 'The router is stopping.');
@@ -78,19 +88,22 @@ export class SocketSession {
   private gone(): void {
     this.closed = true;
     this.conversation.forget();
-    this.inFlight?.abort();
+    for (const gone of this.inFlight) gone.abort();
+  }
+
+  /**
+   * The last resort, for an answer that itself failed (a fault in the router, not in the message):
+   * the client is not left waiting on a turn that will not end, the socket closes (1011).
+   */
+  private broke(_error: unknown): void {
+    if (!this.closed) this.socket.close(1011, 'The router failed to answer.');
   }
 
   private async answer(data: RawData, isBinary: boolean): Promise<void> {
     if (this.closed) return;
     let turn: SocketTurn;
     try {
-      if (isBinary) throw new RouterError(400, 'invalid_request', 'Binary messages are not taken; send each event as a JSON text message.', undefined, 'invalid_message');
-      const bytes = byteLength(data);
-      if (bytes > this.options.messageLimitBytes) {
-        throw new RouterError(413, 'too_large', `The message is ${bytes} bytes, over the router's limit of ${this.options.messageLimitBytes} (config key server.bodyLimitBytes).`, undefined, 'request_too_large');
-      }
-      turn = socketTurn(text(data), this.conversation);
+      turn = this.read(data, isBinary);
       if (turn.warmup) {
         this.options.authenticate();
         const id = newId('resp_');
@@ -99,47 +112,66 @@ export class SocketSession {
         return;
       }
     } catch (error) {
-      await this.send([JSON.stringify(routerErrorEvent(toRouterError(error)))]);
-      return;
+      return this.refuse(error);
     }
-    await this.run(turn);
+    await this.serve(turn, (limitBytes) => bodyOf(turn, limitBytes));
   }
 
-  /** One generating turn through the server's own pipeline. */
-  private async run(turn: SocketTurn): Promise<void> {
-    const gone = new ClientGone();
-    this.inFlight = gone;
-    const bodyText = JSON.stringify(turn.body);
-    const request: ApiRequest = {
-      method: 'POST',
-      path: '/v1/responses',
-      headers: Object.keys(turn.headers).length ? { ...this.options.headers, ...turn.headers } : this.options.headers,
-      readBody: async (limitBytes) => {
-        // A continued conversation may outgrow what one request may carry, as its whole input would over HTTP.
-        const bytes = Buffer.byteLength(bodyText);
-        if (bytes > limitBytes) throw new RouterError(413, 'too_large', `The request, with the previous response's items, is ${bytes} bytes, over the router's limit of ${limitBytes} (config key server.bodyLimitBytes).`, undefined, 'request_too_large');
-        return turn.body;
-      },
-      signal: gone,
+  /** A message as a turn; throws the error (a RouterError, 4xx) its request would get for its body. */
+  private read(data: RawData, isBinary: boolean): SocketTurn {
+    if (isBinary) throw new RouterError(400, 'invalid_request', 'Binary messages are not taken; send each event as a JSON text message.', undefined, 'invalid_message');
+    const bytes = byteLength(data);
+    if (bytes > this.options.messageLimitBytes) {
+      throw new RouterError(413, 'too_large', `The message is ${bytes} bytes, over the router's limit of ${this.options.messageLimitBytes} (config key server.bodyLimitBytes).`, undefined, 'request_too_large');
+    }
+    return socketTurn(text(data), this.conversation);
+  }
+
+  /** What a frame that broke the protocol is logged as (ws has closed the socket already: 1009 too large, 1007 not UTF-8). */
+  private protocolError(error: Error & { code?: string }): RouterError {
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      return new RouterError(413, 'too_large', `A message was far over the router's limit of ${this.options.messageLimitBytes} bytes (config key server.bodyLimitBytes); the socket was closed (1009).`, undefined, 'request_too_large');
+    }
+    if (error.code === 'WS_ERR_INVALID_UTF8') return new RouterError(400, 'invalid_request', 'A text message was not valid UTF-8; the socket was closed (1007).', undefined, 'invalid_message');
+    return new RouterError(400, 'invalid_request', `A frame broke the WebSocket protocol (${error.message.slice(0, 120)}); the socket was closed.`, undefined, 'invalid_message');
+  }
+
+  /**
+   * A message that is no turn, answered through the pipeline as a request whose body cannot be
+   * read (see the class comment). It leaves the socket's memory as it was. `tracked`: whether the
+   * client closing aborts it (not for a frame that closed the socket itself: the client did not go).
+   */
+  private refuse(error: unknown, tracked = true): Promise<void> {
+    const unreadable = async (): Promise<never> => {
+      throw error;
     };
+    return this.serve(undefined, unreadable, tracked);
+  }
+
+  /** One request through the server's own pipeline: a generating turn, or a refusal (no turn, its body unreadable). */
+  private async serve(turn: SocketTurn | undefined, readBody: ApiRequest['readBody'], tracked = true): Promise<void> {
+    const gone = new ClientGone();
+    if (tracked) this.inFlight.add(gone);
     const progress = { sent: false };
     try {
+      const headers = turn && Object.keys(turn.headers).length ? { ...this.options.headers, ...turn.headers } : this.options.headers;
+      const request: ApiRequest = { method: 'POST', path: '/v1/responses', headers, readBody, signal: gone };
       await this.options.serveTurn(request, (response) => this.deliver(response, turn, progress));
     } catch (error) {
       // Every stream ends at its terminal event: one that broke off before it closes the socket
       // (1011), so the client never waits on a turn that will not end; before any event, the error is the answer.
-      this.conversation.forget();
+      if (turn) this.conversation.forget();
       if (this.closed) return;
       if (progress.sent) this.socket.close(1011, 'The response stream broke off.');
       else await this.send([JSON.stringify(routerErrorEvent(toRouterError(error)))]);
     } finally {
-      this.inFlight = undefined;
+      this.inFlight.delete(gone);
     }
   }
 
-  private async deliver(response: ApiResponse, turn: SocketTurn, progress: { sent: boolean }): Promise<void> {
+  private async deliver(response: ApiResponse, turn: SocketTurn | undefined, progress: { sent: boolean }): Promise<void> {
     if (!('sse' in response)) {
-      this.conversation.forget();
+      if (turn) this.conversation.forget();
       await this.send([JSON.stringify(errorEventOf(response))]);
       return;
     }
@@ -148,7 +180,7 @@ export class SocketSession {
     for await (const piece of response.sse) {
       if (this.closed) break;
       const messages = frames.push(piece);
-      for (const message of messages) this.note(message, turn);
+      if (turn) for (const message of messages) this.note(message, turn);
       if (messages.length === 0) continue;
       progress.sent = true;
       await this.send(messages);
@@ -171,10 +203,17 @@ export class SocketSession {
   /** Sends the messages in order; resolves once the last has been handed to the socket (a slow reader holds the stream back). */
   private send(messages: string[]): Promise<void> {
     return new Promise((resolve) => {
-      if (this.socket.readyState !== this.socket.OPEN) return resolve();
+      if (messages.length === 0 || this.socket.readyState !== this.socket.OPEN) return resolve();
       messages.forEach((message, index) => this.socket.send(message, index === messages.length - 1 ? () => resolve() : undefined));
     });
   }
+}
+
+/** A turn's request body, as the endpoint reads it: a continued conversation may outgrow what one request may carry, as its whole input would over HTTP. */
+async function bodyOf(turn: SocketTurn, limitBytes: number): Promise<unknown> {
+  const bytes = Buffer.byteLength(JSON.stringify(turn.body));
+  if (bytes > limitBytes) throw new RouterError(413, 'too_large', `The request, with the previous response's items, is ${bytes} bytes, over the router's limit of ${limitBytes} (config key server.bodyLimitBytes).`, undefined, 'request_too_large');
+  return turn.body;
 }
 
 /** The `type` of an event: read from the front where the encoders put it, parsed only when it is not there. */

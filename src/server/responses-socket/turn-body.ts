@@ -1,4 +1,5 @@
 import { invalidRequest, RouterError } from '../../core/errors.js';
+import { bodyMembers } from '../read-body.js';
 import { previousResponseNotFound } from './socket-errors.js';
 import type { SocketConversation } from './socket-conversation.js';
 
@@ -30,6 +31,9 @@ export function socketTurn(text: string, conversation: SocketConversation): Sock
     throw invalidRequest('The message is not valid JSON; send each event as one JSON object, e.g. {"type": "response.create", "model": "…", "input": […]}.', undefined, 'invalid_json');
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalidRequest('The message must be a JSON object with "type": "response.create".', undefined, 'invalid_json');
+  // The HTTP endpoint's nesting limit, before anything walks the message: deeper JSON would
+  // overflow the stack of whatever writes it out again (a RangeError, not an answer).
+  bodyMembers(message);
   const { type, generate, background, stream: _stream, client_metadata: clientMetadata, ...body } = message as Record<string, unknown>;
   if (type !== 'response.create') {
     const named = typeof type === 'string' ? `'${type.slice(0, 60)}'` : 'missing';

@@ -9,7 +9,8 @@ import type { ApiRequest, ApiResponse } from '../../handlers/api.js';
 import type { App } from '../../handlers/app.js';
 import { authenticate, presentedKey } from '../../identity/authenticate.js';
 import { corsOf } from '../cors.js';
-import { notFound } from '../not-found.js';
+import { errorHeaders } from '../error-headers.js';
+import { noSocketAt, SOCKET_PATH, type ServedHere } from './no-socket.js';
 import { answerOnSocket } from './raw-answer.js';
 import { SocketSession } from './socket-session.js';
 
@@ -17,7 +18,7 @@ import { SocketSession } from './socket-session.js';
 export const isWebSocketUpgrade = (req: IncomingMessage): boolean => String(req.headers.upgrade).toLowerCase() === 'websocket';
 
 /** The paths a Responses socket opens on: the HTTP endpoint's own. */
-const SOCKET_PATHS = new Set(['/v1/responses', '/v1/responses/']);
+const SOCKET_PATHS = new Set([SOCKET_PATH, `${SOCKET_PATH}/`]);
 
 /**
  * Room above server.bodyLimitBytes for a message still read whole, so it can be answered with a
@@ -29,8 +30,12 @@ const OVERSIZE_GRACE_BYTES = 1024 * 1024;
 export interface ResponsesSocketsOptions {
   /** POST /v1/responses as the server serves it, for each turn (src/server/http-server.ts). */
   serveTurn(request: ApiRequest, deliver: (response: ApiResponse) => Promise<void>): Promise<void>;
+  /** What the server serves over HTTP besides the API (metrics, the dashboard), for the refusal of an upgrade elsewhere. */
+  served: Omit<ServedHere, 'websockets'>;
   /** Told of an upgrade that was refused, for the request log and metrics. */
   refused(request: { method: string; path: string; status: number; error: string; requestId: string }): void;
+  /** The router's address as this client reaches it, for a refusal that names it (src/server/router-address.ts). */
+  addressOf?(req: IncomingMessage): string;
 }
 
 export interface ResponsesSockets {
@@ -56,9 +61,7 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
   const sessions = new Map<WebSocket, SocketSession>();
   const refuse = (socket: Duplex, method: string, path: string, error: RouterError): void => {
     const requestId = newId('req_');
-    const headers: Record<string, string> = { ...error.headers, 'x-request-id': requestId };
-    if (error.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfterMs / 1000));
-    answerOnSocket(socket, error.status, openaiErrorBody(error), headers);
+    answerOnSocket(socket, error.status, openaiErrorBody(error), errorHeaders(error, requestId));
     options.refused({ method, path, status: error.status, error: error.message, requestId });
   };
 
@@ -70,9 +73,9 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
     const path = query === -1 ? url : url.slice(0, query);
     const headers = req.headers as Record<string, string | undefined>;
     try {
-      if (!SOCKET_PATHS.has(path)) throw notFound(method, path);
-      if (method !== 'GET') throw new RouterError(405, 'method_not_allowed', `A WebSocket opens with GET; got ${method}.`);
       const settings = app.config.read();
+      if (!SOCKET_PATHS.has(path)) throw noSocketAt(path, { ...options.served, websockets: settings.server.websockets !== false }, options.addressOf?.(req));
+      if (method !== 'GET') throw new RouterError(405, 'method_not_allowed', `A WebSocket opens with GET; got ${method}.`);
       if (settings.server.websockets === false) {
         throw new RouterError(426, 'invalid_request', 'Responses over WebSocket are off on this router (config key server.websockets); send the request over HTTP (POST /v1/responses).', undefined, 'websockets_disabled');
       }

@@ -23,8 +23,8 @@ export interface MeasuredRow {
   routeLine: string;
 }
 
-export const COLUMNS: ReadonlyArray<readonly [ClientFormat, boolean]> = (['chat', 'responses', 'messages'] as const).flatMap((client) => [[client, false] as const, [client, true] as const]);
-const CLIENT_NAMES: Record<ClientFormat, string> = { chat: 'Chat', responses: 'Responses', messages: 'Messages' };
+export const COLUMNS: ReadonlyArray<readonly [ClientFormat, boolean]> = (['chat', 'responses', 'messages', 'gemini'] as const).flatMap((client) => [[client, false] as const, [client, true] as const]);
+const CLIENT_NAMES: Record<ClientFormat, string> = { chat: 'Chat', responses: 'Responses', messages: 'Messages', gemini: 'Gemini' };
 
 const optionOf = (row: ProviderRow, option: string): string | undefined => {
   const index = row.add.indexOf(option);

@@ -7,11 +7,18 @@ import { ReasoningDetailsJoiner } from '../../../src/backends/openai-chat/reason
  * assistant turn as that format's clients do (a Chat message, Responses output items with their
  * encrypted reasoning, Anthropic content blocks with their thinking) with the tool's result.
  */
-export type ClientFormat = 'chat' | 'responses' | 'messages';
+export type ClientFormat = 'chat' | 'responses' | 'messages' | 'gemini';
+/** The formats the provider-profile checks run; the provider matrix adds Gemini's API. */
 export const CLIENTS: readonly ClientFormat[] = ['chat', 'responses', 'messages'];
 
 const SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-const PATHS: Record<ClientFormat, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
+const PATHS: Record<Exclude<ClientFormat, 'gemini'>, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
+
+/** Gemini's API names the model and whether it streams in the path, and its key in its own header. */
+function geminiCall(key: string, body: Record<string, unknown>, stream: boolean): { url: string; headers: Record<string, string>; body: string } {
+  const { model, ...rest } = body;
+  return { url: `/v1beta/models/${String(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, headers: { 'content-type': 'application/json', 'x-goog-api-key': key }, body: JSON.stringify(rest) };
+}
 
 export interface Turn {
   status: number;
@@ -23,11 +30,11 @@ export interface Turn {
 }
 
 export async function send(origin: string, key: string, client: ClientFormat, body: Record<string, unknown>, stream: boolean): Promise<Turn> {
-  const response = await fetch(origin + PATHS[client], {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify({ ...body, stream }),
-  });
+  const call =
+    client === 'gemini'
+      ? geminiCall(key, body, stream)
+      : { url: PATHS[client], headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ ...body, stream }) };
+  const response = await fetch(origin + call.url, { method: 'POST', headers: call.headers, body: call.body });
   const raw = await response.text();
   if (response.status !== 200 || !stream) {
     let reply: Record<string, any>;
@@ -52,6 +59,9 @@ export function firstRequest(client: ClientFormat, model: string, extra: Record<
       return { model, max_output_tokens: 200, include: ['reasoning.encrypted_content'], input: [{ role: 'user', content: question }], tools: [{ type: 'function', name: 'get_weather', parameters: SCHEMA }], ...extra };
     case 'messages':
       return { model, max_tokens: 200, messages: [{ role: 'user', content: question }], tools: [{ name: 'get_weather', input_schema: SCHEMA }], ...extra };
+    case 'gemini':
+      // `model` goes in the path (see send).
+      return { model, generationConfig: { maxOutputTokens: 200 }, contents: [{ role: 'user', parts: [{ text: question }] }], tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: SCHEMA }] }], ...extra };
   }
 }
 
@@ -70,6 +80,11 @@ export function secondRequest(client: ClientFormat, first: Record<string, any>, 
       const use = reply.content.find((block: any) => block.type === 'tool_use');
       return { ...first, messages: [...first.messages, { role: 'assistant', content: reply.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: result }] }] };
     }
+    case 'gemini': {
+      const content = reply.candidates[0].content;
+      const call = content.parts.find((part: any) => part.functionCall).functionCall;
+      return { ...first, contents: [...first.contents, content, { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: result } } }] }] };
+    }
   }
 }
 
@@ -77,6 +92,7 @@ export function secondRequest(client: ClientFormat, first: Record<string, any>, 
 export function answerText(client: ClientFormat, reply: Record<string, any>): string {
   if (client === 'chat') return reply.choices?.[0]?.message?.content ?? '';
   if (client === 'responses') return (reply.output ?? []).filter((item: any) => item.type === 'message').flatMap((item: any) => item.content.map((part: any) => part.text)).join('');
+  if (client === 'gemini') return (reply.candidates?.[0]?.content?.parts ?? []).filter((part: any) => !part.thought && part.text).map((part: any) => part.text).join('');
   return (reply.content ?? []).filter((block: any) => block.type === 'text').map((block: any) => block.text).join('');
 }
 
@@ -84,6 +100,7 @@ export function answerText(client: ClientFormat, reply: Record<string, any>): st
 export function shownReasoning(client: ClientFormat, reply: Record<string, any>): string {
   if (client === 'chat') return reply.choices?.[0]?.message?.reasoning_content ?? reply.choices?.[0]?.message?.reasoning ?? '';
   if (client === 'responses') return (reply.output ?? []).filter((item: any) => item.type === 'reasoning').flatMap((item: any) => item.summary.map((part: any) => part.text)).join('');
+  if (client === 'gemini') return (reply.candidates?.[0]?.content?.parts ?? []).filter((part: any) => part.thought).map((part: any) => part.text).join('');
   return (reply.content ?? []).filter((block: any) => block.type === 'thinking').map((block: any) => block.thinking).join('');
 }
 
@@ -132,5 +149,16 @@ const ASSEMBLE: Record<ClientFormat, (raw: string) => { reply: Record<string, an
       if (event.svc_meta?.warnings) warnings = event.svc_meta.warnings;
     }
     return { reply: { content }, warnings };
+  },
+  gemini(raw) {
+    // Every chunk's parts in order, as Google's SDKs keep a streamed turn; svc_meta rides on the last chunk.
+    const parts: Array<Record<string, any>> = [];
+    let warnings: string[] = [];
+    for (const frame of parseSse(raw)) {
+      const chunk = JSON.parse(frame.data);
+      parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+      if (chunk.svc_meta?.warnings) warnings = chunk.svc_meta.warnings;
+    }
+    return { reply: { candidates: [{ content: { role: 'model', parts } }] }, warnings };
   },
 };

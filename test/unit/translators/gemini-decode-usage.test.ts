@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GeminiUsageMetadata } from '../../../src/backends/gemini/api.js';
-import { usageFromGemini } from '../../../src/backends/gemini/decode-usage.js';
+import type { GeminiUsageMetadata } from '../../../src/wire/gemini/types.js';
+import { usageFromGemini, usageMetadataOf } from '../../../src/wire/gemini/usage-metadata.js';
 import type { Usage } from '../../../src/core/reply.js';
 
 describe('gemini usageMetadata to canonical usage', () => {
@@ -25,5 +26,32 @@ describe('gemini usageMetadata to canonical usage', () => {
   it.each(cases)('%s', (_name, raw, expected) => {
     // The upstream's own object rides along as `raw`.
     expect(usageFromGemini(raw)).toEqual(expected && { ...expected, raw });
+  });
+});
+
+describe('canonical usage to gemini usageMetadata', () => {
+  it('reads back as the same usage, whatever the counts', () => {
+    const counts = fc.record({ input: fc.nat(2_000_000), cachedShare: fc.double({ min: 0, max: 1, noNaN: true }), output: fc.nat(100_000), thoughtShare: fc.double({ min: 0, max: 1, noNaN: true }) });
+    fc.assert(
+      fc.property(counts, ({ input, cachedShare, output, thoughtShare }) => {
+        const cached = Math.floor(input * cachedShare);
+        const thoughts = Math.floor(output * thoughtShare);
+        const usage: Usage = { inputTokens: input, outputTokens: output, ...(cached ? { cachedInputTokens: cached } : {}), ...(thoughts ? { reasoningTokens: thoughts } : {}) };
+        const metadata = usageMetadataOf(usage);
+        expect(metadata.totalTokenCount).toBe(input + output);
+        const { raw: _raw, ...read } = usageFromGemini(metadata)!;
+        expect(read).toEqual(usage);
+      }),
+    );
+  });
+
+  it('says the cached part and the thinking apart, as Gemini does', () => {
+    expect(usageMetadataOf({ inputTokens: 120, outputTokens: 30, cachedInputTokens: 80, reasoningTokens: 12 })).toEqual({
+      promptTokenCount: 120,
+      candidatesTokenCount: 18,
+      totalTokenCount: 150,
+      cachedContentTokenCount: 80,
+      thoughtsTokenCount: 12,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeGeminiRequest, SKIP_SIGNATURE_VALIDATION } from '../../../src/backends/gemini/encode-request.js';
+import { encodeGeminiRequest } from '../../../src/backends/gemini/encode-request.js';
+import { SKIP_SIGNATURE_VALIDATION } from '../../../src/wire/gemini/thought-signature.js';
 import { geminiUrl } from '../../../src/backends/gemini/gemini-backend.js';
 import { readToolCallId, toolCallId } from '../../../src/backends/gemini/tool-call-id.js';
 import type { CanonicalRequest, Message, ToolChoice } from '../../../src/core/request.js';

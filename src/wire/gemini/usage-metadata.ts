@@ -1,5 +1,5 @@
 import type { Usage } from '../../core/reply.js';
-import type { GeminiUsageMetadata } from './api.js';
+import type { GeminiUsageMetadata } from './types.js';
 
 /**
  * Gemini's usageMetadata as canonical usage (https://ai.google.dev/api/generate-content#UsageMetadata):
@@ -18,4 +18,20 @@ export function usageFromGemini(usage: GeminiUsageMetadata | undefined): Usage |
   if (thoughts) result.reasoningTokens = thoughts;
   result.raw = usage;
   return result;
+}
+
+/**
+ * Canonical usage as Gemini's usageMetadata, for a Gemini client: the whole prompt (the cached
+ * part within it, also given apart), the answer without its thinking, the thinking apart, and the
+ * total; the inverse of usageFromGemini.
+ */
+export function usageMetadataOf(usage: Usage): GeminiUsageMetadata {
+  const thoughts = Math.min(usage.reasoningTokens ?? 0, usage.outputTokens);
+  return {
+    promptTokenCount: usage.inputTokens,
+    candidatesTokenCount: usage.outputTokens - thoughts,
+    totalTokenCount: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens ? { cachedContentTokenCount: usage.cachedInputTokens } : {}),
+    ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
+  };
 }
