@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { capabilitiesOf, type CapabilityRow } from '../../src/catalog/index.js';
+import { capabilitiesOf, CAPABILITY_ROWS } from '../../src/catalog/index.js';
+
+type CapabilityRow = (typeof CAPABILITY_ROWS)[number];
 
 /**
  * A model name each catalog row reads as its own (the first row matching wins, so a name the

@@ -25,7 +25,7 @@ interface Route {
   asks(body: Body): boolean;
 }
 
-const ROUTES: Record<string, Route> = {
+const ROUTES: Record<'anthropic' | 'gemini' | 'openai-responses' | 'openai-chat', Route> = {
   anthropic: { encode: (request, model) => encodeAnthropicRequest(request, model, false) as unknown as Body, asks: (body) => body.thinking?.display === 'summarized' },
   gemini: { encode: (request, model) => encodeGeminiRequest(request, model, false) as unknown as Body, asks: (body) => body.generationConfig?.thinkingConfig?.includeThoughts === true },
   'openai-responses': { encode: (request, model) => encodeResponsesRequest(request, model, false) as unknown as Body, asks: (body) => body.reasoning?.summary === 'auto' },
@@ -39,7 +39,7 @@ describe("a Codex request for reasoning summaries with no effort", () => {
     expect(request.reasoningEffort).toBeUndefined();
   });
 
-  it.each<[string, string, 'asked' | RegExp]>([
+  it.each<[keyof typeof ROUTES, string, 'asked' | RegExp]>([
     ['anthropic', 'claude-opus-5-5', 'asked'],
     ['anthropic', 'claude-fable-5-1', 'asked'],
     // Thinking is off unless asked on these: the client is told to name an effort.
@@ -66,7 +66,7 @@ describe("a Codex request for reasoning summaries with no effort", () => {
     }
   });
 
-  it.each<[string, string, 'asked' | RegExp]>([
+  it.each<[keyof typeof ROUTES, string, 'asked' | RegExp]>([
     ['openai-responses', 'gpt-5.6', 'asked'],
     ['openai-responses', 'gpt-4.1', /reasoning summaries not requested from gpt-4\.1: it does not reason/],
     ['gemini', 'gemini-2.5-flash', 'asked'],
