@@ -107,8 +107,10 @@ export const PROBES: RuleProbe[] = [
     async run(context) {
       const fake = await only(context);
       const answer = await post(context.router, '/v1/messages/count_tokens', { model: SKU, tools: [TOOL], tool_choice: { type: 'any' }, messages: ASK });
-      // Where the upstream has no count for this (Gemini, Chat), the router estimates it: the count is still the request's.
-      return measured(context.model, answer, /tool_choice/, () => typeof answer.json?.input_tokens === 'number' && (fake.requests.length === 0 || forcedUpstream(context.column, last(fake)) || context.column === 'openai-responses'));
+      // Where the upstream has no count for this (Chat), the router estimates it: the count is still the request's. Gemini's
+      // countTokens takes the whole generateContent body as its generateContentRequest.
+      const counted = (body: any): any => body.generateContentRequest ?? body;
+      return measured(context.model, answer, /tool_choice/, () => typeof answer.json?.input_tokens === 'number' && (fake.requests.length === 0 || forcedUpstream(context.column, counted(last(fake))) || context.column === 'openai-responses'));
     },
   },
   {
