@@ -1,15 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAnthropicReply } from '../../src/backends/anthropic/decode-reply.js';
 import type { ScriptedTurn } from '../fakes/scripted-turn.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
+import { parseSse } from '../helpers/sse-frames.js';
 import { addBackend, Fakes, setRoute, SKU } from './support.js';
 
 /**
  * A refusal (`stop_reason: "refusal"` with `stop_details`) reaches every client format in its own
  * form, streamed and not: Chat's `message.refusal` and `finish_reason`, a Responses refusal content
- * part, Messages' stop_reason and stop_details. `fallbacks: "default"` goes to an Anthropic model
+ * part, Messages' stop_reason and stop_details, Gemini's finishReason SAFETY with the explanation
+ * as the candidate's finishMessage. `fallbacks: "default"` goes to an Anthropic model
  * that takes it; elsewhere a refusal moves to the route's next target, and the client is told which
  * model answered.
  */
@@ -17,12 +20,14 @@ import { addBackend, Fakes, setRoute, SKU } from './support.js';
 let router: TestRouter;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let gemini: GoogleGenAI;
 const fakes = new Fakes();
 
 beforeAll(async () => {
   router = await startRouter();
   openai = new OpenAI({ apiKey: router.key, baseURL: router.baseURL, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: router.key, baseURL: router.origin, maxRetries: 0 });
+  gemini = new GoogleGenAI({ apiKey: router.key, httpOptions: { baseUrl: router.origin } });
 });
 afterEach(() => fakes.closeAll());
 afterAll(() => router.close());
@@ -89,6 +94,37 @@ describe('a refusal, in every client format', () => {
     const message = stream ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.create(params);
     expect(message.stop_reason).toBe('refusal');
     expect(message.stop_details).toEqual(DETAILS);
+  });
+
+  it.each([false, true])('reaches a Gemini client (@google/genai) as finishReason SAFETY and no text (stream %s)', async (stream) => {
+    await refusingClaude();
+    let candidate: NonNullable<GenerateContentResponse['candidates']>[number] | undefined;
+    let text = '';
+    if (stream) {
+      for await (const chunk of await gemini.models.generateContentStream({ model: SKU, contents: 'x' })) {
+        text += chunk.candidates?.[0]?.content?.parts?.map((part) => part.text ?? '').join('') ?? '';
+        if (chunk.candidates?.[0]?.finishReason) candidate = chunk.candidates[0];
+      }
+    } else {
+      candidate = (await gemini.models.generateContent({ model: SKU, contents: 'x' })).candidates?.[0];
+      text = candidate?.content?.parts?.map((part) => part.text ?? '').join('') ?? '';
+    }
+    expect(candidate?.finishReason).toBe('SAFETY');
+    expect(text).toBe('');
+  });
+
+  it.each([false, true])("carries why in the candidate's finishMessage, the explanation else the policy category (stream %s)", async (stream) => {
+    const unexplained: ScriptedTurn = { ...REFUSAL, anthropicExtra: { stop_details: { type: 'refusal', category: 'bio', explanation: null } } };
+    await refusingClaude('claude-fable-5-1', [REFUSAL, unexplained]);
+    const lastCandidate = async (): Promise<Record<string, unknown>> => {
+      const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+      const response = await fetch(`${router.origin}/v1beta/models/${SKU}:${method}`, { method: 'POST', headers: { 'x-goog-api-key': router.key }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }) });
+      const text = await response.text();
+      const replies = stream ? parseSse(text).map((frame) => JSON.parse(frame.data)) : [JSON.parse(text)];
+      return replies.at(-1).candidates[0];
+    };
+    expect(await lastCandidate()).toMatchObject({ finishReason: 'SAFETY', finishMessage: EXPLANATION });
+    expect(await lastCandidate()).toMatchObject({ finishReason: 'SAFETY', finishMessage: 'The model declined to answer (policy category: bio).' });
   });
 
   it('reaches a Messages client from another provider as stop_reason refusal, its details unknown', async () => {
