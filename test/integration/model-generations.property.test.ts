@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ const ROUTES: RouteCase[] = [
   { name: 'Opus 5.5 → gpt-5.2 (openai-chat)', first: { kind: 'anthropic', model: 'claude-opus-5-5' }, next: { kind: 'openai-chat', model: 'gpt-5.2' } },
   { name: 'Opus 5.5 → Gemini 3 Pro (gemini)', first: { kind: 'anthropic', model: 'claude-opus-5-5' }, next: { kind: 'gemini', model: 'gemini-3-pro-preview' } },
 ];
-const FORMATS = ['chat', 'responses', 'messages'] as const;
+const FORMATS = ['chat', 'responses', 'messages', 'gemini'] as const;
 type ClientFormat = (typeof FORMATS)[number];
 
 /** One turn of a conversation: what the client asks, and which model is down when it does. */
@@ -105,6 +106,7 @@ class Conversation {
   private readonly chat: any[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
   private readonly responses: any[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
   private readonly messages: any[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+  private readonly contents: Content[] = [{ role: 'user', parts: [{ text: 'What is the weather in Paris?' }] }];
 
   constructor(private readonly format: ClientFormat) {}
 
@@ -116,6 +118,8 @@ class Conversation {
         return this.responsesTurn(turn);
       case 'messages':
         return this.messagesTurn(turn);
+      case 'gemini':
+        return this.geminiTurn(turn);
     }
   }
 
@@ -167,6 +171,10 @@ class Conversation {
     return { status: response.status, warnings: warningsOf(response.headers, (data as any).svc_meta), toolCallIds: ids };
   }
 
+  private geminiTurn(turn: TurnPlan): Promise<TurnResult> {
+    return geminiTurn(this.contents, turn);
+  }
+
   private async messagesTurn(turn: TurnPlan): Promise<TurnResult> {
     const client = new Anthropic({ apiKey: router.key, baseURL: router.origin, maxRetries: 0 });
     const params: any = {
@@ -192,6 +200,37 @@ class Conversation {
     else this.messages.push({ role: 'user', content: 'And tomorrow?' });
     return { status: response.status, warnings: warningsOf(response.headers, (message as any).svc_meta), toolCallIds: ids };
   }
+}
+
+/** Gemini's thinking for a plan's effort: none is a budget of 0, the rest a level (https://ai.google.dev/gemini-api/docs/thinking). */
+const GEMINI_THINKING = { none: { thinkingBudget: 0 }, low: { thinkingLevel: 'LOW', includeThoughts: true }, high: { thinkingLevel: 'HIGH', includeThoughts: true } } as const;
+
+/** A Gemini client's turn (Google's SDK): the model's content kept whole, every part with its signature, as the SDK's chat keeps it. */
+async function geminiTurn(contents: Content[], turn: TurnPlan): Promise<TurnResult> {
+  const ai = new GoogleGenAI({ apiKey: router.key, httpOptions: { baseUrl: router.origin } });
+  const mode = turn.toolChoice === 'required' || turn.toolChoice === 'named' ? FunctionCallingConfigMode.ANY : FunctionCallingConfigMode.AUTO;
+  const config: GenerateContentConfig = {
+    tools: [{ functionDeclarations: [{ name: TOOL_NAME, parametersJsonSchema: TOOL_SCHEMA }] }],
+    ...(turn.toolChoice ? { toolConfig: { functionCallingConfig: { mode, ...(turn.toolChoice === 'named' ? { allowedFunctionNames: [TOOL_NAME] } : {}) } } } : {}),
+    ...(turn.effort ? { thinkingConfig: GEMINI_THINKING[turn.effort] as GenerateContentConfig['thinkingConfig'] } : {}),
+    ...(turn.temperature !== undefined ? { temperature: turn.temperature } : {}),
+  };
+  const parts: NonNullable<Content['parts']> = [];
+  let last: GenerateContentResponse | undefined;
+  if (turn.stream) {
+    for await (const chunk of await ai.models.generateContentStream({ model: SKU, contents, config })) {
+      parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+      last ??= chunk;
+    }
+  } else {
+    last = await ai.models.generateContent({ model: SKU, contents, config });
+    parts.push(...(last.candidates?.[0]?.content?.parts ?? []));
+  }
+  contents.push({ role: 'model', parts });
+  const calls = parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
+  if (calls.length) contents.push({ role: 'user', parts: calls.map((call) => ({ functionResponse: { id: call.id, name: call.name!, response: { output: 'sunny' } } })) });
+  else contents.push({ role: 'user', parts: [{ text: 'And tomorrow?' }] });
+  return { status: 200, warnings: last?.sdkHttpResponse?.headers?.['x-svc-warning'] ?? '', toolCallIds: calls.map((call) => call.id ?? '') };
 }
 
 const warningsOf = (headers: Headers, meta: { warnings?: string[] } | undefined): string => [headers.get('x-svc-warning') ?? '', ...(meta?.warnings ?? [])].join('\n');

@@ -18,7 +18,7 @@ import { PartWriter } from './encode-parts.js';
  * clients ignore, as the last member.
  */
 export function encodeGeminiReply(reply: Reply, context: EncodeContext<GeminiOptions>) {
-  const writer = new PartWriter(context.options.includeThoughts, context.secret);
+  const writer = new PartWriter(context.options.includeThoughts, context.secret, () => context.upstreamModel);
   const parts = reply.content.flatMap((part) => partOf(part, writer));
   parts.push(...writer.flush());
   const searches = reply.content.filter((part): part is WebSearchPart => part.type === 'web-search');
@@ -54,7 +54,7 @@ export function finishMessageOf(finish: Reply['finish']): { finishMessage?: stri
 function partOf(part: ReplyPart, writer: PartWriter): GeminiPart[] {
   switch (part.type) {
     case 'reasoning':
-      return writer.reasoning(part.text, part.providerMetadata);
+      return writer.reasoning(part.text, part.providerMetadata, false, part.writer);
     case 'text':
       return writer.text(part.text, part.providerMetadata);
     case 'tool-call':

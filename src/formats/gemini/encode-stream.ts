@@ -36,7 +36,7 @@ export function chunkFraming(jsonArray: boolean): { chunk(json: string): string;
  */
 export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<GeminiOptions>): AsyncGenerator<string> {
   const framing = chunkFraming(context.options.jsonArray);
-  const writer = new PartWriter(context.options.includeThoughts, context.secret);
+  const writer = new PartWriter(context.options.includeThoughts, context.secret, () => context.upstreamModel);
   const model = JSON.stringify(context.model);
   let responseId = JSON.stringify(context.requestId);
   const calls = new Map<string, { name: string; args: string; metadata: ProviderMetadata | undefined }>();
