@@ -41,6 +41,12 @@ export interface Backend {
   stream(call: BackendCall): AsyncIterable<StreamEvent[]>;
   /** The upstream's own reply, untranslated, for a client of its wireFormat (src/handlers/forward/). */
   readonly forward?: ForwardingBackend;
+  /**
+   * The upstream itself answers a refusal with a fallback model when the request asks for fallbacks
+   * (Anthropic's server-side fallback, where the model takes it: src/catalog/); elsewhere the route's
+   * next target does (src/handlers/declined.ts).
+   */
+  runsServerFallback?(upstreamModel: string): boolean;
 }
 
 /**

@@ -32,6 +32,10 @@ export interface FrameNote {
   type?: string;
   /** The frame as the client is to get it, where the tap corrects what the upstream said (a Responses server's `completed` at the output cap). */
   replacement?: WireFrame;
+  /** What the upstream reported doing to the request that the client is to be told (Anthropic's dropped thinking blocks). */
+  warnings?: string[];
+  /** Reasoning blocks the upstream reported it did not read, another model having written them (the sessions view). */
+  unreadReasoning?: number;
 }
 
 export interface ForwardedFrame {
@@ -44,6 +48,9 @@ export interface ForwardedFrame {
 export interface ForwardedReply {
   text: string;
   usage: Usage;
+  /** What the upstream reported doing to the request that the client is to be told, as FrameNote's. */
+  warnings?: string[];
+  unreadReasoning?: number;
 }
 
 /** Keeps the client's body for a same-format upstream: `request.forwardBody`. */

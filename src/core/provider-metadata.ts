@@ -19,7 +19,8 @@ export type ProviderName = 'anthropic' | 'openai' | 'gemini' | (string & {});
  *   `placedBlocks` (reply or finish: blocks after the last part, or by part index),
  *   `messageStartExtra` (start), `messageDeltaExtra`, `messageDeltaEventExtra`, `replyExtra` and `relayedBlockWarnings`
  *   (reply or finish); `systemAttribution` (request: Claude Code's attribution line, the first system block)
- * - openai: `encryptedContent` and `itemId` (reasoning)
+ * - openai: `encryptedContent` and `itemId` (reasoning), `promptCacheBreakpoint` (text, image and
+ *   file parts: the client's explicit prompt-cache breakpoint, as it sent it)
  * - gemini: `thoughtSignature` (text, reasoning and tool-call parts)
  */
 export function metadataOf(metadata: ProviderMetadata | undefined, provider: ProviderName): Record<string, unknown> | undefined {

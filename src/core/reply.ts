@@ -15,6 +15,25 @@ export interface Finish {
   unified: FinishReason;
   raw?: string;
   stopSequence?: string;
+  /** The model declined to answer (unified `content-filter`): what it said of why, for every format to say in its own form. */
+  refusal?: Refusal;
+  /**
+   * Why the upstream's prompt cache was or was not reused, compared with an earlier response the
+   * client named: OpenAI's `prompt_cache_diagnostics` (`{type: "cache_miss", reason,
+   * cache_missed_tokens, comparison_reusable_tokens}`, `cache_hit`, …) as the upstream sent it
+   * (https://developers.openai.com/api/docs/guides/prompt-caching/diagnostics).
+   */
+  promptCacheDiagnostics?: Record<string, unknown>;
+}
+
+/**
+ * A refusal: Anthropic's `stop_reason: "refusal"` with its `stop_details`
+ * (https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback): the policy area
+ * (`cyber`, `bio`, …, or null) and a human-readable explanation, not stable, or null.
+ */
+export interface Refusal {
+  category: string | null;
+  explanation: string | null;
 }
 
 /**

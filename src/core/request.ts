@@ -77,6 +77,11 @@ export interface ReasoningPart {
    * A backend replays reasoning only when its own namespace holds what it needs.
    */
   providerMetadata?: ProviderMetadata;
+  /**
+   * The upstream model that wrote it, when the router knows (it sealed the blob, or the session's
+   * history says): a model reads only some others' reasoning (src/catalog/reasoning-reads.ts).
+   */
+  writer?: string;
 }
 
 export type Part = TextPart | ImagePart | FilePart | ToolCallPart | ToolResultPart | ReasoningPart | WebSearchPart;
@@ -133,6 +138,20 @@ export interface ForwardBody {
   format: FormatName;
   body: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * Blocks of the body that hold reasoning another provider made, which the router sealed for the
+   * client to replay (a Messages thinking block whose signature it sealed): where each is, its
+   * visible text, and who wrote it. Their own format's upstream gets the body with these rewritten.
+   */
+  foreignReasoning?: ForeignReasoningBlock[];
+}
+
+/** One sealed block of a forwarded body: `messages[message].content[block]`. */
+export interface ForeignReasoningBlock {
+  message: number;
+  block: number;
+  text: string;
+  writer?: string;
 }
 
 export interface CanonicalRequest {
@@ -171,6 +190,19 @@ export interface CanonicalRequest {
   promptCacheKey?: string;
   /** How long the upstream keeps that prompt cached (OpenAI's `prompt_cache_retention`). */
   promptCacheRetention?: 'in_memory' | '24h';
+  /**
+   * OpenAI's `prompt_cache_options` (GPT-5.6 and later): whether the upstream places its own
+   * breakpoint besides the client's (`prompt_cache_breakpoint` on a part, held as
+   * `providerMetadata.openai.promptCacheBreakpoint`), the breakpoints' lifetime, and the earlier
+   * response to compare this one's cache reuse with (diagnostics, Responses only).
+   */
+  promptCacheOptions?: { mode?: string; ttl?: string; comparisonResponseId?: string };
+  /**
+   * The client asked that a request the model declines (a refusal) be answered by a fallback model
+   * (Anthropic's `fallbacks`): an upstream that takes server-side fallback gets it, and on any
+   * other route a refusal moves to the route's next target.
+   */
+  fallbacks?: 'default';
   /** OpenAI-style penalties, -2 to 2. */
   frequencyPenalty?: number;
   presencePenalty?: number;
@@ -194,6 +226,8 @@ export interface CanonicalRequest {
   warnings?: string[];
   /** What the backend that last encoded this request could not honour; replaced on each encoding. */
   backendWarnings?: string[];
+  /** Reasoning the last encoding did not replay because its model cannot read it: how much, and who wrote it (the sessions view). */
+  unreadReasoning?: { blocks: number; writers: string[] };
   /** Request-level data only one provider's encoder reads (see core/provider-metadata.ts). */
   providerMetadata?: ProviderMetadata;
 }

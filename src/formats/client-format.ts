@@ -61,6 +61,8 @@ export interface EncodeContext<Options = unknown> {
   secret: string;
   /** The client format the answering upstream speaks, when it speaks one: it then got the client's own body. */
   readonly upstreamWireFormat?: FormatName;
+  /** The upstream model that answered: what reasoning the client must replay records as its writer. */
+  readonly upstreamModel?: string;
   /**
    * svc_meta for the final body or chunk. The pipeline records the reply's usage (once) when it
    * sees the reply or the stream's `finish` event, before handing either to the encoder; reading

@@ -11,6 +11,8 @@ import { SessionRoute } from '../routing/session-route.js';
 import type { RequestTrace } from './api.js';
 import type { RequestContext } from './context.js';
 import { requestSession } from './request-session.js';
+import { answeredAfterDecline, Declined } from './declined.js';
+import { warn } from '../core/warnings.js';
 
 export interface Attempted {
   backend: Backend;
@@ -59,8 +61,8 @@ export function tryInOrder<T>(
   try {
     const opening = sessionRouteFor(context, targets, request);
     // Most requests name no session, or have no choice to make: nothing to wait for before the first target, no moves to note.
-    if (opening === undefined) return tryChain(context, leading(targets, drawLead(targets)), request.model, undefined, call);
-    return tryLed(context, opening, request.model, call);
+    if (opening === undefined) return tryChain(context, leading(targets, drawLead(targets)), request, undefined, call);
+    return tryLed(context, opening, request, call);
   } catch (error) {
     // Still a rejection, never a throw, as from the async function this was.
     return Promise.reject(error);
@@ -71,12 +73,12 @@ export function tryInOrder<T>(
 async function tryLed<T>(
   context: RequestContext,
   opening: Promise<SessionRoute>,
-  clientModel: string,
+  request: CanonicalRequest,
   call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
   const affinity = await opening;
   try {
-    return await tryChain(context, affinity.chain, clientModel, affinity, call);
+    return await tryChain(context, affinity.chain, request, affinity, call);
   } finally {
     const trace = context.request.trace;
     if (trace && affinity.moves.length) trace.sessionMoved = affinity.moves.join('; ');
@@ -99,13 +101,16 @@ function sessionRouteFor(context: RequestContext, targets: Target[], request: Ca
 async function tryChain<T>(
   context: RequestContext,
   targets: Target[],
-  clientModel: string,
+  request: CanonicalRequest,
   affinity: SessionRoute | undefined,
   call: (backend: Backend, upstreamModel: string, apiKey: string | undefined) => Promise<T>,
 ): Promise<Attempted & { reply: T }> {
   const { signal, trace } = context.request;
+  const clientModel = request.model;
   let lastError: unknown;
   let attempts = 0;
+  /** The latest target that declined (a refusal the client asked to fall back from): its answer, should no later target answer. */
+  let declined: { error: Declined; backend: Backend; upstreamModel: string; pooledKey?: number } | undefined;
   for (const target of targets) {
     const found = context.app.backends.get(target.backend, context.settings);
     // A promise only on a type's first use, while its module loads.
@@ -126,12 +131,15 @@ async function tryChain<T>(
         const reply = await call(backend, upstreamModel, picked?.value);
         affinity?.served(target);
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, 'ok');
+        // Which model answered, after a refusal moved the request on.
+        if (declined) warn(request, answeredAfterDecline(declined.error, `${backend.name}:${upstreamModel}`));
         const answered: Attempted & { reply: T } = { backend, upstreamModel, attempts, reply };
         if (picked) answered.pooledKey = picked.index;
         return answered;
       } catch (error) {
         lastError = error;
         if (trace) noteAttempt(trace, backend.name, upstreamModel, startedAt, error);
+        if (error instanceof Declined) declined = { error, backend, upstreamModel, ...(picked ? { pooledKey: picked.index } : {}) };
         const rest = picked && pool ? restFor(error, pool) : undefined;
         if (picked && rest !== undefined && rotations++ < pool!.keys.length && !signal.aborted) {
           // This key is refused, not the request: it rests (on every router sharing state) and the next key goes at once.
@@ -148,6 +156,12 @@ async function tryChain<T>(
     // Whether another target may answer was decided where the error was built (RouterError.retryable):
     // an outage, rate limit or refused backend key falls through; a fault in the request comes back at once.
     if (!(lastError instanceof RouterError && lastError.retryable) || signal.aborted) break;
+  }
+  // Every target that answered declined (or the rest failed): the latest refusal is the answer.
+  if (declined && !signal.aborted) {
+    const answered: Attempted & { reply: T } = { backend: declined.backend, upstreamModel: declined.upstreamModel, attempts, reply: declined.error.answer as T };
+    if (declined.pooledKey !== undefined) answered.pooledKey = declined.pooledKey;
+    return answered;
   }
   throw lastError ?? new RouterError(502, 'upstream', 'The route has no targets.');
 }

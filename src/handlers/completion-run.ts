@@ -113,6 +113,10 @@ export class CompletionRun<Options> implements PolicyInput, EncodeContext<Option
     return this.attempted && wireFormatOf(this.attempted.backend, this.attempted.upstreamModel);
   }
 
+  get upstreamModel(): string | undefined {
+    return this.attempted?.upstreamModel;
+  }
+
   /** Another route's answer on this caller's behalf (a policy's classifier), recorded as a request of its own. */
   consult(route: string, request: CanonicalRequest, signal: ClientSignal): Promise<Reply> {
     return consultRoute(this.context, this.format, route, request, signal);

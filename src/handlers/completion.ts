@@ -1,7 +1,7 @@
 import { toRouterError } from '../core/errors.js';
 import { replyEvents } from '../core/reply-events.js';
 import type { StreamEvent } from '../core/stream-events.js';
-import { warningHeader } from '../core/warnings.js';
+import { warn, warningHeader } from '../core/warnings.js';
 import type { ClientFormat, Decoded } from '../formats/client-format.js';
 import { admitAll, splitAtFinish } from '../policies/pipeline.js';
 import type { ApiResponse } from './api.js';
@@ -71,6 +71,8 @@ async function jsonReply<Options>(run: CompletionRun<Options>): Promise<ApiRespo
   const result = await completeOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
   phases.begin('encode');
   run.answeredBy(result);
+  // What the upstream said it did to the forwarded request (thinking it dropped) is told like the request's own warnings.
+  if ('forwarded' in result.reply) noteForwarded(run, [result.reply.forwarded]);
   const headers = replyHeaders(run);
   // Recording the usage is the ledger's work: admit's, as its reservation was.
   phases.begin('admit');
@@ -112,6 +114,7 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   const result = await streamOrForward(run.context, run.chain.targets, run.request, forwarder && run.format.name, run.chain.searchTarget);
   phases.begin('encode');
   run.answeredBy(result);
+  if ('forwarded' in result.reply) noteForwarded(run, result.reply.forwarded.first.map((frame) => frame.note));
   const headers = replyHeaders(run);
   if (run.decoded.streamMediaType) headers['content-type'] = run.decoded.streamMediaType;
   if ('forwarded' in result.reply) {
@@ -123,6 +126,14 @@ async function streamReply<Options>(run: CompletionRun<Options>): Promise<ApiRes
   }
   const sse = run.format.encodeStream(translatedStream(result.reply.started, run), run);
   return { status: 200, headers: withOverhead(headers, phases), sse };
+}
+
+/** What a forwarded upstream said it did to the request (thinking it left out): in the warnings, and the sessions view's note. */
+function noteForwarded<Options>(run: CompletionRun<Options>, notes: ReadonlyArray<{ warnings?: string[]; unreadReasoning?: number }>): void {
+  for (const note of notes) {
+    for (const warning of note.warnings ?? []) warn(run.request, warning);
+    if (note.unreadReasoning) run.request.unreadReasoning = { blocks: note.unreadReasoning, writers: [] };
+  }
 }
 
 /**

@@ -142,7 +142,7 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
       // An Anthropic upstream edits the context itself and says what the prompt was before: its answer passes whole.
       const counted: { input_tokens: number; context_management?: Record<string, unknown> } | undefined =
         upstream.type === 'anthropic'
-          ? await countUpstream(context, first.backend, upstream, upstreamModel, await anthropicCountFields(request, upstreamModel))
+          ? await countUpstream(context, first.backend, upstream, upstreamModel, await anthropicCountFields(request, upstreamModel, upstream.anthropicVersion ?? context.request.headers['anthropic-version'] ?? context.request.headers['vendor-version']))
           : await (upstream.type === 'gemini' ? countGeminiUpstream : countOpenAIUpstream)(context, first.backend, upstream, upstreamModel, request).then((tokens) =>
               tokens === undefined ? undefined : { input_tokens: tokens },
             );
@@ -162,12 +162,12 @@ async function count(context: RequestContext, request: CanonicalRequest, model: 
 
 /**
  * The body fields an Anthropic count takes: a Messages client's own, or the router's Anthropic
- * encoding of another format's request.
+ * encoding of another format's request; either as the model takes it (a forced tool choice, which
+ * count_tokens refuses as the Messages API does on the models that refuse it, goes as `auto`).
  */
-async function anthropicCountFields(request: CanonicalRequest, upstreamModel: string): Promise<Record<string, unknown>> {
-  if (request.forwardBody?.format === 'messages') return request.forwardBody.body;
+async function anthropicCountFields(request: CanonicalRequest, upstreamModel: string, version: string | undefined): Promise<Record<string, unknown>> {
   const { encodeAnthropicRequest } = await import('../backends/anthropic/encode-request.js');
-  return encodeAnthropicRequest(request, upstreamModel, false) as unknown as Record<string, unknown>;
+  return encodeAnthropicRequest(request, upstreamModel, false, { counting: true, ...(version ? { version } : {}) }) as unknown as Record<string, unknown>;
 }
 
 /** Servers found without a count endpoint (404 or 405), by type and base URL: estimated without asking again until then. */

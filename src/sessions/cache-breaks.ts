@@ -19,15 +19,18 @@ export interface TurnMark {
   key?: PoolKey;
   /** How long the upstream keeps what this turn left in its cache; undefined where none is documented. */
   lifetime?: CacheLifetime;
+  /** Reasoning blocks in the turn's prompt its model does not read (another model wrote them), and who wrote them where known. */
+  unreadReasoning?: { blocks: number; writers: string[] };
 }
 
 /**
  * Why a turn's cache may have been lost, as far as the router can see: the session moved to
  * another target or key (each has a cache of its own), the provider's cache lifetime passed
- * between the turns, the tools changed, or the prompt stopped repeating the previous one at a part.
+ * between the turns, the tools changed, the prompt stopped repeating the previous one at a part, or
+ * its model did not read reasoning another model wrote (the upstream leaves that out of the prompt).
  */
 export interface CacheBreak {
-  kind: 'moved' | 'lifetime' | 'tools' | 'prefix';
+  kind: 'moved' | 'lifetime' | 'tools' | 'prefix' | 'reasoning';
   /** The reason in words. */
   text: string;
   /** prefix: where the prompt first changed (`system`, `messages[3]`). */
@@ -57,6 +60,11 @@ export function cacheBreaks(previous: TurnMark, next: TurnMark): CacheBreak[] {
   const change = firstChange(previous.fingerprint, next.fingerprint);
   if (change?.kind === 'tools') breaks.push({ kind: 'tools', text: 'the tools changed' });
   else if (change) breaks.push({ kind: 'prefix', part: change.part, text: `the prefix changed at ${change.part}` });
+  const unread = next.unreadReasoning;
+  if (unread?.blocks) {
+    const who = unread.writers.length ? ` (${unread.writers.join(', ')})` : '';
+    breaks.push({ kind: 'reasoning', text: `reasoning from another model: ${unread.blocks} reasoning block${unread.blocks === 1 ? '' : 's'}${who} not read by ${next.target}` });
+  }
   return breaks;
 }
 

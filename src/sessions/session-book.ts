@@ -150,6 +150,7 @@ export class SessionBook {
       target: turn.target,
       ...(turn.key ? { key: turn.key } : {}),
       ...withLifetime(turn),
+      ...(turn.request.unreadReasoning ? { unreadReasoning: { ...turn.request.unreadReasoning } } : {}),
       cached,
       written,
       share,

@@ -9,7 +9,8 @@ import type {
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
 import { isObject, openEventStream, sendJson, startFakeServer, type FakeServerOptions, type FakeUpstream, type RecordedRequest } from './fake-server.js';
-import { argumentsJson, defaultSignature, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+import { argumentsJson, randomId, scriptCursor, splitText, stopReason, usageFor, type Script, type ScriptedTurn } from './scripted-turn.js';
+import { applyModelRules, issueSignature, type DroppedBlock, type IssuedBlock } from './anthropic-model-rules.js';
 import { anthropicCache, anthropicPrompt } from './anthropic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 import { fakeSearch, lastUserText, sealedContent, sealedIndex } from './web-search.js';
@@ -30,6 +31,8 @@ export interface AnthropicUpstreamOptions extends FakeServerOptions, PromptCache
 export interface AnthropicUpstream extends FakeUpstream {
   /** Each completed request's prompt and what the prompt cache did with it (none unless `promptCache`). */
   prompts: PromptRecord[];
+  /** Thinking blocks dropped before the model saw them: another model wrote them, which this one does not read (anthropic-model-rules.ts). */
+  dropped: DroppedBlock[];
 }
 
 const STOP_REASONS: Record<ReturnType<typeof stopReason>, StopReason> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use' };
@@ -39,6 +42,9 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
   const nextTurn = scriptCursor(script);
   const cache = promptCacheOf(options.promptCache);
   const prompts: PromptRecord[] = [];
+  // The thinking blocks this fake made, by signature: the model and conversation each was made for.
+  const issued = new Map<string, IssuedBlock>();
+  const dropped: DroppedBlock[] = [];
 
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const url = new URL(request.path, 'http://fake');
@@ -53,6 +59,9 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     if (counting) {
       const body = request.body;
       if (!isObject(body) || typeof body.model !== 'string' || !Array.isArray(body.messages)) return sendError(res, 400, 'invalid_request_error', 'model and messages: Field required');
+      // The same validation as the Messages API, model by model (a forced tool choice, thinking off).
+      const counted = applyModelRules(body, request.headers, issued, requests.length - 1, true);
+      if (counted.refusal) return sendError(res, 400, 'invalid_request_error', counted.refusal);
       return sendJson(res, 200, { input_tokens: Math.ceil(JSON.stringify(body.messages).length / 4) }, requestIdHeader());
     }
     const body = request.body;
@@ -63,6 +72,11 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     // The API checks cache_control (at most 4, 1h before 5m) before it does anything else.
     const cachePrompt = cache && anthropicPrompt(body);
     if (cachePrompt?.problem) return sendError(res, 400, 'invalid_request_error', cachePrompt.problem);
+    // What the model's row refuses is a 400; thinking it cannot read is dropped, and reported under the binding beta.
+    const rules = applyModelRules(body, request.headers, issued, requests.length - 1);
+    if (rules.refusal) return sendError(res, 400, 'invalid_request_error', rules.refusal);
+    dropped.push(...rules.dropped);
+    const transformations = rules.transformations ? { input_transformations: rules.transformations } : {};
     const params = body as MessageCreateParams;
     const turn = await nextTurn(params);
     const headers = { ...requestIdHeader(), ...turn.headers };
@@ -72,23 +86,24 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     // Per organisation (the key) and model; entries of one workspace are not another's.
     const prompt = cache && cachePrompt && anthropicCache(cache, PromptCache.scope('anthropic', credentialOf(request.headers), params.model), params.model, cachePrompt);
     if (prompt) prompts.push(prompt);
-    if (params.stream) return streamMessage(res, turn, params, headers, prompt);
-    const reply = message(turn, params, prompt);
-    sendJson(res, turn.status ?? 200, { ...reply, ...extraOf(turn, reply) }, headers);
+    if (params.stream) return streamMessage(res, turn, params, headers, prompt, transformations);
+    const reply = message(turn, params, issued, prompt);
+    sendJson(res, turn.status ?? 200, { ...reply, ...transformations, ...extraOf(turn, reply) }, headers);
   });
 
-  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
+  async function streamMessage(res: ServerResponse, turn: ScriptedTurn, params: MessageCreateParams, headers: Record<string, string>, prompt: PromptRecord | undefined, transformations: Record<string, unknown>) {
     const sse = openEventStream(res, headers, options);
     const send = (event: RawMessageStreamEvent) => sse.frame(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     // Anthropic sends the first ping right after the first content_block_start.
     const ping = () => sse.frame('event: ping\ndata: {"type": "ping"}\n\n');
-    const full = message(turn, params, prompt);
+    const full = message(turn, params, issued, prompt);
 
     // The input side of usage, cache reads and writes included, comes in message_start; message_delta repeats it with the final output count.
+    // input_transformations, under the binding beta, is final in message_start.
     await send({
       type: 'message_start',
-      message: { ...full, content: [], stop_reason: null, stop_sequence: null, usage: { ...full.usage, output_tokens: 1 } },
-    });
+      message: { ...full, ...transformations, content: [], stop_reason: null, stop_sequence: null, usage: { ...full.usage, output_tokens: 1 } },
+    } as RawMessageStreamEvent);
     if (full.content.length === 0) await ping();
     let toolIndex = 0;
     for (const [index, block] of full.content.entries()) {
@@ -131,14 +146,15 @@ export async function startAnthropicUpstream(script: Script<MessageCreateParams>
     sse.end();
   }
 
-  return { url: origin, requests, prompts, close };
+  return { url: origin, requests, prompts, dropped, close };
 }
 
 /** Blocks in Anthropic's order: thinking, text, then one tool_use per call. */
-function message(turn: ScriptedTurn, params: MessageCreateParams, prompt?: PromptRecord): Message {
+function message(turn: ScriptedTurn, params: MessageCreateParams, issued: Map<string, IssuedBlock>, prompt?: PromptRecord): Message {
   const content: ContentBlock[] = [];
   if (turn.reasoning) {
-    content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: turn.reasoning.signature ?? defaultSignature(turn.reasoning.text) });
+    // A signature the fake remembers: the model and the conversation it was made for.
+    content.push({ type: 'thinking', thinking: turn.reasoning.text, signature: issueSignature(issued, params as unknown as Record<string, unknown>, turn.reasoning.signature) });
   }
   // Web search, when scripted and offered: https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool
   const tool = (params.tools ?? []).find((candidate: any) => typeof candidate.type === 'string' && /^web_search_\d{8}$/.test(candidate.type)) as any;

@@ -16,6 +16,7 @@ import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type 
 import { openAIChatParts } from './prompt-parts.js';
 import { anthropicCache } from './anthropic-prompt-cache.js';
 import { chatBreakpointPrompt } from './chat-breakpoint-cache.js';
+import { cacheControlRefusal } from './openai-model-rules.js';
 
 export interface OpenAIChatUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
@@ -71,6 +72,9 @@ export async function startOpenAIChatUpstream(
     if (!Array.isArray(body.messages)) {
       return sendError(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
     }
+    // What the model's catalog row refuses, as OpenAI refuses it (openai-model-rules.ts).
+    const refused = cacheControlRefusal(body, 'chat');
+    if (refused) return sendError(res, 400, refused.message, 'invalid_request_error', 'invalid_parameter', refused.param);
     const breakpoints = cache && options.promptCacheRules === 'breakpoints' ? chatBreakpointPrompt(body) : undefined;
     if (breakpoints?.problem) return sendError(res, 400, breakpoints.problem, 'invalid_request_error', null);
     const params = body as ChatCompletionCreateParams;

@@ -17,6 +17,7 @@ import { automaticCache, openAIRules } from './automatic-prompt-cache.js';
 import { PromptCache, credentialOf, promptCacheOf, type PromptCacheOption, type PromptRecord } from './prompt-cache.js';
 import { openAIResponsesParts } from './prompt-parts.js';
 import { fakeSearch, lastUserText } from './web-search.js';
+import { cacheControlRefusal, cacheDiagnostics } from './openai-model-rules.js';
 
 export interface OpenAIResponsesUpstreamOptions extends FakeServerOptions, PromptCacheOption {
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
@@ -61,6 +62,14 @@ export async function startOpenAIResponsesUpstream(
   const cache = promptCacheOf(options.promptCache);
   const prompts: PromptRecord[] = [];
 
+  // The responses issued, by id, with their model: what a prompt-cache comparison is made against.
+  const issued = new Map<string, string>();
+  const issue = (response: WireResponse, body: Record<string, unknown>): WireResponse => {
+    const diagnostics = cacheDiagnostics(body, issued);
+    issued.set(response.id, response.model);
+    return diagnostics ? ({ ...response, prompt_cache_diagnostics: diagnostics } as WireResponse) : response;
+  };
+
   const { origin, requests, close } = await startFakeServer(async (request, res) => {
     const pathname = new URL(request.path, 'http://fake').pathname;
     if (!authorised(request, res, options.apiKey)) return;
@@ -103,6 +112,9 @@ export async function startOpenAIResponsesUpstream(
     if (body.input === undefined && body.previous_response_id === undefined && body.prompt === undefined) {
       return sendError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
     }
+    // What the model's catalog row refuses, as OpenAI refuses it (openai-model-rules.ts).
+    const refused = cacheControlRefusal(body, 'responses');
+    if (refused) return sendError(res, 400, refused.message, 'invalid_request_error', 'invalid_parameter', refused.param);
     const params = body as ResponseCreateParams;
     const turn = await nextTurn(params);
     const headers = { ...requestIdHeader(), ...turn.headers };
@@ -112,7 +124,7 @@ export async function startOpenAIResponsesUpstream(
     const prompt = cache && cachedPrompt(cache, request, body);
     if (prompt) prompts.push(prompt);
     if (params.stream) return streamResponse(res, turn, params, headers, prompt);
-    sendJson(res, turn.status ?? 200, finalResponse(turn, params, buildOutput(turn, params), prompt), headers);
+    sendJson(res, turn.status ?? 200, issue(finalResponse(turn, params, buildOutput(turn, params), prompt), body), headers);
   }
 
   async function streamResponse(res: ServerResponse, turn: ScriptedTurn, params: ResponseCreateParams, headers: Record<string, string>, prompt?: PromptRecord) {
@@ -124,7 +136,7 @@ export async function startOpenAIResponsesUpstream(
     };
     const output = buildOutput(turn, params);
     // Usage, cache reads included, arrives with response.completed (or response.incomplete).
-    const done = finalResponse(turn, params, output, prompt);
+    const done = issue(finalResponse(turn, params, output, prompt), params as unknown as Record<string, unknown>);
     // The response so far: no output and no usage yet (`usage: null`, as OpenAI sends it).
     const opening = { ...done, status: 'in_progress', output: [], incomplete_details: null, completed_at: null, usage: null } as unknown as WireResponse;
 
@@ -285,6 +297,7 @@ function finalResponse(turn: ScriptedTurn, params: ResponseCreateParams, output:
     truncation: 'disabled',
     usage: usage(turn, params, prompt),
     metadata: params.metadata ?? {},
+    ...(turn.responsesExtra as object),
   };
 }
 

@@ -25,6 +25,8 @@ export interface ScriptedTurn {
    * gets the tool_use ids of the turn, for verdicts that name them.
    */
   anthropicExtra?: Record<string, unknown> | ((toolUseIds: string[]) => Record<string, unknown>);
+  /** OpenAI Responses only: fields the final response object carries beyond the fake's own (e.g. `prompt_cache_diagnostics`). */
+  responsesExtra?: Record<string, unknown>;
   /** Defaults to 'tool_calls' when there are tool calls, 'stop' otherwise. */
   stop?: 'stop' | 'length' | 'tool_calls';
   /** A non-2xx status answers with an error instead (before any stream starts). */

@@ -103,7 +103,7 @@ describe('Claude Code requests over openai-chat', () => {
     expect(sent.prompt_cache_key).toMatch(DERIVED_CACHE_KEY);
     const meta = metaOf(reply.json);
     expect(meta.dropped_tools).toBeUndefined();
-    expect(meta.warnings?.some((warning) => warning.startsWith("thinking.display 'omitted' not applied"))).toBe(true);
+    expect(meta.warnings?.some((warning) => warning.startsWith("reasoning display 'omitted' not applied"))).toBe(true);
     // clear_thinking_20251015 with keep 'all' is applied by the router: it keeps every thinking block, clears nothing, and says so.
     expect((meta.warnings ?? []).some((warning) => warning.startsWith('context_management'))).toBe(false);
     expect(reply.json.context_management).toEqual({ applied_edits: [] });

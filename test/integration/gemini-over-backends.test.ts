@@ -325,10 +325,12 @@ describe('Gemini reasoning replayed to another upstream', () => {
     const claude = await switchToAnthropic();
     messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny' }] });
     await anthropic.messages.create({ model: SKU, max_tokens: 4096, messages, tools });
-    // Same-format forwarding sends the client's blocks as they are: the thinking the client was
-    // shown carries no signature, so nothing of Gemini's poses as Anthropic's.
-    const replayed: Array<{ type: string; id?: string; signature?: string }> = claude.requests[0]!.body.messages[1].content;
-    expect(replayed.filter((block) => block.type === 'thinking').map((block) => block.signature)).toEqual(['']);
+    // Same-format forwarding sends the client's blocks as they are, but for the thinking the client
+    // was shown without a signature (Gemini's, which Anthropic cannot read): its text, plain, so
+    // nothing of Gemini's poses as Anthropic's.
+    const replayed: Array<{ type: string; id?: string; text?: string }> = claude.requests[0]!.body.messages[1].content;
+    expect(replayed.filter((block) => block.type === 'thinking')).toEqual([]);
+    expect(replayed[0]).toEqual({ type: 'text', text: 'Paris first.' });
     expect(replayed.find((block) => block.type === 'tool_use')?.id).toBe(call.id);
   });
 

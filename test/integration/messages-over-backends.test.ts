@@ -229,7 +229,9 @@ describe('same-format forwarding: messages client → anthropic backend', () => 
     expect(message.model).toBe(SKU);
 
     const sent = fake.requests[0]!.body;
-    expect(sent).toMatchObject({ model: upstreamModel, top_k: 5, service_tier: 'standard_only', context_management: { edits: [] } });
+    expect(sent).toMatchObject({ model: upstreamModel, service_tier: 'standard_only', context_management: { edits: [] } });
+    // The SDK sends anthropic-version 2026-10-21, which refuses every sampling setting: top_k is left out, not refused upstream.
+    expect(sent.top_k).toBeUndefined();
     expect(sent.system).toEqual([{ type: 'text', text: 'Cached system prompt.', cache_control: { type: 'ephemeral' } }]);
     expect(sent.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }]);
   });

@@ -6,6 +6,7 @@ import { decodeAnthropicReply } from './decode-reply.js';
 import { decodeAnthropicStream } from './decode-stream.js';
 import { encodeAnthropicRequest, forwardedAnthropicText } from './encode-request.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
+import { capabilitiesOf } from '../../catalog/index.js';
 import { anthropicAuth, forwardedProtocolVariant, messagesProtocolHeaders } from './upstream-headers.js';
 
 export { ANTHROPIC_VERSION };
@@ -17,11 +18,14 @@ export function createAnthropicBackend(name: string, settings: BackendSettings):
     // Accept the base URL with or without /v1.
     url: (base): string => `${base.replace(/\/v1$/, '')}/v1/messages`,
     // Version and betas as src/backends/anthropic/upstream-headers.ts says; the key in the one form the service takes.
-    headers: (key, request) => ({ ...messagesProtocolHeaders(settings, request), ...anthropicAuth(settings, key) }),
-    headerVariant: (request) => forwardedProtocolVariant(settings, request),
-    encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion }),
-    encodeText: forwardedAnthropicText,
+    headers: (key, request, upstreamModel) => ({ ...messagesProtocolHeaders(settings, request, upstreamModel), ...anthropicAuth(settings, key) }),
+    headerVariant: (request, upstreamModel) => forwardedProtocolVariant(settings, request, upstreamModel),
+    // Anthropic's own API runs server-side fallback, where the model takes it; Bedrock and Vertex do not.
+    encode: (request, upstreamModel, stream) => encodeAnthropicRequest(request, upstreamModel, stream, { version: settings.anthropicVersion, serverFallbacks: true }),
+    encodeText: (request, upstreamModel, stream) => forwardedAnthropicText(request, upstreamModel, stream, { version: settings.anthropicVersion, serverFallbacks: true }),
     nativeWebSearch: true,
+    // Server-side fallback where the model's catalog row says it takes `fallbacks`.
+    runsServerFallback: (upstreamModel) => capabilitiesOf('anthropic', upstreamModel)?.serverFallbacks === true,
     decodeReply: (backend, body) => decodeAnthropicReply(backend, body),
     forward: anthropicForwardTap,
     decodeStream: (backend, batches) => decodeAnthropicStream(backend, batches),

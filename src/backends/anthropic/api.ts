@@ -19,6 +19,8 @@ export type AnthropicRequestBody = Omit<MessageCreateParamsBase, 'messages' | 's
   tools?: Array<Tool | WebSearchTool20250305>;
   tool_choice?: ToolChoice;
   stream?: boolean;
+  /** Server-side fallback on a refusal (beta server-side-fallback-2026-07-01); the SDK's type has it only on the beta messages. */
+  fallbacks?: 'default';
   /** Sampling settings the API still takes for the models that have them; the SDK's type has dropped them. */
   temperature?: number;
   top_p?: number;

@@ -31,6 +31,8 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
   }
   const content: ReplyPart[] = [];
   const skipped: string[] = [];
+  /** Server-side fallback's hops (a `fallback` block): which model answered, said to every client. */
+  const answeredBy: string[] = [];
   // Blocks with no canonical form are kept on the reply with the index of the part they stood
   // before, for a Messages client to get back in place (not on the parts: those may travel on,
   // sealed into a Responses client's reasoning item).
@@ -55,7 +57,8 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
       content.push({ type: 'tool-call', id: block.id ?? '', name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) });
     } else {
       placed.push({ at: content.length, block: block as unknown as Record<string, unknown>, deltas: [] });
-      if (!skipped.includes(block.type)) skipped.push(block.type);
+      if (block.type === 'fallback') answeredBy.push(fallbackWarning(block));
+      else if (!skipped.includes(block.type)) skipped.push(block.type);
     }
   }
   const warnings = skipped.map(skippedBlockWarning);
@@ -65,7 +68,7 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
     ...(replyExtra ? { replyExtra } : {}),
     ...(warnings.length ? { relayedBlockWarnings: warnings } : {}),
   };
-  const finished = anthropicFinish(body.stop_reason, body.stop_sequence);
+  const finished = anthropicFinish(body.stop_reason, body.stop_sequence, (raw as { stop_details?: unknown } | null)?.stop_details);
   const { finish } = finished;
   const providerMetadata = Object.keys(own).length ? mergeMetadata(finished.providerMetadata, { anthropic: own }) : finished.providerMetadata;
   return {
@@ -75,8 +78,19 @@ export function decodeAnthropicReply(backend: string, raw: unknown): Reply {
     finish,
     usage: usageFromAnthropic(body.usage),
     ...(providerMetadata ? { providerMetadata } : {}),
-    ...(warnings.length ? { warnings } : {}),
+    ...(warnings.length || answeredBy.length ? { warnings: [...warnings, ...answeredBy] } : {}),
   };
+}
+
+/**
+ * A `fallback` block (server-side fallback, beta server-side-fallback-2026-07-01): the model that
+ * declined and the one whose answer follows (https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback).
+ */
+export function fallbackWarning(block: unknown): string {
+  const { from, to, trigger } = (block ?? {}) as { from?: { model?: unknown }; to?: { model?: unknown }; trigger?: { category?: unknown } };
+  const name = (side: { model?: unknown } | undefined): string => (typeof side?.model === 'string' ? side.model : 'a model');
+  const category = typeof trigger?.category === 'string' ? ` (policy category: ${trigger.category})` : '';
+  return `${name(from)} declined${category}; Anthropic's server-side fallback answered with ${name(to)}.`;
 }
 
 /**

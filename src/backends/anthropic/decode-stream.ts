@@ -7,7 +7,7 @@ import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson, type SseFrame } from '../http/sse-decoder.js';
 import { readAnthropicEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
-import { skippedBlockWarning } from './decode-reply.js';
+import { fallbackWarning, skippedBlockWarning } from './decode-reply.js';
 import { anthropicFinish } from './map-stop-reason.js';
 import { mergeMetadata, type ProviderMetadata } from '../../core/provider-metadata.js';
 import { extraKeys, type RawAnthropicBlock } from './unread-fields.js';
@@ -45,6 +45,8 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let finish = anthropicFinish(undefined, undefined);
   const skipped: string[] = [];
+  /** Server-side fallback's hops (a `fallback` block): which model answered, said to every client. */
+  const answeredBy: string[] = [];
   let deltaExtra: Record<string, unknown> | undefined;
   let eventExtra: Record<string, unknown> | undefined;
   // Raw blocks ride, in order, on the next block's start event (or on finish), for a Messages
@@ -108,7 +110,8 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
           // Server-tool blocks and types yet to come: no canonical form, so kept whole for a
           // Messages client, and named in a warning for every other.
           blocks.set(index, { kind: 'raw', raw: { block: block as Record<string, unknown>, deltas: [] } });
-          if (!skipped.includes(block.type)) skipped.push(block.type);
+          if (block.type === 'fallback') answeredBy.push(fallbackWarning(block));
+          else if (!skipped.includes(block.type)) skipped.push(block.type);
         }
         break;
       }
@@ -138,7 +141,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
         break;
       }
       case 'message_delta':
-        if (event.delta?.stop_reason) finish = anthropicFinish(event.delta.stop_reason, event.delta.stop_sequence);
+        if (event.delta?.stop_reason) finish = anthropicFinish(event.delta.stop_reason, event.delta.stop_sequence, (event.delta as { stop_details?: unknown }).stop_details);
         usage = usageFromAnthropic(event.usage, usage);
         deltaExtra = mergeExtra(deltaExtra, extraKeys(event.delta, KNOWN_DELTA_KEYS));
         eventExtra = mergeExtra(eventExtra, extraKeys(event, KNOWN_MESSAGE_DELTA_KEYS));
@@ -158,7 +161,7 @@ export async function* decodeAnthropicStream(backend: string, batches: AsyncIter
           finish: finish.finish,
           usage,
           ...(providerMetadata ? { providerMetadata } : {}),
-          ...(warnings.length ? { warnings } : {}),
+          ...(warnings.length || answeredBy.length ? { warnings: [...warnings, ...answeredBy] } : {}),
         });
         stopped = true;
         break;

@@ -9,16 +9,19 @@ import type { CanonicalRequest, FilePart, Message, Part, ToolChoice } from '../.
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicImageSource, AnthropicRequestBlock, AnthropicRequestBody, AnthropicRequestMessage } from './api.js';
 import { placeAnthropicBreakpoints } from './cache-breakpoints.js';
-import { capabilitiesOf, unsentSampling } from '../../catalog/index.js';
+import { cacheControlsTaken, capabilitiesOf, replayableMessages, unsentCacheControls, unsentSampling } from '../../catalog/index.js';
 import { thinkingPlan } from './thinking-form.js';
+import { adaptForwardedBody, allowedToolChoice, refusePrefill, samplingRefusedFrom } from './model-rules.js';
+import { ANTHROPIC_VERSION } from './api-version.js';
 import { encodeAnthropicSearchTool, encodeSearchPart } from './web-search.js';
-
-/** The first anthropic-version without temperature, top_p and top_k. */
-const SAMPLING_REMOVED = '2026-10-21';
 
 export interface EncodeOptions {
   /** The anthropic-version the call is sent with, when the backend pins one (the translation is written for 2023-06-01). */
   version?: string | undefined;
+  /** The upstream is Anthropic's own API, where server-side fallback runs (not Bedrock or Vertex). */
+  serverFallbacks?: boolean;
+  /** The body is for count_tokens: a conversation ending in the assistant's words is counted, not refused. */
+  counting?: boolean;
 }
 
 /** Anthropic requires max_tokens; this is what a request that names no cap gets. */
@@ -39,24 +42,42 @@ const FORWARD_MEMBERS = ['model', 'stream'];
  * model and `stream` set, when it was kept (core/body-text.ts), so a long request is not written
  * out again. The same JSON the spread below gives, member order included. Undefined otherwise.
  */
-export function forwardedAnthropicText(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined {
+export function forwardedAnthropicText(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: EncodeOptions = {}): string | undefined {
   const forwardBody = request.forwardBody;
   if (forwardBody?.format !== 'messages') return undefined;
+  // A body the model would refuse is rewritten (encodeAnthropicRequest), never forwarded as written.
+  if (adaptedForwardBody(request, upstreamModel, options)) return undefined;
   const text = bodyTextOf(forwardBody.body);
   if (text === undefined) return undefined;
   setBackendWarnings(request, []);
   return withMembers(text, FORWARD_MEMBERS, [JSON.stringify(upstreamModel), stream ? 'true' : 'false']);
 }
 
+/**
+ * The client's forwarded body as this model takes it (model-rules.ts), under the anthropic-version
+ * the call goes with: the backend's pinned one, else the client's own.
+ */
+function adaptedForwardBody(request: CanonicalRequest, upstreamModel: string, options: EncodeOptions) {
+  const forwardBody = request.forwardBody!;
+  const version = options.version ?? forwardBody.headers?.['anthropic-version'] ?? ANTHROPIC_VERSION;
+  return adaptForwardedBody(forwardBody.body, request, capabilitiesOf('anthropic', upstreamModel), upstreamModel, version, options.counting === true, options.serverFallbacks === true);
+}
+
 export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: EncodeOptions = {}): AnthropicRequestBody {
   if (request.forwardBody?.format === 'messages') {
-    setBackendWarnings(request, []);
-    // The client's own Messages request (its format decoder checked it), forwarded whole.
-    return { ...request.forwardBody.body, model: upstreamModel, stream } as unknown as AnthropicRequestBody;
+    const adapted = adaptedForwardBody(request, upstreamModel, options);
+    setBackendWarnings(request, adapted?.warnings ?? []);
+    // The client's own Messages request (its format decoder checked it), forwarded whole, or as the model takes it.
+    return { ...(adapted?.body ?? request.forwardBody.body), model: upstreamModel, stream } as unknown as AnthropicRequestBody;
   }
-  const warnings = translatableOrRefuse(request);
+  const capabilities = capabilitiesOf('anthropic', upstreamModel);
+  // A conversation ending in the assistant's words is refused here where the model refuses a prefill.
+  if (!options.counting) refusePrefill(request, capabilities, upstreamModel);
+  // OpenAI's explicit cache controls, which Claude does not take: named (the router places Anthropic's breakpoints itself).
+  const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('anthropic', upstreamModel), upstreamModel)];
   const maxTokens = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
-  const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(request.messages) };
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const body: AnthropicRequestBody = { model: upstreamModel, max_tokens: maxTokens, messages: encodeMessages(replayableMessages(request, 'anthropic', upstreamModel, warnings, 'anthropic')) };
   const system = request.system.filter((part) => part.text).flatMap((part) => withCacheControl(part, [{ type: 'text', text: part.text }]) as TextBlockParam[]);
   // Claude Code's attribution line, set aside by the Messages decoder, goes back first as it came.
   const attribution = metadataString(request.providerMetadata, 'anthropic', 'systemAttribution');
@@ -73,18 +94,21 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const noSuchSetting = (['seed', 'frequencyPenalty', 'presencePenalty'] as const).filter((key) => request[key] !== undefined);
   if (noSuchSetting.length) warnings.push(`${noSuchSetting.map(settingName).join(', ')} not sent: Anthropic has no such setting.`);
   if (hasImageDetail(request)) warnings.push('image detail not sent: Anthropic has no such setting, and sizes images itself.');
+  // A forced choice the model refuses goes as `auto`, the tools still offered (model-rules.ts).
+  const allowed = allowedToolChoice(request.toolChoice, capabilities, upstreamModel);
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
       ...(tool.description ? { description: tool.description } : {}),
       input_schema: { type: 'object', ...tool.parameters },
     }));
-    const choice = encodeToolChoice(request.toolChoice, request.parallelToolCalls);
+    const choice = encodeToolChoice(allowed.choice, request.parallelToolCalls);
     if (choice) body.tool_choice = choice;
+    if (allowed.warning) warnings.push(allowed.warning);
   }
   if (request.webSearch) (body.tools ??= []).push(encodeAnthropicSearchTool(request.webSearch, warnings));
-  const capabilities = capabilitiesOf('anthropic', upstreamModel);
-  const plan = thinkingPlan(request, maxTokens, capabilities, upstreamModel);
+  // Thinking as the tool choice actually sent allows it: a forced choice sent as `auto` no longer keeps thinking off.
+  const plan = thinkingPlan(allowed.choice === request.toolChoice ? request : { ...request, toolChoice: allowed.choice }, maxTokens, capabilities, upstreamModel);
   warnings.push(...plan.warnings);
   if (plan.thinking) body.thinking = plan.thinking;
   if (plan.effort) body.output_config = { ...body.output_config, effort: plan.effort };
@@ -92,7 +116,7 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   const unsent = unsentSampling(request, capabilities, upstreamModel, plan.effortSent);
   if (unsent.warning) warnings.push(unsent.warning);
   let sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined && !unsent.settings.includes(key));
-  if (options.version !== undefined && options.version >= SAMPLING_REMOVED && sampling.length) {
+  if (options.version !== undefined && options.version >= samplingRefusedFrom(capabilities) && sampling.length) {
     // https://platform.claude.com/docs/en/api/migration-2026-10-21: the version refuses them, even at their defaults.
     warnings.push(`${sampling.map(settingName).join(', ')} not sent: this backend is pinned to anthropic-version ${options.version}, which has no sampling settings.`);
     sampling = [];
@@ -110,6 +134,8 @@ export function encodeAnthropicRequest(request: CanonicalRequest, upstreamModel:
   }
   if (request.stop?.length) body.stop_sequences = request.stop;
   if (request.metadata?.user_id) body.metadata = { user_id: request.metadata.user_id };
+  // Server-side fallback where the model takes it (the catalog's row); elsewhere the route's own next target answers a refusal.
+  if (request.fallbacks && options.serverFallbacks && capabilities?.serverFallbacks) body.fallbacks = request.fallbacks;
   if (stream) body.stream = true;
   placeAnthropicBreakpoints(body);
   setBackendWarnings(request, warnings);

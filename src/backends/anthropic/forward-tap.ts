@@ -6,6 +6,7 @@ import { foreignErrorOf } from '../http/foreign-error-frame.js';
 import { parseFrameJson } from '../http/sse-decoder.js';
 import { readAnthropicEvent, readAnthropicReply, type AnthropicStreamEvent } from './api.js';
 import { usageFromAnthropic } from './decode-usage.js';
+import { droppedThinking } from './input-transformations.js';
 
 /** What the tap reads of an event: its `type`; after it, the string fields of a content_block_delta that are output. */
 const KEYS = ['type', 'text', 'thinking', 'partial_json'];
@@ -21,6 +22,11 @@ const PARSED = new Set(['message_start', 'message_delta']);
  * translated one. Only the usage and error events are parsed; deltas are measured, not parsed.
  */
 export const anthropicForwardTap: ForwardTap = {
+  replyNotes(body) {
+    const reply = body as Record<string, unknown> | null;
+    const dropped = reply && typeof reply === 'object' ? droppedThinking(reply.input_transformations, reply.model) : undefined;
+    return dropped ? { warnings: [dropped.warning], unreadReasoning: dropped.blocks } : undefined;
+  },
   replyUsage(backend, body) {
     const reply = readAnthropicReply(backend, body);
     // No content list: decodeAnthropicReply names the upstream's error.
@@ -34,7 +40,10 @@ export const anthropicForwardTap: ForwardTap = {
     /** The note for an event the tap parses (message_start, message_delta), read as the decoder reads it. */
     const usageNote = (event: AnthropicStreamEvent) => {
       usage = event.type === 'message_start' ? usageFromAnthropic(event.message?.usage) : usageFromAnthropic(event.usage, usage);
-      return { outputChars: 0, usage };
+      // Thinking blocks Anthropic dropped for another model's (input-transformations.ts), final in message_start.
+      const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
+      const dropped = message ? droppedThinking(message.input_transformations, message.model) : undefined;
+      return { outputChars: 0, usage, ...(dropped ? { warnings: [dropped.warning], unreadReasoning: dropped.blocks } : {}) };
     };
     return {
       read(frame) {

@@ -1,6 +1,10 @@
 import type { BackendSettings } from '../../config/settings.js';
 import type { CanonicalRequest } from '../../core/request.js';
+import { capabilitiesOf } from '../../catalog/index.js';
 import { ANTHROPIC_VERSION } from './api-version.js';
+import { SERVER_FALLBACK_BETA } from './model-rules.js';
+import { BINDING_BETA } from './input-transformations.js';
+import { metadataOf } from '../../core/provider-metadata.js';
 
 /** The client's protocol headers, as its Messages call carried them. */
 export interface ClientProtocolHeaders {
@@ -27,10 +31,27 @@ export function anthropicAuth(settings: Pick<BackendSettings, 'auth'>, key: stri
  * forward both unchanged (https://code.claude.com/docs/en/llm-gateway-protocol): a client that
  * sends a newer version shapes its body for it. A backend's pinned version wins.
  */
-export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, client: ClientProtocolHeaders | undefined): Record<string, string> {
+export function forwardedProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, client: ClientProtocolHeaders | undefined, extraBeta?: string): Record<string, string> {
   const version = settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION;
-  const beta = client?.['anthropic-beta'];
+  const beta = withBeta(client?.['anthropic-beta'], extraBeta);
   return { 'anthropic-version': version, ...(beta ? { 'anthropic-beta': beta } : {}) };
+}
+
+/** A betas header with one more, unless it names it already. */
+function withBeta(header: string | undefined, beta: string | undefined): string | undefined {
+  if (!beta || header?.split(',').some((name) => name.trim() === beta)) return header;
+  return header ? `${header},${beta}` : beta;
+}
+
+/**
+ * A forwarded body that replays thinking blocks, to a model the catalog knows to think, asks Anthropic
+ * to report the blocks it drops for another model's (input-transformations.ts): their signatures
+ * say which model wrote them to Anthropic alone, and the client is told what was not read.
+ */
+function bindingReport(request: CanonicalRequest, upstreamModel: string | undefined): string | undefined {
+  if (upstreamModel === undefined || !capabilitiesOf('anthropic', upstreamModel)?.reasoningReads) return undefined;
+  const replays = request.messages.some((message) => message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning' && typeof metadataOf(part.providerMetadata, 'anthropic')?.signature === 'string'));
+  return replays ? BINDING_BETA : undefined;
 }
 
 /**
@@ -46,9 +67,18 @@ export function translatedProtocolHeaders(settings: Pick<BackendSettings, 'anthr
   return { 'anthropic-version': version, ...(usesAnthropicFile(request) ? { 'anthropic-beta': FILES_API_BETA } : {}) };
 }
 
-/** Protocol headers for a Messages call: forwarded or translated, as the body is. */
-export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): Record<string, string> {
-  return request.forwardBody?.format === 'messages' ? forwardedProtocolHeaders(settings, request.forwardBody.headers) : translatedProtocolHeaders(settings, request);
+/**
+ * Protocol headers for a Messages call to Anthropic's API: forwarded or translated, as the body is;
+ * a translated body that asks for server-side fallback (encode-request.ts sends `fallbacks` where
+ * the catalog says the model takes it) names its beta.
+ */
+export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, upstreamModel?: string): Record<string, string> {
+  if (request.forwardBody?.format === 'messages') return forwardedProtocolHeaders(settings, request.forwardBody.headers, bindingReport(request, upstreamModel));
+  const headers = translatedProtocolHeaders(settings, request);
+  if (request.fallbacks && upstreamModel !== undefined && capabilitiesOf('anthropic', upstreamModel)?.serverFallbacks) {
+    headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${SERVER_FALLBACK_BETA}` : SERVER_FALLBACK_BETA;
+  }
+  return headers;
 }
 
 /**
@@ -56,10 +86,10 @@ export function messagesProtocolHeaders(settings: Pick<BackendSettings, 'anthrop
  * on a forwarded call the version and betas it sends; undefined on a translated one, whose betas
  * depend on the body.
  */
-export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest): string | undefined {
+export function forwardedProtocolVariant(settings: Pick<BackendSettings, 'anthropicVersion'>, request: CanonicalRequest, upstreamModel?: string): string | undefined {
   if (request.forwardBody?.format !== 'messages') return undefined;
   const client = request.forwardBody.headers;
-  return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}`;
+  return `${settings.anthropicVersion ?? client?.['anthropic-version'] ?? ANTHROPIC_VERSION}\u0000${client?.['anthropic-beta'] ?? ''}\u0000${bindingReport(request, upstreamModel) ?? ''}`;
 }
 
 function usesAnthropicFile(request: CanonicalRequest): boolean {

@@ -7,6 +7,7 @@ import { setBackendWarnings } from '../../core/warnings.js';
 import { leaveOutSearch, searchesAsText, webSearchAsText } from '../../core/web-search.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequestBody, ConverseToolResultContent } from './converse-api.js';
 import { converseToolUseId } from './converse-tool-id.js';
+import { cacheControlsTaken, unsentCacheControls } from '../../catalog/index.js';
 
 /** The namespace this backend keeps Converse's reasoning signatures under. */
 export const BEDROCK_METADATA = 'bedrock';
@@ -34,8 +35,9 @@ const DOCUMENT_FORMATS: Record<string, string> = {
  * 400 when leaving it out would change what the model is shown (an image by URL, another
  * provider's file id).
  */
-export function encodeConverseRequest(request: CanonicalRequest, _upstreamModel: string): ConverseRequestBody {
-  const warnings = translatableOrRefuse(request);
+export function encodeConverseRequest(request: CanonicalRequest, upstreamModel: string): ConverseRequestBody {
+  // OpenAI's explicit cache controls, which Converse does not take, are named.
+  const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('bedrock', upstreamModel), upstreamModel)];
   if (request.webSearch) warnings.push(leaveOutSearch(request, 'bedrock'));
   const history = request.messages.some((message) => message.content.some((part) => part.type === 'tool-call' || part.type === 'tool-result'));
   // tool_choice 'none' (Converse has no such choice) is kept by offering no tools, when no earlier

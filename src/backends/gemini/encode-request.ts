@@ -7,7 +7,7 @@ import { setBackendWarnings } from '../../core/warnings.js';
 import { webSearchAsText } from '../../core/web-search.js';
 import { geminiSearchWarnings } from './web-search.js';
 import { SKIP_SIGNATURE_VALIDATION, signatureOf } from '../../wire/gemini/thought-signature.js';
-import { capabilitiesOf, mapEffort } from '../../catalog/index.js';
+import { cacheControlsTaken, capabilitiesOf, mapEffort, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequestBody } from '../../wire/gemini/types.js';
 import { sanitizeSchema, sanitizeToolParameters } from './sanitize-schema.js';
 import { readToolCallId } from './tool-call-id.js';
@@ -26,9 +26,10 @@ export function encodeGeminiRequest(request: CanonicalRequest, upstreamModel: st
     setBackendWarnings(request, []);
     return request.forwardBody.body as unknown as GeminiRequestBody;
   }
-  // What only a same-format upstream takes is refused or named.
-  const warnings = translatableOrRefuse(request);
-  const body: GeminiRequestBody = { contents: encodeContents(request.messages) };
+  // What only a same-format upstream takes is refused or named; OpenAI's explicit cache controls, which Gemini does not take, are named.
+  const warnings = [...translatableOrRefuse(request), ...unsentCacheControls(request, cacheControlsTaken('gemini', upstreamModel), upstreamModel)];
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const body: GeminiRequestBody = { contents: encodeContents(replayableMessages(request, 'gemini', upstreamModel, warnings, 'gemini')) };
   const system = request.system.map((part) => part.text).filter((text) => text !== '');
   if (system.length) body.systemInstruction = { parts: system.map((text) => ({ text })) };
 
@@ -99,8 +100,17 @@ export function forwardedGeminiText(request: CanonicalRequest): string | undefin
  */
 function thinkingConfig(request: CanonicalRequest, model: string, warnings: string[]): { thinkingBudget?: number; thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high' } | undefined {
   const effort = request.reasoningEffort;
-  if (request.reasoningBudget === undefined && effort === undefined) return undefined;
-  const reasoning = capabilitiesOf('gemini', model)?.reasoning;
+  const capabilities = capabilitiesOf('gemini', model);
+  const reasoning = capabilities?.reasoning;
+  if (request.reasoningBudget === undefined && effort === undefined) {
+    // Summaries asked with no effort (Codex's reasoning.summary alone): the model's own thinking, its thoughts returned.
+    if (request.reasoningDisplay !== 'summarized') return undefined;
+    if (capabilities && !reasoning) {
+      warnings.push(`reasoning summaries not requested from ${model}: it does not think.`);
+      return undefined;
+    }
+    return {};
+  }
   if (request.reasoningBudget === undefined && effort === 'none') {
     if (!reasoning) return undefined;
     if (!reasoning.canTurnOff) {

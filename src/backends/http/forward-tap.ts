@@ -1,5 +1,5 @@
 import { RouterError } from '../../core/errors.js';
-import type { FrameNote } from '../../core/forwarded.js';
+import type { ForwardedReply, FrameNote } from '../../core/forwarded.js';
 import type { Usage } from '../../core/reply.js';
 import { walkJsonObject, type WalkMemo } from '../../core/json-check.js';
 import type { CanonicalRequest } from '../../core/request.js';
@@ -15,6 +15,8 @@ import { parseFrameJson, type SseFrame } from './sse-decoder.js';
 export interface ForwardTap {
   /** The reply's usage; undefined for a body that is no reply (the backend's decodeReply then says why, or estimates). */
   replyUsage(backend: string, body: unknown): Usage | undefined;
+  /** What the reply reports doing to the request that the client is to be told; undefined when nothing. */
+  replyNotes?(body: unknown): Pick<ForwardedReply, 'warnings' | 'unreadReasoning'> | undefined;
   /** The reply's text as the client is to get it, when the tap corrects what the upstream said; undefined to pass it as it came. */
   correctedReply?(body: unknown, request: CanonicalRequest): string | undefined;
   stream(backend: string, request: CanonicalRequest): StreamTap;

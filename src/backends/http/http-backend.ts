@@ -34,18 +34,20 @@ export interface HttpBackendSpec {
    */
   url(baseUrl: string, model: string, stream: boolean): string;
   /** Auth and protocol headers for this call (the key, when the backend has one). */
-  headers(key: string | undefined, request: CanonicalRequest): Record<string, string>;
+  headers(key: string | undefined, request: CanonicalRequest, upstreamModel: string): Record<string, string>;
   /**
    * What of the request `headers` depends on, as a string: calls with the same key, mode and
    * variant are sent one headers object, built once (upstream-headers.ts). Undefined, or left out,
    * builds them per call.
    */
-  headerVariant?(request: CanonicalRequest): string | undefined;
+  headerVariant?(request: CanonicalRequest, upstreamModel: string): string | undefined;
   encode(request: CanonicalRequest, upstreamModel: string, stream: boolean): unknown;
   /** The body as text, when it is the client's own text with a member or two set (same-format, core/body-text.ts); undefined to encode it. */
   encodeText?(request: CanonicalRequest, upstreamModel: string, stream: boolean): string | undefined;
   decodeReply(backend: string, body: unknown, request: CanonicalRequest): Reply;
   decodeStream(backend: string, batches: AsyncIterable<SseFrame[]>, request: CanonicalRequest): AsyncIterable<StreamEvent[]>;
+  /** The upstream answers a refusal with its own fallback model, when asked (Backend.runsServerFallback). */
+  runsServerFallback?(upstreamModel: string): boolean;
   /** The tap for same-format forwarding (with `wireFormat`): the upstream's reply passes as it came. */
   forward?: ForwardTap;
   /** The upstream runs web search itself (Backend.nativeWebSearch). */
@@ -154,18 +156,18 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
   const readFrames = spec.frames ?? decodeSse;
 
   /** Every header of a call, content type first; configured headers before the spec's, so they can add to but never replace the upstream's auth. */
-  const buildHeaders = (key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> =>
-    Object.freeze({ 'content-type': 'application/json', ...settings.headers, ...spec.headers(key, request), ...(stream ? { accept: 'text/event-stream' } : {}) });
+  const buildHeaders = (key: string | undefined, request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, string> =>
+    Object.freeze({ 'content-type': 'application/json', ...settings.headers, ...spec.headers(key, request, upstreamModel), ...(stream ? { accept: 'text/event-stream' } : {}) });
 
   // The headers of a route's calls are the same call after call: built once per key, mode and variant, and sent as they are (never changed after).
   const builtHeaders = new Map<string, Record<string, string>>();
-  function headersFor(key: string | undefined, request: CanonicalRequest, stream: boolean): Record<string, string> {
-    const variant = spec.headerVariant?.(request);
-    if (variant === undefined) return buildHeaders(key, request, stream);
+  function headersFor(key: string | undefined, request: CanonicalRequest, upstreamModel: string, stream: boolean): Record<string, string> {
+    const variant = spec.headerVariant?.(request, upstreamModel);
+    if (variant === undefined) return buildHeaders(key, request, upstreamModel, stream);
     const known = `${stream ? 's' : 'j'}${key ?? ''}\u0000${variant}`;
     let headers = builtHeaders.get(known);
     if (headers === undefined) {
-      headers = buildHeaders(key, request, stream);
+      headers = buildHeaders(key, request, upstreamModel, stream);
       if (builtHeaders.size >= MAX_REMEMBERED_HEADERS) builtHeaders.clear();
       builtHeaders.set(known, headers);
     }
@@ -181,7 +183,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     const key = call.apiKey ?? resolveApiKey(name, settings);
     if (key) rememberSecret(key);
     const url = urlFor(call.upstreamModel, stream);
-    const headers = headersFor(key, call.request, stream);
+    const headers = headersFor(key, call.request, call.upstreamModel, stream);
     const request = { backend: name, url, typed: true, signal: call.signal, secrets: key ? [key] : [], ...(settings.timeouts ? { timeouts: settings.timeouts } : {}) };
     if (spec.sign) return sendSigned(client, request, headers, bodyOf(call, stream));
     return client.postJson({ ...request, headers, ...bodyOf(call, stream) });
@@ -229,7 +231,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
           const { text, json } = await client.readJsonText(name, await send(client, call, false), call.signal);
           // A body that is no reply goes to the decoder, which says what the upstream reported (or estimates missing usage).
           const usage = tap.replyUsage(name, json) ?? spec.decodeReply(name, json, call.request).usage;
-          return { text: tap.correctedReply?.(json, call.request) ?? text, usage };
+          return { text: tap.correctedReply?.(json, call.request) ?? text, usage, ...tap.replyNotes?.(json) };
         } catch (error) {
           throw safe(error, call);
         }
@@ -289,6 +291,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     name,
     ...(spec.wireFormat ? { wireFormat: spec.wireFormat } : {}),
     ...(spec.wireFormat && spec.forward ? { forward: forwarding(spec.forward) } : {}),
+    ...(spec.runsServerFallback ? { runsServerFallback: spec.runsServerFallback } : {}),
     ...(spec.nativeWebSearch ? { nativeWebSearch: true } : {}),
     async complete(call): Promise<Reply> {
       let reply: Reply;

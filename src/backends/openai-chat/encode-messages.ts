@@ -3,6 +3,7 @@ import { fileDataUrl } from '../../core/file-data.js';
 import { metadataOf } from '../../core/provider-metadata.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart } from '../../core/request.js';
 import { asSystemReminder, systemPromptEnd } from '../../core/system-notes.js';
+import { breakpointOf } from '../../catalog/index.js';
 import type { ChatRequestContentPart, ChatRequestMessage } from './api.js';
 
 type ChatMessage = ChatRequestMessage;
@@ -19,6 +20,12 @@ export interface ChatContentOptions {
    * their parts. Otherwise a lone text is a plain string, which every compatible server takes.
    */
   cacheControl: boolean;
+  /**
+   * The target takes OpenAI's explicit `prompt_cache_breakpoint` (GPT-5.6 and later,
+   * src/catalog/prompt-cache-controls.ts): the client's breakpoints stay on their parts, and a
+   * content holding one stays a list of parts.
+   */
+  breakpoints?: boolean;
 }
 
 /**
@@ -35,7 +42,7 @@ export function encodeChatMessages(request: CanonicalRequest, options: ChatConte
   const conversation = options.cacheControl ? withJoinedBreakpointsMoved(request.messages, end) : request.messages;
   const leading = [...request.system, ...conversation.slice(0, end).flatMap((message) => (message.role === 'system' ? textParts(message.content) : []))].filter((part) => part.text !== '');
   const messages: ChatMessage[] = [];
-  if (leading.length) messages.push({ role: 'system', content: options.cacheControl ? leading.map(content.text) : leading.map((part) => part.text).join('\n\n') } as ChatMessage);
+  if (leading.length) messages.push({ role: 'system', content: content.listed(leading) ? leading.map(content.text) : leading.map((part) => part.text).join('\n\n') } as ChatMessage);
 
   let notes: MarkedPart[] = [];
   const placeNotes = (): void => {
@@ -112,10 +119,13 @@ function withCacheControl(part: Part, control: unknown): Part {
 const asParts = (content: ChatMessage['content']): MarkedPart[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : ((content ?? []) as MarkedPart[]));
 
 function contentWriter(options: ChatContentOptions) {
-  const marker = (part: Part): { cache_control?: unknown } => {
+  const marker = (part: Part): { cache_control?: unknown; prompt_cache_breakpoint?: { mode: 'explicit' } } => {
     const cacheControl = options.cacheControl ? cacheControlOf(part) : undefined;
-    return cacheControl === undefined ? {} : { cache_control: cacheControl };
+    const breakpoint = options.breakpoints ? breakpointOf(part) : undefined;
+    return { ...(cacheControl === undefined ? {} : { cache_control: cacheControl }), ...(breakpoint ? { prompt_cache_breakpoint: breakpoint as { mode: 'explicit' } } : {}) };
   };
+  /** Whether these parts go as a list: always for a cache_control upstream, and where one holds a breakpoint the target takes. */
+  const listed = (parts: readonly Part[]): boolean => options.cacheControl || (options.breakpoints === true && parts.some((part) => breakpointOf(part) !== undefined));
   const text = (part: TextPart): MarkedPart => ({ type: 'text', text: part.text, ...marker(part) });
   /** `detail` as Chat takes it (low, high, auto); 'original' is a Responses-only level, left to the server's default. */
   const image = (part: ImagePart): MarkedPart => ({ type: 'image_url', image_url: { url: part.url, ...(part.detail && part.detail !== 'original' ? { detail: part.detail } : {}) }, ...marker(part) });
@@ -123,7 +133,7 @@ function contentWriter(options: ChatContentOptions) {
   /** A lone text stays a plain string, which every OpenAI-compatible server accepts. */
   const user = (parts: Part[], path: string): string | MarkedPart[] => {
     const kept = parts.flatMap((part, index) => (part.type === 'text' || part.type === 'image' || part.type === 'file' ? [{ part, index }] : []));
-    if (!options.cacheControl && kept.every(({ part }) => part.type === 'text')) return joinText(kept.map(({ part }) => part as TextPart));
+    if (!listed(parts) && kept.every(({ part }) => part.type === 'text')) return joinText(kept.map(({ part }) => part as TextPart));
     return kept.map(({ part, index }) =>
       part.type === 'text' ? text(part) : part.type === 'image' ? image(part) : { ...fileContent(part as FilePart, `${path}.content[${index}]`), ...marker(part) },
     );
@@ -162,11 +172,11 @@ function contentWriter(options: ChatContentOptions) {
   const assistant = (message: Message): ChatMessage => {
     const texts = textParts(message.content);
     const toolCalls = message.content.flatMap((part) => (part.type === 'tool-call' ? [{ id: part.id, type: 'function' as const, function: { name: part.name, arguments: part.arguments } }] : []));
-    const said = options.cacheControl ? (texts.length ? texts.map(text) : null) : joinText(texts) || null;
+    const said = listed(texts) ? (texts.length ? texts.map(text) : null) : joinText(texts) || null;
     return { role: 'assistant', content: said as string | null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
   };
 
-  return { marker, text, user, toolResults, assistant };
+  return { marker, listed, text, user, toolResults, assistant };
 }
 
 /**

@@ -9,10 +9,8 @@ import { withChatBreakpoints } from './cache-breakpoints.js';
 import { encodeChatMessages } from './encode-messages.js';
 import { openAiReasoning, type OpenAiReasoning } from './reasoning-effort.js';
 import { applyChatProfile } from './profiles/index.js';
+import { cacheControlsTaken, forwardedWithoutCacheControls, promptCacheOptionsFor, replayableMessages, takesPromptCacheKey, unsentCacheControls, type CacheControlsTaken } from '../../catalog/index.js';
 import type { ProfileSettings } from './profiles/profile.js';
-
-/** OpenAI's own model families, the ones served where `prompt_cache_key` is known. */
-const OPENAI_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-|chatgpt-)/i;
 
 /** With the backend's provider profile (`backends add … --profile`, profiles/index.ts). */
 export interface ChatEncodeOptions extends ProfileSettings {
@@ -32,16 +30,22 @@ export function encodeChatRequest(request: CanonicalRequest, upstreamModel: stri
   // (leaveOutSearch), never dropped unsaid.
   const unsearched = request.webSearch && !same ? leaveOutSearch(request, 'openai-chat') : undefined;
   // A same-format body is the client's own Chat request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
-  const cacheKey = same && request.promptCacheKey && OPENAI_MODEL.test(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
+  const cacheKey = same && request.promptCacheKey && takesPromptCacheKey(upstreamModel) ? { prompt_cache_key: request.promptCacheKey } : {};
   // The effort the model takes, and only the sampling it takes at that effort (the catalog's, src/catalog/).
   const reasoning = same ? undefined : openAiReasoning(request, 'openai-chat', upstreamModel);
-  const body: ChatRequestBody = same ? ({ ...cacheKey, ...request.forwardBody!.body, model: upstreamModel } as unknown as ChatRequestBody) : buildBody(request, upstreamModel, options, reasoning!);
+  const replayed: string[] = [];
+  // OpenAI's explicit cache controls, only where the model and its host take them (the catalog's).
+  const taken = cacheControlsTaken('openai-chat', upstreamModel, options.profile);
+  const body: ChatRequestBody = same
+    ? ({ ...cacheKey, ...forwardedWithoutCacheControls(request.forwardBody!.body, 'chat', taken), model: upstreamModel } as unknown as ChatRequestBody)
+    : buildBody(request, upstreamModel, options, reasoning!, replayed, taken);
   // An upstream that caches only at breakpoints gets them where the client set none, forwarded or not.
   if (options.cacheControl && Array.isArray(body.messages)) body.messages = withChatBreakpoints(body.messages);
   // Chat Completions has no top_k: https://platform.openai.com/docs/api-reference/chat/create
   const warnings = same ? [] : translatableOrRefuse(request);
+  warnings.push(...replayed, ...unsentCacheControls(request, taken, upstreamModel));
   if (!same && request.topK !== undefined) warnings.push('top_k not sent: OpenAI has no such setting.');
-  if (!same && request.reasoningDisplay) warnings.push(`thinking.display '${request.reasoningDisplay}' not applied: Chat Completions has no setting for how reasoning is shown.`);
+  if (!same && request.reasoningDisplay) warnings.push(`reasoning display '${request.reasoningDisplay}' not applied (thinking.display, reasoning.summary): Chat Completions has no setting for how reasoning is shown.`);
   if (!same && hasImageDetail(request, 'original')) warnings.push("image detail 'original' not sent: Chat Completions takes low, high or auto.");
   if (unsearched) warnings.push(unsearched);
   if (reasoning) warnings.push(...reasoning.warnings);
@@ -71,7 +75,9 @@ const MODEL_MEMBER = ['model'];
 export function forwardedChatText(request: CanonicalRequest, upstreamModel: string, stream: boolean, options: ChatEncodeOptions = {}): string | undefined {
   const forwardBody = request.forwardBody;
   if (forwardBody?.format !== 'chat' || options.cacheControl || options.profile) return undefined;
-  if (request.promptCacheKey && OPENAI_MODEL.test(upstreamModel)) return undefined;
+  if (request.promptCacheKey && takesPromptCacheKey(upstreamModel)) return undefined;
+  // Cache controls the target does not take come out of the body, named.
+  if (unsentCacheControls(request, cacheControlsTaken('openai-chat', upstreamModel, options.profile), upstreamModel).length) return undefined;
   const text = bodyTextOf(forwardBody.body);
   if (text === undefined) return undefined;
   const { body } = forwardBody;
@@ -89,8 +95,9 @@ export function forwardedChatText(request: CanonicalRequest, upstreamModel: stri
   return edited;
 }
 
-function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning): ChatRequestBody {
-  const messages = encodeChatMessages({ ...request, messages: searchesAsText(request.messages) }, { cacheControl: options.cacheControl === true });
+function buildBody(request: CanonicalRequest, model: string, options: ChatEncodeOptions, reasoning: OpenAiReasoning, warnings: string[], taken: CacheControlsTaken): ChatRequestBody {
+  // Reasoning another model wrote that this one cannot read: named, and carried as its provider allows (src/catalog/reasoning-reads.ts).
+  const messages = encodeChatMessages({ ...request, messages: searchesAsText(replayableMessages(request, 'openai-chat', model, warnings, 'openrouter')) }, { cacheControl: options.cacheControl === true, breakpoints: taken.breakpoints });
   const body: ChatRequestBody = { model, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
@@ -116,10 +123,12 @@ function buildBody(request: CanonicalRequest, model: string, options: ChatEncode
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   // Some compatible servers refuse fields they do not know (Mistral, Groq); the cache key and
   // retention, hints only, go to OpenAI's model families, as reasoning_effort goes to those that reason.
-  if (OPENAI_MODEL.test(model)) {
+  if (takesPromptCacheKey(model)) {
     if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
     if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
   }
+  const cacheOptions = promptCacheOptionsFor(request, taken);
+  if (cacheOptions) body.prompt_cache_options = cacheOptions as ChatRequestBody['prompt_cache_options'];
   return body;
 }
 

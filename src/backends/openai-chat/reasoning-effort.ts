@@ -37,6 +37,10 @@ export function openAiReasoning(request: CanonicalRequest, type: BackendType, mo
       warnings.push(`reasoning effort '${asked}' not sent to ${model}: ${why}.`);
     }
   }
+  // A budget in tokens (Anthropic's budget_tokens) is Anthropic's and Gemini's: OpenAI's models take the effort it came with.
+  if (request.reasoningBudget !== undefined && !capabilities?.reasoning?.budget) {
+    warnings.push(`thinking budget of ${request.reasoningBudget} tokens not sent to ${model}: it takes a reasoning effort, not a budget${effort ? `; sent effort '${effort}'` : ''}.`);
+  }
   const sampling = unsentSampling(request, capabilities, model, effort);
   if (sampling.warning) warnings.push(sampling.warning);
   return { ...(effort ? { effort } : {}), unsent: sampling.settings, warnings };

@@ -35,12 +35,15 @@ function finishReasonFromResponse(status: unknown, hasToolCalls: boolean, incomp
  * ended at the cap, and is read as OpenAI would have said it, incomplete for `max_output_tokens`.
  */
 export function responsesFinish(response: unknown, hasToolCalls: boolean, maxOutputTokens?: number): Finish {
-  if (completedAtCap(response, hasToolCalls, maxOutputTokens)) return { unified: 'length', raw: 'max_output_tokens' };
-  const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null };
+  const body = (response ?? {}) as { status?: unknown; incomplete_details?: { reason?: unknown } | null; prompt_cache_diagnostics?: unknown };
+  // The prompt-cache comparison the request asked for (prompt_cache_options.comparison_response_id), for every client format to carry or name.
+  const diagnostics = body.prompt_cache_diagnostics;
+  const diagnosed = typeof diagnostics === 'object' && diagnostics !== null && !Array.isArray(diagnostics) ? { promptCacheDiagnostics: diagnostics as Record<string, unknown> } : {};
+  if (completedAtCap(response, hasToolCalls, maxOutputTokens)) return { unified: 'length', raw: 'max_output_tokens', ...diagnosed };
   const reason = body.incomplete_details?.reason;
   const unified = finishReasonFromResponse(body.status, hasToolCalls, reason);
   const raw = body.status === 'incomplete' && typeof reason === 'string' ? reason : typeof body.status === 'string' ? body.status : undefined;
-  return raw ? { unified, raw } : { unified };
+  return raw ? { unified, raw, ...diagnosed } : { unified, ...diagnosed };
 }
 
 /** A response said `completed` whose output reached the cap the router sent, and holds no function call (see responsesFinish). */

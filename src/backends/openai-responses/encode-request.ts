@@ -1,11 +1,12 @@
 import { invalidRequest } from '../../core/errors.js';
 import { fileDataUrl, textAsBase64 } from '../../core/file-data.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, TextPart } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ImagePart, Message, Part, TextPart } from '../../core/request.js';
 import { translatableOrRefuse } from '../../core/same-format-only.js';
 import { setBackendWarnings } from '../../core/warnings.js';
 import { searchesAsText } from '../../core/web-search.js';
 import { encodeResponsesSearchTool } from './web-search.js';
+import { breakpointOf, cacheControlsTaken, capabilitiesOf, forwardedWithoutCacheControls, foreignReasoningWarning, promptCacheOptionsFor, replayableMessages, unsentCacheControls } from '../../catalog/index.js';
 import { openAiReasoning } from '../openai-chat/reasoning-effort.js';
 import type { ResponsesRequestBody, ResponsesRequestContent, ResponsesRequestFile, ResponsesRequestItem } from './api.js';
 
@@ -13,20 +14,29 @@ type Item = ResponsesRequestItem;
 
 /** The Responses body for a canonical request; same-format requests forward the client's body. */
 export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel: string, stream: boolean): ResponsesRequestBody {
+  // OpenAI's explicit cache controls and diagnostics, only where the model takes them (the catalog's).
+  const taken = cacheControlsTaken('openai-responses', upstreamModel);
   if (request.forwardBody?.format === 'responses') {
-    setBackendWarnings(request, []);
+    // Reasoning another provider made, which the decoder left out of the body or sent as its summary: named.
+    const foreign = request.forwardBody.foreignReasoning;
+    setBackendWarnings(request, [...(foreign?.length ? [foreignReasoningWarning(foreign, upstreamModel)] : []), ...unsentCacheControls(request, taken, upstreamModel)]);
     // The client's own Responses request (its format decoder checked it), forwarded whole; the session's cache key when it names none.
-    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...request.forwardBody.body, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
+    const own = forwardedWithoutCacheControls(request.forwardBody.body, 'responses', taken);
+    return { ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}), ...own, model: upstreamModel, stream } as unknown as ResponsesRequestBody;
   }
+  const warnings = translatableOrRefuse(request);
+  const encode = messageEncoder(taken.breakpoints, warnings);
   const body: ResponsesRequestBody = {
     model: upstreamModel,
-    input: searchesAsText(request.messages).flatMap((message, index) => encodeMessage(message, `messages[${index}]`)),
+    input: searchesAsText(replayableMessages(request, 'openai-responses', upstreamModel, warnings, 'openai')).flatMap((message, index) => encode(message, `messages[${index}]`)),
     store: false,
     include: ['reasoning.encrypted_content'],
     stream,
   };
   const instructions = request.system.map((part) => part.text).join('\n\n');
-  if (instructions) body.instructions = instructions;
+  // `instructions` is a string, which takes no breakpoint: a system prompt the client marked leads the input as a developer message instead.
+  if (taken.breakpoints && request.system.some((part) => breakpointOf(part))) (body.input as Item[]).unshift(...encode({ role: 'system', content: request.system }, 'system'));
+  else if (instructions) body.instructions = instructions;
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters }));
     if (request.toolChoice) body.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', name: request.toolChoice.name };
@@ -39,8 +49,17 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
   if (request.topP !== undefined && !reasoning.unsent.includes('topP')) body.top_p = request.topP;
   // Readable summaries only when the client asked to see them; 'omitted' leaves the sealed reasoning alone.
   if (reasoning.effort) body.reasoning = { effort: reasoning.effort as NonNullable<ResponsesRequestBody['reasoning']>['effort'], ...(request.reasoningDisplay === 'summarized' ? { summary: 'auto' as const } : {}) };
+  else if (request.reasoningDisplay === 'summarized' && request.reasoningEffort !== 'none') {
+    // Summaries asked with no effort: the model reasons at its default effort, summarized; one that does not reason is named.
+    const capabilities = capabilitiesOf('openai-responses', upstreamModel);
+    if (capabilities && !capabilities.reasoning) warnings.push(`reasoning summaries not requested from ${upstreamModel}: it does not reason.`);
+    else body.reasoning = { summary: 'auto' };
+  }
   if (request.promptCacheKey) body.prompt_cache_key = request.promptCacheKey;
   if (request.promptCacheRetention) body.prompt_cache_retention = request.promptCacheRetention;
+  const cacheOptions = promptCacheOptionsFor(request, taken);
+  if (cacheOptions) body.prompt_cache_options = cacheOptions as ResponsesRequestBody['prompt_cache_options'];
+  warnings.push(...unsentCacheControls(request, taken, upstreamModel));
   if (request.outputSchema) {
     const { name, schema, strict } = request.outputSchema;
     body.text = { format: { type: 'json_schema', name, schema, ...(strict !== undefined ? { strict } : {}) } };
@@ -48,7 +67,6 @@ export function encodeResponsesRequest(request: CanonicalRequest, upstreamModel:
     body.text = { format: { type: 'json_object' } };
   }
   // The Responses API has no stop sequences, top_k, seed or penalties: https://platform.openai.com/docs/api-reference/responses/create
-  const warnings = translatableOrRefuse(request);
   if (request.webSearch) {
     const search = encodeResponsesSearchTool(request.webSearch, warnings);
     (body.tools ??= []).push(search.tool);
@@ -69,7 +87,28 @@ const SETTING_NAMES = { seed: 'seed', frequencyPenalty: 'frequency_penalty', pre
 
 const inputImage = (part: ImagePart): ResponsesRequestContent => ({ type: 'input_image', image_url: part.url, ...(part.detail ? { detail: part.detail } : {}) });
 
-function encodeMessage(message: Message, path: string): Item[] {
+/**
+ * Messages as input items. Where the target takes explicit cache breakpoints, a client's breakpoint
+ * stays on its input part (input_text, input_image, input_file: the parts the Responses API marks);
+ * one on an assistant's text, which the API does not mark, is named.
+ */
+function messageEncoder(breakpoints: boolean, warnings: string[]) {
+  const marked = <Content extends ResponsesRequestContent>(content: Content, part: Part): Content => {
+    const breakpoint = breakpoints ? breakpointOf(part) : undefined;
+    return breakpoint ? ({ ...content, prompt_cache_breakpoint: breakpoint } as Content) : content;
+  };
+  let unmarked = 0;
+  return (message: Message, path: string): Item[] => {
+    const texts = message.content.filter((part): part is TextPart => part.type === 'text');
+    if (message.role === 'system' && breakpoints && texts.some((part) => breakpointOf(part))) return [{ role: 'developer', content: texts.map((part) => marked({ type: 'input_text', text: part.text }, part)) }];
+    if (message.role === 'assistant' && breakpoints && texts.some((part) => breakpointOf(part)) && unmarked++ === 0) {
+      warnings.push("prompt_cache_breakpoint on an assistant message's text not sent: the Responses API takes breakpoints on input parts only.");
+    }
+    return encodeMessage(message, path, marked);
+  };
+}
+
+function encodeMessage(message: Message, path: string, marked: <Content extends ResponsesRequestContent>(content: Content, part: Part) => Content): Item[] {
   const items: Item[] = [];
   const texts = message.content.filter((part): part is TextPart => part.type === 'text');
   switch (message.role) {
@@ -79,11 +118,11 @@ function encodeMessage(message: Message, path: string): Item[] {
     case 'user': {
       const content = message.content.flatMap((part, index): ResponsesRequestContent[] =>
         part.type === 'text'
-          ? [{ type: 'input_text', text: part.text }]
+          ? [marked({ type: 'input_text', text: part.text }, part)]
           : part.type === 'image'
-            ? [inputImage(part)]
+            ? [marked(inputImage(part), part)]
             : part.type === 'file'
-              ? [inputFile(part, `${path}.content[${index}]`)]
+              ? [marked(inputFile(part, `${path}.content[${index}]`), part)]
               : [],
       );
       if (content.length) items.push({ role: 'user', content });

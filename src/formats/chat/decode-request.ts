@@ -16,7 +16,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
-import { decodePromptCache } from '../shared/prompt-cache.js';
+import { decodePromptCache, withBreakpoint } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import { readContextSize, readUserLocation, searchSpec } from '../shared/web-search-options.js';
 
@@ -141,23 +141,27 @@ function decodeContent(raw: unknown, path: string, allowImages: boolean): Part[]
   return raw.map((item, index): Part => {
     const where = `${path}[${index}]`;
     const part = asObject(item, where);
-    const type = requiredString(part, 'type', `${where}.type`);
-    if (type === 'text') return { type: 'text', text: requiredString(part, 'text', `${where}.text`) };
-    if (type === 'refusal') return { type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) };
-    if (type === 'image_url' && allowImages) {
-      const image = part.image_url;
-      if (typeof image === 'string') return { type: 'image', url: image };
-      const fields = asObject(image, `${where}.image_url`);
-      const url = requiredString(fields, 'url', `${where}.image_url.url`);
-      const detail = optionalString(fields, 'detail', `${where}.image_url.detail`);
-      if (detail !== undefined && detail !== 'low' && detail !== 'high' && detail !== 'auto' && detail !== 'original') {
-        throw invalidRequest(`${where}.image_url.detail: expected one of low, high, auto, original.`, `${where}.image_url.detail`);
-      }
-      return { type: 'image', url, ...(detail ? { detail } : {}) };
-    }
-    if (type === 'file' && allowImages) return decodeFile(part.file, `${where}.file`);
-    throw invalidRequest(`${where}.type: content part type '${type}' is not supported here.`, `${where}.type`);
+    return withBreakpoint(decodePart(part, where, allowImages), part, where);
   });
+}
+
+function decodePart(part: Json, where: string, allowImages: boolean): Part {
+  const type = requiredString(part, 'type', `${where}.type`);
+  if (type === 'text') return { type: 'text', text: requiredString(part, 'text', `${where}.text`) };
+  if (type === 'refusal') return { type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) };
+  if (type === 'image_url' && allowImages) {
+    const image = part.image_url;
+    if (typeof image === 'string') return { type: 'image', url: image };
+    const fields = asObject(image, `${where}.image_url`);
+    const url = requiredString(fields, 'url', `${where}.image_url.url`);
+    const detail = optionalString(fields, 'detail', `${where}.image_url.detail`);
+    if (detail !== undefined && detail !== 'low' && detail !== 'high' && detail !== 'auto' && detail !== 'original') {
+      throw invalidRequest(`${where}.image_url.detail: expected one of low, high, auto, original.`, `${where}.image_url.detail`);
+    }
+    return { type: 'image', url, ...(detail ? { detail } : {}) };
+  }
+  if (type === 'file' && allowImages) return decodeFile(part.file, `${where}.file`);
+  throw invalidRequest(`${where}.type: content part type '${type}' is not supported here.`, `${where}.type`);
 }
 
 /**

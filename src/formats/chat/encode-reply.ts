@@ -4,7 +4,8 @@ import { newId } from '../shared/ids.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
 import { chatFinishReason } from './map-finish-reason.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { refusalText } from '../shared/refusal.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import type { WebSearchPart } from '../../core/web-search.js';
 import { chatUrlCitation, unshownSearchesWarning } from '../shared/citations.js';
 
@@ -27,7 +28,7 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
     else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
   const searchWarning = unshownSearchesWarning(searches);
-  const warnings = searchWarning ? [...(reply.warnings ?? []), searchWarning] : reply.warnings;
+  const warnings = withUnshownDiagnostics(searchWarning ? [...(reply.warnings ?? []), searchWarning] : reply.warnings, reply.finish);
   return {
     id: newId('chatcmpl-'),
     object: 'chat.completion',
@@ -39,8 +40,10 @@ export function encodeChatReply(reply: Reply, context: EncodeContext<ChatOptions
         message: {
           role: 'assistant',
           content: text,
-          refusal: null,
-          ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
+          // A model that declined says why here (https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices).
+          refusal: refusalText(reply.finish) ?? null,
+          // Only reasoning the client can read: none when the model's reasoning was omitted.
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           ...(annotations.length ? { annotations } : {}),
         },

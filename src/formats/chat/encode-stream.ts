@@ -6,8 +6,9 @@ import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ChatOptions } from './decode-request.js';
 import { chatUsage } from './encode-usage.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import { chatFinishReason } from './map-finish-reason.js';
+import { refusalText } from '../shared/refusal.js';
 import type { WebSearchPart } from '../../core/web-search.js';
 import { chatUrlCitation, unshownSearchesWarning } from '../shared/citations.js';
 
@@ -90,8 +91,11 @@ export async function* encodeChatStream(batches: AsyncIterable<StreamEvent[]>, c
         }
         case 'finish': {
           const searchWarning = unshownSearchesWarning(searches);
-          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.svcMeta(), searchWarning ? [...(event.warnings ?? []), searchWarning] : event.warnings))}`;
+          const meta = `,"svc_meta":${JSON.stringify(withReplyWarnings(context.svcMeta(), withUnshownDiagnostics(searchWarning ? [...(event.warnings ?? []), searchWarning] : event.warnings, event.finish)))}`;
           const reason = chatFinishReason(event.reason);
+          // A model that declined says why in a `refusal` delta before the finish, as OpenAI streams a refusal.
+          const refusal = refusalText(event.finish);
+          if (refusal !== undefined) out += chunk({ refusal });
           if (context.options.includeUsage) {
             out += chunk({}, reason);
             out += `data: ${head},"choices":[],"usage":${JSON.stringify(chatUsage(event.usage))}${meta}}\n\n`;

@@ -9,7 +9,7 @@ import { sealReasoning } from '../responses/seal-reasoning.js';
  *
  * Signatures: a Gemini upstream's thoughtSignature goes back on the part it came on. Reasoning
  * another upstream made (an Anthropic thinking signature, OpenAI's encrypted reasoning, the plain
- * reasoning DeepSeek wants sent back) is sealed
+ * reasoning DeepSeek wants sent back) is sealed with the model that wrote it
  * (../responses/seal-reasoning.ts) into the thoughtSignature of the next part of the answer that is
  * not a thought, the part Gemini's clients keep and replay (Gemini CLI keeps a function call's
  * signature; thought parts it drops): decode-contents.ts puts the reasoning back before that part.
@@ -22,6 +22,8 @@ export class PartWriter {
   constructor(
     private readonly includeThoughts: boolean,
     private readonly secret: string,
+    /** The upstream model that answered, read when a seal is made (a stream knows it once an attempt answers). */
+    private readonly writer: () => string | undefined = () => undefined,
   ) {}
 
   /**
@@ -30,14 +32,16 @@ export class PartWriter {
    * thought part; any other (another provider's signed or encrypted reasoning, or plain text an
    * upstream wants back, as DeepSeek does) is sealed for the next part that is not a thought.
    */
-  reasoning(text: string, metadata: ProviderMetadata | undefined, streamed = false): GeminiPart[] {
+  reasoning(text: string, metadata: ProviderMetadata | undefined, streamed = false, wroteIt?: string): GeminiPart[] {
     const out = this.flush();
     const own = signatureOf(metadata);
     const shown = this.includeThoughts && text !== '' && !streamed;
     if (own) return [...out, { text: shown ? text : '', thought: true, thoughtSignature: own }];
     if (shown) out.push({ text, thought: true });
     const carries = text !== '' || (metadata !== undefined && Object.keys(metadata).length > 0);
-    if (carries && this.secret) this.pending = sealReasoning({ type: 'reasoning', text, ...(metadata ? { providerMetadata: metadata } : {}) }, this.secret);
+    // The seal records who wrote the reasoning, so a later request reaching a model that cannot read it replays only what it can.
+    const writer = wroteIt ?? this.writer();
+    if (carries && this.secret) this.pending = sealReasoning({ type: 'reasoning', text, ...(metadata ? { providerMetadata: metadata } : {}), ...(writer ? { writer } : {}) }, this.secret);
     return out;
   }
 

@@ -10,6 +10,7 @@ import { withReplyWarnings } from '../shared/warnings.js';
 import type { GeminiOptions } from './decode-request.js';
 import { geminiErrorBody } from './error-body.js';
 import { PartWriter } from './encode-parts.js';
+import { finishMessageOf } from './encode-reply.js';
 
 /**
  * How a stream's chunks are framed: server-sent events (`alt=sse`: `data:` lines, CRLF ends as
@@ -35,7 +36,7 @@ export function chunkFraming(jsonArray: boolean): { chunk(json: string): string;
  */
 export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>, context: EncodeContext<GeminiOptions>): AsyncGenerator<string> {
   const framing = chunkFraming(context.options.jsonArray);
-  const writer = new PartWriter(context.options.includeThoughts, context.secret);
+  const writer = new PartWriter(context.options.includeThoughts, context.secret, () => context.upstreamModel);
   const model = JSON.stringify(context.model);
   let responseId = JSON.stringify(context.requestId);
   const calls = new Map<string, { name: string; args: string; metadata: ProviderMetadata | undefined }>();
@@ -105,7 +106,8 @@ export async function* encodeGeminiStream(batches: AsyncIterable<StreamEvent[]>,
         case 'finish': {
           parts.push(...writer.flush());
           const grounding = groundingMetadataOf(searches, texts);
-          const candidateExtra = `,"finishReason":${JSON.stringify(geminiFinishReason(event.reason, event.finish?.raw))}${grounding ? `,"groundingMetadata":${JSON.stringify(grounding)}` : ''}`;
+          const message = finishMessageOf(event.finish).finishMessage;
+          const candidateExtra = `,"finishReason":${JSON.stringify(geminiFinishReason(event.reason, event.finish?.raw))}${message !== undefined ? `,"finishMessage":${JSON.stringify(message)}` : ''}${grounding ? `,"groundingMetadata":${JSON.stringify(grounding)}` : ''}`;
           const meta = withReplyWarnings(context.svcMeta(), event.warnings);
           out += framing.last(chunkJson(parts, candidateExtra, `,"usageMetadata":${JSON.stringify(usageMetadataOf(event.usage))}`, `,"svc_meta":${JSON.stringify(meta)}`));
           parts.length = 0;

@@ -1,4 +1,4 @@
-import { unsealThinking } from './foreign-reasoning.js';
+import { foreignThinkingBlocks, unsealThinking } from './foreign-reasoning.js';
 import { invalidRequest } from '../../core/errors.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart, ToolChoice, ToolSpec } from '../../core/request.js';
@@ -69,6 +69,7 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const stop = optionalStringList(json, 'stop_sequences');
   if (stop) request.stop = stop;
   decodeThinking(json, request);
+  decodeFallbacks(json.fallbacks, request);
   // After everything the edits' trigger counts (system, tools, messages) is decoded.
   const contextManagement = decodeContextManagement(json, request);
   nameUnhonouredBetas(context?.headers?.['anthropic-beta'], request);
@@ -76,8 +77,10 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
   if (userId) request.metadata = { user_id: userId };
 
-  // Thinking this router signed for another upstream: what it sealed, and never forwarded as written.
-  if (!unsealThinking(messages, context?.secret)) keepForwardBody(request, { format: 'messages', body: json });
+  // Thinking this router sealed for another upstream: opened for the translators, and rewritten in the body forwarded to Anthropic.
+  unsealThinking(messages, context?.secret);
+  const sealed = foreignThinkingBlocks(json.messages, context?.secret);
+  keepForwardBody(request, { format: 'messages', body: json, ...(sealed.length ? { foreignReasoning: sealed } : {}) });
   return { request, stream: optionalBoolean(json, 'stream') ?? false, options: contextManagement ? { contextManagement: contextManagement.applied, originalInputTokens: contextManagement.originalInputTokens } : {}, ...(tools.dropped.length ? { droppedTools: tools.dropped } : {}) };
 }
 
@@ -379,6 +382,19 @@ function decodeToolChoice(raw: unknown, request: CanonicalRequest): ToolChoice |
   }
 }
 
+/**
+ * `fallbacks` (Anthropic's server-side fallback, beta: https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback):
+ * `"default"`, or a list of models. Either asks that a declined request be answered by another
+ * model; a list names Anthropic models, which only an Anthropic upstream given the client's own
+ * body runs, while elsewhere the route's next target answers.
+ */
+function decodeFallbacks(raw: unknown, request: CanonicalRequest): void {
+  if (raw === undefined || raw === null) return;
+  if (raw !== 'default' && !Array.isArray(raw)) throw invalidRequest("fallbacks: expected \"default\" or a list of fallback models.", 'fallbacks');
+  request.fallbacks = 'default';
+  if (Array.isArray(raw)) keepForSameFormat(request, 'fallbacks', "the list of fallback models reaches only an Anthropic upstream sent the client's own body; elsewhere a refusal is answered by the route's next target.", false);
+}
+
 /** `thinking` (enabled with a budget, or adaptive) and `output_config.effort` become the canonical controls. */
 function decodeThinking(json: Json, request: CanonicalRequest): void {
   const outputConfig = json.output_config === undefined || json.output_config === null ? undefined : asObject(json.output_config, 'output_config');
@@ -403,7 +419,10 @@ function decodeThinking(json: Json, request: CanonicalRequest): void {
     request.reasoningEffort = effort ?? 'medium';
   } else if (type === 'adaptive') {
     request.reasoningEffort = effort ?? 'medium';
-  } else if (type !== 'disabled') {
+  } else if (type === 'disabled') {
+    // Thinking off is what the other formats call effort none: each backend sends its model's nearest (src/catalog/).
+    request.reasoningEffort = 'none';
+  } else {
     throw invalidRequest("thinking.type: expected 'enabled', 'adaptive' or 'disabled'.", 'thinking.type');
   }
 }

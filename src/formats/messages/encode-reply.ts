@@ -7,7 +7,7 @@ import type { MessagesOptions } from './decode-request.js';
 import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import { metadataOf } from '../../core/provider-metadata.js';
 import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
 
@@ -30,7 +30,7 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
   reply.content.forEach((part, index) => {
     for (const entry of placed) if (entry.at === index) content.push(foldedBlock(entry));
     for (const raw of rawBlocksOf(part.providerMetadata, 'precedingBlocks')) content.push(foldedBlock(raw));
-    content.push(...partBlocks(part, context.secret));
+    content.push(...partBlocks(part, context.secret, context.upstreamModel));
   });
   for (const entry of placed) if (entry.at >= reply.content.length) content.push(foldedBlock(entry));
   for (const raw of rawBlocksOf(reply.providerMetadata, 'trailingBlocks')) content.push(foldedBlock(raw));
@@ -42,18 +42,18 @@ export function encodeMessagesReply(reply: Reply, context: EncodeContext<Message
     role: 'assistant',
     model: context.model,
     content,
-    ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence),
+    ...anthropicStop(reply.finishReason, reply.providerMetadata, reply.finish?.stopSequence, reply.finish?.refusal),
     usage: { ...anthropicUsage(reply.usage), ...serverToolUsage(reply.content.filter((part) => part.type === 'web-search').length) },
     ...own.messageStartExtra,
     ...own.messageDeltaEventExtra,
     ...own.messageDeltaExtra,
     ...own.replyExtra,
     ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),
-    svc_meta: withReplyWarnings(context.svcMeta(), withoutRelayed(reply.warnings, reply.providerMetadata)),
+    svc_meta: withReplyWarnings(context.svcMeta(), withUnshownDiagnostics(withoutRelayed(reply.warnings, reply.providerMetadata), reply.finish)),
   };
 }
 
-function partBlocks(part: ReplyPart, secret: string): Array<Record<string, unknown>> {
+function partBlocks(part: ReplyPart, secret: string, writer: string | undefined): Array<Record<string, unknown>> {
   switch (part.type) {
     case 'text': {
       const citations = messagesCitations(part.text, part.citations, part.providerMetadata);
@@ -65,7 +65,7 @@ function partBlocks(part: ReplyPart, secret: string): Array<Record<string, unkno
       // Anthropic's own signature as it is; what another upstream needs again, sealed into it (foreign-reasoning.ts).
       const own = metadataOf(part.providerMetadata, 'anthropic');
       if (typeof own?.redactedData === 'string' && !part.text) return [{ type: 'redacted_thinking', data: own.redactedData }];
-      const signature = thinkingSignature(part.providerMetadata, secret);
+      const signature = thinkingSignature(part.providerMetadata, secret, part.writer ?? writer);
       if (!part.text && signature === undefined) return [];
       return [{ type: 'thinking', thinking: part.text, signature: signature ?? '' }];
     }

@@ -12,7 +12,7 @@ import type { MessagesOptions } from './decode-request.js';
 import { routerContextManagement } from './context-management.js';
 import { anthropicUsage } from './encode-usage.js';
 import { anthropicStop } from './map-stop-reason.js';
-import { withReplyWarnings } from '../shared/warnings.js';
+import { withReplyWarnings, withUnshownDiagnostics } from '../shared/warnings.js';
 import { metadataOf, type ProviderMetadata } from '../../core/provider-metadata.js';
 import { ownReplyExtras, rawBlocksOf, withoutRelayed } from './relayed-fields.js';
 import { messagesCitations, searchResultBlock, serverToolUsage, serverToolUseBlock } from './web-search-blocks.js';
@@ -138,7 +138,7 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
         case 'reasoning-end': {
           // Anthropic's own signature as it is; what another upstream needs again, sealed into it (foreign-reasoning.ts).
           const own = metadataOf(event.providerMetadata, 'anthropic');
-          const signature = thinkingSignature(event.providerMetadata, context.secret);
+          const signature = thinkingSignature(event.providerMetadata, context.secret, context.upstreamModel);
           if (thinkingPending) {
             thinkingPending = false;
             if (typeof own?.redactedData === 'string') out += startBlock('thinking', { type: 'redacted_thinking', data: own.redactedData }) + closeBlock();
@@ -182,13 +182,13 @@ export async function* encodeMessagesStream(batches: AsyncIterable<StreamEvent[]
           break;
         case 'finish': {
           const own = ownReplyExtras(event.providerMetadata);
-          const meta = withReplyWarnings(context.svcMeta(), withoutRelayed(event.warnings, event.providerMetadata));
+          const meta = withReplyWarnings(context.svcMeta(), withUnshownDiagnostics(withoutRelayed(event.warnings, event.providerMetadata), event.finish));
           out += closeBlock() +
             relayBlocks(event.providerMetadata, 'trailingBlocks') +
             sse(
               {
                 type: 'message_delta',
-                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence), ...own.messageDeltaExtra },
+                delta: { ...anthropicStop(event.reason, event.providerMetadata, event.finish?.stopSequence, event.finish?.refusal), ...own.messageDeltaExtra },
                 usage: { ...anthropicUsage(event.usage), ...serverToolUsage(searches) },
                 ...own.messageDeltaEventExtra,
                 ...routerContextManagement(context.options.contextManagement, context.upstreamWireFormat),

@@ -2,7 +2,7 @@ import { invalidRequest } from '../../core/errors.js';
 import { inlineFile, mediaTypeFromName } from '../../core/file-data.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import { metadataString } from '../../core/provider-metadata.js';
-import type { CanonicalRequest, FilePart, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
+import type { CanonicalRequest, FilePart, ForeignReasoningBlock, ImagePart, Message, Part, SameFormatOnly, TextPart } from '../../core/request.js';
 import type { WebSearchPart } from '../../core/web-search.js';
 import { warn } from '../../core/warnings.js';
 import type { DecodeContext, Decoded } from '../client-format.js';
@@ -18,7 +18,7 @@ import {
   wrongType,
   type Json,
 } from '../shared/read-fields.js';
-import { decodePromptCache } from '../shared/prompt-cache.js';
+import { decodePromptCache, withBreakpoint } from '../shared/prompt-cache.js';
 import { parseReasoningEffort } from '../shared/reasoning-effort.js';
 import { canonicalToolName, customToolArguments } from '../../core/tool-conventions.js';
 import { decodeResponsesTools, type ClientTool } from './map-tools.js';
@@ -92,16 +92,21 @@ export function decodeResponsesRequest(body: unknown, context: DecodeContext): D
   const effortText = optionalString(reasoning, 'effort', 'reasoning.effort');
   const effort = parseReasoningEffort(effortText, 'reasoning.effort');
   if (effort) request.reasoningEffort = effort;
+  // Readable summaries of the reasoning (`auto`, `concise`, `detailed`), asked with or without an effort: every upstream that can give them is asked.
+  const summary = optionalString(reasoning, 'summary', 'reasoning.summary');
+  if (summary !== undefined && summary !== 'none') request.reasoningDisplay = 'summarized';
   decodeTextFormat(json.text, request);
   decodePromptCache(json, request);
   const metadata = optionalMetadata(json, 'metadata') ?? {};
   const user = optionalString(json, 'user') ?? null;
   if (Object.keys(metadata).length || user) request.metadata = { ...metadata, ...(user ? { user_id: user } : {}) };
+  const foreign: ForeignReasoningBlock[] = [];
   keepForwardBody(request, {
     format: 'responses',
     // An upstream Responses API runs its own hosted tools, so those stay; previous_response_id
     // names a response the upstream never issued, and the replayed input carries the state anyway.
-    body: { ...withoutKey(json, 'previous_response_id'), ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context) } : {}) },
+    body: { ...withoutKey(json, 'previous_response_id'), ...(Array.isArray(json.input) ? { input: forwardableInput(json.input, context, foreign) } : {}) },
+    ...(foreign.length ? { foreignReasoning: foreign } : {}),
   });
   const previousResponseId = optionalString(json, 'previous_response_id');
   if (previousResponseId) {
@@ -243,15 +248,19 @@ function decodeReasoning(item: Json, path: string, context: DecodeContext): Mess
 
 /**
  * The input as an upstream Responses API may see it: reasoning we sealed is opened back into the
- * upstream's own encrypted content, or left out when it came from another kind of upstream.
+ * upstream's own encrypted content; reasoning another kind of upstream made goes as its summary,
+ * an assistant message, where the client had one, and is left out otherwise, each noted in
+ * `foreign` for the warning the encoder gives (src/catalog/reasoning-reads.ts holds the same rule).
  */
-function forwardableInput(input: unknown[], context: DecodeContext): unknown[] {
+function forwardableInput(input: unknown[], context: DecodeContext, foreign: ForeignReasoningBlock[]): unknown[] {
   return input.flatMap((raw, index) => {
     const item = raw as Json | null;
     if (!item || item.type !== 'reasoning' || !isSealedByUs(item.encrypted_content)) return [raw];
     const part = unsealReasoning(item.encrypted_content, context.secret, `input[${index}].encrypted_content`);
     const encrypted = metadataString(part.providerMetadata, 'openai', 'encryptedContent');
-    return encrypted ? [{ ...item, encrypted_content: encrypted }] : [];
+    if (encrypted) return [{ ...item, encrypted_content: encrypted }];
+    foreign.push({ message: index, block: 0, text: part.text, ...(part.writer ? { writer: part.writer } : {}) });
+    return part.text ? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: part.text }] }] : [];
   });
 }
 
@@ -271,13 +280,13 @@ function decodeContent(raw: unknown, path: string, kept: SameFormatOnly[]): Part
     const where = `${path}[${index}]`;
     const part = asObject(item, where);
     const type = requiredString(part, 'type', `${where}.type`);
-    if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push({ type: 'text', text: requiredString(part, 'text', `${where}.text`) });
+    if (type === 'input_text' || type === 'output_text' || type === 'text') parts.push(withBreakpoint({ type: 'text', text: requiredString(part, 'text', `${where}.text`) }, part, where));
     else if (type === 'refusal') parts.push({ type: 'text', text: requiredString(part, 'refusal', `${where}.refusal`) });
     else if (type === 'input_image') {
       const image = decodeInputImage(part, where, kept);
-      if (image) parts.push(image);
+      if (image) parts.push(withBreakpoint(image, part, where));
     } else if (type === 'input_file') {
-      parts.push(decodeInputFile(part, where));
+      parts.push(withBreakpoint(decodeInputFile(part, where), part, where));
     } else {
       keepOnly(kept, where, `content parts of type '${type}' can be passed only to an OpenAI Responses upstream, and this model routes elsewhere.`);
     }

@@ -5,7 +5,8 @@ import { newId } from '../shared/ids.js';
 import { jsonPieces, PIECE_CHARS } from '../shared/json-pieces.js';
 import { sse } from '../shared/sse.js';
 import type { ResponsesOptions } from './decode-request.js';
-import { finishedReasoningItem, messageItem, reasoningItem, textAnnotations, toolCallItem, webSearchCallItem } from './output-items.js';
+import { finishedReasoningItem, messageItem, reasoningItem, refusalItem, textAnnotations, toolCallItem, webSearchCallItem } from './output-items.js';
+import { refusalText } from '../shared/refusal.js';
 import { responseObject, responsesStatus } from './response-object.js';
 import { withReplyWarnings } from '../shared/warnings.js';
 
@@ -120,7 +121,7 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           if (!reasoning) break;
           const part: ReasoningPart = { type: 'reasoning', text: reasoning.text };
           if (event.providerMetadata) part.providerMetadata = event.providerMetadata;
-          const item = finishedReasoningItem(part, options, context.secret, reasoning.id);
+          const item = finishedReasoningItem(context.upstreamModel ? { ...part, writer: context.upstreamModel } : part, options, context.secret, reasoning.id);
           output[reasoning.index] = item;
           const where = { item_id: reasoning.id, output_index: reasoning.index, summary_index: 0 };
           const { index, text: whole } = reasoning;
@@ -196,10 +197,24 @@ export async function* encodeResponsesStream(batches: AsyncIterable<StreamEvent[
           break;
         }
         case 'finish': {
+          // A model that declined says why: a message item with a refusal content part, as OpenAI streams one.
+          const refusal = refusalText(event.finish);
+          if (refusal !== undefined) {
+            const index = output.length;
+            const item = refusalItem(refusal);
+            output.push(item);
+            const where = { item_id: item.id, output_index: index, content_index: 0 };
+            out += emit('response.output_item.added', { output_index: index, item: { ...refusalItem('', item.id, 'in_progress'), content: [] } }) +
+              emit('response.content_part.added', { ...where, part: { type: 'refusal', refusal: '' } }) +
+              emit('response.refusal.delta', { ...where, delta: refusal }) +
+              emit('response.refusal.done', { ...where, refusal }) +
+              emit('response.content_part.done', { ...where, part: item.content[0] }) +
+              emit('response.output_item.done', { output_index: index, item });
+          }
           const meta = withReplyWarnings(context.svcMeta(), event.warnings);
           const { status, incompleteReason } = responsesStatus(event.reason);
           const done = output.filter((item) => item !== undefined);
-          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason) };
+          const payload = { response: responseObject(responseId, context, status, done, event.usage, meta, undefined, incompleteReason, event.finish) };
           if (!longOutput) {
             out += emit(`response.${status}`, payload);
             break;

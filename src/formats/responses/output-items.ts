@@ -15,6 +15,15 @@ export const messageItem = (text: string, id = newId('msg_'), status = 'complete
   content: [{ type: 'output_text' as const, text, annotations, logprobs: [] as unknown[] }],
 });
 
+/** A message whose content is the model's refusal: a `refusal` content part. */
+export const refusalItem = (refusal: string, id = newId('msg_'), status = 'completed') => ({
+  id,
+  type: 'message' as const,
+  status,
+  role: 'assistant' as const,
+  content: [{ type: 'refusal' as const, refusal }],
+});
+
 /** The output_text's url_citation annotations for a text part's citations. */
 export const textAnnotations = (part: Pick<TextPart, 'text' | 'citations'>) => (part.citations ?? []).map((citation) => responsesUrlCitation(citation, 0, part.text.length));
 

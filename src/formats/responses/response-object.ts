@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from '../../core/reply.js';
+import type { Finish, FinishReason, Usage } from '../../core/reply.js';
 import type { EncodeContext, SvcMeta } from '../client-format.js';
 import type { ResponsesOptions } from './decode-request.js';
 import { echoResponsesTools } from './map-tools.js';
@@ -67,6 +67,7 @@ export function responseObject(
   meta?: SvcMeta,
   error?: { code: string; message: string },
   incompleteReason = 'max_output_tokens',
+  finish?: Finish,
 ) {
   const { options, request } = context;
   return {
@@ -95,6 +96,8 @@ export function responseObject(
     usage: finalUsage ? responsesUsage(finalUsage) : null,
     metadata: options.metadata,
     ...echoedSettings(context),
+    // The prompt-cache comparison the client asked for, where the upstream made one (GPT-5.6 and later).
+    ...(finish?.promptCacheDiagnostics ? { prompt_cache_diagnostics: finish.promptCacheDiagnostics } : {}),
     ...(meta ? { svc_meta: meta } : {}),
   };
 }

@@ -5,9 +5,10 @@ import type { ReasoningPart } from '../../core/request.js';
 
 /**
  * Marks payloads this router sealed, so an upstream's own encrypted content is told apart. The
- * version is in the prefix: `svcr2.` carries the part's providerMetadata; `svcr1.` (earlier
- * releases: a signature, redacted data and the kind of upstream that made them) is still read, so
- * a conversation begun before an upgrade replays after it.
+ * version is in the prefix: `svcr2.` carries the part's providerMetadata and the model that wrote
+ * it (`w`, absent from seals made before the router recorded it); `svcr1.` (earlier releases: a
+ * signature, redacted data and the kind of upstream that made them) is still read, so a
+ * conversation begun before an upgrade replays after it.
  */
 const PREFIX = 'svcr2.';
 const V1_PREFIX = 'svcr1.';
@@ -17,6 +18,8 @@ const TAG_BYTES = 16;
 interface SealedReasoning {
   t: string;
   m?: ProviderMetadata;
+  /** The upstream model that wrote it: a model reads only some others' reasoning (src/catalog/reasoning-reads.ts). */
+  w?: string;
 }
 
 /** What `svcr1.` held. */
@@ -31,13 +34,14 @@ const keyFor = (secret: string): Buffer => createHash('sha256').update(`svc-rout
 
 /**
  * Seals what an upstream needs to see again (its namespace of the part's providerMetadata:
- * Anthropic's thinking signature, OpenAI's encrypted reasoning, …) into a Responses
+ * Anthropic's thinking signature, OpenAI's encrypted reasoning, …) and the model that wrote it into a Responses
  * `encrypted_content` with AES-256-GCM: the client replays it, cannot read or forge it, and the
  * router stores nothing.
  */
 export function sealReasoning(part: ReasoningPart, secret: string): string {
   const payload: SealedReasoning = { t: part.text };
   if (part.providerMetadata && Object.keys(part.providerMetadata).length) payload.m = part.providerMetadata;
+  if (part.writer) payload.w = part.writer;
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', keyFor(secret), iv);
   const sealed = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
@@ -56,7 +60,7 @@ export function unsealReasoning(value: string, secret: string, path: string): Re
     const plain = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     if (v1) return fromV1(JSON.parse(plain) as SealedReasoningV1);
     const payload = JSON.parse(plain) as SealedReasoning;
-    return { type: 'reasoning', text: payload.t, ...(payload.m ? { providerMetadata: payload.m } : {}) };
+    return { type: 'reasoning', text: payload.t, ...(payload.m ? { providerMetadata: payload.m } : {}), ...(typeof payload.w === 'string' && payload.w ? { writer: payload.w } : {}) };
   } catch {
     throw invalidRequest(`${path}: the reasoning item's encrypted_content was altered or sealed by another router; replay it exactly as it was received.`, path, 'invalid_encrypted_content');
   }

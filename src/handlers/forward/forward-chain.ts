@@ -7,6 +7,7 @@ import type { Target } from '../../core/target.js';
 import { startEvents, startStream, tryInOrder, type Attempted, type StartedStream } from '../call-chain.js';
 import { servedSearchReply, servedSearchStream } from '../served-search.js';
 import type { RequestContext } from '../context.js';
+import { declineRefusal, declineStreamRefusal, routerFallsBack } from '../declined.js';
 
 /** A forwarded stream whose first frames have arrived: that batch, and the iterator for the rest. */
 export interface StartedForward {
@@ -27,10 +28,11 @@ export function forwarderFor<Options>(format: ClientFormat<Options>, decoded: De
 /**
  * The backend's forwarding side when it speaks the client's format, else undefined (the call is
  * translated). A request offering web search to an upstream without search of its own is
- * translated too: the router serves the search, or the backend refuses it.
+ * translated too: the router serves the search, or the backend refuses it. So is one that asks for
+ * fallbacks where the router runs them (declined.ts): the router reads the refusal it moves on from.
  */
 const forwardingOf = (backend: Backend, format: string | undefined, request: CanonicalRequest, upstreamModel: string): ForwardingBackend | undefined =>
-  format !== undefined && wireFormatOf(backend, upstreamModel) === format && !(request.webSearch && !backend.nativeWebSearch) ? backend.forward : undefined;
+  format !== undefined && wireFormatOf(backend, upstreamModel) === format && !(request.webSearch && !backend.nativeWebSearch) && !routerFallsBack(request, backend, upstreamModel) ? backend.forward : undefined;
 
 /** Whether the router runs this request's web search for this backend (src/handlers/served-search.ts). */
 const servesSearch = (backend: Backend, request: CanonicalRequest, searchTarget: Target | undefined): searchTarget is Target =>
@@ -52,7 +54,8 @@ export function completeOrForward(
     if (servesSearch(backend, request, searchTarget)) return servedSearchReply(context, backend, request, upstreamModel, apiKey, searchTarget).then(asReply);
     const call = { request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) };
     const forwarding = forwardingOf(backend, forwardFormat, request, upstreamModel);
-    return forwarding ? forwarding.complete(call).then(asForwarded) : backend.complete(call).then(asReply);
+    // A refusal, where the router runs the client's fallbacks, moves to the next target (declined.ts).
+    return forwarding ? forwarding.complete(call).then(asForwarded) : backend.complete(call).then((reply) => declineRefusal(reply, request, backend, upstreamModel));
   });
 }
 
@@ -74,7 +77,11 @@ export function streamOrForward(
   return tryInOrder(context, targets, request, async (backend, upstreamModel, apiKey) => {
     if (servesSearch(backend, request, searchTarget)) return { started: await startEvents(servedSearchStream(context, backend, request, upstreamModel, apiKey, searchTarget)) };
     const forwarding = forwardingOf(backend, forwardFormat, request, upstreamModel);
-    if (!forwarding) return { started: await startStream(context, backend, request, upstreamModel, apiKey) };
+    if (!forwarding) {
+      const started = await startStream(context, backend, request, upstreamModel, apiKey);
+      // A refusal before any output, where the router runs the client's fallbacks, moves to the next target (declined.ts).
+      return { started: await declineStreamRefusal(started.first, started.rest, request, backend, upstreamModel) };
+    }
     const rest = forwarding.stream({ request, upstreamModel, signal: context.request.signal, ...(apiKey ? { apiKey } : {}) })[Symbol.asyncIterator]();
     const first = await rest.next();
     const lead = first.done ? undefined : first.value[0];

@@ -94,6 +94,8 @@ export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiReplyPart[] };
   /** Absent until the candidate is finished (so on every streamed chunk but the last). */
   finishReason?: string;
+  /** Why it stopped, in words, where finishReason alone does not say it (a model's refusal, explained). */
+  finishMessage?: string;
   /** What Google Search grounding found and where the answer relies on it; read by web-search.ts. */
   groundingMetadata?: Record<string, unknown>;
 }

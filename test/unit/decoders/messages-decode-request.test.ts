@@ -178,7 +178,7 @@ describe('decodeMessagesRequest: valid bodies', () => {
     ],
     ['adaptive thinking', body({ thinking: { type: 'adaptive' } }), { reasoningBudget: undefined, reasoningEffort: 'medium' }],
     ['adaptive thinking with output_config.effort low', body({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }), { reasoningEffort: 'low' }],
-    ['thinking disabled', body({ thinking: { type: 'disabled' } }), { reasoningBudget: undefined, reasoningEffort: undefined }],
+    ['thinking disabled, which is effort none', body({ thinking: { type: 'disabled' } }), { reasoningBudget: undefined, reasoningEffort: 'none' }],
     ['output_config.effort alone', body({ output_config: { effort: 'low' } }), { reasoningEffort: 'low' }],
     ["output_config.effort 'max', kept for the backend to map", body({ output_config: { effort: 'max' } }), { reasoningEffort: 'max' }],
     ['output_config with no effort', body({ output_config: {} }), { reasoningEffort: undefined }],

@@ -226,7 +226,8 @@ describe('decodeResponsesRequest: valid bodies', () => {
     ["reasoning.effort 'high'", body({ reasoning: { effort: 'high' } }), { reasoningEffort: 'high' }],
     ["reasoning.effort 'xhigh', kept for the backend to map", body({ reasoning: { effort: 'xhigh' } }), { reasoningEffort: 'xhigh' }],
     ["reasoning.effort 'none', kept: no reasoning asked", body({ reasoning: { effort: 'none' } }), { reasoningEffort: 'none' }],
-    ['reasoning with a summary and no effort', body({ reasoning: { summary: 'auto' } }), { reasoningEffort: undefined }],
+    ['reasoning with a summary and no effort: summaries asked, the effort left to the model', body({ reasoning: { summary: 'auto' } }), { reasoningEffort: undefined, reasoningDisplay: 'summarized' }],
+    ["reasoning.summary 'none', as none asked", body({ reasoning: { effort: 'low', summary: 'none' } }), { reasoningEffort: 'low', reasoningDisplay: undefined }],
     ['null reasoning', body({ reasoning: null }), { reasoningEffort: undefined }],
     // structured output
     [
@@ -345,14 +346,26 @@ describe('decodeResponsesRequest: valid bodies', () => {
       items({ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: sealedOpenai }, HI_ITEM),
       items({ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-upstream' }, HI_ITEM),
     ],
-    ['sealed Anthropic thinking left out', items(HI_ITEM, { type: 'reasoning', summary: [], encrypted_content: sealedAnthropic }), items(HI_ITEM)],
+    [
+      'sealed Anthropic thinking sent as its summary, an assistant message',
+      items(HI_ITEM, { type: 'reasoning', summary: [], encrypted_content: sealedAnthropic }),
+      items(HI_ITEM, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Let me think.' }] }),
+    ],
     [
       'foreign encrypted content and other items forwarded as they are',
       items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
       items({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-foreign' }, { type: 'web_search_call', id: 'ws_1', status: 'completed' }, HI_ITEM),
     ],
   ])('forwardBody: %s', (_label, input, forwarded) => {
-    expect(decode(input).request.forwardBody).toEqual({ format: 'responses', body: forwarded });
+    const { foreignReasoning: _foreign, ...forwardBody } = decode(input).request.forwardBody!;
+    expect(forwardBody).toEqual({ format: 'responses', body: forwarded });
+  });
+
+  it('notes where the forwarded body holds reasoning another provider made, for the encoder to name', () => {
+    const sealedWithWriter = sealReasoning({ ...anthropicThinking, writer: 'claude-fable-5-1' }, CONTEXT.secret);
+    const { request } = decode(items(HI_ITEM, { type: 'reasoning', summary: [], encrypted_content: sealedWithWriter }));
+    expect(request.forwardBody?.foreignReasoning).toEqual([{ message: 1, block: 0, text: 'Let me think.', writer: 'claude-fable-5-1' }]);
+    expect(decode(items(HI_ITEM)).request.forwardBody?.foreignReasoning).toBeUndefined();
   });
 });
 

@@ -142,15 +142,17 @@ describe('anthropic encodeAnthropicRequest', () => {
     ]);
   });
 
-  it("drops reasoning that another upstream sealed", () => {
+  it("sends reasoning another upstream sealed as its summary, plain text, or not at all without one, and names it", () => {
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'summary', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, { type: 'text', text: 'Hello' }] },
+      { role: 'assistant', content: [{ type: 'reasoning', text: 'summary', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, { type: 'reasoning', text: '', providerMetadata: { openai: { encryptedContent: 'gAAAAC-openai' } } }, { type: 'text', text: 'Hello' }] },
     ];
-    expect(encode(userRequest('', { messages })).messages).toEqual([
+    const request = userRequest('', { messages });
+    expect(encode(request).messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: EPHEMERAL }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'summary' }, { type: 'text', text: 'Hello' }] },
     ]);
+    expect(request.backendWarnings).toContain('reasoning from another model: claude-sonnet-4-5-20250929 does not read 2 reasoning blocks that another provider wrote (1 sent as plain text; 1 left out).');
   });
 
   it('wraps arguments that are not a JSON object', () => {
@@ -242,7 +244,7 @@ describe('anthropic encodeAnthropicRequest', () => {
       // That reasoning is dropped from the turn, so the turn reaches Anthropic without a thinking block.
       const request = userRequest('', { tools, reasoningEffort: 'medium', messages: toolTurn([{ type: 'reasoning', text: 's', providerMetadata: { openai: { encryptedContent: 'gAAAAB-openai' } } }, listCall]) });
       const body = encode(request);
-      expect((body.messages as Array<{ content: unknown[] }>)[1]!.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'list_dir', input: {} }]);
+      expect((body.messages as Array<{ content: unknown[] }>)[1]!.content).toEqual([{ type: 'text', text: 's' }, { type: 'tool_use', id: 'toolu_1', name: 'list_dir', input: {} }]);
       expect(body).not.toHaveProperty('thinking');
     });
   });

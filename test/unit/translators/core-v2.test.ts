@@ -14,6 +14,7 @@ import { encodeMessagesStream } from '../../../src/formats/messages/encode-strea
 import { decodeResponsesRequest } from '../../../src/formats/responses/decode-request.js';
 import { encodeResponsesReply } from '../../../src/formats/responses/encode-reply.js';
 import { isSealedByUs, sealReasoning, unsealReasoning } from '../../../src/formats/responses/seal-reasoning.js';
+import { thinkingSignature } from '../../../src/formats/messages/foreign-reasoning.js';
 import { parseSse } from '../../helpers/sse-frames.js';
 import { collect, encodeContext, expectRouterError, fixtureJson, replay, userRequest } from './support.js';
 
@@ -39,8 +40,8 @@ describe('reasoning is replayed only from the encoder’s own namespace', () => 
   const anthropicBlocks = (request: CanonicalRequest) => (encodeAnthropicRequest(request, 'claude', false).messages as Array<{ content: Array<{ type: string }> }>)[1]!.content;
   const responsesItems = (request: CanonicalRequest) => (encodeResponsesRequest(request, 'gpt-5', false) as { input: Array<{ type?: string }> }).input;
 
-  it('sends Gemini reasoning (a thoughtSignature, no Anthropic signature) to Anthropic as nothing, not as signed thinking', () => {
-    expect(anthropicBlocks(turn({ gemini: { thoughtSignature: 'CiQB' } }))).toEqual([{ type: 'text', text: 'Hello' }]);
+  it('sends Gemini reasoning (a thoughtSignature, no Anthropic signature) to Anthropic as its visible text, never as signed thinking', () => {
+    expect(anthropicBlocks(turn({ gemini: { thoughtSignature: 'CiQB' } }))).toEqual([{ type: 'text', text: 'Thought.' }, { type: 'text', text: 'Hello' }]);
   });
 
   it('sends Anthropic its own signature and redacted data back', () => {
@@ -66,8 +67,10 @@ describe('reasoning is replayed only from the encoder’s own namespace', () => 
     const replayed = { model: 'svc.test', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [block] }, { role: 'user', content: 'Again' }] };
     const { request } = decodeMessagesRequest(replayed, { secret: context.secret });
     expect(request.messages[1]!.content).toEqual([{ type: 'reasoning', text: 'Thought.', providerMetadata: { gemini: { thoughtSignature: 'CiQB' } } }]);
-    // Anthropic cannot read the seal: the conversation is not forwarded to it as written.
-    expect(request.forwardBody).toBeUndefined();
+    // Anthropic cannot read the seal: the body forwarded to it has the block as its text, the rest as the client wrote it.
+    expect(request.forwardBody?.foreignReasoning).toEqual([{ message: 1, block: 0, text: 'Thought.' }]);
+    const forwarded = encodeAnthropicRequest(request, 'claude-opus-5', false) as unknown as { messages: Array<{ content: unknown }> };
+    expect(forwarded.messages[1]!.content).toEqual([{ type: 'text', text: 'Thought.' }]);
   });
 });
 
@@ -104,6 +107,14 @@ describe('sealed reasoning across versions', () => {
     const sealed = sealReasoning(part, 's');
     expect(sealed.startsWith('svcr2.')).toBe(true);
     expect(unsealReasoning(sealed, 's', 'x')).toEqual(part);
+  });
+
+  it('seals the model that wrote the reasoning, and opens it again with it', () => {
+    const part = { type: 'reasoning' as const, text: '', providerMetadata: { anthropic: { signature: 'sig-fable' } }, writer: 'claude-fable-5-1' };
+    expect(unsealReasoning(sealReasoning(part, 's'), 's', 'x')).toEqual(part);
+    // A Messages client's thinking from another upstream carries its writer in the signature the router seals.
+    const signature = thinkingSignature({ gemini: { thoughtSignature: 'ts-1' } }, 's', 'gemini-3-pro-preview')!;
+    expect(unsealReasoning(signature, 's', 'x').writer).toBe('gemini-3-pro-preview');
   });
 });
 

@@ -79,6 +79,8 @@ describe('gemini encodeGeminiRequest', () => {
       {
         role: 'model',
         parts: [
+          // Another provider's reasoning, which Gemini cannot read: its visible text, plain.
+          { text: 'Anthropic thought' },
           { text: 'Checking.' },
           { functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'fc-1' }, thoughtSignature: SIGNATURE },
           { functionCall: { name: 'get_time', args: {} } },
