@@ -134,7 +134,7 @@ _svc_router() {
                 COMPREPLY=($(compgen -W "$skus" -- "$cur"))
                 ;;
             --client)
-                COMPREPLY=($(compgen -W 'openai anthropic codex claude' -- "$cur"))
+                COMPREPLY=($(compgen -W 'openai anthropic codex claude gemini' -- "$cur"))
                 ;;
         esac
         if [[ -n $pfx ]]; then
@@ -216,7 +216,7 @@ _svc_router() {
         chat) options="-m --model -s --system --max-tokens --stream --base-url --key --json $help" ;;
         env) options="--base-url --key $help" ;;
         doctor) options="--base-url --key --timeout --live --client --json $help" ;;
-        connect) options="--write --undo --force --base-url --key $help" ;;
+        connect) options="--write --undo --force --base-url --key --model $help" ;;
         completion) options="$help" ;;
     esac
 
@@ -493,7 +493,7 @@ _svc_router() {
         doctor) words=$options ;;
         connect)
             if ((nargs == 0)); then
-                words='codex claude openai-sdk anthropic-sdk'
+                words='codex claude gemini openai-sdk anthropic-sdk'
             else
                 words=$options
             fi

@@ -110,9 +110,9 @@ complete -c svc-router -n '__svc_router_is' -a usage -d 'everyone\'s usage and c
 complete -c svc-router -n '__svc_router_is' -a sessions -d 'each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
 complete -c svc-router -n '__svc_router_is' -a models -d 'the models the router serves, and what the catalog knows of each'
 complete -c svc-router -n '__svc_router_is' -a chat -d 'send one chat message (prompt from the arguments, or standard input)'
-complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_* and ANTHROPIC_* client variables'
+complete -c svc-router -n '__svc_router_is' -a env -d 'print export lines for OPENAI_*, ANTHROPIC_* and Gemini (GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY) client variables'
 complete -c svc-router -n '__svc_router_is' -a doctor -d 'check the key, base URL, router, each backend\'s key, routes, config file and serve port; exit code = number of failures'
-complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
+complete -c svc-router -n '__svc_router_is' -a connect -d 'print (or --write) the settings that point Codex, Claude Code, Gemini CLI or an SDK at this router; stdout is the file or module alone, hints go to stderr'
 complete -c svc-router -n '__svc_router_is' -a completion -d 'print a completion script for bash, zsh or fish'
 complete -c svc-router -n '__svc_router_is' -a help -d 'display help for command'
 complete -c svc-router -n '__svc_router_is help' -a 'serve logs status stop restart init keys backends routes prices config whoami usage sessions models chat env doctor connect completion'
@@ -395,16 +395,17 @@ complete -c svc-router -n '__svc_router_in doctor' -l base-url -x -d 'the router
 complete -c svc-router -n '__svc_router_in doctor' -l key -x -d 'key to check (env SVC_ROUTER_KEY; default: the stored local key)'
 complete -c svc-router -n '__svc_router_in doctor' -l timeout -x -d 'how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)'
 complete -c svc-router -n '__svc_router_in doctor' -l live -d 'also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend\'s key is proven on its free model list'
-complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
+complete -c svc-router -n '__svc_router_in doctor' -l client -x -a 'openai anthropic codex claude gemini' -d 'also check what this client needs: its base URL form, the settings connect --write manages, its environment variables'
 complete -c svc-router -n '__svc_router_in doctor' -l json -d 'print the results as JSON'
 
 # connect
-complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config file (codex, claude), printing the changes and keeping a backup'
-complete -c svc-router -n '__svc_router_in connect' -l undo -d 'put back the config file as it was before the last --write (codex, claude)'
+complete -c svc-router -n '__svc_router_in connect' -l write -d 'merge the settings into the client\'s own config files (codex, claude, gemini), printing the changes (keys as hints) and keeping a backup'
+complete -c svc-router -n '__svc_router_in connect' -l undo -d 'put back the config files as they were before the last --write (codex, claude, gemini)'
 complete -c svc-router -n '__svc_router_in connect' -l force -d 'with --undo: restore even if the file has changed since the write'
 complete -c svc-router -n '__svc_router_in connect' -l base-url -x -d 'the router\'s address (default: from config)'
 complete -c svc-router -n '__svc_router_in connect' -l key -x -d 'key to use (default: the stored local key)'
-complete -c svc-router -n '__svc_router_in connect; and test (count (__svc_router_words)) -eq 1' -a 'codex claude openai-sdk anthropic-sdk' -d 'client'
+complete -c svc-router -n '__svc_router_in connect' -l model -x -d 'with gemini: the svc SKU Gemini CLI asks for (default: the strongest one routed to a real backend)'
+complete -c svc-router -n '__svc_router_in connect; and test (count (__svc_router_words)) -eq 1' -a 'codex claude gemini openai-sdk anthropic-sdk' -d 'client'
 
 # completion
 complete -c svc-router -n '__svc_router_in completion; and test (count (__svc_router_words)) -eq 1' -a 'bash zsh fish' -d 'shell'

@@ -109,9 +109,9 @@ _svc_router_commands() {
     'sessions:each session the running router served: client, route, target and pooled key, turns, tokens, cache-hit share, cost, duration, and every turn whose cached share dropped with the reason the router saw (needs an admin key)'
     'models:the models the router serves, and what the catalog knows of each'
     'chat:send one chat message (prompt from the arguments, or standard input)'
-    'env:print export lines for OPENAI_* and ANTHROPIC_* client variables'
+    'env:print export lines for OPENAI_*, ANTHROPIC_* and Gemini (GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY) client variables'
     'doctor:check the key, base URL, router, each backend'\''s key, routes, config file and serve port; exit code = number of failures'
-    'connect:print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr'
+    'connect:print (or --write) the settings that point Codex, Claude Code, Gemini CLI or an SDK at this router; stdout is the file or module alone, hints go to stderr'
     'completion:print a completion script for bash, zsh or fish'
     'help:display help for command'
   )
@@ -525,18 +525,19 @@ _svc_router() {
         '--key[key to check (env SVC_ROUTER_KEY; default: the stored local key)]:key:' \
         '--timeout[how long each network check may take, in milliseconds (default: 2000; the --live requests: 30000)]:timeout:' \
         '--live[also send a one-token request to each routed model, through its backend (it costs a few tokens); without it, each backend'\''s key is proven on its free model list]' \
-        '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude)' \
+        '--client[also check what this client needs: its base URL form, the settings connect --write manages, its environment variables]:client:(openai anthropic codex claude gemini)' \
         '--json[print the results as JSON]' \
         $help && ret=0
       ;;
     connect)
       _arguments \
-        '--write[merge the settings into the client'\''s own config file (codex, claude), printing the changes and keeping a backup]' \
-        '--undo[put back the config file as it was before the last --write (codex, claude)]' \
+        '--write[merge the settings into the client'\''s own config files (codex, claude, gemini), printing the changes (keys as hints) and keeping a backup]' \
+        '--undo[put back the config files as they were before the last --write (codex, claude, gemini)]' \
         '--force[with --undo: restore even if the file has changed since the write]' \
         '--base-url[the router'\''s address (default: from config)]:baseUrl:' \
         '--key[key to use (default: the stored local key)]:key:' \
-        ':client:(codex claude openai-sdk anthropic-sdk)' \
+        '--model[with gemini: the svc SKU Gemini CLI asks for (default: the strongest one routed to a real backend)]:model:' \
+        ':client:(codex claude gemini openai-sdk anthropic-sdk)' \
         $help && ret=0
       ;;
     completion) _arguments ':shell:(bash zsh fish)' $help && ret=0 ;;

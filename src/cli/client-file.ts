@@ -61,6 +61,28 @@ export function writeClientFile(file: string, content: string, secret: string | 
   return { backup: backupPath(target), mode, ...(tighten ? { tightenedFrom: oldMode } : {}) };
 }
 
+/**
+ * Whether `file` has a backup to put back (false when it has none); throws, as undo would, when
+ * the file has changed since the write and `force` is not given. Undo of several files asks this
+ * of each before touching any.
+ */
+export function assertUndoable(file: string, force: boolean): boolean {
+  const target = resolveTarget(file);
+  const backupFile = backupPath(target);
+  let text: string;
+  try {
+    text = fs.readFileSync(backupFile, 'utf8');
+  } catch {
+    return false;
+  }
+  const backup = readBackup(backupFile, text);
+  const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
+  if (current !== undefined && sha256(current) !== backup.writtenSha256 && !force) {
+    throw new CliError(`${file} has changed since svc-router wrote it (${backup.writtenAt}); undo would lose those changes. Pass --force to restore the backup anyway (${backupFile}).`, EXIT_FAILED);
+  }
+  return true;
+}
+
 export type UndoOutcome =
   | { status: 'restored'; content: string; current: string | undefined }
   | { status: 'removed'; current: string | undefined }
@@ -79,11 +101,9 @@ export function undoClientFile(file: string, force: boolean): UndoOutcome {
   } catch {
     return { status: 'no-backup' };
   }
+  assertUndoable(file, force);
   const backup = readBackup(backupFile, text);
   const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
-  if (current !== undefined && sha256(current) !== backup.writtenSha256 && !force) {
-    throw new CliError(`${file} has changed since svc-router wrote it (${backup.writtenAt}); undo would lose those changes. Pass --force to restore the backup anyway (${backupFile}).`, EXIT_FAILED);
-  }
   if (backup.existed && typeof backup.content === 'string') {
     atomicWrite(target, backup.content, backup.mode ?? 0o600);
     fs.rmSync(backupFile, { force: true });

@@ -137,14 +137,17 @@ export function exportLine(name: string, value: string): string {
 /**
  * The export lines that point every kind of client at the router, one story for `serve`'s banner,
  * `env` and `connect`: OpenAI-style clients (and the OpenAI SDK snippet), Claude Code (and the
- * Anthropic SDK snippet, which reads the same token) with its model variables, and
- * SVC_ROUTER_KEY, which Codex's provider and the svc-router CLI read.
+ * Anthropic SDK snippet, which reads the same token) with its model variables, Gemini CLI and the
+ * Google GenAI SDK (the origin without a version: they add /v1beta; the key goes as
+ * x-goog-api-key), and SVC_ROUTER_KEY, which Codex's provider and the svc-router CLI read.
  */
 export function clientEnv(origin: string, key: string, models?: ClaudeModels): Array<[string, string]> {
   return [
     ['OPENAI_BASE_URL', `${originOf(origin)}/v1`],
     [OPENAI_KEY_ENV, key],
     ...Object.entries(claudeSettingsEnv(origin, key, models)),
+    ['GOOGLE_GEMINI_BASE_URL', originOf(origin)],
+    ['GEMINI_API_KEY', key],
     [KEY_ENV, key],
   ];
 }

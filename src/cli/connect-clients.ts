@@ -5,6 +5,7 @@
 export const CONNECT_CLIENTS = [
   { name: 'codex', title: 'Codex CLI', configFile: true },
   { name: 'claude', title: 'Claude Code', configFile: true },
+  { name: 'gemini', title: 'Gemini CLI', configFile: true },
   { name: 'openai-sdk', title: 'OpenAI SDK (chat and responses)', configFile: false },
   { name: 'anthropic-sdk', title: 'Anthropic SDK (messages)', configFile: false },
 ] as const;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { until } from '../cli/pty.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { expectAnthropicToolResult, expectMarkerWritten } from './round-trip-exp
 import { describeRequests, hasTool, routerFor, startShellToolUpstream } from './shell-tool-script.js';
 
 /**
- * `svc-router connect codex|claude --write`, then the real client run with nothing but what
+ * `svc-router connect codex|claude|gemini --write`, then the real client run with nothing but what
  * connect wrote (and, for Codex, the key's printed export line): the router, a scripted Anthropic
  * upstream behind svc.intelligent-pro, a shell tool round trip and a final answer. The SDK
  * snippets `connect openai-sdk|anthropic-sdk` print are run against a live router in
@@ -24,7 +25,7 @@ const MARKER = 'svc-connect-marker-7';
 const COMMAND = `echo ${MARKER} > marker.txt && echo done`;
 const FINAL = 'FINAL-ANSWER-CONNECTED';
 
-let agents: { codex: string; claude: string };
+let agents: { codex: string; claude: string; gemini: string };
 
 /** Set when the CLIs can be neither found nor downloaded: the suite is skipped, saying why. */
 const unavailable = await agentsUnavailable();
@@ -59,7 +60,7 @@ function expectToolRoundTrip(upstream: FakeUpstream, shellTool: string, callId: 
 
 const readIfThere = (file: string): string => readIfExists(file) ?? '(no file)';
 
-describe.skipIf(unavailable)(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version} and Claude Code ${AGENT_PACKAGES.claude.version}`, () => {
+describe.skipIf(unavailable)(`connect, then the real client: Codex ${AGENT_PACKAGES.codex.version}, Claude Code ${AGENT_PACKAGES.claude.version} and Gemini CLI ${AGENT_PACKAGES.gemini.version}`, () => {
   it('codex: `connect codex --write` gives a config.toml that codex exec runs as written, with the SKU first-class', async () => {
     const shellTool = 'exec_command';
     const callId = 'toolu_01ConnectCodexShell';
@@ -168,5 +169,48 @@ describe.skipIf(unavailable)(`connect, then the real client: Codex ${AGENT_PACKA
     const assistant = main.at(-1)!.body.messages.findLast((message: any) => message.role === 'assistant');
     const toolUse = (Array.isArray(assistant?.content) ? assistant.content : []).find((block: any) => block.type === 'tool_use');
     expect(toolUse, why).toMatchObject({ type: 'tool_use', id: callId, name: 'Bash', input: { command: COMMAND } });
+  }, 120_000);
+
+  it('gemini: `connect gemini --write` gives a ~/.gemini (settings.json and .env) that gemini -p runs on, with no GEMINI_* variables of its own', async () => {
+    const shellTool = 'run_shell_command';
+    const upstream = await startShellToolUpstream(cleanups, 'anthropic', { tool: shellTool, callId: 'toolu_01ConnectGeminiShell', input: { command: COMMAND, description: 'write marker' }, final: FINAL });
+    const router = await routerFor(cleanups, upstream, 'anthropic', { [MODEL]: [`anth:${UPSTREAM_MODEL}`] });
+    const { home, cwd } = tempRoot(cleanups, 'svc-connect-gemini-');
+    const settingsFile = path.join(home, '.gemini', 'settings.json');
+    const envFile = path.join(home, '.gemini', '.env');
+    // Settings of the user's own, which connect keeps: no update checks or statistics from a test.
+    const own = { general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } };
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(settingsFile, `${JSON.stringify(own, null, 2)}\n`);
+
+    const connect = await runCli(['connect', 'gemini', '--write', '--base-url', `${router.origin}/v1`], {
+      home: router.home,
+      env: { HOME: home, USERPROFILE: home, GEMINI_CLI_HOME: undefined, GEMINI_API_KEY: undefined, GOOGLE_GEMINI_BASE_URL: undefined },
+    });
+    const written = `${readIfThere(settingsFile)}\n--- ${envFile} ---\n${readIfThere(envFile)}`;
+    let why = report(connect, written, undefined, upstream);
+    expect(connect.code, why).toBe(0);
+    expect(JSON.parse(readIfThere(settingsFile)), why).toEqual({ ...own, model: { name: MODEL }, security: { auth: { selectedType: 'gemini-api-key' } } });
+    expect(readIfThere(envFile), why).toBe(`GOOGLE_GEMINI_BASE_URL=${router.origin}\nGEMINI_API_KEY=${router.key}\n`);
+    expect(fs.statSync(envFile).mode & 0o777, why).toBe(0o600);
+    expect(connect.stdout + connect.stderr, why).not.toContain(router.key);
+
+    // No GEMINI_* or GOOGLE_* variables and no --model: the two files are the only configuration.
+    // A headless run needs the folder trusted, and Gemini CLI reads ~/.gemini/.env only then.
+    const env: NodeJS.ProcessEnv = { ...baseEnv(home), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    const args = ['-p', 'Write the marker file with the shell tool, then report the final answer.', '--yolo', '--output-format', 'text'];
+    const run = await runAgent('gemini', agents.gemini, args, cwd, env);
+    why = report(connect, written, run, upstream);
+
+    expect(run.code, why).toBe(0);
+    expectMarkerWritten(cwd, MARKER, why);
+    expect(run.stdout, why).toContain(FINAL);
+    // Only svc.intelligent-pro reaches this upstream, so Gemini CLI asked for the model connect wrote.
+    const main = upstream.requests.filter((request) => hasTool(request.body?.tools, shellTool));
+    expect(main.length, why).toBeGreaterThanOrEqual(2);
+    expect(main.every((request) => request.body.model === UPSTREAM_MODEL), why).toBe(true);
+    expect(JSON.stringify(main.at(-1)!.body.messages), why).toContain('tool_result');
+    const served = await router.app.ledger.breakdown();
+    expect(served.filter((row) => row.backend === 'offline'), why).toEqual([]);
   }, 120_000);
 });

@@ -516,6 +516,8 @@ describe('env', () => {
     expect(lines).toContain('export ANTHROPIC_MODEL=svc.intelligent-pro');
     expect(lines).toContain('export ANTHROPIC_DEFAULT_HAIKU_MODEL=svc.intelligent-lite');
     expect(lines).toContain('export CLAUDE_CODE_MAX_CONTEXT_TOKENS=128000');
+    // Gemini CLI and the Google GenAI SDK: the origin (they add /v1beta), the key as x-goog-api-key.
+    expect(lines.slice(-3, -1)).toEqual(['export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787', `export GEMINI_API_KEY=${key}`]);
     expect(lines.at(-1)).toBe(`export SVC_ROUTER_KEY=${key}`);
     // One story: never the x-api-key variable beside the token.
     expect(lines.some((line) => line.startsWith('export ANTHROPIC_API_KEY='))).toBe(false);
@@ -536,6 +538,8 @@ describe('env', () => {
     expect(lines[1]).toBe('export OPENAI_API_KEY=svc_other_x');
     expect(lines[2]).toBe('export ANTHROPIC_BASE_URL=http://router.example:9000');
     expect(lines[3]).toBe('export ANTHROPIC_AUTH_TOKEN=svc_other_x');
+    expect(lines).toContain('export GOOGLE_GEMINI_BASE_URL=http://router.example:9000');
+    expect(lines).toContain('export GEMINI_API_KEY=svc_other_x');
     expect(lines.at(-1)).toBe('export SVC_ROUTER_KEY=svc_other_x');
   });
 

@@ -40,6 +40,8 @@ describe('serve as a child process', () => {
     await server.waitForLine(/^export SVC_ROUTER_KEY=/);
     expect(server.lines).toContain(`export OPENAI_BASE_URL=${server.origin}/v1`);
     expect(server.lines).toContain(`export OPENAI_API_KEY=${key}`);
+    expect(server.lines).toContain(`export GOOGLE_GEMINI_BASE_URL=${server.origin}`);
+    expect(server.lines).toContain(`export GEMINI_API_KEY=${key}`);
 
     server.child.kill('SIGTERM');
     const exit = await server.exited;

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODEX_KEY_SCRIPT } from '../../src/cli/client-settings.js';
+import { keyHint } from '../../src/core/router-keys.js';
 import { startRouter } from '../helpers/router.js';
 import { initHome, makeHome, removeHome, ROOT, runCli } from './run-cli.js';
 
@@ -248,10 +249,12 @@ describe('svc-router connect claude', () => {
     expect(written).toContain('\n    "permissions": {');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(result.stderr).toContain(`${file} was mode 0644 and now holds your key: changed it to 0600`);
+    // The key is in the file, and shown in the printed changes only as its hint.
+    expect(result.stdout + result.stderr).not.toContain(key);
     expect(diffLines(result.stdout)).toEqual([
       '-         "ANTHROPIC_BASE_URL": "http://old:1"',
       '+         "ANTHROPIC_BASE_URL": "http://127.0.0.1:8787",',
-      `+         "ANTHROPIC_AUTH_TOKEN": "${key}",`,
+      `+         "ANTHROPIC_AUTH_TOKEN": "${keyHint(key)}",`,
       ...Object.entries(claudeModelEnv).map(([name, value], index, all) => `+         "${name}": "${value}"${index < all.length - 1 ? ',' : ''}`),
     ]);
   });
@@ -277,6 +280,123 @@ describe('svc-router connect claude', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('not valid JSON');
     expect(fs.readFileSync(file, 'utf8')).toBe('{ "model": ');
+  });
+});
+
+describe('svc-router connect gemini', () => {
+  /** Gemini CLI's home as it finds it: $GEMINI_CLI_HOME stands for the home directory. */
+  const geminiFiles = (home: string) => ({ settings: path.join(home, '.gemini', 'settings.json'), env: path.join(home, '.gemini', '.env') });
+  const mode = (file: string): number => fs.statSync(file).mode & 0o777;
+  /** settings.json as Gemini CLI reads it: comments stripped (strip-json-comments), then JSON.parse. */
+  const parseSettings = (text: string): unknown => JSON.parse(text.replace(/^\s*\/\/.*$/gm, ''));
+
+  it('prints settings.json on stdout and the address and key as export lines on stderr', async () => {
+    const { home, key } = await initialisedHome();
+    const result = await runCli(['connect', 'gemini', '--base-url', 'http://127.0.0.1:8787/v1/'], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: 'svc.intelligent-pro' } });
+    expect(result.stdout).not.toContain(key);
+    // The origin without /v1: Gemini clients add /v1beta themselves.
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('export '))).toEqual(['export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787', `export GEMINI_API_KEY=${key}`]);
+  });
+
+  it('--write merges into existing files (comments, other keys and lines kept), writes the key 0600, shows no key, and a second run changes nothing', async () => {
+    const { home, key } = await initialisedHome();
+    const files = geminiFiles(home);
+    fs.mkdirSync(path.dirname(files.settings));
+    const settings = '{\n  // my Gemini settings\n  "general": { "vimMode": true },\n  "model": { "name": "gemini-2.5-pro", "maxSessionTurns": 40 },\n  "ui": { "theme": "GitHub" }\n}\n';
+    const dotEnv = '# project defaults\nGOOGLE_CLOUD_PROJECT=my-project\nGEMINI_API_KEY=AIzaSyOLDOLDOLDOLDOLDOLDOLDOLDOLDOLDOLD12\nGOOGLE_GEMINI_BASE_URL=http://old:1\n';
+    fs.writeFileSync(files.settings, settings, { mode: 0o644 });
+    fs.writeFileSync(files.env, dotEnv, { mode: 0o644 });
+    fs.chmodSync(files.settings, 0o644);
+    fs.chmodSync(files.env, 0o644);
+
+    const result = await runCli(['connect', 'gemini', '--write', '--base-url', 'http://127.0.0.1:8787/v1'], { home, env: { GEMINI_CLI_HOME: undefined, GEMINI_API_KEY: undefined, GOOGLE_GEMINI_BASE_URL: undefined } });
+    expect(result.code, result.stderr).toBe(0);
+    const writtenSettings = fs.readFileSync(files.settings, 'utf8');
+    const writtenEnv = fs.readFileSync(files.env, 'utf8');
+    expect(parseSettings(writtenSettings)).toEqual({
+      general: { vimMode: true },
+      model: { name: 'svc.intelligent-pro', maxSessionTurns: 40 },
+      ui: { theme: 'GitHub' },
+      security: { auth: { selectedType: 'gemini-api-key' } },
+    });
+    expect(writtenSettings).toContain('// my Gemini settings');
+    expect(writtenEnv).toBe(`# project defaults\nGOOGLE_CLOUD_PROJECT=my-project\nGEMINI_API_KEY=${key}\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787\n`);
+    // The key's file is private; settings.json holds no key and keeps its mode.
+    expect(mode(files.env)).toBe(0o600);
+    expect(mode(files.settings)).toBe(0o644);
+    expect(writtenSettings).not.toContain(key);
+    expect(result.stderr).toContain(`${files.env} was mode 0644 and now holds your key: changed it to 0600`);
+    // No key in anything printed: neither ours nor the one it replaced.
+    expect(result.stdout + result.stderr).not.toContain(key);
+    expect(result.stdout + result.stderr).not.toContain('AIzaSyOLD');
+    expect(diffLines(result.stdout)).toEqual(expect.arrayContaining([`+ GEMINI_API_KEY=${keyHint(key)}`, '- GOOGLE_GEMINI_BASE_URL=http://old:1', '+ GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787']));
+
+    const again = await runCli(['connect', 'gemini', '--write', '--base-url', 'http://127.0.0.1:8787'], { home, env: { GEMINI_CLI_HOME: undefined } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(diffLines(again.stdout)).toEqual([]);
+    expect(again.stdout).toContain(`${files.settings} already has these settings`);
+    expect(again.stdout).toContain(`${files.env} already has these settings`);
+    expect(fs.readFileSync(files.settings, 'utf8')).toBe(writtenSettings);
+    expect(fs.readFileSync(files.env, 'utf8')).toBe(writtenEnv);
+
+    const undone = await runCli(['connect', 'gemini', '--undo'], { home, env: { GEMINI_CLI_HOME: undefined } });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(fs.readFileSync(files.settings, 'utf8')).toBe(settings);
+    expect(fs.readFileSync(files.env, 'utf8')).toBe(dotEnv);
+    expect(mode(files.settings)).toBe(0o644);
+    expect(mode(files.env)).toBe(0o644);
+    expect(undone.stdout + undone.stderr).not.toContain(key);
+    expect(fs.readdirSync(path.dirname(files.settings)).sort()).toEqual(['.env', 'settings.json']);
+    const nothing = await runCli(['connect', 'gemini', '--undo'], { home, env: { GEMINI_CLI_HOME: undefined } });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('nothing to undo');
+  });
+
+  it('--write creates both files (0600) under GEMINI_CLI_HOME, and --undo removes them', async () => {
+    const { home, key } = await initialisedHome();
+    const geminiHome = path.join(home, 'gemini-home');
+    const files = geminiFiles(geminiHome);
+    const result = await runCli(['connect', 'gemini', '--write', '--model', 'svc.intelligent-lite'], { home, env: { GEMINI_CLI_HOME: geminiHome } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(files.settings, 'utf8'))).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: 'svc.intelligent-lite' } });
+    expect(fs.readFileSync(files.env, 'utf8')).toBe(`GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787\nGEMINI_API_KEY=${key}\n`);
+    expect([mode(files.settings), mode(files.env)]).toEqual([0o600, 0o600]);
+    expect(fs.existsSync(path.join(home, '.gemini'))).toBe(false);
+
+    // An edit since the write keeps both files as they are, unless --force.
+    fs.appendFileSync(files.env, 'MINE=1\n');
+    const refused = await runCli(['connect', 'gemini', '--undo'], { home, env: { GEMINI_CLI_HOME: geminiHome } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('has changed since svc-router wrote it');
+    expect(fs.existsSync(files.settings)).toBe(true);
+    const forced = await runCli(['connect', 'gemini', '--undo', '--force'], { home, env: { GEMINI_CLI_HOME: geminiHome } });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(fs.readdirSync(path.dirname(files.settings))).toEqual([]);
+  });
+
+  it('warns when the shell sets a variable that would win over the .env file', async () => {
+    const { home } = await initialisedHome();
+    const result = await runCli(['connect', 'gemini', '--write'], { home, env: { GEMINI_CLI_HOME: undefined, GEMINI_API_KEY: 'AIzaSyMINEMINEMINEMINEMINEMINEMINEMINE12' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/this shell sets GEMINI_API_KEY to another key; Gemini CLI uses it over .*\.env/);
+    expect(result.stderr).not.toContain('AIzaSyMINE');
+  });
+
+  it('refuses a settings.json Gemini CLI could not read, and --model names the SKUs it takes (exit 2)', async () => {
+    const { home } = await initialisedHome();
+    const files = geminiFiles(home);
+    fs.mkdirSync(path.dirname(files.settings));
+    fs.writeFileSync(files.settings, '{ "model": { "name": "x" }, }');
+    const broken = await runCli(['connect', 'gemini', '--write'], { home, env: { GEMINI_CLI_HOME: undefined } });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/cannot merge into .*settings\.json: it is not valid JSON \(line 1, column 29/);
+    expect(fs.existsSync(files.env)).toBe(false);
+    const model = await runCli(['connect', 'gemini', '--model', 'gpt-4o'], { home });
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain('svc.intelligent-pro, svc.intelligent-basic, svc.intelligent-lite');
+    expect((await runCli(['connect', 'claude', '--model', 'svc.intelligent-pro'], { home })).code).toBe(2);
   });
 });
 
@@ -319,7 +439,7 @@ describe('svc-router connect openai-sdk and anthropic-sdk', () => {
     const result = await runCli(['connect', client, '--write'], { home });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('--write is for codex and claude');
+    expect(result.stderr).toContain('--write is for codex, claude and gemini');
     expect(fs.readdirSync(home).sort()).toEqual(before);
   });
 });

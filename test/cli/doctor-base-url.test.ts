@@ -68,7 +68,7 @@ describe('doctor --base-url, every form against the running serve', () => {
       if (row.status === 'pass') continue;
       expect(base.message).toContain(row.message);
       // Both forms, each right: the OpenAI one with /v1 once, the Anthropic one without.
-      expect(base.remedy).toContain(`Use ${origin}/v1 for OpenAI-style clients (chat, responses) and ${origin} for Anthropic-style ones.`);
+      expect(base.remedy).toContain(`Use ${origin}/v1 for OpenAI-style clients (chat, responses) and ${origin} for Anthropic-style and Gemini ones.`);
     }
   }, 120_000);
 
@@ -76,6 +76,16 @@ describe('doctor --base-url, every form against the running serve', () => {
     const [claude, codex] = await Promise.all([doctor(`${origin}/v1/v1`, 'claude'), doctor(`${origin}/v1/v1`, 'codex')]);
     expect(claude['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin} for claude.` });
     expect(codex['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin}/v1 for codex.` });
+  }, 30_000);
+
+  it('gemini takes the origin alone: /v1 and /v1beta (which Gemini clients add themselves) each fail, naming the origin', async () => {
+    const [bare, v1, v1beta, slash] = await Promise.all([doctor(origin, 'gemini'), doctor(`${origin}/v1`, 'gemini'), doctor(`${origin}/v1beta`, 'gemini'), doctor(`${origin}/`, 'gemini')]);
+    expect(bare['base-url']!.status).toBe('pass');
+    expect(slash['base-url']!.status).toBe('pass');
+    expect(v1['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin} (without /v1) for Gemini clients (GOOGLE_GEMINI_BASE_URL).` });
+    expect(v1['base-url']!.message).toContain('gets 404 on /v1/v1beta/models/svc.intelligent-pro:streamGenerateContent');
+    expect(v1beta['base-url']).toMatchObject({ status: 'fail', remedy: `Use ${origin} for gemini.` });
+    expect(v1beta['base-url']!.message).toContain('gets 404 on /v1beta/v1beta/models/');
   }, 30_000);
 });
 
@@ -97,6 +107,7 @@ describe('the path doctor says a client gets 404 on', () => {
       codex: [origin, `${origin}/v1/v1`],
       anthropic: [`${origin}/v1`, `${origin}/v1/v1`],
       claude: [`${origin}/v1`, `${origin}/v1/v1`],
+      gemini: [`${origin}/v1`, `${origin}/v1beta`, `${origin}/v1/v1beta`],
     };
     const cases = Object.entries(wrong).flatMap(([client, urls]) => urls.map((url) => ({ client: client as DoctorClient, url })));
     for (const { client, url } of cases) {
@@ -106,7 +117,8 @@ describe('the path doctor says a client gets 404 on', () => {
       // Codex speaks the Responses API: its failing path is /responses, never chat completions.
       if (client === 'codex') expect(path).toMatch(/\/responses$/);
       const answer = await fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(answer.status, `${client}: POST ${path}`).toBe(404);
+      // 404, or (where the router recognises the doubled /v1) 400 naming the base URL mistake.
+      expect([400, 404], `${client}: POST ${path}`).toContain(answer.status);
     }
   }, 120_000);
 });
@@ -127,12 +139,14 @@ describe('the base-url check as a rule', () => {
         fc.constantFrom('http', 'https'),
         fc.constantFrom('127.0.0.1', 'localhost', '[::1]'),
         fc.constantFrom(8787, 9000),
-        fc.integer({ min: 0, max: 4 }),
+        fc.array(fc.constantFrom('/v1', '/v1beta'), { maxLength: 4 }),
         fc.integer({ min: 0, max: 2 }),
         fc.option(fc.constantFrom(...DOCTOR_CLIENTS), { nil: undefined }),
-        (scheme, host, urlPort, v1s, slashes, client) => {
-          const url = `${scheme}://${host}:${urlPort}${'/v1'.repeat(v1s)}${'/'.repeat(slashes)}`;
+        (scheme, host, urlPort, versions, slashes, client) => {
+          const url = `${scheme}://${host}:${urlPort}${versions.join('')}${'/'.repeat(slashes)}`;
           const result = checkBaseUrl(url, context(url, client));
+          // /v1beta is never a base URL's end: every Gemini client adds it.
+          const v1s = versions.includes('/v1beta') ? Infinity : versions.length;
           const formFits = client === undefined ? v1s <= 1 : client === 'openai' || client === 'codex' ? v1s === 1 : v1s === 0;
           const atServe = scheme === 'http' && urlPort === 8787;
           expect(result.status === 'fail', `${url} ${client}: ${result.message}`).toBe(!(formFits && atServe));

@@ -252,6 +252,40 @@ describe('doctor --client checks what that client needs', () => {
     expect(failedIds(await doctor({ SVC_ROUTER_KEY: key }))).toEqual([]);
   });
 
+  it('gemini: settings.json and .env as connect --write leaves them, and shell variables that would win over the .env file', async () => {
+    const home = freshHome();
+    const key = await initHome(home);
+    const server = await serve(home, ['--port', '0']);
+    const geminiHome = path.join(home, 'gemini-home');
+    const base = { GEMINI_CLI_HOME: geminiHome, GEMINI_API_KEY: undefined, GOOGLE_GEMINI_BASE_URL: undefined };
+    const doctor = async (env: Record<string, string | undefined> = {}) => JSON.parse((await runCli(['doctor', '--client', 'gemini', '--json'], { home, env: { ...base, ...env } })).stdout);
+    const ids = (report: any, status: string) => report.checks.filter((check: any) => check.status === status).map((check: any) => check.id);
+
+    const before = await doctor();
+    expect(ids(before, 'fail')).toEqual(['client:gemini', 'client:gemini-env']);
+    expect(before.checks.find((check: any) => check.id === 'client:gemini').remedy).toContain('connect gemini --write');
+
+    expect((await runCli(['connect', 'gemini', '--write'], { home, env: base })).code).toBe(0);
+    const after = await doctor();
+    expect(ids(after, 'fail')).toEqual([]);
+    expect(ids(after, 'pass')).toEqual(expect.arrayContaining(['client:gemini', 'client:gemini-env', 'env:gemini']));
+
+    // A file another tool left: the wrong auth type, a Google model, an old address.
+    const settingsFile = path.join(geminiHome, '.gemini', 'settings.json');
+    fs.writeFileSync(settingsFile, '{ "security": { "auth": { "selectedType": "oauth-personal" } }, "model": { "name": "gemini-2.5-pro" } }');
+    fs.writeFileSync(path.join(geminiHome, '.gemini', '.env'), `GOOGLE_GEMINI_BASE_URL=${server.origin}/v1\nGEMINI_API_KEY=svc_alice_someOtherKeyFromAnOldShellSomeOtherKey\n`);
+    const stale = await doctor({ GEMINI_API_KEY: 'AIzaSyTHEIRSTHEIRSTHEIRSTHEIRSTHEIRS12' });
+    expect(ids(stale, 'fail')).toEqual(['client:gemini', 'client:gemini-env', 'env:gemini']);
+    const message = (id: string) => stale.checks.find((check: any) => check.id === id).message;
+    expect(message('client:gemini')).toContain('security.auth.selectedType is "oauth-personal", not "gemini-api-key"');
+    expect(message('client:gemini')).toContain('model.name is "gemini-2.5-pro", not an svc SKU this router serves');
+    expect(message('client:gemini-env')).toContain(`GOOGLE_GEMINI_BASE_URL is ${server.origin}/v1, not ${server.origin}`);
+    expect(message('client:gemini-env')).toContain('GEMINI_API_KEY holds another key');
+    expect(message('env:gemini')).toContain('GEMINI_API_KEY');
+    const text = JSON.stringify(stale);
+    for (const secret of [key, 'someOtherKeyFromAnOldShell', 'AIzaSyTHEIRS']) expect(text).not.toContain(secret);
+  });
+
   it('openai: OPENAI_BASE_URL must be the /v1 form of the running router', async () => {
     const home = freshHome();
     const key = await initHome(home);

@@ -238,6 +238,8 @@ describe('the banner', () => {
       expect(log).toContain(`svc-router listening on ${origin}`);
       expect(log).toMatch(/^# export OPENAI_API_KEY=svc_alice_[A-Za-z0-9_-]{4}…$/m);
       expect(log).toMatch(/^# export SVC_ROUTER_KEY=svc_alice_[A-Za-z0-9_-]{4}…$/m);
+      expect(log).toMatch(/^# export GEMINI_API_KEY=svc_alice_[A-Za-z0-9_-]{4}…$/m);
+      expect(log).toContain(`export GOOGLE_GEMINI_BASE_URL=${origin}\n`);
       expect(log).toContain(`export OPENAI_BASE_URL=${origin}/v1`);
       expect(log).toContain('svc-router env');
       expect(log).toMatch(/200 GET \/whoami/);

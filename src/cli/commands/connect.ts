@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
+import { isSkuName, SKUS } from '../../core/model-names.js';
 import { whitespaceIn } from '../../identity/key-whitespace.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { CliError, EXIT_FAILED, notInitialisedError, usageError } from '../cli-error.js';
@@ -21,7 +22,9 @@ import {
   openaiSdkSnippet,
 } from '../client-settings.js';
 import { CLIENTS, CONNECT_CLIENTS, type Client } from '../connect-clients.js';
-import { backupPath, resolveTarget, undoClientFile, writeClientFile } from '../client-file.js';
+import { assertUndoable, backupPath, resolveTarget, undoClientFile, writeClientFile } from '../client-file.js';
+import { GEMINI_KEY_ENV, geminiEnv, mergeDotEnv, mergeGeminiSettings } from '../gemini-settings.js';
+import { maskKeys } from '../mask-keys.js';
 import { chalk, printLine, warn } from '../output.js';
 import { parseHttpUrl } from '../parse-options.js';
 import { routerAddress } from '../router-address.js';
@@ -35,6 +38,7 @@ export interface ConnectOptions {
   force?: boolean;
   baseUrl?: string;
   key?: string;
+  model?: string;
 }
 
 /** Codex CLI's config file: $CODEX_HOME/config.toml, else ~/.codex/config.toml. */
@@ -43,17 +47,29 @@ export const codexConfigPath = (): string => path.join(process.env.CODEX_HOME ||
 /** Claude Code's user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json. */
 export const claudeSettingsPath = (): string => path.join(process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), '.claude'), 'settings.json');
 
+/**
+ * Gemini CLI's home: $GEMINI_CLI_HOME stands for the home directory (Gemini CLI 0.61 reads
+ * $GEMINI_CLI_HOME/.gemini/settings.json and .env), else the home directory.
+ */
+export const geminiDir = (): string => path.join(process.env.GEMINI_CLI_HOME || os.homedir(), '.gemini');
+export const geminiSettingsPath = (): string => path.join(geminiDir(), 'settings.json');
+export const geminiEnvPath = (): string => path.join(geminiDir(), '.env');
+
+/** The files `connect CLIENT --write` writes, for --undo. */
+const filesOf = (client: Client): string[] => (client === 'codex' ? [codexConfigPath()] : client === 'gemini' ? [geminiSettingsPath(), geminiEnvPath()] : [claudeSettingsPath()]);
+
 /** Prints the settings that point a client at the router, or merges them into the client's config file. */
 export async function runConnect(client: string, options: ConnectOptions): Promise<void> {
   if (!(CLIENTS as readonly string[]).includes(client)) throw usageError(`unknown client '${client}'; expected one of ${CLIENTS.join(', ')}`);
   for (const flag of ['write', 'undo'] as const) {
     if (options[flag] && !CONNECT_CLIENTS.find((known) => known.name === client)?.configFile) {
       const withFile = CONNECT_CLIENTS.filter((known) => known.configFile).map((known) => known.name);
-      throw usageError(`--${flag} is for ${withFile.join(' and ')}, which have a config file; for ${client}, copy the printed snippet into your code`);
+      throw usageError(`--${flag} is for ${listOf(withFile)}, which have a config file; for ${client}, copy the printed snippet into your code`);
     }
   }
+  if (options.model !== undefined && client !== 'gemini') throw usageError(`--model is for gemini; ${client} gets its models from the routes (svc-router connect ${client} prints them)`);
   if (options.write && options.undo) throw usageError('--write and --undo go one at a time');
-  if (options.undo) return undoConnect(client === 'codex' ? codexConfigPath() : claudeSettingsPath(), options.force === true);
+  if (options.undo) return undoConnect(client as Client, filesOf(client as Client), options.force === true);
   const settings = (await openConfig()).read();
   const { origin } = routerAddress(settings, { flag: options.baseUrl !== undefined ? parseHttpUrl(options.baseUrl, '--base-url') : undefined });
   const key = options.key ?? settings.localKey;
@@ -65,6 +81,8 @@ export async function runConnect(client: string, options: ConnectOptions): Promi
       return connectCodex(origin, key, options.write === true);
     case 'claude':
       return connectClaude(origin, key, options.write === true, settings);
+    case 'gemini':
+      return connectGemini(origin, key, options.write === true, geminiModel(settings, options.model));
     case 'openai-sdk':
       return printSnippet(titleOf(client as Client), OPENAI_KEY_ENV, key, openaiSdkSnippet(origin));
     case 'anthropic-sdk':
@@ -72,12 +90,22 @@ export async function runConnect(client: string, options: ConnectOptions): Promi
   }
 }
 
+const listOf = (names: string[]): string => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+
+/** The SKU Gemini CLI asks for: --model (an svc SKU or a route's name), else the one Claude Code's main loop gets. */
+function geminiModel(settings: Settings, model: string | undefined): string {
+  if (model === undefined) return claudeModelPlan(settings).main;
+  const known = [...new Set([...SKUS, ...Object.keys(settings.routes)])].filter(isSkuName);
+  if (!known.includes(model)) throw usageError(`--model: '${model}' is not an svc SKU this router serves; expected one of ${known.join(', ')}`);
+  return model;
+}
+
 const titleOf = (client: Client): string => CONNECT_CLIENTS.find((known) => known.name === client)?.title ?? client;
 
 function connectCodex(origin: string, key: string, write: boolean): void {
   const file = codexConfigPath();
   if (write) {
-    mergeInto(file, (existing) => mergeCodexConfig(existing ?? '', origin, KEY_ENV), key);
+    mergeInto('codex', file, (existing) => mergeCodexConfig(existing ?? '', origin, KEY_ENV), key);
   } else {
     // A TOML comment: stdout stays a file Codex can read as is.
     printLine(chalk.dim(`# Codex CLI: ${file} (svc-router connect codex --write merges this in)`));
@@ -97,7 +125,7 @@ function connectClaude(origin: string, key: string, write: boolean, settings: Se
     );
   }
   if (write) {
-    mergeInto(file, (existing) => {
+    mergeInto('claude', file, (existing) => {
       const merged = mergeClaudeSettings(existing, env);
       const kept = (JSON.parse(merged) as { env: Record<string, unknown> }).env;
       if (kept.ANTHROPIC_API_KEY !== undefined) {
@@ -115,6 +143,33 @@ function connectClaude(origin: string, key: string, write: boolean, settings: Se
   printLine(JSON.stringify({ env }, null, 2));
   hint('# or, for one shell:');
   for (const [name, value] of Object.entries(env)) hint(exportLine(name, value), false);
+}
+
+/**
+ * Gemini CLI reads the auth type and model from settings.json, and the address and key from the
+ * environment or ~/.gemini/.env (GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY): the key goes in the .env
+ * file (0600), never in settings.json, which is often shared.
+ */
+function connectGemini(origin: string, key: string, write: boolean, model: string): void {
+  const settingsFile = geminiSettingsPath();
+  const envFile = geminiEnvPath();
+  const env = geminiEnv(origin, key);
+  if (write) {
+    mergeInto('gemini', settingsFile, (existing) => mergeGeminiSettings(existing, model), key);
+    mergeInto('gemini', envFile, (existing) => mergeDotEnv(existing, env), key);
+    // Gemini CLI keeps a variable already in its environment over the .env file's.
+    for (const [name, value] of env) {
+      const shell = process.env[name];
+      if (shell !== undefined && shell !== value) warn(`this shell sets ${name} ${name === GEMINI_KEY_ENV ? 'to another key' : `to ${shell}`}; Gemini CLI uses it over ${envFile}. Unset it where gemini runs.`);
+    }
+    printLine(`Gemini CLI reads these when it starts, in a trusted folder (headless: GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust).`);
+    return;
+  }
+  // stdout is settings.json alone; the .env lines (which hold the key) go to stderr.
+  hint(`# Gemini CLI: ${settingsFile} (svc-router connect gemini --write merges this in, and writes ${envFile})`);
+  process.stdout.write(mergeGeminiSettings(undefined, model));
+  hint(`# and the address and key, in ${envFile} or the shell that runs gemini:`);
+  for (const [name, value] of env) hint(exportLine(name, value), false);
 }
 
 /**
@@ -138,7 +193,7 @@ function hint(text: string, dim = true): void {
  * (new files 0600; a file that now holds the key is made 0600 if others could read it), keeping
  * what it replaced for `connect CLIENT --undo`.
  */
-function mergeInto(file: string, merge: (existing: string | undefined) => string, key: string): void {
+function mergeInto(client: Client, file: string, merge: (existing: string | undefined) => string, key: string): void {
   const target = resolveTarget(file);
   const existing = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
   let merged: string;
@@ -153,18 +208,31 @@ function mergeInto(file: string, merge: (existing: string | undefined) => string
     return;
   }
   printLine(`${existing === undefined ? 'Creating' : 'Changing'} ${file}:`);
-  printDiff(existing ?? '', merged);
+  printDiff(existing ?? '', merged, key);
   const outcome = writeClientFile(file, merged, key);
   printLine(`${chalk.green('✓')} Wrote ${file}`);
   if (outcome.tightenedFrom !== undefined) {
     warn(`${file} was mode ${octal(outcome.tightenedFrom)} and now holds your key: changed it to ${octal(outcome.mode)} (only you can read it).`);
   }
-  hint(`# the previous ${existing === undefined ? 'state (no file)' : 'content'} is kept in ${outcome.backup}; svc-router connect ${clientOfFile(file)} --undo puts it back`);
+  hint(`# the previous ${existing === undefined ? 'state (no file)' : 'content'} is kept in ${outcome.backup}; svc-router connect ${client} --undo puts it back`);
 }
 
-function undoConnect(file: string, force: boolean): void {
+/**
+ * Puts back each file the last --write changed. Every file is checked before any is touched, so
+ * a refusal (a file edited since) leaves them all as they are.
+ */
+function undoConnect(client: Client, files: string[], force: boolean): void {
+  const undoable = files.filter((file) => assertUndoable(file, force));
+  if (undoable.length === 0) {
+    const backups = files.map((file) => `${file} (${backupPath(resolveTarget(file))})`).join(' or ');
+    throw new CliError(`nothing to undo: no backup of ${backups} from connect ${client} --write`, EXIT_FAILED);
+  }
+  for (const file of undoable) undoOne(file, force);
+}
+
+function undoOne(file: string, force: boolean): void {
   const outcome = undoClientFile(file, force);
-  if (outcome.status === 'no-backup') throw new CliError(`nothing to undo: no backup of ${file} (${backupPath(resolveTarget(file))}) from connect --write`, EXIT_FAILED);
+  if (outcome.status === 'no-backup') return;
   if (outcome.status === 'removed') {
     printLine(`Removing ${file} (connect --write had created it):`);
     printDiff(outcome.current ?? '', '');
@@ -176,10 +244,10 @@ function undoConnect(file: string, force: boolean): void {
   printLine(`${chalk.green('✓')} Restored ${file} as it was before connect --write`);
 }
 
-function printDiff(before: string, after: string): void {
-  for (const line of lineDiff(before, after)) printLine(line.startsWith('+') ? chalk.green(line) : chalk.red(line));
+/** The changed lines, with every key in them shown as its hint: the terminal's scrollback is no place for one. */
+function printDiff(before: string, after: string, key?: string): void {
+  for (const line of lineDiff(before, after).map((text) => maskKeys(text, key))) printLine(line.startsWith('+') ? chalk.green(line) : chalk.red(line));
 }
 
 const octal = (mode: number): string => mode.toString(8).padStart(4, '0');
-const clientOfFile = (file: string): string => (file === codexConfigPath() ? 'codex' : 'claude');
 

@@ -8,7 +8,7 @@ import type { CommandDefinition } from './definition.js';
 export const env: CommandDefinition = (program) => {
   program
     .command('env')
-    .description('print export lines for OPENAI_* and ANTHROPIC_* client variables')
+    .description('print export lines for OPENAI_*, ANTHROPIC_* and Gemini (GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY) client variables')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to put in the lines (default: the stored local key)')
     .action(async (options) => (await import('../commands/env.js')).runEnv(options));
@@ -30,12 +30,13 @@ export const doctor: CommandDefinition = (program) => {
 export const connect: CommandDefinition = (program) => {
   program
     .command('connect')
-    .description('print (or --write) the settings that point Codex, Claude Code or an SDK at this router; stdout is the file or module alone, hints go to stderr')
+    .description('print (or --write) the settings that point Codex, Claude Code, Gemini CLI or an SDK at this router; stdout is the file or module alone, hints go to stderr')
     .addArgument(new Argument('<client>', 'the client to connect').choices(CLIENTS))
-    .option('--write', "merge the settings into the client's own config file (codex, claude), printing the changes and keeping a backup")
-    .option('--undo', 'put back the config file as it was before the last --write (codex, claude)')
+    .option('--write', "merge the settings into the client's own config files (codex, claude, gemini), printing the changes (keys as hints) and keeping a backup")
+    .option('--undo', 'put back the config files as they were before the last --write (codex, claude, gemini)')
     .option('--force', 'with --undo: restore even if the file has changed since the write')
     .option('--base-url <url>', "the router's address (default: from config)")
     .option('--key <key>', 'key to use (default: the stored local key)')
+    .option('--model <sku>', 'with gemini: the svc SKU Gemini CLI asks for (default: the strongest one routed to a real backend)')
     .action(async (client, options) => (await import('../commands/connect.js')).runConnect(client, options));
 };

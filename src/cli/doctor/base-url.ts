@@ -5,31 +5,42 @@ import { fail, pass, REMEDY, skip, warn, type CheckResult } from './result.js';
 
 /**
  * A base URL as clients take it. The router serves its API under /v1 of its root: OpenAI-style
- * SDKs append /chat/completions to ROOT/v1, Anthropic's append /v1/messages to ROOT. The root is
- * the origin, or a proxy's path prefix before the /v1.
+ * SDKs append /chat/completions to ROOT/v1, Anthropic's append /v1/messages to ROOT, Google's
+ * append /v1beta/models/… to ROOT. The root is the origin, or a proxy's path prefix before the
+ * version.
  */
 export interface BaseUrlForm {
-  /** The origin and any path prefix, without /v1 or a trailing slash. */
+  /** The origin and any path prefix, without /v1, /v1beta or a trailing slash. */
   root: string;
-  /** How many /v1 end it: 0 (the Anthropic form), 1 (the OpenAI form), more (a paste mistake). */
+  /** How many /v1 end it: 0 (the Anthropic and Gemini form), 1 (the OpenAI form), more (a paste mistake). */
   v1s: number;
+  /** How many /v1beta end it (among the /v1s): always a mistake, as every Gemini client adds its own. */
+  v1betas: number;
 }
 
 export function baseUrlForm(baseUrl: string): BaseUrlForm {
   const url = new URL(baseUrl);
   const path = url.pathname.replace(/\/+$/, '');
-  const v1s = /(?:\/v1)*$/.exec(path)![0].length / '/v1'.length;
-  return { root: `${url.origin}${path.slice(0, path.length - v1s * '/v1'.length)}`, v1s };
+  const versions = /(?:\/v1(?:beta)?)*$/.exec(path)![0];
+  const v1betas = versions.split('/v1beta').length - 1;
+  return { root: `${url.origin}${path.slice(0, path.length - versions.length)}`, v1s: versions.split('/').length - 1 - v1betas, v1betas };
 }
 
-/** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST. */
+/** Which base URL form a client takes: OpenAI-style SDKs append /chat/completions to HOST/v1, Anthropic's append /v1/messages to HOST, Google's /v1beta/models/… to HOST. */
 const wantsV1 = (client: DoctorClient): boolean => client === 'openai' || client === 'codex';
 
 /**
  * What each client appends to its base URL for a model request: the OpenAI SDKs' chat
- * completions, Codex's Responses API (its wire_api = "responses"), Anthropic's Messages API.
+ * completions, Codex's Responses API (its wire_api = "responses"), Anthropic's Messages API,
+ * Gemini CLI's streamed generateContent (the Google GenAI SDK's API version is v1beta).
  */
-export const REQUEST_PATH: Readonly<Record<DoctorClient, string>> = { openai: '/chat/completions', codex: '/responses', anthropic: '/v1/messages', claude: '/v1/messages' };
+export const REQUEST_PATH: Readonly<Record<DoctorClient, string>> = {
+  openai: '/chat/completions',
+  codex: '/responses',
+  anthropic: '/v1/messages',
+  claude: '/v1/messages',
+  gemini: '/v1beta/models/svc.intelligent-pro:streamGenerateContent',
+};
 
 /** The URL a client given this base URL requests, and so the path that gets 404 when the form is wrong. */
 const requested = (baseUrl: string, client: DoctorClient): string => `${new URL(baseUrl).pathname.replace(/\/+$/, '')}${REQUEST_PATH[client]}`;
@@ -48,7 +59,9 @@ export interface BaseUrlContext {
 
 /** The address (or both) to use instead, in the form each client needs. */
 const use = (root: string, client: DoctorClient | undefined): string =>
-  client === undefined ? `Use ${root}/v1 for OpenAI-style clients (chat, responses) and ${root} for Anthropic-style ones.` : `Use ${wantsV1(client) ? `${root}/v1` : root} for ${client}.`;
+  client === undefined
+    ? `Use ${root}/v1 for OpenAI-style clients (chat, responses) and ${root} for Anthropic-style and Gemini ones.`
+    : `Use ${wantsV1(client) ? `${root}/v1` : root} for ${client}.`;
 
 /**
  * A given base URL in the form its client needs, at the router it means. Without --client either
@@ -57,7 +70,7 @@ const use = (root: string, client: DoctorClient | undefined): string =>
  * the running serve's is named with the serve's.
  */
 export function checkBaseUrl(baseUrl: string, context: BaseUrlContext): CheckResult {
-  const { root, v1s } = baseUrlForm(baseUrl);
+  const { root, v1s, v1betas } = baseUrlForm(baseUrl);
   const { client } = context;
   if (!context.given) return skip('base-url', `no --base-url given; checking the ${context.source ?? 'configured'} address ${root}`);
   const elsewhere = context.serve ? otherThanServe(baseUrl, context.serve) : undefined;
@@ -65,6 +78,7 @@ export function checkBaseUrl(baseUrl: string, context: BaseUrlContext): CheckRes
   const missesServe = elsewhere !== undefined && !context.answered;
   const problems = [
     ...(v1s > 1 ? [`/v1 ${v1s === 2 ? 'twice' : `${v1s} times`}: ${client ? `${client} gets 404 on ${requested(baseUrl, client)}` : `clients append their own path and get 404 (${requested(baseUrl, 'openai')}, ${requested(baseUrl, 'anthropic')})`}`] : []),
+    ...(v1betas > 0 ? [`ends in /v1beta, which Gemini clients add themselves: ${client ? `${client} gets 404 on ${requested(baseUrl, client)}` : `clients get 404 (${requested(baseUrl, 'gemini')}, ${requested(baseUrl, 'openai')})`}`] : []),
     ...(missesServe ? [elsewhere] : []),
   ];
   if (problems.length) return fail('base-url', `${baseUrl}: ${problems.join('; ')}`, use(missesServe ? baseUrlForm(context.serve!.url).root : root, client));
@@ -73,6 +87,7 @@ export function checkBaseUrl(baseUrl: string, context: BaseUrlContext): CheckRes
     if (client === undefined) return pass('base-url', hasV1 ? `${baseUrl} is the OpenAI-style form (Anthropic clients take ${root})` : `${baseUrl} is the Anthropic-style form (OpenAI-style clients take ${root}/v1)`);
     if (wantsV1(client) === hasV1) return pass('base-url', `${baseUrl} is the form ${client} needs`);
     if (wantsV1(client)) return fail('base-url', `${baseUrl} does not end in /v1: ${client} gets 404 on ${requested(baseUrl, client)}`, `${REMEDY.missingV1} Use ${root}/v1.`);
+    if (client === 'gemini') return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1beta/models/… itself and gets 404 on ${requested(baseUrl, client)}`, `Use ${root} (without /v1) for Gemini clients (GOOGLE_GEMINI_BASE_URL).`);
     return fail('base-url', `${baseUrl} ends in /v1: ${client} appends /v1/messages itself and gets 404 on ${requested(baseUrl, client)}`, `Use ${root} (without /v1) for Anthropic-style clients.`);
   };
   const result = form();

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import type { Settings } from '../../config/settings.js';
 import { claudeModelPlan } from '../claude-model-plan.js';
 import { claudeSettingsEnv, KEY_ENV, mergeCodexConfig, MergeError } from '../client-settings.js';
-import { claudeSettingsPath, codexConfigPath } from '../commands/connect.js';
+import { claudeSettingsPath, codexConfigPath, geminiEnvPath, geminiSettingsPath } from '../commands/connect.js';
+import { GEMINI_AUTH_TYPE, geminiEnv, readDotEnv } from '../gemini-settings.js';
+import { SKUS } from '../../core/model-names.js';
+import { parse, type ParseError } from 'jsonc-parser';
 import { keyHint } from './checks.js';
 import { fail, pass, type CheckResult } from './result.js';
 import type { DoctorClient } from './doctor-clients.js';
@@ -26,6 +29,8 @@ export function checkClient(client: DoctorClient, settings: Settings, origin: st
       return [expectVariable(env, 'OPENAI_BASE_URL', `${origin}/v1`, 'OpenAI SDKs read it'), expectVariable(env, 'OPENAI_API_KEY', key, 'OpenAI SDKs send it')];
     case 'anthropic':
       return [expectVariable(env, 'ANTHROPIC_BASE_URL', origin, 'Anthropic SDKs read it (without /v1)'), anthropicKeyVariable(env, key)];
+    case 'gemini':
+      return checkGemini(settings, origin, key, env);
   }
 }
 
@@ -79,6 +84,58 @@ function checkClaude(settings: Settings, origin: string, key: string | undefined
       ? pass('env:claude', 'no shell variable overrides the settings')
       : fail('env:claude', `the shell sets ${conflicts.join(', ')} differently from the settings`, `unset ${conflicts.join(' ')} in the shell that starts claude (the settings file carries them).`);
   return [settingsResult, envResult];
+}
+
+/**
+ * Gemini CLI: settings.json's auth type and model, the .env file's address and key, and shell
+ * variables that would win over the .env file (Gemini CLI keeps what its environment already has).
+ */
+function checkGemini(settings: Settings, origin: string, key: string | undefined, env: Env): CheckResult[] {
+  const settingsFile = geminiSettingsPath();
+  const envFile = geminiEnvPath();
+  const rewrite = 'Run svc-router connect gemini --write (it prints what it changes).';
+  const served = new Set<string>([...SKUS, ...Object.keys(settings.routes)]);
+
+  let settingsResult: CheckResult;
+  const text = readText(settingsFile);
+  if (text === undefined) settingsResult = fail('client:gemini', `${settingsFile} does not exist`, 'Run svc-router connect gemini --write.');
+  else {
+    const errors: ParseError[] = [];
+    const parsed = parse(text, errors, { disallowComments: false, allowTrailingComma: false }) as { security?: { auth?: { selectedType?: unknown } }; model?: { name?: unknown } } | null;
+    const selected = parsed?.security?.auth?.selectedType;
+    const model = typeof parsed?.model === 'object' ? parsed?.model?.name : undefined;
+    const wrong = [
+      ...(errors.length ? ['it is not valid JSON'] : []),
+      ...(!errors.length && selected !== GEMINI_AUTH_TYPE ? [`security.auth.selectedType is ${JSON.stringify(selected ?? null)}, not "${GEMINI_AUTH_TYPE}"`] : []),
+      ...(!errors.length && (typeof model !== 'string' || !served.has(model)) ? [`model.name is ${JSON.stringify(model ?? null)}, not an svc SKU this router serves`] : []),
+    ];
+    settingsResult = wrong.length ? fail('client:gemini', `${settingsFile}: ${wrong.join('; ')}`, rewrite) : pass('client:gemini', `${settingsFile} selects the API key auth and ${String(model)}`);
+  }
+
+  const expected = Object.fromEntries(geminiEnv(origin, key ?? ''));
+  const envText = readText(envFile);
+  let envFileResult: CheckResult;
+  if (envText === undefined) envFileResult = fail('client:gemini-env', `${envFile} does not exist`, 'Run svc-router connect gemini --write.');
+  else {
+    const stored = readDotEnv(envText);
+    const wrong = Object.keys(expected).filter((name) => stored[name] !== expected[name]);
+    envFileResult = wrong.length
+      ? fail('client:gemini-env', `${envFile}: ${wrong.map((name) => describeVariable(name, stored[name], expected[name]!, key)).join('; ')}`, rewrite)
+      : pass('client:gemini-env', `${envFile} points Gemini CLI at ${origin}`);
+  }
+
+  const conflicts = Object.keys(expected).filter((name) => env[name] !== undefined && env[name] !== expected[name]);
+  const shellResult =
+    conflicts.length === 0
+      ? pass('env:gemini', `no shell variable overrides ${envFile}`)
+      : fail('env:gemini', `the shell sets ${conflicts.join(', ')} differently from ${envFile}, and Gemini CLI keeps the shell's`, `unset ${conflicts.join(' ')} in the shell that starts gemini (the .env file carries them).`);
+  return [settingsResult, envFileResult, shellResult];
+}
+
+function describeVariable(name: string, actual: string | undefined, expected: string, key: string | undefined): string {
+  if (actual === undefined) return `${name} is not set`;
+  if (key !== undefined && expected === key) return `${name} holds another key (${keyHint(actual)}), not ${keyHint(key)}`;
+  return `${name} is ${actual}, not ${expected}`;
 }
 
 function describeDifference(name: string, actual: unknown, expected: string, key: string | undefined): string {
