@@ -111,6 +111,9 @@ function decodeThinking(raw: unknown, request: CanonicalRequest): boolean {
     if (!effort) throw invalidRequest(`generationConfig.thinkingConfig.thinkingLevel: expected MINIMAL, LOW, MEDIUM or HIGH, got '${level.slice(0, 40)}'.`, 'generationConfig.thinkingConfig.thinkingLevel');
     request.reasoningEffort = effort;
   }
+  // Thinking on by budget (or left to the model, -1) is on at the middle effort for a model that
+  // takes an effort, not a budget (OpenAI's), as an Anthropic budget is (messages/decode-request.ts).
+  if (request.reasoningBudget !== undefined || budget === -1) request.reasoningEffort ??= 'medium';
   for (const key of Object.keys(thinking)) {
     if (['thinkingBudget', 'thinkingLevel', 'includeThoughts'].includes(key) || thinking[key] === undefined || thinking[key] === null) continue;
     keepForSameFormat(request, `generationConfig.thinkingConfig.${key}`, `only a Gemini upstream reads ${key}; this route thinks without it.`, false);

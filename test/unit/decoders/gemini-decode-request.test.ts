@@ -243,8 +243,10 @@ describe('generationConfig', () => {
     [{ responseMimeType: 'application/json', responseJsonSchema: { type: 'object', required: ['a'] } }, { outputSchema: { name: 'response', schema: { type: 'object', required: ['a'] } } }],
     [{ responseMimeType: 'application/json' }, { jsonObject: true }],
     [{ thinkingConfig: { thinkingBudget: 0 } }, { reasoningEffort: 'none', reasoningDisplay: 'omitted' }],
-    [{ thinkingConfig: { thinkingBudget: -1, includeThoughts: true } }, { reasoningDisplay: 'summarized' }],
-    [{ thinkingConfig: { thinkingBudget: 1024 } }, { reasoningBudget: 1024 }],
+    [{ thinkingConfig: { thinkingBudget: -1, includeThoughts: true } }, { reasoningEffort: 'medium', reasoningDisplay: 'summarized' }],
+    // Thinking on by a budget is on at the middle effort for an upstream that takes efforts, not budgets.
+    [{ thinkingConfig: { thinkingBudget: 1024 } }, { reasoningBudget: 1024, reasoningEffort: 'medium' }],
+    [{ thinkingConfig: { thinkingBudget: 8192, thinkingLevel: 'HIGH' } }, { reasoningBudget: 8192, reasoningEffort: 'high' }],
     [{ thinkingConfig: { thinkingLevel: 'low' } }, { reasoningEffort: 'low' }],
     [{ thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } }, { reasoningEffort: 'high', reasoningDisplay: 'summarized' }],
   ])('%j', (config, expected) => {
