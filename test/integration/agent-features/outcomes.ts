@@ -14,8 +14,12 @@ export interface Outcome {
 export const ROUTES = ['anthropic', 'openai-responses', 'openai-chat', 'gemini', 'offline'] as const;
 export type Route = (typeof ROUTES)[number];
 
+/** The agents whose features the page tabulates, in its order. */
+export const AGENTS = ['Claude Code', 'Codex', 'Gemini CLI'] as const;
+export type Agent = (typeof AGENTS)[number];
+
 export interface FeatureRow {
-  agent: 'Claude Code' | 'Codex';
+  agent: Agent;
   feature: string;
   cells: Record<Route, Outcome>;
 }
@@ -46,7 +50,7 @@ export function renderFeaturePage(rows: readonly FeatureRow[]): string {
     'its settings: [coding-agents.md](coding-agents.md).',
     '',
   ];
-  for (const agent of ['Claude Code', 'Codex'] as const) {
+  for (const agent of AGENTS) {
     const own = rows.filter((row) => row.agent === agent);
     if (!own.length) continue;
     lines.push(`## ${agent}`, '', `| feature | ${ROUTES.join(' | ')} |`, `|---|${ROUTES.map(() => '---').join('|')}|`);

@@ -5,7 +5,7 @@ import { openResponsesSocket } from '../../helpers/responses-socket.js';
 import { parseSse } from '../../helpers/sse-frames.js';
 import { autoModeRequest, available } from '../../server/safety-verdicts-support.js';
 import { addBackend, SKU, startUpstream, toolNamesOf, type UpstreamKind } from '../support.js';
-import type { Outcome, Route } from './outcomes.js';
+import type { Agent, Outcome, Route } from './outcomes.js';
 
 /** What a probe is given: the router, and a way to put a fake upstream of the route's type behind SKU. */
 export interface ProbeContext {
@@ -18,7 +18,7 @@ export interface ProbeContext {
 }
 
 export interface Probe {
-  agent: 'Claude Code' | 'Codex';
+  agent: Agent;
   feature: string;
   run(context: ProbeContext): Promise<Outcome>;
 }
@@ -181,7 +181,7 @@ const CLAUDE_CODE: Probe[] = [
 ];
 
 /** Whether the upstream request offered search in that upstream's own form. */
-function offeredSearch(route: Route, body: any): boolean {
+export function offeredSearch(route: Route, body: any): boolean {
   const tools: any[] = body?.tools ?? [];
   if (route === 'anthropic') return tools.some((tool) => /^web_search_/.test(tool.type ?? ''));
   if (route === 'openai-responses') return tools.some((tool) => tool.type === 'web_search');
