@@ -186,6 +186,13 @@ export interface CanonicalRequest {
   jsonObject?: boolean;
   /** Sampling seed, for repeatable answers where the upstream supports it. */
   seed?: number;
+  /**
+   * The client session the body names, where its format has a place for one (Anthropic's
+   * `metadata.user_id`, where Claude Code writes its session id) or, for a format whose clients
+   * name none (Gemini's), the conversation's opening: what session affinity and the derived
+   * prompt-cache key are kept under when no header names a session (src/routing/session-key.ts).
+   */
+  sessionName?: string;
   /** A key that groups requests sharing a prompt prefix (one client session), for the upstream's prompt cache (OpenAI's `prompt_cache_key`). */
   promptCacheKey?: string;
   /** How long the upstream keeps that prompt cached (OpenAI's `prompt_cache_retention`). */

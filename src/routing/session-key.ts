@@ -21,9 +21,10 @@ export interface Session {
 
 /**
  * The session a request belongs to, from the first of: the configured header, the agents' session
- * headers, the client's `prompt_cache_key` (Chat, Responses), Anthropic's `metadata.user_id`
- * (Messages; Claude Code writes its session id into it). Undefined when the request names none: it
- * is then routed on its own, as every request was before sessions.
+ * headers, the client's `prompt_cache_key` (Chat, Responses), the session its body names
+ * (`request.sessionName`: Anthropic's `metadata.user_id`, a Gemini conversation's opening).
+ * Undefined when the request names none: it is then routed on its own, as every request was before
+ * sessions.
  */
 export function sessionOf(
   headers: Readonly<Record<string, string | undefined>>,
@@ -34,7 +35,7 @@ export function sessionOf(
   const clientCacheKey = usable(request.promptCacheKey) ?? clientPromptCacheKey(request);
   let named = configuredHeader ? usable(headers[configuredHeader]) : undefined;
   for (let i = 0; named === undefined && i < AGENT_SESSION_HEADERS.length; i++) named = usable(headers[AGENT_SESSION_HEADERS[i]!]);
-  named ??= clientCacheKey ?? (request.forwardBody?.format === 'messages' ? usable(request.metadata?.user_id) : undefined);
+  named ??= clientCacheKey ?? usable(request.sessionName);
   if (named === undefined) return undefined;
   // One hash, two halves: the key the choices are kept under, and the cache key an upstream sees.
   const digest = createHash('sha256').update(caller).update('\0').update(named).digest('base64url');

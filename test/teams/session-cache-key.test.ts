@@ -59,6 +59,24 @@ describe('prompt_cache_key reaches the upstreams that take one', () => {
     expect((await sent('messages', messagesBody(DIRECT), { 'x-claude-code-session-id': randomUUID() })).prompt_cache_key).not.toBe(first.prompt_cache_key);
   });
 
+  it("derived from a Gemini conversation's opening (Gemini's clients name no session): the same every turn, another per conversation and per caller", async () => {
+    /** A Gemini client's request: the body the upstream received for it. */
+    const gemini = async (contents: unknown[], key = router.key): Promise<Record<string, any>> => {
+      const before = upstream.requests.length;
+      const reply = await fetch(`${router.origin}/v1beta/models/${DIRECT}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ contents }) });
+      expect(reply.status, await reply.text()).toBe(200);
+      expect(upstream.requests.length).toBe(before + 1);
+      return upstream.requests.at(-1)!.body as Record<string, any>;
+    };
+    const opening = { role: 'user', parts: [{ text: `This is the Gemini CLI. Today is ${randomUUID()}.` }] };
+    const first = await gemini([opening]);
+    const second = await gemini([opening, { role: 'model', parts: [{ text: 'Done.' }] }, { role: 'user', parts: [{ text: 'Go on.' }] }]);
+    expect(first.prompt_cache_key).toMatch(/^svc-[\w-]{21}$/);
+    expect(second.prompt_cache_key).toBe(first.prompt_cache_key);
+    expect((await gemini([{ role: 'user', parts: [{ text: `Another conversation ${randomUUID()}.` }] }])).prompt_cache_key).not.toBe(first.prompt_cache_key);
+    expect((await gemini([opening], router.issueKey('carol'))).prompt_cache_key).not.toBe(first.prompt_cache_key);
+  });
+
   it('as the client sent it, forwarded (Chat) or translated (a Codex Responses request to a Chat upstream)', async () => {
     expect((await sent('chat', chatBody(DIRECT, { prompt_cache_key: 'client-key-1' }), { 'x-team-session': 'team-1' })).prompt_cache_key).toBe('client-key-1');
     const codex = await sent('responses', { model: DIRECT, input: 'hi', prompt_cache_key: 'codex-key-1' }, { 'session-id': 'codex-session-1' });

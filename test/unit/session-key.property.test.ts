@@ -5,7 +5,8 @@ import { AGENT_SESSION_HEADERS, MAX_SESSION_ID_CHARS, sessionOf } from '../../sr
 
 const request = (fields: Partial<CanonicalRequest> = {}): CanonicalRequest => ({ model: 'svc.intelligent-pro', system: [], messages: [], tools: [], ...fields });
 const chatBody = (body: Record<string, unknown>) => request({ forwardBody: { format: 'chat', body } });
-const messagesWith = (userId: string) => request({ metadata: { user_id: userId }, forwardBody: { format: 'messages', body: { metadata: { user_id: userId } } } });
+/** A Messages request as its decoder leaves it: metadata.user_id is the session its body names. */
+const messagesWith = (userId: string) => request({ metadata: { user_id: userId }, sessionName: userId, forwardBody: { format: 'messages', body: { metadata: { user_id: userId } } } });
 
 /** Each place a session is named, in the order read: a request naming it in several is keyed by the first. */
 const SOURCES = [
@@ -16,6 +17,7 @@ const SOURCES = [
   { label: "Codex's conversation_id (earlier releases)", headers: { conversation_id: 'S' }, request: request() },
   { label: 'prompt_cache_key', headers: {}, request: chatBody({ prompt_cache_key: 'S' }) },
   { label: 'metadata.user_id on Messages', headers: {}, request: messagesWith('S') },
+  { label: "a Gemini conversation's opening (the session its decoder names)", headers: {}, request: request({ sessionName: 'S' }) },
 ];
 
 describe('what names a session', () => {

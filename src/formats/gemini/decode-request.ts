@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RouterError, invalidRequest } from '../../core/errors.js';
 import { keepForwardBody } from '../../core/forwarded.js';
 import type { CanonicalRequest, TextPart } from '../../core/request.js';
@@ -35,6 +36,7 @@ export function decodeGeminiRequest(body: unknown, context: DecodeContext): Deco
   request.system = decodeSystem(json.systemInstruction, 'systemInstruction', request);
   const contents = decodeContents(json.contents ?? missingContents(), request, context.secret);
   request.messages = contents.messages;
+  request.sessionName = conversationOpening(json.contents);
   const dropped = decodeTools(json.tools, request);
   decodeToolConfig(json.toolConfig, request);
   const { includeThoughts } = decodeGenerationConfig(json.generationConfig, request);
@@ -57,6 +59,18 @@ export function decodeGeminiRequest(body: unknown, context: DecodeContext): Deco
     ...(dropped.length ? { droppedTools: dropped } : {}),
     ...(jsonArray ? { streamMediaType: 'application/json' } : {}),
   };
+}
+
+/**
+ * Gemini's clients name no session (Gemini CLI sends none; its privileged-user-id header is one per
+ * install), so a conversation is known by its opening: the first content, which every later turn
+ * resends unchanged (it holds Gemini CLI's environment context: date, folder). Two conversations
+ * that open alike share a prompt prefix, so sharing a cache key and a pinned target serves both.
+ */
+function conversationOpening(contents: unknown): string | undefined {
+  const first = Array.isArray(contents) ? contents[0] : undefined;
+  if (first === undefined) return undefined;
+  return `gemini-opening:${createHash('sha256').update(JSON.stringify(first)).digest('base64url').slice(0, 32)}`;
 }
 
 /** The model and the method the path names; a method this router does not serve is a 404 that lists those it does. */

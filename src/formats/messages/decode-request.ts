@@ -75,7 +75,10 @@ export function decodeMessagesRequest(body: unknown, context?: DecodeContext): D
   nameUnhonouredBetas(context?.headers?.['anthropic-beta'], request);
   const metadata = json.metadata === undefined || json.metadata === null ? undefined : asObject(json.metadata, 'metadata');
   const userId = metadata && optionalString(metadata, 'user_id', 'metadata.user_id');
-  if (userId) request.metadata = { user_id: userId };
+  if (userId) {
+    request.metadata = { user_id: userId };
+    request.sessionName = userId;
+  }
 
   // Thinking this router sealed for another upstream: opened for the translators, and rewritten in the body forwarded to Anthropic.
   unsealThinking(messages, context?.secret);
