@@ -14,12 +14,14 @@ import { parseRedisStore } from './redis-store.js';
  *   it) reconnects, so the write goes to the new primary instead of failing until the next error.
  *
  * `options` are the caller's (offline queue, retries); the store's addresses and password go last.
+ * Close it with `closeRedisClient`: any other end is one ioredis would not recover from (the
+ * failover detector cutting a reconnection short ends the client for good), so it connects again.
  */
 export function createRedisClient(store: string, options: RedisOptions, feature: string): Redis {
   const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>('ioredis', feature);
   const parsed = parseRedisStore(store);
   if (parsed.kind === 'single') return new RedisClient(parsed.url, options);
-  return new RedisClient({
+  const client = new RedisClient({
     ...options,
     sentinels: parsed.sentinels,
     name: parsed.name,
@@ -30,6 +32,23 @@ export function createRedisClient(store: string, options: RedisOptions, feature:
     failoverDetector: true,
     reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
   });
+  client.on('end', () => {
+    if (closed.has(client)) return;
+    setTimeout(() => {
+      if (!closed.has(client) && client.status === 'end') client.connect().catch(() => undefined);
+    }, RECONNECT_AFTER_END_MS).unref();
+  });
+  return client;
+}
+
+/** How long after an unasked-for end the client connects again (the retry strategy's first step). */
+const RECONNECT_AFTER_END_MS = 200;
+const closed = new WeakSet<Redis>();
+
+/** Disconnects for good: the client does not connect again. */
+export function closeRedisClient(client: Redis): void {
+  closed.add(client);
+  client.disconnect();
 }
 
 /** Whether a client reaches its primary through sentinels (its writes can then be lost in a failover unless a replica has them). */

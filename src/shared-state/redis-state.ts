@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../core/redis-client.js';
+import { closeRedisClient, createRedisClient } from '../core/redis-client.js';
 import { deadlines, type Deadline } from '../core/timer-wheel.js';
 import { MemoryState } from './memory-state.js';
 import { SESSION_IDLE_MS, type Pins } from './session-pins.js';
@@ -221,7 +221,7 @@ export class RedisState implements SharedState {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    closeRedisClient(this.redis);
   }
 
   /** Redis's answer, or undefined when it is away or slow. */
