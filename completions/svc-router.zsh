@@ -387,7 +387,7 @@ _svc_router() {
         '--host[address to bind (default: config server.host, 127.0.0.1)]:host:' \
         '--port[port to listen on; 0 picks a free one (default: config server.port, 8787)]:port:' \
         '--offline-script[JSON list of turns for the offline backend to replay (text and/or tool calls)]:offlineScript:_files' \
-        '--usage-store[where usage is recorded: '\''file'\'' or redis://HOST:PORT (default: config usage.store)]:usageStore:' \
+        '--usage-store[where usage is recorded: '\''file'\'', redis://HOST:PORT or redis-sentinel://HOST:PORT\[,HOST:PORT…\]/MASTER (default: config usage.store)]:usageStore:' \
         '--log-format[request log on standard error: coloured text lines, or JSON lines]:logFormat:(text json)' \
         '--quiet[no request log]' \
         '--log-bodies[also log request and response bodies, redacted (prompts included; off by default)]' \

@@ -4,7 +4,11 @@
  * against a zero-think-time fake upstream. Measures one router alone against the three, checks
  * that /whoami equals the usage the clients were told to the token, that a router SIGKILLed and
  * restarted mid-run loses nothing, and how far 64 concurrent clients overshoot a cap.
- * Not part of `npm test`; installs nginx, redis-server and wrk with apt-get when run as root.
+ * With `--ha`, Redis is a primary, a replica and three sentinels (`redis-sentinel://…`): the third
+ * row SIGKILLs the primary instead of a router, the cap row kills the next primary, and the run
+ * ends with the failover figures (requests failed, usage lost or counted twice, cap overshoot,
+ * seconds to the promotion). Not part of `npm test`; installs nginx, redis-server, redis-sentinel
+ * and wrk with apt-get when run as root.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +22,8 @@ import { makeCertificate } from './certificate.js';
 import { checkLedger, settledWhoami, type LedgerCheck } from './ledger-check.js';
 import { mixedLoad, type MixedResult } from './mixed-load.js';
 import { startNginx } from './nginx.js';
-import { startRedis } from './redis.js';
+import { startRedis, type RedisServer } from './redis.js';
+import { startSentinelRedis, type SentinelRedis } from './sentinels.js';
 import { printReport, type Row } from './report.js';
 import { killRouter, prepareHomes, startRouter, type Router } from './routers.js';
 import { ensureTools } from './tools.js';
@@ -30,24 +35,26 @@ const CAP_TOKENS = 2_000;
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { seconds: { type: 'string', default: '12' }, connections: { type: 'string', default: '32' }, markdown: { type: 'boolean', default: false } },
+  options: { seconds: { type: 'string', default: '12' }, connections: { type: 'string', default: '32' }, markdown: { type: 'boolean', default: false }, ha: { type: 'boolean', default: false } },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-if (!(seconds >= 3) || !(connections >= 1)) throw new Error('usage: npm run scale -- [--seconds S (>= 3, default 12)] [--connections N (default 32)] [--markdown]');
+const ha = values.ha === true;
+if (!(seconds >= 3) || !(connections >= 1)) throw new Error('usage: npm run scale -- [--seconds S (>= 3, default 12)] [--connections N (default 32)] [--markdown] [--ha]');
 
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 async function main(): Promise<void> {
-  ensureTools(log);
+  ensureTools(log, ha);
   ensureDist(ROOT, log);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-router-scale-'));
   const cleanups: Array<() => Promise<void> | void> = [() => fs.rmSync(workDir, { recursive: true, force: true })];
   try {
     const upstream = await startServer({ name: 'fake upstream', command: [process.execPath, compileChildEntries()('fake-upstream.ts')] });
     cleanups.unshift(() => upstream.stop());
-    const redis = await startRedis();
+    const sentinels: SentinelRedis | undefined = ha ? await startSentinelRedis(workDir) : undefined;
+    const redis: RedisServer = sentinels ?? (await startRedis());
     cleanups.unshift(() => redis.stop());
     const homes = prepareHomes(upstream.origin, ROUTERS, { capped: CAP_TOKENS }, ['warmup', 'solo', 'balanced', 'killed', 'capped']);
     cleanups.push(() => homes.remove());
@@ -78,12 +85,21 @@ async function main(): Promise<void> {
 
     const killAt = Math.max(1, Math.round(seconds / 3));
     const downFor = 2;
-    log(`${ROUTERS} routers behind nginx, router 2 SIGKILLed at ${killAt} s and started again ${downFor} s later`);
+    const failovers: number[] = [];
+    const killPrimary = async (at: number) => {
+      await new Promise((resolve) => setTimeout(resolve, at * 1000));
+      failovers.push(await sentinels!.killPrimary());
+      log(`Redis primary SIGKILLed; a replica was promoted ${failovers.at(-1)!.toFixed(2)} s later`);
+      await sentinels!.restartKilled();
+      log('the killed Redis is back, as a replica of the new primary');
+    };
+    log(sentinels ? `${ROUTERS} routers behind nginx, Redis primary SIGKILLed at ${killAt} s` : `${ROUTERS} routers behind nginx, router 2 SIGKILLed at ${killAt} s and started again ${downFor} s later`);
     const killed = await measure('killed', lb.origin, {
       seconds,
       connections,
       threads: 2,
       during: async () => {
+        if (sentinels) return killPrimary(killAt);
         await new Promise((resolve) => setTimeout(resolve, killAt * 1000));
         const victim = routers[1]!;
         await killRouter(victim);
@@ -96,15 +112,16 @@ async function main(): Promise<void> {
 
     const capClients = 64;
     log(`cap of ${CAP_TOKENS} tokens, ${capClients} concurrent clients through nginx`);
-    const capped = await measure('capped', lb.origin, { seconds: 4, connections: capClients, threads: 2 });
+    const capped = await measure('capped', lb.origin, { seconds: 4, connections: capClients, threads: 2, ...(sentinels ? { during: () => killPrimary(1) } : {}) });
 
     const rows: Row[] = [
       { name: 'one router alone (HTTP, direct)', connections, ...alone },
       { name: `${ROUTERS} routers behind nginx (HTTPS)`, connections, ...balanced },
-      { name: `same, router 2 SIGKILLed at ${killAt} s, back ${downFor} s later`, connections, ...killed },
-      { name: `cap ${CAP_TOKENS.toLocaleString('en-US')} tokens, ${capClients} clients`, connections: capClients, ...capped },
+      { name: sentinels ? `same, Redis primary SIGKILLed at ${killAt} s` : `same, router 2 SIGKILLed at ${killAt} s, back ${downFor} s later`, connections, ...killed },
+      { name: `cap ${CAP_TOKENS.toLocaleString('en-US')} tokens, ${capClients} clients${sentinels ? ', primary SIGKILLed at 1 s' : ''}`, connections: capClients, ...capped },
     ];
     printReport(rows, { seconds, capTokens: CAP_TOKENS, markdown: values.markdown === true, elapsedSeconds: (Date.now() - started) / 1000 });
+    if (sentinels) printFailover(killed, capped, failovers);
     const inexact = rows.slice(0, 3).filter((row) => !row.ledger.exact);
     if (inexact.length > 0) process.exitCode = 1;
   } finally {
@@ -122,3 +139,17 @@ main().catch((error) => {
   process.stderr.write(`scale: ${(error as Error).stack ?? error}\n`);
   process.exit(1);
 });
+
+/** The failover figures of an --ha run, from the rows whose primary was killed. */
+function printFailover(killed: { load: MixedResult; ledger: LedgerCheck }, capped: { load: MixedResult; ledger: LedgerCheck }, failovers: number[]): void {
+  const failed = Object.values(killed.load.refused).reduce((sum, count) => sum + count, 0) + killed.load.socketErrors;
+  const fiveHundreds = Object.entries(killed.load.refused).filter(([status]) => status.startsWith('5') && status !== '503').reduce((sum, [, count]) => sum + count, 0);
+  const figures = [
+    `requests failed while failing over: ${failed} (500s: ${fiveHundreds})`,
+    `usage lost (answered, not counted): ${killed.ledger.seenNotBilled + capped.ledger.seenNotBilled}`,
+    `counted twice: ${Math.max(0, killed.ledger.whoamiRequests - killed.ledger.clientAnswers)}`,
+    `cap overshoot: ${capped.ledger.whoamiTokens - CAP_TOKENS} tokens over ${CAP_TOKENS}`,
+    `failover (kill → promotion): ${failovers.map((value) => `${value.toFixed(2)} s`).join(', ')}`,
+  ];
+  process.stdout.write(`\nRedis failover (--ha):\n${figures.map((line) => `  ${line}`).join('\n')}\n`);
+}

@@ -13,6 +13,8 @@ const TOOLS: Tool[] = [
   { command: 'wrk', versionArgs: ['--version'], aptPackage: 'wrk' },
   { command: 'openssl', versionArgs: ['version'], aptPackage: 'openssl' },
 ];
+/** `--ha` adds Sentinel (Debian packages it apart from redis-server). */
+const SENTINEL: Tool = { command: 'redis-sentinel', versionArgs: ['--version'], aptPackage: 'redis-sentinel' };
 
 /** nginx lives in /usr/sbin, which a non-login root shell may not have on its PATH. */
 const SEARCH_PATH = [process.env.PATH ?? '', '/usr/sbin', '/usr/local/sbin', '/sbin'].join(':');
@@ -23,9 +25,9 @@ const found = (tool: Tool): boolean => !spawnSync(tool.command, tool.versionArgs
  * Makes sure nginx, redis-server, wrk and openssl can be run: missing ones are installed with
  * apt-get as root (Debian/Ubuntu); otherwise it stops and names the command to run.
  */
-export function ensureTools(log: (line: string) => void): void {
+export function ensureTools(log: (line: string) => void, sentinel = false): void {
   process.env.PATH = SEARCH_PATH;
-  const missing = TOOLS.filter((tool) => !found(tool));
+  const missing = [...TOOLS, ...(sentinel ? [SENTINEL] : [])].filter((tool) => !found(tool));
   if (missing.length === 0) return;
   const packages = missing.map((tool) => tool.aptPackage);
   if (process.getuid?.() !== 0 || spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).error) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigStore } from '../config/store.js';
+import { displayRedisStore } from '../core/redis-store.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { describeAt } from '../files/broken-file.js';
 import { positionOfPath, readJsonText, type TextProblem } from '../files/json-text.js';
@@ -165,17 +166,8 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** A usage store as it may be shown: a redis:// URL loses its password. */
-export function displayUsageStore(store: string): string {
-  if (!/^rediss?:\/\//.test(store)) return store;
-  try {
-    const url = new URL(store);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return 'redis';
-  }
-}
+/** A usage store as it may be shown: a Redis URL (redis://, redis-sentinel://…) loses its password. */
+export const displayUsageStore = (store: string): string => (store === 'file' ? store : displayRedisStore(store));
 
 function readStateFile(file: string): ServerState | undefined {
   let text: string;

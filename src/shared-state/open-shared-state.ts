@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isRedisStoreUrl } from '../core/redis-store.js';
 import { reportOnStderr } from '../files/report-on-stderr.js';
 import { MemoryState } from './memory-state.js';
 import { FileClaims } from './once-claims.js';
@@ -13,6 +14,6 @@ export const CLAIMS_DIR = 'notice-claims';
  * too); else this router's own, its claims kept beside the file ledger when a home is given.
  */
 export function openSharedState(usageStore: string, configDir?: string, report: (message: string) => void = reportOnStderr): SharedState {
-  if (/^rediss?:\/\//.test(usageStore)) return new RedisState(usageStore);
+  if (isRedisStoreUrl(usageStore)) return new RedisState(usageStore);
   return new MemoryState(configDir === undefined ? undefined : new FileClaims(path.join(configDir, CLAIMS_DIR), report));
 }

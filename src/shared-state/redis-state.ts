@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { closeRedisClient, createRedisClient } from '../core/redis-client.js';
 import { deadlines, type Deadline } from '../core/timer-wheel.js';
 import { MemoryState } from './memory-state.js';
 import { SESSION_IDLE_MS, type Pins } from './session-pins.js';
@@ -86,8 +86,7 @@ export class RedisState implements SharedState {
   private everReady = false;
 
   constructor(url: string) {
-    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.redis = new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 200, 2_000) });
+    this.redis = createRedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 200, 2_000) }, 'A Redis usage store');
     this.redis.defineCommand('takeWindow', { numberOfKeys: 2, lua: TAKE });
     this.redis.defineCommand('reserveSpend', { numberOfKeys: 1, lua: RESERVE_SPEND });
     // The ledger says when Redis is away; this connection only falls back quietly.
@@ -222,7 +221,7 @@ export class RedisState implements SharedState {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    closeRedisClient(this.redis);
   }
 
   /** Redis's answer, or undefined when it is away or slow. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
-import { requireOptional } from '../core/optional-dependency.js';
+import { closeRedisClient, createRedisClient, throughSentinels } from '../core/redis-client.js';
 import { DailyBuckets, rowKey } from './daily-buckets.js';
 import { DAY_MS, dayLabel, decideReservation, firstWindowDay, WINDOW_DAYS, type Ledger, type Reservation, type ReserveRequest, type UsageRecord, type UsageRow, type UsageSummary } from './ledger.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
+import { ReplicaConfirmations } from './replica-confirmations.js';
 
 /** Records kept in memory while Redis is unreachable; past this the oldest are dropped, and said so. */
 const MAX_QUEUED = 100_000;
@@ -142,6 +143,8 @@ export class RedisLedger implements Ledger {
   /** Shared by every read that arrives while the first connection is still being made. */
   private connecting: Promise<void> | undefined;
   private readonly outbox: Outbox | undefined;
+  /** Records a primary applied that no replica has confirmed yet (through sentinels only). */
+  private readonly confirmations: ReplicaConfirmations;
   private readonly log: (message: string) => void;
   /** Reservations decided here while Redis was unreachable. */
   private readonly heldHere = new Map<string, { developer: string; tokens: number; until: number }>();
@@ -163,19 +166,19 @@ export class RedisLedger implements Ledger {
       this.takeOverOrphans();
     }
     // Loaded only when Redis is configured: the file ledger's routers and CLI calls start faster without it.
-    const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>('ioredis', 'A redis:// usage store');
-    this.redis = new RedisClient(url, {
-      lazyConnect: false,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      retryStrategy: (times) => Math.min(times * 200, 2_000),
-    });
+    this.redis = createRedisClient(
+      url,
+      { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 200, 2_000) },
+      'A Redis usage store',
+    );
+    this.confirmations = new ReplicaConfirmations(this.redis, throughSentinels(this.redis), this.log);
     this.redis.defineCommand('applyUsageOnce', { lua: APPLY_ONCE });
     this.redis.defineCommand('reserveCap', { lua: RESERVE });
     this.redis.on('error', () => this.warnOnce());
     this.redis.on('ready', () => {
       if (this.warned) this.log('usage store is reachable again; writing queued usage.');
       this.warned = false;
+      this.confirmations.reconnected();
       this.takeOverOrphans();
       void this.flush();
     });
@@ -433,8 +436,8 @@ export class RedisLedger implements Ledger {
       CLOSE_TIMEOUT_MS,
     );
     // What Redis has not taken stays in the outbox for the next router to start.
-    this.outbox?.close(this.queue.length === 0);
-    this.redis.disconnect();
+    this.outbox?.close(this.queue.length === 0 && this.confirmations.empty);
+    closeRedisClient(this.redis);
   }
 
   /**
@@ -445,7 +448,7 @@ export class RedisLedger implements Ledger {
   private sweep(): void {
     if (this.outbox) {
       try {
-        if (this.outbox.keepAlive(this.queue)) {
+        if (this.outbox.keepAlive([...this.confirmations.pending, ...this.queue])) {
           this.log(`another router judged this one stopped and took over its usage outbox; its ${this.queue.length} queued record(s) are kept in a new one.`);
         }
       } catch {
@@ -453,7 +456,7 @@ export class RedisLedger implements Ledger {
       }
       this.takeOverOrphans();
     }
-    if (this.queue.length && this.redis.status === 'ready') void this.flush();
+    if ((this.queue.length || !this.confirmations.empty) && this.redis.status === 'ready') void this.flush();
   }
 
   /** Queues the records of stopped routers' outboxes for writing. */
@@ -478,27 +481,49 @@ export class RedisLedger implements Ledger {
   }
 
   private async writeQueue(): Promise<void> {
+    // Written again first: what an earlier primary applied but no replica confirmed (a failover may have lost it).
+    const resend = this.confirmations.takeResend();
+    for (let at = 0; at < resend.length; at += BATCH) {
+      const batch = resend.slice(at, at + BATCH);
+      if (this.redis.status !== 'ready' || !(await this.apply(batch))) {
+        this.confirmations.unsent(resend.slice(at));
+        this.warnOnce();
+        return;
+      }
+      await this.confirmations.written(batch);
+    }
     while (this.queue.length && this.redis.status === 'ready') {
       const batch = this.queue.slice(0, BATCH);
-      const keys: string[] = [];
-      const args: Array<string | number> = [BUCKET_TTL_SECONDS];
-      for (const entry of batch) {
-        const day = Math.floor(entry.ts / DAY_MS);
-        keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, day), rowsKey(day), reservedKey(entry.developer), reservedUntilKey(entry.developer));
-        const priced = entry.costNanoUsd !== undefined;
-        args.push(entry.inputTokens, entry.outputTokens, entry.requests, priced ? entry.costNanoUsd! : 0, priced ? 0 : entry.requests);
-        args.push(rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? ''), entry.requestId!);
-      }
-      try {
-        await (this.redis as ApplyOnce).applyUsageOnce(keys.length, ...keys, ...args);
-      } catch {
+      if (!(await this.apply(batch))) {
         this.warnOnce();
         return;
       }
       this.queue.splice(0, batch.length);
-      if (this.queue.length === 0) this.clearOutbox();
+      await this.confirmations.written(batch);
     }
+    // Nothing new to write, but records still wait for a replica (it was away): ask again.
+    if (this.queue.length === 0 && !this.confirmations.empty && this.redis.status === 'ready') await this.confirmations.written([]);
+    if (this.queue.length === 0 && this.confirmations.empty) this.clearOutbox();
     if (this.queue.length && this.redis.status !== 'ready') this.warnOnce();
+  }
+
+  /** One atomic script call applying each record of `batch` at most once; false when Redis did not answer. */
+  private async apply(batch: readonly UsageRecord[]): Promise<boolean> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [BUCKET_TTL_SECONDS];
+    for (const entry of batch) {
+      const day = Math.floor(entry.ts / DAY_MS);
+      keys.push(appliedKey(entry.requestId!), bucketKey(entry.developer, day), rowsKey(day), reservedKey(entry.developer), reservedUntilKey(entry.developer));
+      const priced = entry.costNanoUsd !== undefined;
+      args.push(entry.inputTokens, entry.outputTokens, entry.requests, priced ? entry.costNanoUsd! : 0, priced ? 0 : entry.requests);
+      args.push(rowKey(entry.developer, entry.model ?? '', entry.backend ?? '', entry.upstreamModel ?? ''), entry.requestId!);
+    }
+    try {
+      await (this.redis as ApplyOnce).applyUsageOnce(keys.length, ...keys, ...args);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private clearOutbox(): void {

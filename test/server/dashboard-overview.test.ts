@@ -50,6 +50,8 @@ describe("the overview's backend errors", () => {
     const overview = await buildOverview(router.app, router.config.read(), [], { server: { ui: true, metrics: true, port: 4321 }, usageStore: 'redis://user:hunter2@redis.internal:6379' });
     const config = overview.config as { server: Record<string, unknown>; usage_store: string };
     expect(config.server).toMatchObject({ ui: true, metrics: true, port: 4321 });
-    expect(config.usage_store).toBe('redis://[redacted]@redis.internal:6379');
+    expect(config.usage_store).toBe('redis://user:***@redis.internal:6379');
+    const sentinels = await buildOverview(router.app, router.config.read(), [], { usageStore: 'redis-sentinel://:hun/ter2@s1:26379,s2:26379/main' });
+    expect((sentinels.config as { usage_store: string }).usage_store).toBe('redis-sentinel://:***@s1:26379,s2:26379/main');
   });
 });

@@ -20,6 +20,7 @@ const HEAVY: Array<[RegExp, string]> = [
   [/^test\/clients\//, 'the client-library suites'],
   [/^test\/ui\//, 'Chromium'],
   [/^test\/reliability\/redis-process\.ts$/, 'redis-server'],
+  [/^test\/reliability\/redis-sentinels\.ts$/, 'redis-server and redis-sentinel'],
   [/^test\/cli\/run-cli\.ts$/, 'the CLI in child processes'],
 ];
 const HEAVY_PACKAGES = ['playwright-core'];

@@ -7,7 +7,7 @@ import { SKUS } from '../../core/model-names.js';
 import { HEADER_NAME } from '../../core/header-name.js';
 import { parseHostName, parseOrigin } from '../../core/host-names.js';
 import { usageError } from '../cli-error.js';
-import { isUsageStore } from '../../usage/open-ledger.js';
+import { usageStoreProblem } from '../../usage/open-ledger.js';
 import { shownWebhook } from '../../usage/usage-webhook.js';
 import { note, printLine } from '../output.js';
 import { parsePort, parsePositiveInteger } from '../parse-options.js';
@@ -115,11 +115,12 @@ export const SETTING_KEYS: Record<string, SettingKey> = {
     'an origin such as https://app.example.com or http://localhost:5173',
   ),
   'usage.store': {
-    describe: "where usage is recorded: 'file', or redis://HOST:PORT to share it between routers (read when serve starts)",
+    describe: "where usage is recorded: 'file', or redis://HOST:PORT (or redis-sentinel://HOST:PORT,…/MASTER) to share it between routers (read when serve starts)",
     values: ['file'],
     get: (s) => s.usage.store,
     set: (s, v) => {
-      if (!isUsageStore(v)) throw usageError(`usage.store: expected 'file' or a redis://HOST:PORT URL, got '${v}'`);
+      const problem = usageStoreProblem(v);
+      if (problem) throw usageError(`usage.store: ${problem}`);
       s.usage.store = v;
     },
   },

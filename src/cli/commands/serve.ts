@@ -10,7 +10,7 @@ import { ConfigStore } from '../../config/store.js';
 import { createApp } from '../../handlers/app.js';
 import { formatCount } from '../../core/format-numbers.js';
 import { isMissingPackage, MissingDependencyError } from '../../core/optional-dependency.js';
-import { isUsageStore } from '../../usage/open-ledger.js';
+import { usageStoreProblem } from '../../usage/open-ledger.js';
 import { createHttpServer } from '../../server/http-server.js';
 import { loadEndpointHandlers } from '../../server/endpoints.js';
 import { loadPriceTable } from '../../catalog/price-package.js';
@@ -94,9 +94,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     settings = config.update((draft) => void (draft.secret = newSealingSecret()));
   }
 
-  if (options.usageStore !== undefined && !isUsageStore(options.usageStore)) {
-    throw usageError(`--usage-store: expected 'file' or a redis://HOST:PORT URL, got '${options.usageStore}'`);
-  }
+  const storeProblem = options.usageStore === undefined ? undefined : usageStoreProblem(options.usageStore);
+  if (storeProblem) throw usageError(`--usage-store: ${storeProblem}`);
   const metricsOn = options.metrics === true || settings.server.metrics === true;
   const metrics = metricsOn ? new (await loadMetrics()).RouterMetrics() : undefined;
   const app = createApp({

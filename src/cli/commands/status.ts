@@ -1,7 +1,8 @@
 import { EXIT_NOT_RUNNING } from '../cli-error.js';
 import { describeOutput } from '../output-target.js';
 import { chalk, printJson, printLine } from '../output.js';
-import { displayUsageStore, findServer, type ServerState } from '../server-state.js';
+import { redactRedisStores } from '../../core/redis-store.js';
+import { findServer, type ServerState } from '../server-state.js';
 
 /**
  * Whether `svc-router serve` runs for this config directory, where and since when. Exit code 0
@@ -64,5 +65,5 @@ function shownState(state: ServerState): Omit<ServerState, 'usageStoreUrl'> {
   return { ...shown, argv: shown.argv.map(withoutPassword) };
 }
 
-/** `redis://:pw@host` and `--usage-store=redis://:pw@host` lose the password. */
-const withoutPassword = (arg: string): string => arg.replace(/rediss?:\/\/\S*/g, (url) => displayUsageStore(url));
+/** `redis://:pw@host`, `--usage-store=redis-sentinel://:pw@host,…` lose the password. */
+const withoutPassword = (arg: string): string => redactRedisStores(arg);

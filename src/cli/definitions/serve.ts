@@ -9,7 +9,7 @@ export const serve: CommandDefinition = (program) => {
     .option('--host <host>', 'address to bind (default: config server.host, 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default: config server.port, 8787)')
     .addOption(completeWith(new Option('--offline-script <file>', 'JSON list of turns for the offline backend to replay (text and/or tool calls)'), 'files'))
-    .option('--usage-store <store>', "where usage is recorded: 'file' or redis://HOST:PORT (default: config usage.store)")
+    .option('--usage-store <store>', "where usage is recorded: 'file', redis://HOST:PORT or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER (default: config usage.store)")
     .addOption(new Option('--log-format <format>', 'request log on standard error: coloured text lines, or JSON lines').choices(['text', 'json']))
     .option('--quiet', 'no request log')
     .option('--log-bodies', 'also log request and response bodies, redacted (prompts included; off by default)')

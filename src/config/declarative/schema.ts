@@ -325,8 +325,11 @@ export const declarativeSchema = z
       .strictObject({
         store: z
           .string()
-          .regex(/^(?:file|rediss?:\/\/\S+)$/)
-          .meta({ description: "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers; a password does not belong here (read when serve starts)." })
+          .regex(/^(?:file|(?:rediss?|redis[-+]sentinel):\/\/\S+)$/)
+          .meta({
+            description:
+              "Where usage is recorded: 'file', or redis://HOST:PORT (rediss:// for TLS) to share it between routers, or redis-sentinel://HOST:PORT[,HOST:PORT…]/MASTER[?db=N] to reach a primary with replicas through its sentinels; a password does not belong here (read when serve starts).",
+          })
           .optional(),
       })
       .optional(),

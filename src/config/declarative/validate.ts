@@ -5,6 +5,7 @@
 
 import type { z } from 'zod';
 import { redactText } from '../../core/redact.js';
+import { isRedisStoreUrl, parseRedisStore, type RedisStore } from '../../core/redis-store.js';
 import { SLUG_PATTERN } from '../../core/router-keys.js';
 import { isRoutableModelName, ROUTABLE_IDS, SKUS } from '../../core/model-names.js';
 import { skuTypoOf } from '../../core/sku-typo.js';
@@ -234,14 +235,24 @@ function checkSearchTargets(config: Record<string, unknown>, storedBackends: rea
 /** A Redis password in the file would be a secret shared with everyone who reads it. */
 function checkUsageStore(config: Record<string, unknown>, at: At): void {
   const store = isObject(config.usage) ? config.usage.store : undefined;
-  if (typeof store !== 'string' || !/^rediss?:\/\//.test(store)) return;
-  let url: URL;
+  if (typeof store !== 'string' || !isRedisStoreUrl(store)) return;
+  let parsed: RedisStore;
   try {
-    url = new URL(store);
-  } catch {
+    parsed = parseRedisStore(store);
+  } catch (error) {
+    at(['usage', 'store'], (error as Error).message);
     return;
   }
-  if (url.password) at(['usage', 'store'], 'a Redis URL with a password does not belong in this file: leave usage.store out and set it on each machine (config set usage.store, or serve --usage-store)');
+  const password = parsed.kind === 'sentinel' ? parsed.password : passwordOf(parsed.url);
+  if (password) at(['usage', 'store'], 'a Redis URL with a password does not belong in this file: leave usage.store out and set it on each machine (config set usage.store, or serve --usage-store)');
+}
+
+function passwordOf(url: string): string {
+  try {
+    return new URL(url).password;
+  } catch {
+    return '';
+  }
 }
 
 /** A variable the file names but this environment lacks: fine to validate elsewhere, worth a warning here. */
@@ -280,7 +291,7 @@ function formatName(format: string, path: JsonPath): string {
   const field = String(path.at(-1));
   if (field.endsWith('Env')) return 'environment variable name';
   if (field === 'hash') return 'SHA-256 hex digest (64 characters 0-9a-f)';
-  if (field === 'store') return "usage store ('file' or redis://HOST:PORT)";
+  if (field === 'store') return "usage store ('file', redis://HOST:PORT or redis-sentinel://HOST:PORT,…/MASTER)";
   if (typeof path.at(-1) === 'number' && path.at(-2) === 'hosts') return 'host name or IP address (without a port)';
   if (typeof path.at(-1) === 'number' && path.at(-2) === 'cors') return 'origin (scheme://host[:port], nothing after)';
   return `value for "${field}"`;

@@ -1,6 +1,7 @@
 import type { ServerSettings, Settings } from '../../config/settings.js';
 import type { App } from '../../handlers/app.js';
 import { SKUS } from '../../core/model-names.js';
+import { displayRedisStore } from '../../core/redis-store.js';
 import { OFFLINE_BACKEND, parseTarget } from '../../core/target.js';
 import { PRICE_PACKAGE_SOURCE } from '../../catalog/index.js';
 import { sliceUsage, type UsageReport } from '../../usage/slice.js';
@@ -119,7 +120,7 @@ export async function buildOverview(app: App, settings: Settings, recent: Stored
     backends: [...byBackend.values()],
     config: {
       server: { ...settings.server, ...inForce.server },
-      usage_store: (inForce.usageStore ?? settings.usage.store).replace(/\/\/[^@/]*@/, '//[redacted]@'),
+      usage_store: displayRedisStore(inForce.usageStore ?? settings.usage.store),
       keys: Object.keys(settings.keys).length,
       prices_source: PRICE_PACKAGE_SOURCE,
       price_overrides: { ...settings.prices },
