@@ -315,7 +315,7 @@ export class SocketSession {
     try {
       const headers = turn && Object.keys(turn.headers).length ? { ...this.options.headers, ...turn.headers } : this.options.headers;
       const request: ApiRequest = { method: 'POST', path: '/v1/responses', headers, readBody, signal: gone };
-      await this.options.serveTurn(request, (response) => this.deliver(response, turn, running, progress));
+      await this.options.serveTurn(request, (response) => this.deliver(response, turn, running, progress, streamId));
     } catch (error) {
       if (turn) this.conversation.forget(streamId);
       // A turn the router stopped (a steer's restart, a cancel) is ended by run(), not here.
@@ -333,8 +333,7 @@ export class SocketSession {
     }
   }
 
-  private async deliver(response: ApiResponse, turn: SocketTurn | undefined, running: RunningTurn | undefined, progress: { sent: boolean }): Promise<void> {
-    const streamId = running?.streamId ?? turn?.streamId;
+  private async deliver(response: ApiResponse, turn: SocketTurn | undefined, running: RunningTurn | undefined, progress: { sent: boolean }, streamId: string | undefined): Promise<void> {
     if (!('sse' in response)) {
       if (running?.stoppedFor) return;
       if (turn) this.conversation.forget(streamId);
