@@ -241,6 +241,12 @@ export interface ServerSettings {
   ui: boolean;
   /** Take Responses over WebSocket on GET /v1/responses; off, an upgrade gets 426 and clients stay on HTTP (read per upgrade). */
   websockets: boolean;
+  /** Named streams (`stream_id`) one Responses socket may run; a create naming one more gets an error event (read per upgrade). */
+  socketStreams: number;
+  /** Completed responses a socket keeps per named stream for previous_response_id and forks (read per upgrade). */
+  socketTurnsPerStream: number;
+  /** Bytes of conversation (items written out) a socket keeps across its streams; the oldest response goes first past it (read per upgrade). */
+  socketKeptBytes: number;
   /** Export a span per request over OTLP/HTTP (read when serve starts; serve --otel turns it on too; the endpoint comes from --otel URL or OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel: boolean;
   /** Days the searchable request log (`svc-router logs`) keeps a request. */
@@ -333,6 +339,9 @@ export const DEFAULT_SETTINGS: Settings = {
     maxConnections: 1024,
     ui: false,
     websockets: true,
+    socketStreams: 32,
+    socketTurnsPerStream: 32,
+    socketKeptBytes: 64 * 1024 * 1024,
     otel: false,
     requestLogDays: 7,
     requestLogMaxBytes: 50 * 1024 * 1024,

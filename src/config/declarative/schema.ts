@@ -173,6 +173,9 @@ const serverSchema = z
     maxConnections: z.int().positive().meta({ description: 'Open client connections allowed (read when serve starts).' }).optional(),
     ui: z.boolean().meta({ description: 'Serve the dashboard at /ui (read when serve starts; serve --ui turns it on too).' }).optional(),
     websockets: z.boolean().meta({ description: 'Take Responses over WebSocket on GET /v1/responses (default true); off, an upgrade gets 426 and clients such as Codex stay on HTTP.' }).optional(),
+    socketStreams: z.int().positive().meta({ description: 'Named streams (stream_id) one Responses socket may run (default 32); a create naming one more gets an error event.' }).optional(),
+    socketTurnsPerStream: z.int().positive().meta({ description: 'Completed responses a socket keeps per named stream for previous_response_id and forks (default 32).' }).optional(),
+    socketKeptBytes: z.int().positive().meta({ description: 'Bytes of conversation a Responses socket keeps across its streams (default 64 MiB); the oldest response goes first past it.' }).optional(),
     otel: z
       .boolean()
       .meta({ description: 'Export an OpenTelemetry span per request over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (read when serve starts; serve --otel [URL] turns it on too).' })

@@ -6,7 +6,9 @@ import type { ApiRequest, ApiResponse } from '../../handlers/api.js';
 import { routerErrorEvent, socketErrorEvent, type SocketErrorEvent } from './socket-errors.js';
 import { SocketConversation } from './socket-conversation.js';
 import { SseMessages } from './sse-messages.js';
-import { socketTurn, type SocketTurn } from './turn-body.js';
+import { MAX_STEERS_PER_RESPONSE, newSteerId, requiredInput, steerAccepted, steerFailed, steeredIncomplete, steerItems, steerPending, type AcceptedSteer } from './steering.js';
+import { DEFAULT_STREAM_BOUNDS, RunningTurn, StreamLane, tagged, type StreamBounds } from './stream-lane.js';
+import { socketMessage, streamIdOf, turnOf, type SocketTurn } from './turn-body.js';
 import { warmupEvents } from './warmup-reply.js';
 
 /** What a socket needs from the server around it. */
@@ -15,6 +17,8 @@ export interface SocketSessionOptions {
   headers: Readonly<Record<string, string | undefined>>;
   /** The largest message taken (server.bodyLimitBytes when the socket opened); a larger one gets a 413 error event. */
   messageLimitBytes: number;
+  /** How many streams, kept turns and kept bytes the socket allows (stream-lane.ts); the defaults when left out. */
+  bounds?: Partial<StreamBounds>;
   /**
    * Serves one turn as the POST /v1/responses it stands for (the server's own dispatch, so the
    * same auth, policies, ledger, routing and translation), hands the response to `deliver`, and
@@ -25,69 +29,114 @@ export interface SocketSessionOptions {
   authenticate(): void;
 }
 
-/** Messages waiting behind the turn in flight; one more gets an error event (a client takes turns one at a time). */
+/** Messages waiting behind the turn in flight on one stream; one more gets an error event (a client takes turns one at a time per stream). */
 const MAX_WAITING = 16;
 
+const TERMINAL = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error']);
+const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
+
 /**
- * One client's Responses socket: each `response.create` is one turn, answered with exactly the
- * events POST /v1/responses would stream, one turn at a time in the order they came (OpenAI:
- * a socket runs one response at a time); closing the socket releases the upstream call in flight
- * at once.
+ * One client's Responses socket. Each `response.create` is one turn, answered with exactly the
+ * events POST /v1/responses would stream. A create may name a `stream_id` (the SDK's lanes): each
+ * stream runs its turns one at a time in the order they came, streams run theirs at the same time
+ * (each to its own route), every event of a stream's turn carries its `stream_id` back, and each
+ * stream keeps its own responses for previous_response_id (socket-conversation.ts). Without a
+ * `stream_id` the socket is one stream, as OpenAI's socket was before lanes. A `response.steer`
+ * adds input to a running response (steering.ts); a `response.cancel` stops one stream's running
+ * turn. Cancelling, steering or failing one stream's turn never touches another's.
  *
- * Every message ends in one answer and one request log line, whatever goes wrong. A message the
- * socket cannot take (not JSON, binary, too large or too deep, an unknown event, one too many in
- * the queue) is served as the request it stands for, whose body cannot be read: the server's own
- * pipeline answers it as it answers that body over HTTP (the key checked first, then the error in
- * OpenAI's shape, which becomes the `error` event) and logs it like any turn, under one request
- * id. The socket stays open after it. A frame that breaks the WebSocket protocol closes the socket
- * (ws does, with 1007/1009); it is logged the same way.
+ * Every message ends in one answer, whatever goes wrong. A message the socket cannot take (not
+ * JSON, binary, too large or too deep, an unknown event, one too many in a stream's queue or one
+ * stream too many) is served as the request it stands for, whose body cannot be read: the
+ * server's own pipeline answers it as it answers that body over HTTP (the key checked first, then
+ * the error in OpenAI's shape, which becomes the `error` event, tagged with its stream) and logs it
+ * like any turn. The socket stays open after it. A frame that breaks the WebSocket protocol closes
+ * the socket (ws does, with 1007/1009); it is logged the same way.
  */
 export class SocketSession {
   private readonly conversation: SocketConversation;
-  private queue: Promise<void> = Promise.resolve();
-  private waiting = 0;
+  private readonly bounds: StreamBounds;
+  private readonly lanes = new Map<string | undefined, StreamLane>([[undefined, new StreamLane(undefined)]]);
   private readonly inFlight = new Set<ClientGone>();
   private closed = false;
   private closeWhenIdle = false;
+  /** The steer events' own sequence (they belong to no response's stream of events). */
+  private steerSequence = 0;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly options: SocketSessionOptions,
   ) {
-    this.conversation = new SocketConversation(options.messageLimitBytes);
+    this.bounds = { ...DEFAULT_STREAM_BOUNDS, ...options.bounds };
+    this.conversation = new SocketConversation(options.messageLimitBytes, this.bounds);
     socket.on('message', (data, isBinary) => this.take(data, isBinary));
     socket.on('close', () => this.gone());
     // A protocol error (a frame over the hard limit, bad UTF-8): ws closes the socket (`close` follows); the log still hears of it.
-    socket.on('error', (error) => void this.refuse(this.protocolError(error), false).catch(() => undefined));
+    socket.on('error', (error) => void this.refuse(this.protocolError(error), undefined, false).catch(() => undefined));
   }
 
-  /** Asks the socket to close once the turn in flight (if any) is answered: for a server that is stopping. */
+  /** Asks the socket to close once the turns in flight (if any) are answered: for a server that is stopping. */
   endWhenIdle(): void {
     this.closeWhenIdle = true;
-    if (this.waiting === 0) this.socket.close(1001, 'The router is stopping.');
+    if (this.waiting() === 0) this.socket.close(1001, 'The router is stopping.');
+  }
+
+  private waiting(): number {
+    let count = 0;
+    for (const lane of this.lanes.values()) count += lane.waiting;
+    return count;
   }
 
   private take(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
-    if (this.waiting >= MAX_WAITING) {
+    let message: Record<string, unknown>;
+    let streamId: string | undefined;
+    try {
+      message = this.read(data, isBinary);
+      streamId = streamIdOf(message);
+    } catch (error) {
+      // Answered in line on the default stream, as every message was before streams.
+      return this.enqueue(this.lanes.get(undefined)!, () => this.refuse(error));
+    }
+    if (message.type === 'response.steer') return void this.steer(message).catch((error) => this.broke(error));
+    if (message.type === 'response.cancel') return void this.cancel(message, streamId).catch((error) => this.broke(error));
+    const lane = this.laneFor(streamId);
+    if (!lane) {
+      const error = new RouterError(429, 'rate_limit', `This socket has ${this.bounds.streams} streams open, its limit (config key server.socketStreams); reuse a stream or open another socket.`, 'stream_id', 'too_many_streams');
+      return void this.refuse(error, streamId).catch((thrown) => this.broke(thrown));
+    }
+    this.enqueue(lane, () => this.answer(message, lane));
+  }
+
+  private laneFor(streamId: string | undefined): StreamLane | undefined {
+    const known = this.lanes.get(streamId);
+    if (known) return known;
+    if (this.lanes.size - 1 >= this.bounds.streams) return undefined;
+    const lane = new StreamLane(streamId);
+    this.lanes.set(streamId, lane);
+    return lane;
+  }
+
+  private enqueue(lane: StreamLane, job: () => Promise<void>): void {
+    if (lane.waiting >= MAX_WAITING) {
       // Answered now, beside the turn in flight: waiting in line would defeat the bound.
-      const error = new RouterError(429, 'rate_limit', `More than ${MAX_WAITING} messages wait behind the response in progress; a socket answers one response at a time.`, undefined, 'too_many_waiting');
-      void this.refuse(error).catch((thrown) => this.broke(thrown));
+      const error = new RouterError(429, 'rate_limit', `More than ${MAX_WAITING} messages wait behind the response in progress; a stream answers one response at a time.`, undefined, 'too_many_waiting');
+      void this.refuse(error, lane.id).catch((thrown) => this.broke(thrown));
       return;
     }
-    this.waiting++;
-    this.queue = this.queue
-      .then(() => this.answer(data, isBinary))
+    lane.waiting++;
+    lane.queue = lane.queue
+      .then(job)
       .catch((error) => this.broke(error))
       .finally(() => {
-        this.waiting--;
-        if (this.closeWhenIdle && this.waiting === 0) this.socket.close(1001, 'The router is stopping.');
+        lane.waiting--;
+        if (this.closeWhenIdle && this.waiting() === 0) this.socket.close(1001, 'The router is stopping.');
       });
   }
 
   private gone(): void {
     this.closed = true;
-    this.conversation.forget();
+    this.conversation.forgetAll();
     for (const gone of this.inFlight) gone.abort();
   }
 
@@ -99,34 +148,140 @@ export class SocketSession {
     if (!this.closed) this.socket.close(1011, 'The router failed to answer.');
   }
 
-  private async answer(data: RawData, isBinary: boolean): Promise<void> {
+  private async answer(message: Record<string, unknown>, lane: StreamLane): Promise<void> {
     if (this.closed) return;
     let turn: SocketTurn;
     try {
-      turn = this.read(data, isBinary);
+      this.takePendingSteers(message, lane);
+      turn = turnOf(message, this.conversation);
       if (turn.warmup) {
         this.options.authenticate();
         const id = newId('resp_');
-        this.conversation.remember(id, turn.input, []);
-        await this.send(warmupEvents(id, turn.body));
+        this.conversation.remember(id, turn.input, [], lane.id);
+        await this.send(warmupEvents(id, turn.body), lane.id);
         return;
       }
     } catch (error) {
-      return this.refuse(error);
+      return this.refuse(error, lane.id);
     }
-    await this.serve(turn, (limitBytes) => bodyOf(turn, limitBytes));
+    await this.run(turn, lane);
   }
 
-  /** A message as a turn; throws the error (a RouterError, 4xx) its request would get for its body. */
-  private read(data: RawData, isBinary: boolean): SocketTurn {
+  /** A turn, then any successor its steers call for, on one stream. */
+  private async run(first: SocketTurn, lane: StreamLane): Promise<void> {
+    let turn: SocketTurn | undefined = first;
+    let carried: AcceptedSteer[] = [];
+    while (turn && !this.closed) {
+      const running = new RunningTurn(lane.id, turn.input);
+      lane.running = running;
+      try {
+        await this.serve(turn, running);
+      } finally {
+        lane.running = undefined;
+      }
+      if (running.responseId === undefined && carried.length) {
+        // The successor never started (its response.created is the commit point): the steers it carried were not committed.
+        running.steers.unshift(...carried);
+        this.failSteers(running, 'successor_creation_failed', 'The response continuing with the steered input could not be created.');
+        return;
+      }
+      ({ turn, carried } = await this.afterTurn(turn, running, lane));
+    }
+  }
+
+  /** What follows a turn: a successor carrying its steers, a pending notice, a failure notice, or nothing. */
+  private async afterTurn(turn: SocketTurn, running: RunningTurn, lane: StreamLane): Promise<{ turn?: SocketTurn; carried: AcceptedSteer[] }> {
+    const none = { carried: [] };
+    if (this.closed) return none;
+    const target = running.responseId ?? '';
+    if (running.stoppedFor === 'cancel') {
+      if (!running.ended) await this.send([JSON.stringify(routerErrorEvent(new RouterError(400, 'invalid_request', 'The response was cancelled (response.cancel).', undefined, 'response_cancelled')))], lane.id);
+      this.failSteers(running, 'response_not_active', 'The response was cancelled before the steered input was committed.');
+      return none;
+    }
+    const steers = running.steers.splice(0);
+    if (running.stoppedFor === 'restart' && !running.ended) {
+      await this.send([steeredIncomplete(running.created, target, running.lastSequence + 1)], lane.id);
+      return { turn: successor(turn, turn.input, steers), carried: steers };
+    }
+    if (steers.length === 0) return none;
+    if (running.outcome?.type === 'response.completed') {
+      const output = running.outcome.output ?? [];
+      const stubs = requiredInput(output);
+      if (stubs.length === 0) return { turn: successor(turn, [...turn.input, ...output], steers), carried: steers };
+      lane.pending = { parent: target, steers };
+      await this.send(steers.map((steer) => JSON.stringify(steerPending(this.steerSequence++, steer, target, stubs))), lane.id);
+      return none;
+    }
+    running.steers.push(...steers);
+    this.failSteers(running, 'response_not_active', `The response ended (${running.outcome?.type ?? 'broke off'}) before the steered input could be committed.`);
+    return none;
+  }
+
+  /** Steers kept for a response that waited on client tool output go first in the turn continuing it (the SDK: "prepended in submission order"). */
+  private takePendingSteers(message: Record<string, unknown>, lane: StreamLane): void {
+    const pending = lane.pending;
+    if (!pending) return;
+    lane.pending = undefined;
+    if (message.previous_response_id === pending.parent) {
+      const own = typeof message.input === 'string' ? [{ type: 'message', role: 'user', content: message.input }] : Array.isArray(message.input) ? message.input : [];
+      message.input = [...pending.steers.flatMap((steer) => steer.items), ...own];
+      return;
+    }
+    const holder = new RunningTurn(lane.id, []);
+    holder.responseId = pending.parent;
+    holder.steers.push(...pending.steers);
+    this.failSteers(holder, 'response_not_active', 'The next turn on this stream did not continue the response the steered input waited for.');
+  }
+
+  private failSteers(running: RunningTurn, code: string, why: string): void {
+    const steers = running.steers.splice(0);
+    const target = running.responseId ?? '';
+    void this.send(steers.map((steer) => JSON.stringify(steerFailed(this.steerSequence++, code, why, steer, target))), running.streamId);
+  }
+
+  /** A `response.steer`: answered at once with accepted or failed, tagged with the target's stream. */
+  private async steer(message: Record<string, unknown>): Promise<void> {
+    const target = typeof message.previous_response_id === 'string' ? message.previous_response_id : '';
+    const running = target === '' ? undefined : [...this.lanes.values()].find((lane) => lane.running?.responseId === target)?.running;
+    const streamId = running ? running.streamId : this.conversation.streamOf(target);
+    const fail = (code: string, why: string) => this.send([JSON.stringify(steerFailed(this.steerSequence++, code, why, { input: message.input }, target))], streamId);
+    if (target === '') return fail('invalid_input', 'previous_response_id: expected the id of the response to steer.');
+    const items = steerItems(message.input);
+    if ('error' in items) return fail('invalid_input', items.error);
+    if (!running || running.ended || running.stoppedFor === 'cancel') {
+      if (running || this.conversation.has(target)) return fail('response_already_completed', `Response '${target.slice(0, 200)}' has finished; send the input in a response.create continuing it.`);
+      return fail('response_not_found', `Response '${target.slice(0, 200)}' is not running on this socket.`);
+    }
+    if (running.steers.length >= MAX_STEERS_PER_RESPONSE) return fail('too_many_pending_steers', `Response '${target.slice(0, 200)}' already holds ${MAX_STEERS_PER_RESPONSE} steers.`);
+    const steer: AcceptedSteer = { id: newSteerId(), input: message.input, items: items.items };
+    running.steers.push(steer);
+    await this.send([JSON.stringify(steerAccepted(this.steerSequence++, steer, target))], streamId);
+    // Nothing produced yet: start over with the input added (steering.ts); otherwise the response finishes first.
+    if (!running.outputStarted) running.stop('restart');
+  }
+
+  /** A `response.cancel` (`stream_id` and/or `response_id`): stops that stream's running turn; an error event when nothing runs there. */
+  private async cancel(message: Record<string, unknown>, streamId: string | undefined): Promise<void> {
+    const responseId = typeof message.response_id === 'string' ? message.response_id : undefined;
+    const lane = streamId === undefined && responseId !== undefined ? [...this.lanes.values()].find((candidate) => candidate.running?.responseId === responseId) : this.lanes.get(streamId);
+    const running = lane?.running;
+    if (!running || running.ended || (responseId !== undefined && running.responseId !== responseId)) {
+      const error = new RouterError(400, 'invalid_request', 'No response is running there to cancel.', responseId !== undefined ? 'response_id' : 'stream_id', 'no_active_response');
+      return this.send([JSON.stringify(routerErrorEvent(error))], lane?.id ?? streamId);
+    }
+    running.stop('cancel');
+  }
+
+  /** A message as a JSON object of a type the socket takes; throws the error (a RouterError, 4xx) its request would get for its body. */
+  private read(data: RawData, isBinary: boolean): Record<string, unknown> {
     if (isBinary) throw new RouterError(400, 'invalid_request', 'Binary messages are not taken; send each event as a JSON text message.', undefined, 'invalid_message');
     const bytes = byteLength(data);
     if (bytes > this.options.messageLimitBytes) {
       throw new RouterError(413, 'too_large', `The message is ${bytes} bytes, over the router's limit of ${this.options.messageLimitBytes} (config key server.bodyLimitBytes).`, undefined, 'request_too_large');
     }
-    return socketTurn(text(data), this.conversation);
+    return socketMessage(text(data));
   }
-
   /** What a frame that broke the protocol is logged as (ws has closed the socket already: 1009 too large, 1007 not UTF-8). */
   private protocolError(error: Error & { code?: string }): RouterError {
     if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
@@ -141,72 +296,108 @@ export class SocketSession {
    * read (see the class comment). It leaves the socket's memory as it was. `tracked`: whether the
    * client closing aborts it (not for a frame that closed the socket itself: the client did not go).
    */
-  private refuse(error: unknown, tracked = true): Promise<void> {
+  private refuse(error: unknown, streamId?: string, tracked = true): Promise<void> {
     const unreadable = async (): Promise<never> => {
       throw error;
     };
-    return this.serve(undefined, unreadable, tracked);
+    return this.serveRequest(undefined, undefined, unreadable, streamId, tracked);
+  }
+
+  private serve(turn: SocketTurn, running: RunningTurn): Promise<void> {
+    return this.serveRequest(turn, running, (limitBytes) => bodyOf(turn, limitBytes), running.streamId, true);
   }
 
   /** One request through the server's own pipeline: a generating turn, or a refusal (no turn, its body unreadable). */
-  private async serve(turn: SocketTurn | undefined, readBody: ApiRequest['readBody'], tracked = true): Promise<void> {
-    const gone = new ClientGone();
+  private async serveRequest(turn: SocketTurn | undefined, running: RunningTurn | undefined, readBody: ApiRequest['readBody'], streamId: string | undefined, tracked: boolean): Promise<void> {
+    const gone = running?.gone ?? new ClientGone();
     if (tracked) this.inFlight.add(gone);
     const progress = { sent: false };
     try {
       const headers = turn && Object.keys(turn.headers).length ? { ...this.options.headers, ...turn.headers } : this.options.headers;
       const request: ApiRequest = { method: 'POST', path: '/v1/responses', headers, readBody, signal: gone };
-      await this.options.serveTurn(request, (response) => this.deliver(response, turn, progress));
+      await this.options.serveTurn(request, (response) => this.deliver(response, turn, running, progress, streamId));
     } catch (error) {
-      // Every stream ends at its terminal event: one that broke off before it closes the socket
-      // (1011), so the client never waits on a turn that will not end; before any event, the error is the answer.
-      if (turn) this.conversation.forget();
-      if (this.closed) return;
-      if (progress.sent) this.socket.close(1011, 'The response stream broke off.');
-      else await this.send([JSON.stringify(routerErrorEvent(toRouterError(error)))]);
+      if (turn) this.conversation.forget(streamId);
+      // A turn the router stopped (a steer's restart, a cancel) is ended by run(), not here.
+      if (this.closed || running?.stoppedFor) return;
+      if (running) running.outcome = { type: 'error' };
+      // Every stream ends at its terminal event. One that broke off after its first event ends with
+      // an error event on its stream; on a socket that never opened a named stream it closes the
+      // socket (1011) as it always has, so the client never waits on a turn that will not end.
+      // Before any event, the error is the answer.
+      if (progress.sent && this.lanes.size === 1) this.socket.close(1011, 'The response stream broke off.');
+      else if (progress.sent) await this.send([JSON.stringify(routerErrorEvent(new RouterError(502, 'upstream', 'The response stream broke off.', undefined, 'stream_broke_off')))], streamId);
+      else await this.send([JSON.stringify(routerErrorEvent(toRouterError(error)))], streamId);
     } finally {
       this.inFlight.delete(gone);
     }
   }
 
-  private async deliver(response: ApiResponse, turn: SocketTurn | undefined, progress: { sent: boolean }): Promise<void> {
+  private async deliver(response: ApiResponse, turn: SocketTurn | undefined, running: RunningTurn | undefined, progress: { sent: boolean }, streamId: string | undefined): Promise<void> {
     if (!('sse' in response)) {
-      if (turn) this.conversation.forget();
-      await this.send([JSON.stringify(errorEventOf(response))]);
+      if (running?.stoppedFor) return;
+      if (turn) this.conversation.forget(streamId);
+      if (running) running.outcome = { type: 'error' };
+      await this.send([JSON.stringify(errorEventOf(response))], streamId);
       return;
     }
     const frames = new SseMessages();
     // Breaking out of the loop ends the stream, which releases the upstream call (as a closed HTTP response does).
     for await (const piece of response.sse) {
-      if (this.closed) break;
+      if (this.closed || running?.gone.aborted) break;
       const messages = frames.push(piece);
-      if (turn) for (const message of messages) this.note(message, turn);
+      if (turn && running) for (const message of messages) this.note(message, turn, running);
       if (messages.length === 0) continue;
       progress.sent = true;
-      await this.send(messages);
+      await this.send(messages, streamId);
     }
   }
 
-  /** What a turn's events mean for the socket's memory: a completed response is remembered, a failed one forgotten. */
-  private note(message: string, turn: SocketTurn): void {
+  /**
+   * What a turn's events mean: for the socket's memory (a completed response is remembered on its
+   * stream, a failed one forgets the stream's), and for steering (the response's id, whether
+   * output has started, whether it has ended).
+   */
+  private note(message: string, turn: SocketTurn, running: RunningTurn): void {
     const type = eventType(message);
+    if (type === undefined) return;
+    const sequence = /"sequence_number":(\d{1,15})/.exec(message);
+    if (sequence) running.lastSequence = Number(sequence[1]);
+    if (type === 'response.created') {
+      const response = (JSON.parse(message) as { response?: Record<string, unknown> }).response;
+      if (typeof response?.id === 'string') running.responseId = response.id;
+      running.created = response;
+      return;
+    }
+    if (!TERMINAL.has(type)) {
+      if (!NOT_OUTPUT.has(type)) running.outputStarted = true;
+      return;
+    }
+    running.ended = true;
+    running.outcome = { type };
     if (type === 'response.completed') {
       const event = JSON.parse(message) as { response?: { id?: unknown; output?: unknown } };
       const { id, output } = event.response ?? {};
-      if (typeof id === 'string' && Array.isArray(output)) this.conversation.remember(id, turn.input, output);
-      else this.conversation.forget();
-    } else if (type === 'error' || type === 'response.failed' || type === 'response.incomplete') {
-      this.conversation.forget();
-    }
+      if (typeof id === 'string' && Array.isArray(output)) {
+        running.outcome.output = output;
+        this.conversation.remember(id, turn.input, output, running.streamId);
+      } else this.conversation.forget(running.streamId);
+    } else this.conversation.forget(running.streamId);
   }
 
-  /** Sends the messages in order; resolves once the last has been handed to the socket (a slow reader holds the stream back). */
-  private send(messages: string[]): Promise<void> {
+  /** Sends the messages in order, tagged with their stream; resolves once the last has been handed to the socket (a slow reader holds the stream back). */
+  private send(messages: string[], streamId?: string): Promise<void> {
     return new Promise((resolve) => {
       if (messages.length === 0 || this.socket.readyState !== this.socket.OPEN) return resolve();
-      messages.forEach((message, index) => this.socket.send(message, index === messages.length - 1 ? () => resolve() : undefined));
+      messages.forEach((message, index) => this.socket.send(tagged(message, streamId), index === messages.length - 1 ? () => resolve() : undefined));
     });
   }
+}
+
+/** The turn that carries steered input on: the same request, its input what came before plus the steers' items. */
+function successor(turn: SocketTurn, before: readonly unknown[], steers: AcceptedSteer[]): SocketTurn {
+  const input = [...before, ...steers.flatMap((steer) => steer.items)];
+  return { ...turn, body: { ...turn.body, input }, input };
 }
 
 /** A turn's request body, as the endpoint reads it: a continued conversation may outgrow what one request may carry, as its whole input would over HTTP. */

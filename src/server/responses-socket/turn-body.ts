@@ -1,7 +1,14 @@
 import { invalidRequest, RouterError } from '../../core/errors.js';
 import { bodyMembers } from '../read-body.js';
 import { previousResponseNotFound } from './socket-errors.js';
-import type { SocketConversation } from './socket-conversation.js';
+
+/** What a turn needs of the socket's memory: the items up to a response it holds. */
+export interface HeldResponses {
+  itemsUpTo(id: string): readonly unknown[] | undefined;
+}
+
+/** A stream id as the SDK allows one (ResponsesWebSocketSession.lane: letters, digits, `_`, `.`, `-`, 1 to 256). */
+const STREAM_ID = /^[A-Za-z0-9_.-]{1,256}$/;
 
 /** One `response.create` read off a socket: the body the HTTP endpoint takes, and the items the turn's model sees. */
 export interface SocketTurn {
@@ -13,6 +20,8 @@ export interface SocketTurn {
   warmup: boolean;
   /** The turn's own request headers, from `client_metadata` (see metadataHeaders). */
   headers: Record<string, string>;
+  /** The `stream_id` lane the turn runs on (every event of it carries it back); undefined for the socket's default stream. */
+  streamId?: string;
 }
 
 /**
@@ -23,7 +32,15 @@ export interface SocketTurn {
  * and nothing is stored beyond the socket; one it does not hold gets OpenAI's
  * previous_response_not_found, on which clients resend the whole input.
  */
-export function socketTurn(text: string, conversation: SocketConversation): SocketTurn {
+export function socketTurn(text: string, conversation: HeldResponses): SocketTurn {
+  return turnOf(socketMessage(text), conversation);
+}
+
+/** The client events a socket takes: `response.create`, `response.steer` (the SDK's ResponsesClientEvent) and this router's `response.cancel`. */
+export const CLIENT_EVENTS = new Set(['response.create', 'response.steer', 'response.cancel']);
+
+/** A message as a JSON object with a known `type`; throws the 400 its request would get otherwise. */
+export function socketMessage(text: string): Record<string, unknown> {
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -34,11 +51,27 @@ export function socketTurn(text: string, conversation: SocketConversation): Sock
   // The HTTP endpoint's nesting limit, before anything walks the message: deeper JSON would
   // overflow the stack of whatever writes it out again (a RangeError, not an answer).
   bodyMembers(message);
-  const { type, generate, background, stream: _stream, client_metadata: clientMetadata, ...body } = message as Record<string, unknown>;
-  if (type !== 'response.create') {
+  const type = (message as Record<string, unknown>).type;
+  if (typeof type !== 'string' || !CLIENT_EVENTS.has(type)) {
     const named = typeof type === 'string' ? `'${type.slice(0, 60)}'` : 'missing';
-    throw invalidRequest(`type: ${named} is not an event this socket takes; send "response.create".`, 'type', 'unknown_event_type');
+    throw invalidRequest(`type: ${named} is not an event this socket takes; send "response.create" (or "response.steer", "response.cancel").`, 'type', 'unknown_event_type');
   }
+  return message as Record<string, unknown>;
+}
+
+/** A message's `stream_id`: undefined when absent; throws a 400 for one the SDK would not send. */
+export function streamIdOf(message: Record<string, unknown>): string | undefined {
+  const id = message.stream_id;
+  if (id === undefined || id === null) return undefined;
+  if (typeof id !== 'string' || !STREAM_ID.test(id)) throw invalidRequest('stream_id: expected 1 to 256 letters, digits, "_", "." or "-".', 'stream_id', 'invalid_stream_id');
+  return id;
+}
+
+/** A `response.create` message as a turn (see socketTurn). */
+export function turnOf(message: Record<string, unknown>, conversation: HeldResponses): SocketTurn {
+  const { type, generate, background, stream: _stream, stream_id: _streamId, client_metadata: clientMetadata, ...body } = message;
+  if (type !== 'response.create') throw invalidRequest(`type: '${String(type).slice(0, 60)}' is not a turn; send "response.create".`, 'type', 'unknown_event_type');
+  const streamId = streamIdOf(message);
   if (generate !== undefined && typeof generate !== 'boolean') throw invalidRequest('generate: expected true or false.', 'generate');
   if (background === true) {
     throw invalidRequest('background: responses over a WebSocket always stream on it; send background requests over HTTP (POST /v1/responses).', 'background');
@@ -57,7 +90,7 @@ export function socketTurn(text: string, conversation: SocketConversation): Sock
     if (previous === null || previous === '') delete body.previous_response_id;
     input = Array.isArray(body.input) || typeof body.input === 'string' || body.input === undefined ? inputItems(body.input) : [];
   }
-  return { body: { ...body, stream: true }, input, warmup: generate === false, headers: metadataHeaders(clientMetadata) };
+  return { body: { ...body, stream: true }, input, warmup: generate === false, headers: metadataHeaders(clientMetadata), ...(streamId !== undefined ? { streamId } : {}) };
 }
 
 /** Headers a turn's client_metadata may not set: the key, and what belongs to the connection. */

@@ -89,7 +89,9 @@ export function responsesSockets(app: App, options: ResponsesSocketsOptions): Re
       const limit = settings.server.bodyLimitBytes;
       const server = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: limit + OVERSIZE_GRACE_BYTES });
       server.handleUpgrade(req, socket, head, (ws) => {
-        sessions.set(ws, new SocketSession(ws, { headers, messageLimitBytes: limit, serveTurn: options.serveTurn, authenticate: keyOf }));
+        const { socketStreams: streams, socketTurnsPerStream: turnsPerStream, socketKeptBytes: keptChars } = settings.server;
+        const bounds = { streams, turnsPerStream, keptChars };
+        sessions.set(ws, new SocketSession(ws, { headers, messageLimitBytes: limit, bounds, serveTurn: options.serveTurn, authenticate: keyOf }));
         ws.once('close', () => sessions.delete(ws));
       });
     } catch (error) {
