@@ -13,6 +13,18 @@ export interface RedisServer {
 /** The shared ledger's per-request mark (src/usage/redis-ledger.ts appliedKey). */
 const APPLIED_PREFIX = 'svc-router:applied:';
 
+/** Every request id the ledger marked as counted (its once-keys), read with SCAN so a large set does not block the server. */
+export async function appliedRequestIds(client: Redis): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${APPLIED_PREFIX}*`, 'COUNT', 1000);
+    for (const key of keys) ids.add(key.slice(APPLIED_PREFIX.length));
+    cursor = next;
+  } while (cursor !== '0');
+  return ids;
+}
+
 /** A throwaway redis-server on a free loopback port, without persistence. */
 export async function startRedis(): Promise<RedisServer> {
   const port = await findFreePort();
@@ -28,16 +40,7 @@ export async function startRedis(): Promise<RedisServer> {
   await client.connect();
   return {
     url: `redis://127.0.0.1:${port}`,
-    async appliedRequestIds() {
-      const ids = new Set<string>();
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${APPLIED_PREFIX}*`, 'COUNT', 1000);
-        for (const key of keys) ids.add(key.slice(APPLIED_PREFIX.length));
-        cursor = next;
-      } while (cursor !== '0');
-      return ids;
-    },
+    appliedRequestIds: () => appliedRequestIds(client),
     async stop() {
       client.disconnect();
       child.kill('SIGTERM');

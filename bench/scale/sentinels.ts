@@ -4,10 +4,9 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Redis } from 'ioredis';
 import { findFreePort } from './ports.js';
-import type { RedisServer } from './redis.js';
+import { appliedRequestIds, type RedisServer } from './redis.js';
 
 const MASTER = 'main';
-const APPLIED_PREFIX = 'svc-router:applied:';
 
 interface Proc {
   port: number;
@@ -103,16 +102,7 @@ export async function startSentinelRedis(workDir: string): Promise<SentinelRedis
 
   return {
     url: `redis-sentinel://${addresses.map((address) => `127.0.0.1:${address.port}`).join(',')}/${MASTER}`,
-    async appliedRequestIds() {
-      const ids = new Set<string>();
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${APPLIED_PREFIX}*`, 'COUNT', 1000);
-        for (const key of keys) ids.add(key.slice(APPLIED_PREFIX.length));
-        cursor = next;
-      } while (cursor !== '0');
-      return ids;
-    },
+    appliedRequestIds: () => appliedRequestIds(client),
     async killPrimary() {
       const port = await primaryPort();
       const victim = servers.find((server) => server.port === port)!;

@@ -67,20 +67,25 @@ export function writeClientFile(file: string, content: string, secret: string | 
  * of each before touching any.
  */
 export function assertUndoable(file: string, force: boolean): boolean {
+  return undoable(file, force) !== undefined;
+}
+
+/** The file's backup, checked as assertUndoable says; undefined when it has none. */
+function undoable(file: string, force: boolean): { target: string; backupFile: string; backup: Backup; current: string | undefined } | undefined {
   const target = resolveTarget(file);
   const backupFile = backupPath(target);
   let text: string;
   try {
     text = fs.readFileSync(backupFile, 'utf8');
   } catch {
-    return false;
+    return undefined;
   }
   const backup = readBackup(backupFile, text);
   const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
   if (current !== undefined && sha256(current) !== backup.writtenSha256 && !force) {
     throw new CliError(`${file} has changed since svc-router wrote it (${backup.writtenAt}); undo would lose those changes. Pass --force to restore the backup anyway (${backupFile}).`, EXIT_FAILED);
   }
-  return true;
+  return { target, backupFile, backup, current };
 }
 
 export type UndoOutcome =
@@ -93,17 +98,9 @@ export type UndoOutcome =
  * unless `force` (the later edits would be lost).
  */
 export function undoClientFile(file: string, force: boolean): UndoOutcome {
-  const target = resolveTarget(file);
-  const backupFile = backupPath(target);
-  let text: string;
-  try {
-    text = fs.readFileSync(backupFile, 'utf8');
-  } catch {
-    return { status: 'no-backup' };
-  }
-  assertUndoable(file, force);
-  const backup = readBackup(backupFile, text);
-  const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
+  const found = undoable(file, force);
+  if (!found) return { status: 'no-backup' };
+  const { target, backupFile, backup, current } = found;
   if (backup.existed && typeof backup.content === 'string') {
     atomicWrite(target, backup.content, backup.mode ?? 0o600);
     fs.rmSync(backupFile, { force: true });
