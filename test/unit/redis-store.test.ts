@@ -18,13 +18,13 @@ describe('a redis-sentinel:// usage store', () => {
         password: 's3cret',
       });
     }
-    expect(parseRedisStore('redis-sentinel://ops:p%40ss@[::1]:5000/my%20master/3')).toEqual({
+    expect(parseRedisStore('redis-sentinel://ops:dummy%40pw@[::1]:5000/my%20master/3')).toEqual({
       kind: 'sentinel',
       sentinels: [{ host: '::1', port: 5000 }],
       name: 'my master',
       db: 3,
       username: 'ops',
-      password: 'p@ss',
+      password: 'dummy@pw',
     });
     expect(parseRedisStore('redis://127.0.0.1:6379')).toEqual({ kind: 'single', url: 'redis://127.0.0.1:6379' });
   });
