@@ -50,7 +50,8 @@ beforeAll(async () => {
     settings.routing = { ...settings.routing, sessionHeader: 'x-session' };
   });
   (router as TestRouter & { logDir: string }).logDir = dir;
-  upstream = await startUpstream('anthropic', (_body, index) => (index % 3 === 2 ? { status: 503 } : { text: 'ok', chunkSize: 2 }));
+  // The upstream fails the requests that ask it to, so that an upstream's error is among what the router writes.
+  upstream = await startUpstream('anthropic', (body) => (JSON.stringify(body).includes(UPSTREAM_FAILS) ? { status: 503 } : { text: 'ok', chunkSize: 2 }));
   addBackend(router, 'up', 'anthropic', upstream.url);
   setRoute(router, SKU, ['up:model-a']);
 });
@@ -61,11 +62,13 @@ afterAll(async () => {
   await router.close();
 });
 
+const UPSTREAM_FAILS = 'the upstream fails this one';
 const BODY = { contents: [{ role: 'user', parts: [{ text: 'Say hi' }] }] };
 
 /** Each kind of request a client with a key in its URL may make, good and bad. */
 const REQUESTS: Array<{ name: string; method: 'GET' | 'POST'; path: string; body?: unknown }> = [
   { name: 'generateContent', method: 'POST', path: `/v1beta/models/${SKU}:generateContent`, body: BODY },
+  { name: 'an upstream failure', method: 'POST', path: `/v1beta/models/${SKU}:generateContent`, body: { contents: [{ role: 'user', parts: [{ text: UPSTREAM_FAILS }] }] } },
   { name: 'stream (SSE)', method: 'POST', path: `/v1beta/models/${SKU}:streamGenerateContent?alt=sse`, body: BODY },
   { name: 'stream (array)', method: 'POST', path: `/v1/models/${SKU}:streamGenerateContent`, body: BODY },
   { name: 'countTokens', method: 'POST', path: `/v1beta/models/${SKU}:countTokens`, body: BODY },
