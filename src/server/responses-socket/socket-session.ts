@@ -81,6 +81,11 @@ export class SocketSession {
     if (this.waiting() === 0) this.socket.close(1001, 'The router is stopping.');
   }
 
+  /** Characters of conversation the socket holds for previous_response_id and forks (what server.socketKeptBytes bounds). */
+  get heldChars(): number {
+    return this.conversation.heldChars;
+  }
+
   private waiting(): number {
     let count = 0;
     for (const lane of this.lanes.values()) count += lane.waiting;
