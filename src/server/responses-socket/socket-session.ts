@@ -33,7 +33,12 @@ export interface SocketSessionOptions {
 const MAX_WAITING = 16;
 
 const TERMINAL = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error']);
-const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
+/**
+ * Events that carry nothing generated yet: the response opening, and an item or content part
+ * opened empty (an OpenAI Responses upstream sends these before its first token). A steer that
+ * comes while only these have gone out restarts the response; any other event is output.
+ */
+const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.output_item.added', 'response.content_part.added']);
 
 /**
  * One client's Responses socket. Each `response.create` is one turn, answered with exactly the
