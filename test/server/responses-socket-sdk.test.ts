@@ -115,7 +115,7 @@ describe('Responses over WebSocket with the SDK', () => {
     const { ws, session } = await sdkSocket();
     const lane = session.lane('steered');
     lane.create({ model: 'model-held', input: 'Write something' });
-    const created = await lane.receive();
+    const created: any = await lane.receive();
     expect(created.type).toBe('response.created');
     await held.holding();
     let event = await lane.receive();
@@ -180,7 +180,7 @@ describe.each(UPSTREAM_KINDS)('a steer on a %s backend', (kind: UpstreamKind) =>
   // Translated from Anthropic or Gemini, the response opens (response.created) with its first text: no client sees it before output.
   it.skipIf(kind === 'gemini' || kind === 'anthropic')('before first output: accepted, the response ends steered, and its successor asks the upstream again with the steered text', async () => {
     const { fake, gate, ws, lane } = await gated('before');
-    const created = await lane.receive();
+    const created: any = await lane.receive();
     expect(created).toMatchObject({ type: 'response.created', stream_id: 'steered' });
     ws.send({ type: 'response.steer', previous_response_id: created.response.id, input: 'Make it shorter' } as any);
     await gate.abandoned();
@@ -202,7 +202,7 @@ describe.each(UPSTREAM_KINDS)('a steer on a %s backend', (kind: UpstreamKind) =>
 
   it('mid-output: accepted, the response finishes, and its successor asks the upstream with its answer and then the steered text', async () => {
     const { fake, gate, ws, lane } = await gated('after');
-    const created = await lane.receive();
+    const created: any = await lane.receive();
     expect(created).toMatchObject({ type: 'response.created', stream_id: 'steered' });
     let event = await lane.receive();
     while (event.type !== 'response.output_text.delta') event = await lane.receive();
