@@ -2,9 +2,10 @@ import OpenAI from 'openai-v7';
 import { ResponsesWebSocketSession } from 'openai-v7/lib/responses/responses-websocket-session';
 import { ResponsesWS } from 'openai-v7/resources/responses/ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startGatedUpstream } from '../helpers/gated-upstream.js';
 import { startHeldStreamUpstream } from '../helpers/held-stream-upstream.js';
 import { startRouter, type TestRouter } from '../helpers/router.js';
-import { addBackend, Fakes, setRoute } from '../integration/support.js';
+import { addBackend, Fakes, setRoute, UPSTREAM_KINDS, type UpstreamKind } from '../integration/support.js';
 
 /**
  * The official SDK's Responses WebSocket client (openai 7.x: ResponsesWS, with lanes from
@@ -114,7 +115,7 @@ describe('Responses over WebSocket with the SDK', () => {
     const { ws, session } = await sdkSocket();
     const lane = session.lane('steered');
     lane.create({ model: 'model-held', input: 'Write something' });
-    const created = await lane.receive();
+    const created: any = await lane.receive();
     expect(created.type).toBe('response.created');
     await held.holding();
     let event = await lane.receive();
@@ -155,3 +156,82 @@ describe('Responses over WebSocket with the SDK', () => {
     expect(await lanes[2]!.receive()).toMatchObject({ type: 'error', stream_id: 'three', status: 429, error: { code: 'too_many_streams', param: 'stream_id' } });
   });
 });
+
+/**
+ * A steer on every backend type, through the SDK: the first response's upstream stream is held
+ * before its first output, or just after it, and the steer lands there. The fake records what
+ * reached the upstream, so the successor's request is read for the steered text itself.
+ */
+describe.each(UPSTREAM_KINDS)('a steer on a %s backend', (kind: UpstreamKind) => {
+  const FIRST = 'Long answer first.';
+  async function gated(mode: 'before' | 'after') {
+    const fake = await fakes.start(kind, [{ text: FIRST, chunkSize: 4 }, { text: 'Short.' }]);
+    const gate = await startGatedUpstream(fake.url, 'Long', mode);
+    cleanups.push(() => gate.close());
+    setRoute(router, 'model-steered', [`${addBackend(router, `up-steered-${kind}`, kind, gate.url)}:steered`]);
+    const { ws, session } = await sdkSocket();
+    const lane = session.lane('steered');
+    lane.create({ model: 'model-steered', input: 'Write something' });
+    await gate.holding();
+    return { fake, gate, ws, lane };
+  }
+  const bodyOf = (fake: { requests: Array<{ body: unknown }> }, index: number) => JSON.stringify(fake.requests[index]!.body);
+
+  // Translated from Anthropic or Gemini, the response opens (response.created) with its first text: no client sees it before output.
+  it.skipIf(kind === 'gemini' || kind === 'anthropic')('before first output: accepted, the response ends steered, and its successor asks the upstream again with the steered text', async () => {
+    const { fake, gate, ws, lane } = await gated('before');
+    const created: any = await lane.receive();
+    expect(created).toMatchObject({ type: 'response.created', stream_id: 'steered' });
+    ws.send({ type: 'response.steer', previous_response_id: created.response.id, input: 'Make it shorter' } as any);
+    await gate.abandoned();
+    const first: any[] = [];
+    while (first.at(-1)?.type !== 'response.incomplete') first.push(await lane.receive());
+    expect(first.find((event) => event.type === 'response.steer.accepted')).toMatchObject({ stream_id: 'steered', steer: { previous_response_id: created.response.id } });
+    expect(first.some((event) => /delta|done/.test(event.type))).toBe(false);
+    const steered = first.find((event) => event.type === 'response.incomplete');
+    expect(steered).toMatchObject({ stream_id: 'steered', response: { id: created.response.id, incomplete_details: { reason: 'steered' } } });
+    const successor = await eventsUntilTerminal(lane);
+    expect(successor[0]).toMatchObject({ type: 'response.created', stream_id: 'steered' });
+    expect(successor[0].response.id).not.toBe(created.response.id);
+    expect(successor.at(-1)).toMatchObject({ type: 'response.completed', response: { output: [expect.objectContaining({ type: 'message' })] } });
+    expect(fake.requests).toHaveLength(2);
+    expect(bodyOf(fake, 0)).not.toContain('Make it shorter');
+    expect(bodyOf(fake, 1)).toContain('Write something');
+    expect(bodyOf(fake, 1)).toContain('Make it shorter');
+  });
+
+  it('mid-output: accepted, the response finishes, and its successor asks the upstream with its answer and then the steered text', async () => {
+    const { fake, gate, ws, lane } = await gated('after');
+    const created: any = await lane.receive();
+    expect(created).toMatchObject({ type: 'response.created', stream_id: 'steered' });
+    let event = await lane.receive();
+    while (event.type !== 'response.output_text.delta') event = await lane.receive();
+    ws.send({ type: 'response.steer', previous_response_id: created.response.id, input: 'Make it shorter' } as any);
+    const accepted = await lane.receive();
+    expect(accepted).toMatchObject({ type: 'response.steer.accepted', stream_id: 'steered' });
+    gate.release();
+    const rest = await eventsUntilTerminal(lane);
+    expect(rest.at(-1)).toMatchObject({ type: 'response.completed', response: { id: created.response.id } });
+    const successor = await eventsUntilTerminal(lane);
+    expect(successor[0]).toMatchObject({ type: 'response.created', stream_id: 'steered' });
+    expect(successor.at(-1)!.type).toBe('response.completed');
+    expect(fake.requests).toHaveLength(2);
+    const next = bodyOf(fake, 1);
+    expect(next).toContain('Write something');
+    expect(next).toContain(FIRST);
+    expect(next.indexOf('Make it shorter')).toBeGreaterThan(next.indexOf(FIRST));
+  });
+
+  it('after the response finished: failed with response_already_completed, and nothing more reaches the upstream', async () => {
+    const fake = await fakes.start(kind, [{ text: 'Done.' }]);
+    setRoute(router, 'model-done', [`${addBackend(router, `up-done-${kind}`, kind, fake.url)}:done`]);
+    const { ws, session } = await sdkSocket();
+    const lane = session.lane('done');
+    lane.create({ model: 'model-done', input: 'Hello' });
+    const done = await lane.finalResponse();
+    ws.send({ type: 'response.steer', previous_response_id: done.id, input: 'Too late' } as any);
+    expect(await lane.receive()).toMatchObject({ type: 'response.steer.failed', stream_id: 'done', error: { code: 'response_already_completed' } });
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+

@@ -92,6 +92,8 @@ describe('stream_id lanes on one socket', () => {
         // Let any successor a late steer started finish too.
         ws.send(JSON.stringify({ type: 'response.create', stream_id: 'fence', model: 'm', input: 'stream:fence' }));
         while (endsOf(events, 'fence') < 1) await once(ws, 'message');
+        // A successor started by a late steer runs beside the fence: wait until no stream has a turn open.
+        while ([...creates.keys()].some((streamId) => turnOpen(events, streamId))) await once(ws, 'message');
         ws.terminate();
 
         for (const event of events) {
@@ -108,6 +110,16 @@ describe('stream_id lanes on one socket', () => {
 });
 
 const endsOf = (events: any[], streamId: string): number => events.filter((event) => event.stream_id === streamId && TERMINAL.has(event.type) && event.response?.incomplete_details?.reason !== 'steered' && event.error?.code !== 'no_active_response').length;
+/** Whether a stream's last response.created has not yet met its terminal event. */
+function turnOpen(events: any[], streamId: string): boolean {
+  let open = false;
+  for (const event of events) {
+    if (event.stream_id !== streamId || event.type.startsWith('response.steer.')) continue;
+    if (event.type === 'response.created') open = true;
+    else if (TERMINAL.has(event.type)) open = false;
+  }
+  return open;
+}
 const lastIdsOf = (events: any[], streamId: string): string[] => events.filter((event) => event.stream_id === streamId && event.type === 'response.created').map((event) => event.response.id);
 
 /** A stream's events: turns one after another, each an error alone, or created … terminal with no other turn's events inside. */

@@ -6,8 +6,8 @@ import type { ApiRequest, ApiResponse } from '../../handlers/api.js';
 import { routerErrorEvent, socketErrorEvent, type SocketErrorEvent } from './socket-errors.js';
 import { SocketConversation } from './socket-conversation.js';
 import { SseMessages } from './sse-messages.js';
-import { MAX_STEERS_PER_RESPONSE, newSteerId, requiredInput, steerAccepted, steerFailed, steeredIncomplete, steerItems, steerPending, type AcceptedSteer } from './steering.js';
-import { DEFAULT_STREAM_BOUNDS, RunningTurn, StreamLane, tagged, type StreamBounds } from './stream-lane.js';
+import { SocketSteers } from './socket-steers.js';
+import { DEFAULT_STREAM_BOUNDS, type RunningTurn, StreamLane, tagged, type StreamBounds } from './stream-lane.js';
 import { socketMessage, streamIdOf, turnOf, type SocketTurn } from './turn-body.js';
 import { warmupEvents } from './warmup-reply.js';
 
@@ -33,7 +33,12 @@ export interface SocketSessionOptions {
 const MAX_WAITING = 16;
 
 const TERMINAL = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error']);
-const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
+/**
+ * Events that carry nothing generated yet: the response opening, and an item or content part
+ * opened empty (an OpenAI Responses upstream sends these before its first token). A steer that
+ * comes while only these have gone out restarts the response; any other event is output.
+ */
+const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued', 'response.output_item.added', 'response.content_part.added']);
 
 /**
  * One client's Responses socket. Each `response.create` is one turn, answered with exactly the
@@ -42,8 +47,8 @@ const NOT_OUTPUT = new Set(['response.created', 'response.in_progress', 'respons
  * (each to its own route), every event of a stream's turn carries its `stream_id` back, and each
  * stream keeps its own responses for previous_response_id (socket-conversation.ts). Without a
  * `stream_id` the socket is one stream, as OpenAI's socket was before lanes. A `response.steer`
- * adds input to a running response (steering.ts); a `response.cancel` stops one stream's running
- * turn. Cancelling, steering or failing one stream's turn never touches another's.
+ * adds input to a running response and a `response.cancel` stops one stream's running
+ * turn (socket-steers.ts). Cancelling, steering or failing one stream's turn never touches another's.
  *
  * Every message ends in one answer, whatever goes wrong. A message the socket cannot take (not
  * JSON, binary, too large or too deep, an unknown event, one too many in a stream's queue or one
@@ -60,8 +65,7 @@ export class SocketSession {
   private readonly inFlight = new Set<ClientGone>();
   private closed = false;
   private closeWhenIdle = false;
-  /** The steer events' own sequence (they belong to no response's stream of events). */
-  private steerSequence = 0;
+  private readonly steers: SocketSteers;
 
   constructor(
     private readonly socket: WebSocket,
@@ -69,6 +73,13 @@ export class SocketSession {
   ) {
     this.bounds = { ...DEFAULT_STREAM_BOUNDS, ...options.bounds };
     this.conversation = new SocketConversation(options.messageLimitBytes, this.bounds);
+    this.steers = new SocketSteers({
+      lanes: this.lanes,
+      conversation: this.conversation,
+      closed: () => this.closed,
+      serve: (turn, running) => this.serve(turn, running),
+      send: (messages, streamId) => this.send(messages, streamId),
+    });
     socket.on('message', (data, isBinary) => this.take(data, isBinary));
     socket.on('close', () => this.gone());
     // A protocol error (a frame over the hard limit, bad UTF-8): ws closes the socket (`close` follows); the log still hears of it.
@@ -79,6 +90,11 @@ export class SocketSession {
   endWhenIdle(): void {
     this.closeWhenIdle = true;
     if (this.waiting() === 0) this.socket.close(1001, 'The router is stopping.');
+  }
+
+  /** Characters of conversation the socket holds for previous_response_id and forks (what server.socketKeptBytes bounds). */
+  get heldChars(): number {
+    return this.conversation.heldChars;
   }
 
   private waiting(): number {
@@ -98,8 +114,8 @@ export class SocketSession {
       // Answered in line on the default stream, as every message was before streams.
       return this.enqueue(this.lanes.get(undefined)!, () => this.refuse(error));
     }
-    if (message.type === 'response.steer') return void this.steer(message).catch((error) => this.broke(error));
-    if (message.type === 'response.cancel') return void this.cancel(message, streamId).catch((error) => this.broke(error));
+    if (message.type === 'response.steer') return void this.steers.steer(message).catch((error) => this.broke(error));
+    if (message.type === 'response.cancel') return void this.steers.cancel(message, streamId).catch((error) => this.broke(error));
     const lane = this.laneFor(streamId);
     if (!lane) {
       const error = new RouterError(429, 'rate_limit', `This socket has ${this.bounds.streams} streams open, its limit (config key server.socketStreams); reuse a stream or open another socket.`, 'stream_id', 'too_many_streams');
@@ -152,7 +168,7 @@ export class SocketSession {
     if (this.closed) return;
     let turn: SocketTurn;
     try {
-      this.takePendingSteers(message, lane);
+      this.steers.takePending(message, lane);
       turn = turnOf(message, this.conversation);
       if (turn.warmup) {
         this.options.authenticate();
@@ -164,113 +180,7 @@ export class SocketSession {
     } catch (error) {
       return this.refuse(error, lane.id);
     }
-    await this.run(turn, lane);
-  }
-
-  /** A turn, then any successor its steers call for, on one stream. */
-  private async run(first: SocketTurn, lane: StreamLane): Promise<void> {
-    let turn: SocketTurn | undefined = first;
-    let carried: AcceptedSteer[] = [];
-    while (turn && !this.closed) {
-      const running = new RunningTurn(lane.id, turn.input);
-      lane.running = running;
-      try {
-        await this.serve(turn, running);
-      } finally {
-        lane.running = undefined;
-      }
-      if (running.responseId === undefined && carried.length) {
-        // The successor never started (its response.created is the commit point): the steers it carried were not committed.
-        running.steers.unshift(...carried);
-        this.failSteers(running, 'successor_creation_failed', 'The response continuing with the steered input could not be created.');
-        return;
-      }
-      ({ turn, carried } = await this.afterTurn(turn, running, lane));
-    }
-  }
-
-  /** What follows a turn: a successor carrying its steers, a pending notice, a failure notice, or nothing. */
-  private async afterTurn(turn: SocketTurn, running: RunningTurn, lane: StreamLane): Promise<{ turn?: SocketTurn; carried: AcceptedSteer[] }> {
-    const none = { carried: [] };
-    if (this.closed) return none;
-    const target = running.responseId ?? '';
-    if (running.stoppedFor === 'cancel') {
-      if (!running.ended) await this.send([JSON.stringify(routerErrorEvent(new RouterError(400, 'invalid_request', 'The response was cancelled (response.cancel).', undefined, 'response_cancelled')))], lane.id);
-      this.failSteers(running, 'response_not_active', 'The response was cancelled before the steered input was committed.');
-      return none;
-    }
-    const steers = running.steers.splice(0);
-    if (running.stoppedFor === 'restart' && !running.ended) {
-      await this.send([steeredIncomplete(running.created, target, running.lastSequence + 1)], lane.id);
-      return { turn: successor(turn, turn.input, steers), carried: steers };
-    }
-    if (steers.length === 0) return none;
-    if (running.outcome?.type === 'response.completed') {
-      const output = running.outcome.output ?? [];
-      const stubs = requiredInput(output);
-      if (stubs.length === 0) return { turn: successor(turn, [...turn.input, ...output], steers), carried: steers };
-      lane.pending = { parent: target, steers };
-      await this.send(steers.map((steer) => JSON.stringify(steerPending(this.steerSequence++, steer, target, stubs))), lane.id);
-      return none;
-    }
-    running.steers.push(...steers);
-    this.failSteers(running, 'response_not_active', `The response ended (${running.outcome?.type ?? 'broke off'}) before the steered input could be committed.`);
-    return none;
-  }
-
-  /** Steers kept for a response that waited on client tool output go first in the turn continuing it (the SDK: "prepended in submission order"). */
-  private takePendingSteers(message: Record<string, unknown>, lane: StreamLane): void {
-    const pending = lane.pending;
-    if (!pending) return;
-    lane.pending = undefined;
-    if (message.previous_response_id === pending.parent) {
-      const own = typeof message.input === 'string' ? [{ type: 'message', role: 'user', content: message.input }] : Array.isArray(message.input) ? message.input : [];
-      message.input = [...pending.steers.flatMap((steer) => steer.items), ...own];
-      return;
-    }
-    const holder = new RunningTurn(lane.id, []);
-    holder.responseId = pending.parent;
-    holder.steers.push(...pending.steers);
-    this.failSteers(holder, 'response_not_active', 'The next turn on this stream did not continue the response the steered input waited for.');
-  }
-
-  private failSteers(running: RunningTurn, code: string, why: string): void {
-    const steers = running.steers.splice(0);
-    const target = running.responseId ?? '';
-    void this.send(steers.map((steer) => JSON.stringify(steerFailed(this.steerSequence++, code, why, steer, target))), running.streamId);
-  }
-
-  /** A `response.steer`: answered at once with accepted or failed, tagged with the target's stream. */
-  private async steer(message: Record<string, unknown>): Promise<void> {
-    const target = typeof message.previous_response_id === 'string' ? message.previous_response_id : '';
-    const running = target === '' ? undefined : [...this.lanes.values()].find((lane) => lane.running?.responseId === target)?.running;
-    const streamId = running ? running.streamId : this.conversation.streamOf(target);
-    const fail = (code: string, why: string) => this.send([JSON.stringify(steerFailed(this.steerSequence++, code, why, { input: message.input }, target))], streamId);
-    if (target === '') return fail('invalid_input', 'previous_response_id: expected the id of the response to steer.');
-    const items = steerItems(message.input);
-    if ('error' in items) return fail('invalid_input', items.error);
-    if (!running || running.ended || running.stoppedFor === 'cancel') {
-      if (running || this.conversation.has(target)) return fail('response_already_completed', `Response '${target.slice(0, 200)}' has finished; send the input in a response.create continuing it.`);
-      return fail('response_not_found', `Response '${target.slice(0, 200)}' is not running on this socket.`);
-    }
-    if (running.steers.length >= MAX_STEERS_PER_RESPONSE) return fail('too_many_pending_steers', `Response '${target.slice(0, 200)}' already holds ${MAX_STEERS_PER_RESPONSE} steers.`);
-    const steer: AcceptedSteer = { id: newSteerId(), input: message.input, items: items.items };
-    running.steers.push(steer);
-    await this.send([JSON.stringify(steerAccepted(this.steerSequence++, steer, target))], streamId);
-    // Nothing produced yet: start over with the input added (steering.ts); otherwise the response finishes first.
-    if (!running.outputStarted) running.stop('restart');
-  }
-
-  /** A `response.cancel` (`stream_id` and/or `response_id`): stops that stream's running turn; an error event when nothing runs there. */
-  private async cancel(message: Record<string, unknown>, streamId: string | undefined): Promise<void> {
-    const responseId = typeof message.response_id === 'string' ? message.response_id : undefined;
-    const lane = streamId === undefined && responseId !== undefined ? [...this.lanes.values()].find((candidate) => candidate.running?.responseId === responseId) : this.lanes.get(streamId);
-    const running = lane?.running;
-    if (!running || running.ended || (responseId !== undefined && running.responseId !== responseId)) {
-      const error = new RouterError(400, 'invalid_request', 'No response is running there to cancel.', responseId !== undefined ? 'response_id' : 'stream_id', 'no_active_response');
-      return this.send([JSON.stringify(routerErrorEvent(error))], lane?.id ?? streamId);
-    }
-    running.stop('cancel');
+    await this.steers.run(turn, lane);
   }
 
   /** A message as a JSON object of a type the socket takes; throws the error (a RouterError, 4xx) its request would get for its body. */
@@ -392,12 +302,6 @@ export class SocketSession {
       messages.forEach((message, index) => this.socket.send(tagged(message, streamId), index === messages.length - 1 ? () => resolve() : undefined));
     });
   }
-}
-
-/** The turn that carries steered input on: the same request, its input what came before plus the steers' items. */
-function successor(turn: SocketTurn, before: readonly unknown[], steers: AcceptedSteer[]): SocketTurn {
-  const input = [...before, ...steers.flatMap((steer) => steer.items)];
-  return { ...turn, body: { ...turn.body, input }, input };
 }
 
 /** A turn's request body, as the endpoint reads it: a continued conversation may outgrow what one request may carry, as its whole input would over HTTP. */
