@@ -93,6 +93,7 @@ const SETTINGS_SHAPE: Shape = object<Settings>()({
         credentials: string,
         profile: string,
         awsProfile: string,
+        websocket: boolean,
         // OpenRouter's provider routing object, sent as it is: the fields it names are typed, others pass.
         providerRouting: {
           fields: { order: list(string), allow_fallbacks: boolean, only: list(string), ignore: list(string), sort: string, require_parameters: boolean, data_collection: string, quantizations: list(string) },

@@ -52,6 +52,11 @@ export interface BackendSettings {
   providerRouting?: Record<string, unknown>;
   /** bedrock only: the profile of the shared AWS config/credentials files to sign with (else $AWS_PROFILE, then `default`). */
   awsProfile?: string;
+  /**
+   * openai-responses only: streamed turns go over the upstream's WebSocket mode, one socket per
+   * client session, each turn sending only its new input (src/backends/openai-responses/socket/).
+   */
+  websocket?: boolean;
 }
 
 /** How an Anthropic-compatible upstream takes its key. */

@@ -29,6 +29,7 @@ export const SETTING_TYPES = {
   region: ['vertex', 'bedrock'],
   credentials: ['vertex'],
   awsProfile: ['bedrock'],
+  websocket: ['openai-responses'],
 } as const satisfies Record<string, readonly BackendType[]>;
 
 export type TypeSetting = keyof typeof SETTING_TYPES;

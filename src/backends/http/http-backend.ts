@@ -60,6 +60,18 @@ export interface HttpBackendSpec {
   sign?(request: OutgoingRequest): Promise<Record<string, string>>;
   /** Reads a streamed body as frames, for an upstream whose stream is not SSE (AWS event-stream); SSE otherwise. */
   frames?(body: AsyncIterable<Buffer>): AsyncIterable<SseFrame[]>;
+  /**
+   * Another way to the upstream for a streamed call (OpenAI's WebSocket mode): given the call's
+   * headers and body, its frames as the HTTP stream would carry them, or undefined to send it over
+   * HTTP. `done` says whether the caller read the stream to its end.
+   */
+  streamElsewhere?(call: BackendCall, headers: Record<string, string>, body: Record<string, unknown>): Promise<StreamOpened | undefined>;
+}
+
+/** A streamed call's frames, and what to do with its connection once the caller has read them. */
+export interface StreamOpened {
+  frames: AsyncIterable<SseFrame[]>;
+  done(ended: boolean): void;
 }
 
 /** A request as it goes on the wire, for HttpBackendSpec.sign. */
@@ -197,11 +209,21 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
   }
 
   /**
-   * Sends a streamed call; its body, and a view of it for the decoder that does not end the
-   * exchange when the decoder stops: the caller decides that, once it knows whether the stream
+   * Sends a streamed call; its frames, read from a view of the body that does not end the
+   * exchange when the decoder stops: `done` decides that, once the caller knows whether the stream
    * ended well (released for reuse, or destroyed).
    */
-  async function openStream(call: BackendCall): Promise<{ body: UpstreamBody; view: AsyncIterable<Buffer> }> {
+  async function openStream(call: BackendCall): Promise<StreamOpened> {
+    if (spec.streamElsewhere) {
+      try {
+        const key = call.apiKey ?? resolveApiKey(name, settings);
+        const body = bodyOf(call, true);
+        const opened = await spec.streamElsewhere(call, headersFor(key, call.request, call.upstreamModel, true), ('bodyText' in body ? JSON.parse(body.bodyText) : body.body) as Record<string, unknown>);
+        if (opened) return opened;
+      } catch (error) {
+        throw safe(error, call);
+      }
+    }
     let response;
     try {
       response = await send(loadedClient ?? (await loadClient()), call, true);
@@ -210,7 +232,8 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
     }
     const body = response.body;
     const chunks = body[Symbol.asyncIterator]();
-    return { body, view: { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) } };
+    const view = { [Symbol.asyncIterator]: () => ({ next: () => chunks.next() }) };
+    return { frames: readFrames(view), done: (ended) => (ended ? releaseAfterEnd(body) : body.destroy()) };
   }
 
   /** The error an upstream's error frame is, exactly as the stream decoder maps it (none if the decoder reads no error there). */
@@ -237,11 +260,11 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
         }
       },
       async *stream(call) {
-        const { body, view } = await openStream(call);
+        const opened = await openStream(call);
         const reader = tap.stream(name, call.request);
         let ended = false;
         try {
-          for await (const frames of readFrames(view)) {
+          for await (const frames of opened.frames) {
             const out: ForwardedFrame[] = [];
             for (const frame of frames) {
               let note;
@@ -280,8 +303,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
           throw safe(error, call);
         } finally {
           // As stream() does: a stream that ended well lets the upstream finish its response.
-          if (ended) releaseAfterEnd(body);
-          else body.destroy();
+          opened.done(ended);
         }
       },
     };
@@ -306,10 +328,10 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
       return reply;
     },
     async *stream(call): AsyncGenerator<StreamEvent[]> {
-      const { body, view } = await openStream(call);
+      const opened = await openStream(call);
       let complete = false;
       try {
-        for await (const batch of spec.decodeStream(name, readFrames(view), call.request)) {
+        for await (const batch of spec.decodeStream(name, opened.frames, call.request)) {
           for (let i = 0; i < batch.length; i++) {
             const event = batch[i]!;
             if (event.type === 'error') batch[i] = { type: 'error', error: redactError(event.error, secretsOf()) };
@@ -324,8 +346,7 @@ export function createHttpBackend(name: string, settings: BackendSettings, spec:
         // The decoder stopped at the terminal event: the client has its ending already. Let the
         // upstream's own end (usually in the same burst) arrive, so its connection is kept for
         // the next call, but release it soon whatever it does. Any other way out releases it now.
-        if (complete) releaseAfterEnd(body);
-        else body.destroy();
+        opened.done(complete);
       }
     },
   };

@@ -6,9 +6,12 @@ import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
 import { encodeResponsesRequest } from './encode-request.js';
 import { responsesForwardTap } from './forward-tap.js';
+import { ResponsesSocketPool } from './socket/socket-pool.js';
 
 /** An upstream that speaks the OpenAI Responses API. */
 export function createOpenAIResponsesBackend(name: string, settings: BackendSettings): Backend {
+  // `websocket: true`: streamed turns over WebSocket mode, one socket per session (the session's prompt-cache key).
+  const sockets = settings.websocket ? new ResponsesSocketPool(socketUrl(settings.baseUrl), settings.timeouts) : undefined;
   return createHttpBackend(name, settings, {
     wireFormat: 'responses',
     url: (base): string => `${base}/responses`,
@@ -20,8 +23,12 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     decodeReply: decodeResponsesReply,
     decodeStream: decodeResponsesStream,
     forward: responsesForwardTap,
+    ...(sockets ? { streamElsewhere: (call, headers, body) => sockets.turn(call.request.promptCacheKey, headers, body, call.signal) } : {}),
   });
 }
+
+/** The WebSocket mode endpoint for a base URL: its /responses, over ws(s) (wss://api.openai.com/v1/responses). */
+export const socketUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/responses`;
 
 /** What src/backends/registry.ts loads when a configured backend has type `openai-responses`. */
 export { probe } from './probe.js';

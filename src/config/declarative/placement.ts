@@ -56,6 +56,7 @@ export const BACKEND_PLACEMENT = {
   profile: 'file',
   providerRouting: 'file',
   awsProfile: 'file',
+  websocket: 'file',
 } as const satisfies { [K in keyof BackendSettings]-?: Placement };
 
 type FileKeys<Table> = { [K in keyof Table]: Table[K] extends 'table' | 'group' | 'file' ? K : Table[K] extends { env: infer E } ? E : never }[keyof Table];

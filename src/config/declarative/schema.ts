@@ -99,6 +99,10 @@ const backendSchema = z
       .min(1)
       .meta({ description: 'bedrock only: the profile of the shared AWS config and credentials files to sign with (else $AWS_PROFILE, then default).' })
       .optional(),
+    websocket: z
+      .boolean()
+      .meta({ description: "openai-responses only: streamed turns go over the upstream's WebSocket mode (GET {baseUrl}/responses upgraded), one socket per client session, each turn sending only its new input plus previous_response_id; HTTP when the upstream refuses the upgrade (docs/performance.md)." })
+      .optional(),
     providerRouting: z
       .looseObject({
         order: z.array(z.string()).optional(),
