@@ -21,6 +21,8 @@ export interface SocketUpstreamOptions {
   apiKey?: string;
   /** Answers the upgrade with this status instead (an upstream without WebSocket mode). */
   refuseUpgrade?: number;
+  /** Keeps no response on a socket (a socket whose state the upstream lost): every continuation is previous_response_not_found. */
+  forget?: boolean;
   /** Cuts the connection after this many events of the turn with this 0-based index (counted per door: creates on sockets, POSTs over HTTP). */
   dropAt?: { turn: number; afterEvents: number };
 }
@@ -42,6 +44,8 @@ export interface SocketUpstream {
   /** Upgrades asked for (refused ones included), and sockets opened. */
   upgrades: number;
   sockets: number;
+  /** The codes of the error events sent. */
+  failures: string[];
   /** HTTP requests to /v1/responses, with the bytes of each body. */
   httpBodies: number[];
   close(): Promise<void>;
@@ -51,6 +55,7 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
   const model = await startOpenAIResponsesUpstream(script, options.apiKey ? { apiKey: options.apiKey } : {});
   const turns: SocketTurnRecord[] = [];
   const httpBodies: number[] = [];
+  const failures: string[] = [];
   const state = { upgrades: 0, sockets: 0 };
 
   const server = http.createServer(async (req, res) => {
@@ -93,7 +98,10 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
       const text = data.toString();
       queue = queue.then(() => create(text)).catch(() => ws.terminate());
     });
-    const fail = (code: string, message: string) => ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', code, message, param: null } }));
+    const fail = (code: string, message: string): void => {
+      failures.push(code);
+      ws.send(JSON.stringify({ type: 'error', status: 400, error: { type: 'invalid_request_error', code, message, param: null } }));
+    };
     async function create(text: string): Promise<void> {
       const { type, ...body } = JSON.parse(text) as Record<string, any>;
       if (type !== 'response.create') return fail('unknown_event', `Unknown event type '${String(type)}'.`);
@@ -112,7 +120,7 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
       for (const frame of parseSse(await answer.text())) {
         if (options.dropAt?.turn === turn && sent === options.dropAt.afterEvents) return ws.terminate();
         const event = JSON.parse(frame.data) as { type: string; response?: { id: string; output: unknown[] } };
-        if (event.type === 'response.completed' || event.type === 'response.incomplete') last = { id: event.response!.id, input: wholeInput, output: event.response!.output };
+        if ((event.type === 'response.completed' || event.type === 'response.incomplete') && !options.forget) last = { id: event.response!.id, input: wholeInput, output: event.response!.output };
         ws.send(frame.data);
         sent++;
       }
@@ -133,6 +141,7 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
       return state.sockets;
     },
     httpBodies,
+    failures,
     async close() {
       for (const client of sockets.clients) client.terminate();
       server.closeAllConnections();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
 import { DEFAULT_TIMEOUTS, type BackendTimeouts } from '../../../config/settings.js';
 import type { ClientSignal } from '../../../core/client-signal.js';
-import { deadlines, type Deadline } from '../../../core/timer-wheel.js';
+import { deadlines, type Deadline, type TimerWheel } from '../../../core/timer-wheel.js';
 import type { SseFrame } from '../../http/sse-decoder.js';
 import { createBody, newItemsAfter, replayedIdentity, settingsOf, type AnsweredTurn, type CreateBody } from './continuation.js';
 
@@ -49,6 +49,8 @@ export class ResponsesSocketPool {
     private readonly url: string,
     private readonly timeouts: BackendTimeouts | undefined,
     private readonly limits: SocketPoolLimits = SOCKET_POOL_LIMITS,
+    /** The clock of idle sockets, refusals and turn timeouts (a test's own). */
+    private readonly wheel: TimerWheel = deadlines,
   ) {}
 
   /** Open sockets, for tests and the doctor. */
@@ -62,7 +64,7 @@ export class ResponsesSocketPool {
    * upgrade refused now or lately).
    */
   async turn(session: string | undefined, headers: Record<string, string>, body: Record<string, unknown>, signal: ClientSignal): Promise<SocketTurn | undefined> {
-    if (session === undefined || Date.now() < this.refusedUntil || signal.aborted) return undefined;
+    if (session === undefined || this.wheel.now() < this.refusedUntil || signal.aborted) return undefined;
     // The session's socket belongs to its credentials too: one caller never continues another's response.
     const conversation = createHash('sha256').update(headers.authorization ?? '').update('\0').update(session).digest('base64url');
     let socket = this.sockets.get(conversation);
@@ -106,7 +108,7 @@ export class ResponsesSocketPool {
       });
       // The upstream answered the upgrade with a status: it does not serve WebSocket mode here (or not to this key); HTTP says which.
       ws.once('unexpected-response', (request, response) => {
-        this.refusedUntil = Date.now() + this.limits.refusalMs;
+        this.refusedUntil = this.wheel.now() + this.limits.refusalMs;
         response.resume();
         request.destroy();
         resolve(undefined);
@@ -131,10 +133,10 @@ export class ResponsesSocketPool {
       wake?.();
     };
     const idleMs = this.timeouts?.idleMs ?? DEFAULT_TIMEOUTS.idleMs;
-    let idle = deadlines.after(this.timeouts?.firstByteMs ?? DEFAULT_TIMEOUTS.firstByteMs, () => push(failure('no first event in time', 'UND_ERR_HEADERS_TIMEOUT')));
+    let idle = this.wheel.after(this.timeouts?.firstByteMs ?? DEFAULT_TIMEOUTS.firstByteMs, () => push(failure('no first event in time', 'UND_ERR_HEADERS_TIMEOUT')));
     const onMessage = (data: WebSocket.RawData): void => {
       idle.cancel();
-      idle = deadlines.after(idleMs, () => push(failure('no event in time', 'UND_ERR_BODY_TIMEOUT')));
+      idle = this.wheel.after(idleMs, () => push(failure('no event in time', 'UND_ERR_BODY_TIMEOUT')));
       push({ data: Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8') });
     };
     const onClose = (code: number): void => push(failure(`closed mid-response (${code})`, 'ECONNRESET'));
@@ -192,7 +194,7 @@ export class ResponsesSocketPool {
       done(ended) {
         if (ended && finished && socket.ws.readyState === WebSocket.OPEN) {
           socket.busy = false;
-          socket.idle = deadlines.after(self.limits.idleMs, () => self.drop(socket));
+          socket.idle = self.wheel.after(self.limits.idleMs, () => self.drop(socket));
         } else self.drop(socket); // a response may still be running on it: no next turn can share it
       },
     };
