@@ -6,7 +6,7 @@ import { decodeResponsesReply } from './decode-reply.js';
 import { decodeResponsesStream } from './decode-stream.js';
 import { encodeResponsesRequest } from './encode-request.js';
 import { responsesForwardTap } from './forward-tap.js';
-import { ResponsesSocketPool } from './socket/socket-pool.js';
+import { ResponsesSocketPool, socketUrl } from './socket/socket-pool.js';
 
 /** An upstream that speaks the OpenAI Responses API. */
 export function createOpenAIResponsesBackend(name: string, settings: BackendSettings): Backend {
@@ -26,9 +26,6 @@ export function createOpenAIResponsesBackend(name: string, settings: BackendSett
     ...(sockets ? { streamElsewhere: (call, headers, body) => sockets.turn(call.request.promptCacheKey, headers, body, call.signal) } : {}),
   });
 }
-
-/** The WebSocket mode endpoint for a base URL: its /responses, over ws(s) (wss://api.openai.com/v1/responses). */
-export const socketUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/responses`;
 
 /** What src/backends/registry.ts loads when a configured backend has type `openai-responses`. */
 export { probe } from './probe.js';

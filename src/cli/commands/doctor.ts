@@ -76,10 +76,12 @@ export async function runDoctor(options: DoctorOptions): Promise<void> {
   ]);
   const liveTimeoutMs = options.timeout === undefined ? DEFAULT_LIVE_TIMEOUT_MS : timeoutMs;
   const live = options.live && backends ? await checkLive(settings, backends.findings, liveTimeoutMs) : undefined;
+  // The WebSocket client loads only when a backend asks for WebSocket mode.
+  const sockets = backends && Object.values(settings.backends).some((backend) => backend.websocket) ? await (await import('../doctor/websocket-check.js')).checkSocketUpstreams(settings, backends.findings, timeoutMs) : [];
   const configured = (): CheckResult[] => {
     if (!backends) return [skip('backends', unknown('the backends are in')), skip('routes', unknown('the routes are in'))];
     const backendResults = Object.keys(settings.backends).length === 0 ? [skip('backends', `none configured; the built-in ${OFFLINE_BACKEND} backend serves every SKU`)] : backends.results;
-    return [...backendResults, ...(live?.results ?? []), ...checkRoutes(settings, { findings: backends.findings, ...(live ? { answered: live.answered } : {}) }), ...checkContextWindows(settings)];
+    return [...backendResults, ...sockets, ...(live?.results ?? []), ...checkRoutes(settings, { findings: backends.findings, ...(live ? { answered: live.answered } : {}) }), ...checkContextWindows(settings)];
   };
   const clientResults = (): CheckResult[] => {
     if (!client) return [];

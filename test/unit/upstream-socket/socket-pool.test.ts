@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResponsesSocketPool, type SocketTurn } from '../../../src/backends/openai-responses/socket/socket-pool.js';
-import { socketUrl } from '../../../src/backends/openai-responses/openai-responses-backend.js';
+import { ResponsesSocketPool, socketUrl, type SocketTurn } from '../../../src/backends/openai-responses/socket/socket-pool.js';
 import { TimerWheel } from '../../../src/core/timer-wheel.js';
 import { startOpenAIResponsesSocketUpstream, type SocketUpstream, type SocketUpstreamOptions } from '../../fakes/openai-responses-socket-upstream.js';
 import { FakeClock } from '../../helpers/fake-clock.js';

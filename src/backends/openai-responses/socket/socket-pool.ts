@@ -23,6 +23,9 @@ export interface SocketPoolLimits {
   refusalMs: number;
 }
 
+/** The WebSocket mode endpoint for a base URL: its /responses, over ws(s) (wss://api.openai.com/v1/responses). */
+export const socketUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/responses`;
+
 export const SOCKET_POOL_LIMITS: SocketPoolLimits = { maxSockets: 64, idleMs: 300_000, refusalMs: 600_000 };
 
 /** One turn on a socket: its frames, as the HTTP stream's; `done` says whether the caller read it to its end. */
