@@ -168,7 +168,7 @@ _svc_router() {
             ;;
         backends)
             case $sub in
-                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --cache-control --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing --aws-profile $help" ;;
+                add) options="--type --base-url --api-key --api-key-env --header --connect-timeout --first-byte-timeout --idle-timeout --total-timeout --cache-control --auth --anthropic-version --api-version --project --region --credentials --profile --provider-routing --websocket --aws-profile $help" ;;
                 list) options="--json $help" ;;
                 pool) options="--key --key-env --strategy --rate-limit-cooldown --payment-cooldown --clear $help" ;;
                 remove) options="$help" ;;

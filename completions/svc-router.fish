@@ -255,6 +255,7 @@ complete -c svc-router -n '__svc_router_in backends add' -l region -x -d 'vertex
 complete -c svc-router -n '__svc_router_in backends add' -l credentials -x -d 'vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server'
 complete -c svc-router -n '__svc_router_in backends add' -l profile -x -a 'openrouter deepseek groq mistral xai' -d 'openai-chat only: the provider\'s own rules (reasoning sent back as it requires, refused fields left out with a warning)'
 complete -c svc-router -n '__svc_router_in backends add' -l provider-routing -x -d 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\''
+complete -c svc-router -n '__svc_router_in backends add' -l websocket -d 'openai-responses only: streamed turns over the upstream\'s WebSocket mode, one socket per session, each turn sending only its new input (HTTP when the upgrade is refused)'
 complete -c svc-router -n '__svc_router_in backends add' -l aws-profile -x -d 'bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)'
 
 # backends list

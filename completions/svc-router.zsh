@@ -201,6 +201,7 @@ _svc_router_backends_args() {
         '--credentials[vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server]:credentials:' \
         '--profile[openai-chat only: the provider'\''s own rules (reasoning sent back as it requires, refused fields left out with a warning)]:profile:(openrouter deepseek groq mistral xai)' \
         '--provider-routing[with --profile openrouter: OpenRouter'\''s provider routing object sent with every request, e.g. '\''{"order":\["anthropic"\],"allow_fallbacks":false}'\'']:providerRouting:' \
+        '--websocket[openai-responses only: streamed turns over the upstream'\''s WebSocket mode, one socket per session, each turn sending only its new input (HTTP when the upgrade is refused)]' \
         '--aws-profile[bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)]:awsProfile:' \
         ':name:' \
         $help

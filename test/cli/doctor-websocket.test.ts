@@ -21,11 +21,15 @@ describe('doctor on a backend with websocket: true', () => {
     cleanups.push(() => refusing.close());
     const router = await startRouter();
     cleanups.push(() => router.close());
-    router.config.update((settings) => {
-      settings.server.port = Number(new URL(router.origin).port);
-      settings.backends['ws-yes'] = { type: 'openai-responses', baseUrl: taking.url, apiKey: 'sk-resp-0123456789abcdef', websocket: true };
-      settings.backends['ws-no'] = { type: 'openai-responses', baseUrl: refusing.url, apiKey: 'sk-resp-0123456789abcdef', websocket: true };
-    });
+    router.config.update((settings) => void (settings.server.port = Number(new URL(router.origin).port)));
+    for (const [name, url] of [['ws-yes', taking.url], ['ws-no', refusing.url]] as const) {
+      const added = await runCli(['backends', 'add', name, '--type', 'openai-responses', '--base-url', url, '--api-key', 'sk-resp-0123456789abcdef', '--websocket'], { home: router.home });
+      expect(added.code).toBe(0);
+    }
+    expect(router.config.read().backends['ws-yes']).toMatchObject({ websocket: true });
+    const elsewhere = await runCli(['backends', 'add', 'chat', '--type', 'openai-chat', '--base-url', taking.url, '--websocket'], { home: router.home });
+    expect(elsewhere.code).not.toBe(0);
+    expect(elsewhere.stderr).toContain('--websocket is for openai-responses backends only');
     const result = await runCli(['doctor', '--json', '--timeout', '2000', '--base-url', router.baseURL], { home: router.home });
     const report = JSON.parse(result.stdout) as { checks: Array<{ id: string; status: string; message: string }> };
     const check = (id: string) => report.checks.find((entry) => entry.id === id);

@@ -42,6 +42,7 @@ export interface AddBackendOptions {
   region?: string;
   credentials?: string;
   awsProfile?: string;
+  websocket?: boolean;
 }
 
 export async function runBackendsAdd(name: string, options: AddBackendOptions): Promise<void> {
@@ -52,6 +53,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   }
   if (options.apiKey !== undefined && options.apiKeyEnv !== undefined) throw usageError('give --api-key or --api-key-env, not both');
   if (options.cacheControl && options.type !== 'openai-chat') throw usageError(`--cache-control is for openai-chat backends only; ${cacheControlElsewhere(options.type)}`);
+  if (options.websocket && options.type !== 'openai-responses') throw usageError(settingElsewhere('websocket', '--websocket'));
   checkTypeSettings(options);
   if (options.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.apiKeyEnv)) {
     throw usageError(`--api-key-env must name an environment variable, got '${options.apiKeyEnv}'`);
@@ -76,6 +78,7 @@ export async function runBackendsAdd(name: string, options: AddBackendOptions): 
   if (options.region !== undefined) backend.region = options.region;
   if (options.credentials !== undefined) backend.credentials = path.resolve(options.credentials);
   if (options.awsProfile !== undefined) backend.awsProfile = options.awsProfile;
+  if (options.websocket) backend.websocket = true;
   const config = await openConfig();
   const replaced = Object.hasOwn(config.read().backends, name);
   // A pool is set with `backends pool`; replacing the rest of the backend keeps it (config.json's own, which this rewrites).
@@ -219,6 +222,7 @@ function listRow(name: string, backend: BackendSettings) {
     ...(backend.type === 'vertex' ? { credentials: backend.credentials ?? (process.env.GOOGLE_APPLICATION_CREDENTIALS ? 'env:GOOGLE_APPLICATION_CREDENTIALS' : 'metadata server') } : {}),
     ...(backend.providerRouting ? { provider_routing: backend.providerRouting } : {}),
     ...(backend.awsProfile ? { aws_profile: backend.awsProfile } : {}),
+    ...(backend.websocket ? { websocket: true } : {}),
   };
 }
 

@@ -28,6 +28,7 @@ export const backends: CommandDefinition = (program) => {
     .option('--credentials <file>', 'vertex only: a service-account key file (JSON); default $GOOGLE_APPLICATION_CREDENTIALS, else the metadata server')
     .addOption(new Option('--profile <name>', "openai-chat only: the provider's own rules (reasoning sent back as it requires, refused fields left out with a warning)").choices(CHAT_PROFILE_NAMES))
     .option('--provider-routing <json>', 'with --profile openrouter: OpenRouter\'s provider routing object sent with every request, e.g. \'{"order":["anthropic"],"allow_fallbacks":false}\'')
+    .option('--websocket', "openai-responses only: streamed turns over the upstream's WebSocket mode, one socket per session, each turn sending only its new input (HTTP when the upgrade is refused)")
     .option('--aws-profile <name>', 'bedrock only: the profile of ~/.aws/credentials and ~/.aws/config to sign with (default $AWS_PROFILE, then the environment and default sources)')
     .action(async (name, options) => (await import('../commands/backends.js')).runBackendsAdd(name, options));
   backends

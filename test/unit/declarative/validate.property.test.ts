@@ -230,6 +230,14 @@ describe('declarative file rules (examples)', () => {
     }
   });
 
+  it('takes websocket on an openai-responses backend only', () => {
+    const withSocket = (type: string) => JSON.stringify({ ...base, backends: { openai: { ...base.backends.openai, type, websocket: true } } }, null, 2);
+    expect(validateText(withSocket('openai-responses'), { env: {} })).toMatchObject({ problems: [], config: { backends: { openai: { websocket: true } } } });
+    for (const type of BACKEND_TYPES.filter((other) => other !== 'openai-responses')) {
+      expect(validateText(withSocket(type), { env: {} }).problems).toContainEqual(expect.objectContaining({ path: ['backends', 'openai', 'websocket'], message: '"websocket" is for openai-responses backends only' }));
+    }
+  });
+
   it('accepts comments and trailing commas', () => {
     const text = '{\n  // the team\'s routes\n  "routes": { "svc.intelligent-lite": ["offline",], },\n}\n';
     expect(validateText(text, { env: {} })).toMatchObject({ problems: [], config: { routes: { 'svc.intelligent-lite': ['offline'] } } });
