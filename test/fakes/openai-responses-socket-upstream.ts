@@ -21,6 +21,8 @@ export interface SocketUpstreamOptions {
   apiKey?: string;
   /** Answers the upgrade with this status instead (an upstream without WebSocket mode). */
   refuseUpgrade?: number;
+  /** Stops sending after this many events of the turn with this 0-based index, until the socket closes. */
+  hold?: { turn: number; afterEvents: number };
   /** Keeps no response on a socket (a socket whose state the upstream lost): every continuation is previous_response_not_found. */
   forget?: boolean;
   /** Cuts the connection after this many events of the turn with this 0-based index (counted per door: creates on sockets, POSTs over HTTP). */
@@ -44,6 +46,9 @@ export interface SocketUpstream {
   /** Upgrades asked for (refused ones included), and sockets opened. */
   upgrades: number;
   sockets: number;
+  /** Resolves when a `hold` is reached, and whether the router then closed that socket. */
+  held: Promise<void>;
+  closedWhileHeld: Promise<void>;
   /** The codes of the error events sent. */
   failures: string[];
   /** HTTP requests to /v1/responses, with the bytes of each body. */
@@ -56,6 +61,10 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
   const turns: SocketTurnRecord[] = [];
   const httpBodies: number[] = [];
   const failures: string[] = [];
+  let reached!: () => void;
+  let closed!: () => void;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  const closedWhileHeld = new Promise<void>((resolve) => (closed = resolve));
   const state = { upgrades: 0, sockets: 0 };
 
   const server = http.createServer(async (req, res) => {
@@ -119,6 +128,12 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
       let sent = 0;
       for (const frame of parseSse(await answer.text())) {
         if (options.dropAt?.turn === turn && sent === options.dropAt.afterEvents) return ws.terminate();
+        if (options.hold?.turn === turn && sent === options.hold.afterEvents) {
+          reached();
+          if (ws.readyState !== ws.CLOSED) await new Promise((resolve) => ws.once('close', resolve));
+          closed();
+          return;
+        }
         const event = JSON.parse(frame.data) as { type: string; response?: { id: string; output: unknown[] } };
         if ((event.type === 'response.completed' || event.type === 'response.incomplete') && !options.forget) last = { id: event.response!.id, input: wholeInput, output: event.response!.output };
         ws.send(frame.data);
@@ -142,6 +157,8 @@ export async function startOpenAIResponsesSocketUpstream(script: Script<Response
     },
     httpBodies,
     failures,
+    held,
+    closedWhileHeld,
     async close() {
       for (const client of sockets.clients) client.terminate();
       server.closeAllConnections();

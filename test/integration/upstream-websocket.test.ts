@@ -180,6 +180,28 @@ describe('an openai-responses backend with websocket: true', () => {
     expect(upstream.turns.at(-1)!.message.input).toHaveLength(input.length);
   });
 
+  it('closes the socket when the client goes away mid-turn, so the upstream stops, and the next turn starts afresh', async () => {
+    const { router, upstream } = await setUp(true, { hold: { turn: 1, afterEvents: 4 } });
+    const first = await turn(router, 'conv-5', [{ role: 'user', content: 'Question 0' }]);
+    const input = nextInput([{ role: 'user', content: 'Question 0' }], first.events, 1);
+    const leaving = new AbortController();
+    const response = await fetch(`${router.origin}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${router.key}`, 'content-type': 'application/json', session_id: 'conv-5' },
+      body: JSON.stringify({ model: 'svc.intelligent-pro', instructions: INSTRUCTIONS, tools: TOOLS, store: false, input, stream: true }),
+      signal: leaving.signal,
+    });
+    await upstream.held;
+    leaving.abort();
+    await response.text().catch(() => undefined);
+    // The router closed the socket the abandoned response ran on.
+    await upstream.closedWhileHeld;
+    const next = await turn(router, 'conv-5', input);
+    expect(next.events.at(-1)!.type).toBe('response.completed');
+    expect(upstream.sockets).toBe(2);
+    expect(upstream.turns.at(-1)!.message.previous_response_id).toBeUndefined();
+  });
+
   it('translates for a Chat client too, and a cut socket is a Chat stream error', async () => {
     const { router, upstream } = await setUp(true, { dropAt: { turn: 2, afterEvents: 4 } });
     const messages: Array<Record<string, any>> = [{ role: 'user', content: 'Question 0' }];

@@ -100,6 +100,8 @@ export class ResponsesSocketPool {
     const ws = new WebSocket(this.url, { headers: upgrade, perMessageDeflate: false, handshakeTimeout: this.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs });
     // Errors are read where they matter (the handshake, a turn's close); an unheard one would throw.
     ws.on('error', () => undefined);
+    // A kept socket never holds the process open: the router stops when its server does.
+    ws.once('upgrade', (response) => response.socket.unref());
     return new Promise((resolve) => {
       ws.once('open', () => {
         const socket: UpstreamSocket = { ws, conversation, busy: false };
