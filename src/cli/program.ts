@@ -45,7 +45,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
 /** The whole command tree. Actions import their modules only when they run, so `--help` loads nothing but the definitions. */
 export function buildProgram(version: string): Command {
   const program = new Command('svc-router')
-    .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses and Anthropic Messages on one port.')
+    .description('A local router for LLM traffic: OpenAI Chat, OpenAI Responses, Anthropic Messages and the Gemini API on one port.')
     .version(version, '-V, --version')
     .addHelpText('after', `\nExit codes: 0 ok · 1 request refused or operation failed · 2 usage · 3 not running (status) · 4 server unreachable.\nWith --json, errors are one JSON object on stderr: {"error":{"code","message","exit_code",…}}. See docs/cli.md.\n`);
   for (const define of COMMANDS) define(program);

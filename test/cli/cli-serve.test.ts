@@ -42,6 +42,8 @@ describe('serve as a child process', () => {
     expect(server.lines).toContain(`export OPENAI_API_KEY=${key}`);
     expect(server.lines).toContain(`export GOOGLE_GEMINI_BASE_URL=${server.origin}`);
     expect(server.lines).toContain(`export GEMINI_API_KEY=${key}`);
+    // Each door's base URL, as the README's quick start shows them.
+    expect(server.lines).toContain(`  Gemini base URL (generateContent): ${server.origin}`);
 
     server.child.kill('SIGTERM');
     const exit = await server.exited;

@@ -80,10 +80,12 @@ export function applyModelRules(body: Record<string, any>, headers: IncomingHttp
   if (reasoning && thinking === 'disabled' && !reasoning.canTurnOff) return { ...verdict, refusal: thinkingRefused('disabled') };
   if (reasoning && thinking === 'enabled' && reasoning.adaptive && !reasoning.budget) return { ...verdict, refusal: thinkingRefused('enabled') };
   const version = String(headers['anthropic-version'] ?? '');
-  const refusedFrom = capabilities?.samplingRefusedFrom ?? '2026-10-21';
+  // Anthropic's API serves Claude models, each a catalog row saying from which version it refuses
+  // sampling; a model no row knows is a server that only speaks the format (llama.cpp's), which takes it.
+  const refusedFrom = capabilities?.samplingRefusedFrom;
   for (const [setting, field] of [['temperature', 'temperature'], ['topP', 'top_p'], ['topK', 'top_k']] as const) {
     if (body[field] === undefined) continue;
-    if (version >= refusedFrom || capabilities?.refusesSampling.includes(setting)) return { ...verdict, refusal: `${field}: Extra inputs are not permitted` };
+    if ((refusedFrom !== undefined && version >= refusedFrom) || capabilities?.refusesSampling.includes(setting)) return { ...verdict, refusal: `${field}: Extra inputs are not permitted` };
   }
   const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
   if (!counting && capabilities?.prefill === false && messages.at(-1)?.role === 'assistant') return { ...verdict, refusal: PREFILL };

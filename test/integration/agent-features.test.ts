@@ -2,17 +2,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRouter, type TestRouter } from '../helpers/router.js';
 import { GEMINI_CLI } from './agent-features/gemini-cli-probes.js';
 import { PROBES as CLAUDE_CODE_AND_CODEX } from './agent-features/probes.js';
+import { RESPONSES_SOCKET } from './agent-features/responses-socket-probes.js';
 import { renderFeaturePage, ROUTES, type FeatureRow, type Outcome, type Route } from './agent-features/outcomes.js';
 import { Fakes, setRoute, SKU } from './support.js';
 
 /**
  * Every agent feature on every route, measured: each probe sends the feature as Claude Code,
- * Codex or Gemini CLI sends it, through a real router to a fake upstream of each type (and the offline backend),
+ * Codex, Gemini CLI or a multi-agent Responses WebSocket client sends it, through a real router to a fake upstream of each type (and the offline backend),
  * and reads what the upstream received and what the client got. No cell may lose the feature
  * silently, and docs/agent-features.md is this test's table (`npm run docs:features` rewrites it).
  */
 
-const PROBES = [...CLAUDE_CODE_AND_CODEX, ...GEMINI_CLI];
+const PROBES = [...CLAUDE_CODE_AND_CODEX, ...GEMINI_CLI, ...RESPONSES_SOCKET];
 
 let router: TestRouter;
 const fakes = new Fakes();

@@ -224,3 +224,28 @@ describe('messages client over a translating upstream: no verdict is made up', (
     expect(tools.delta.safeguard_results).toEqual(NO_VERDICT);
   });
 });
+
+describe('sampling under the client’s anthropic-version, forwarded', () => {
+  /** The body the upstream received, and the warning the client got, for temperature 0 under version 2026-10-21 to `model`. */
+  async function sampled(model: string): Promise<{ body: Record<string, unknown>; warning: string | null }> {
+    const upstream = await fakes.start('anthropic', [{ text: 'ok' }]);
+    addBackend(router, 'versioned', 'anthropic', upstream.url);
+    setRoute(router, SKU, [`versioned:${model}`]);
+    // The SDK's types for 2026-10-21 have no temperature; a client written for an earlier version still sends it.
+    const params = { model: SKU, max_tokens: 16, temperature: 0, messages: [{ role: 'user', content: 'hi' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming;
+    const reply = await client.messages.create(params, { headers: { 'anthropic-version': '2026-10-21' } }).withResponse();
+    return { body: upstream.requests[0]!.body, warning: reply.response.headers.get('x-svc-warning') };
+  }
+
+  it('goes as the client sent it to a model the catalog does not know (a server speaking the format, such as llama.cpp, takes it)', async () => {
+    const { body, warning } = await sampled('served-model');
+    expect(body.temperature).toBe(0);
+    expect(warning).toBeNull();
+  });
+
+  it('is left out, and named, for a Claude model whose catalog row says that version refuses it', async () => {
+    const { body, warning } = await sampled('claude-opus-4-8');
+    expect(body).not.toHaveProperty('temperature');
+    expect(decodeURIComponent(warning ?? '')).toContain('temperature not sent: anthropic-version 2026-10-21 has no sampling settings');
+  });
+});

@@ -100,7 +100,10 @@ export function adaptForwardedBody(body: Record<string, unknown>, request: Canon
 
   const sampling = (['temperature', 'topP', 'topK'] as const).filter((key) => request[key] !== undefined);
   if (sampling.length) {
-    const byVersion = version >= samplingRefusedFrom(capabilities);
+    // The client chose its version and its sampling: they go as sent unless the catalog says the
+    // model refuses them under that version (a server that only speaks the format, llama.cpp's, takes both).
+    const refusedFrom = capabilities?.samplingRefusedFrom;
+    const byVersion = refusedFrom !== undefined && version >= refusedFrom;
     const unsent = byVersion ? { settings: sampling, warning: `${sampling.map(wireName).join(', ')} not sent: anthropic-version ${version} has no sampling settings.` } : unsentSampling(request, capabilities, model, undefined);
     if (unsent.settings.length) {
       const target = edit();

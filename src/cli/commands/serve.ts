@@ -272,6 +272,7 @@ function printBanner(origin: string, key: string, settings: Settings, scripted: 
   printLine(`svc-router listening on ${chalk.bold(origin)}`);
   printLine(`  OpenAI base URL (chat, responses): ${origin}/v1`);
   printLine(`  Anthropic base URL (messages):     ${origin}`);
+  printLine(`  Gemini base URL (generateContent): ${origin}`);
   const backend = routeCount === 0 ? `built-in offline backend${scripted ? ' (scripted)' : ''}; add backends and routes to reach real models` : `${routeCount} route(s) configured`;
   printLine(`  Models: ${SKUS.join(', ')} · ${backend}`);
   printLine();

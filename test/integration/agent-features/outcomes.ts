@@ -15,7 +15,7 @@ export const ROUTES = ['anthropic', 'openai-responses', 'openai-chat', 'gemini',
 export type Route = (typeof ROUTES)[number];
 
 /** The agents whose features the page tabulates, in its order. */
-export const AGENTS = ['Claude Code', 'Codex', 'Gemini CLI'] as const;
+export const AGENTS = ['Claude Code', 'Codex', 'Gemini CLI', 'Responses WebSocket clients (openai SDK 7 ResponsesWS, multi-agent clients)'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 export interface FeatureRow {
@@ -23,6 +23,21 @@ export interface FeatureRow {
   feature: string;
   cells: Record<Route, Outcome>;
 }
+
+/** What a section's cells mean where the page's legend does not say it all. */
+const INTRO: Partial<Record<Agent, string[]>> = {
+  'Responses WebSocket clients (openai SDK 7 ResponsesWS, multi-agent clients)': [
+    'Many conversations on one socket to `/v1/responses`, as the SDK\'s lanes send them. **✓ router** here: the',
+    'router serves the socket and its streams itself and asks the upstream one turn at a time over HTTP, with the',
+    'turns the stream needs (no backend type sees a socket). A steer the router honours is answered',
+    '`response.steer.accepted`; **400** here is a `response.steer.failed` event carrying the code that says why',
+    '(the SDK\'s own error shape), never a silent drop. Each probe holds the upstream\'s stream before or just',
+    'after its first text, so the steer lands where the row says. **upstream WebSocket** (the router reaching an',
+    '`openai-responses` upstream over its own WebSocket mode, sending only the new input): not built; every',
+    'route above reaches its upstream over HTTP. Details: [http-api.md](http-api.md#steering).',
+    '',
+  ],
+};
 
 const MARK: Record<Handling, string> = {
   upstream: '✓ upstream',
@@ -53,7 +68,7 @@ export function renderFeaturePage(rows: readonly FeatureRow[]): string {
   for (const agent of AGENTS) {
     const own = rows.filter((row) => row.agent === agent);
     if (!own.length) continue;
-    lines.push(`## ${agent}`, '', `| feature | ${ROUTES.join(' | ')} |`, `|---|${ROUTES.map(() => '---').join('|')}|`);
+    lines.push(`## ${agent}`, '', ...(INTRO[agent] ?? []), `| feature | ${ROUTES.join(' | ')} |`, `|---|${ROUTES.map(() => '---').join('|')}|`);
     for (const row of own) lines.push(`| ${row.feature} | ${ROUTES.map((route) => cell(row.cells[route])).join(' | ')} |`);
     lines.push('');
   }
