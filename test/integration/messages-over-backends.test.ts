@@ -230,8 +230,9 @@ describe('same-format forwarding: messages client → anthropic backend', () => 
 
     const sent = fake.requests[0]!.body;
     expect(sent).toMatchObject({ model: upstreamModel, service_tier: 'standard_only', context_management: { edits: [] } });
-    // The SDK sends anthropic-version 2026-10-21, which refuses every sampling setting: top_k is left out, not refused upstream.
-    expect(sent.top_k).toBeUndefined();
+    // The SDK sends anthropic-version 2026-10-21; a model no catalog row knows (a server that only
+    // speaks the format) gets the sampling the client sent (Claude rows: anthropic-forwarding.test.ts).
+    expect(sent.top_k).toBe(body.top_k);
     expect(sent.system).toEqual([{ type: 'text', text: 'Cached system prompt.', cache_control: { type: 'ephemeral' } }]);
     expect(sent.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }]);
   });
