@@ -173,6 +173,10 @@ describe.skipIf(!sentinelAvailable)('the shared state across a Redis failover (a
 
   it('keeps session pins, rate-limit windows and once-claims shared between the routers on the promoted replica', async () => {
     const [a, b] = [group.routers[0]!.app.shared, group.routers[1]!.app.shared];
+    // Both routers back on the promoted replica first: a pin made while a router is still
+    // reconnecting stays its own (each router pins on its own with Redis away, docs/teams.md).
+    const ready = (shared: unknown) => (shared as { redis: { status: string } }).redis.status === 'ready';
+    await eventually(() => (ready(a) && ready(b) ? true : undefined), 30_000, 'both routers to be connected to the promoted replica');
     const now = Date.now();
     // One router claims, the other is told it is claimed: decided by the new primary.
     expect(await a.claimOnce(`failover-claim-${now}`, 60_000)).toBe(true);
