@@ -14,7 +14,7 @@ const run = promisify(execFile);
 export const AGENT_PACKAGES = {
   claude: { name: '@anthropic-ai/claude-code', version: '2.1.337', bin: 'claude' },
   'claude-previous': { name: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' },
-  codex: { name: '@openai/codex', version: '0.169.0', bin: 'codex' },
+  codex: { name: '@openai/codex', version: '0.171.0', bin: 'codex' },
   gemini: { name: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 } as const;
 
