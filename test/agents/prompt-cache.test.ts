@@ -51,7 +51,6 @@ const CASES: ClientCase[] = [
   { agent: 'claude', client: claude, session: 'Bash + PostToolUse hook', directRoute: 'anthropic', extras: { hook: true } },
   { agent: 'claude', client: claude, session: 'Bash + image Read', directRoute: 'anthropic', extras: { image: true } },
   { agent: 'codex', client: `Codex ${AGENT_PACKAGES.codex.version}`, session: 'exec_command', directRoute: 'openai-responses', extras: {} },
-  { agent: 'gemini', client: `Gemini CLI ${AGENT_PACKAGES.gemini.version}`, session: 'run_shell_command', directRoute: 'gemini', extras: {} },
 ];
 
 /** The model name the client asks for: Claude Code's and Gemini CLI's own on their provider's route, the SKU elsewhere (and always for Codex). */
